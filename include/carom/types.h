@@ -1,0 +1,56 @@
+/* carom — definitions, ids and enums shared by the whole public API. */
+#ifndef CAROM_TYPES_H
+#define CAROM_TYPES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "carom/math.h"
+
+/* Status of every public function that can fail. The world keeps a message
+ * naming the culprit (cr_world_last_error). */
+typedef enum cr_status {
+    CR_OK = 0,
+    CR_ERR_INVALID_ARGUMENT, /* a def or argument is out of range, NaN, ... */
+    CR_ERR_UNINITIALIZED_DEF, /* a def was not made by its cr_default_*_def() */
+    CR_ERR_STALE_ID,         /* an id whose object was removed (or never existed) */
+    CR_ERR_OUT_OF_MEMORY,
+    CR_ERR_NON_FINITE,       /* the simulation produced a non-finite value; the world stopped */
+    CR_ERR_REENTRANT         /* a world function called from inside the world's own callback */
+} cr_status;
+
+const char *cr_status_string(cr_status s);
+
+/* Objects are named by ids passed by value: a slot index and a generation.
+ * Generation 0 is never used, so a zeroed id is the null id and a removed
+ * object's id is caught as stale (DESIGN: conventions, after Box2D v3). */
+typedef struct cr_body_id { uint32_t index, generation; } cr_body_id;
+typedef struct cr_static_id { uint32_t index, generation; } cr_static_id;
+
+typedef enum cr_shape_type { CR_SHAPE_SPHERE = 0 } cr_shape_type;
+typedef enum cr_static_type { CR_STATIC_PLANE = 0 } cr_static_type;
+
+/* How a sphere turns (seed 000/001 particles do not; seed 004 balls do). */
+typedef enum cr_inertia_kind {
+    CR_INERTIA_PARTICLE = 0, /* no rotational degree of freedom */
+    CR_INERTIA_SOLID,        /* I = 2/5 m r^2 */
+    CR_INERTIA_HOLLOW,       /* thin shell, I = 2/3 m r^2 */
+    CR_INERTIA_CUSTOM        /* I given in cr_body_def.inertia */
+} cr_inertia_kind;
+
+typedef enum cr_body_type {
+    CR_BODY_DYNAMIC = 0,  /* moved by forces and impulses */
+    CR_BODY_KINEMATIC     /* moved by its velocity only: infinite mass to others */
+} cr_body_type;
+
+/* Which regime the step uses (DESIGN: "plan for both from the start").
+ * IMPULSE: fixed step, seed 000 impulses and position projection for bodies
+ *   that touch, time-of-impact events for bodies that meet inside the step.
+ * EVENT:   exact ballistic motion between time-ordered impacts (seed 004 §5-9);
+ *   exact for gases and bouncing, not meant for dense piles. */
+typedef enum cr_method { CR_METHOD_IMPULSE = 0, CR_METHOD_EVENT } cr_method;
+
+/* The law that turns one impacting contact into an impulse. */
+typedef enum cr_law { CR_LAW_NEWTON = 0, CR_LAW_STRONGE } cr_law;
+
+#endif

@@ -1,0 +1,154 @@
+/* carom — the world: bodies, statics and the staged step.
+ *
+ * A world owns every object in it. Objects are created from defs filled by a
+ * default function and then adjusted, so that a def that was never
+ * initialised is caught (CR_ERR_UNINITIALIZED_DEF) instead of read as junk.
+ */
+#ifndef CAROM_WORLD_H
+#define CAROM_WORLD_H
+
+#include "carom/types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct cr_world cr_world;
+
+/* One impact the step resolved, reported after its impulse was applied.
+ * For a body–static impact, b is the null id and static_id names the plane. */
+typedef struct cr_impact {
+    double time;                 /* world time of the impact */
+    cr_body_id a, b;
+    cr_static_id static_id;
+    cr_vec3 normal;              /* unit, from b (or the plane) towards a */
+    cr_vec3 impulse;             /* acting on a; -impulse acts on b */
+    cr_vec3 va_before, va_after; /* a's centre velocity */
+    cr_vec3 vb_before, vb_after; /* b's centre velocity (zero for statics) */
+    double normal_speed;         /* relative normal speed before, < 0 when approaching */
+} cr_impact;
+
+typedef void cr_impact_fn(const cr_impact *impact, void *ctx);
+typedef void *cr_alloc_fn(size_t size, void *ctx);
+typedef void cr_free_fn(void *ptr, void *ctx);
+
+typedef struct cr_world_def {
+    cr_vec3 gravity;            /* m/s^2, default (0, 0, -9.81) */
+    double dt;                  /* step, s, > 0; default 1e-3 */
+    cr_method method;           /* default CR_METHOD_IMPULSE */
+    cr_law law;                 /* impact law; default CR_LAW_NEWTON */
+    double k_p;                 /* position projection factor in [0, 1] (seed 000 eq. 5.27); default 0.8 */
+    double toi_tolerance;       /* collision-time tolerance epsilon, m (seed 001 §3.3); default 1e-9 */
+    double resting_speed;       /* |v_n| below this is resting contact, not an impact
+                                   (seed 000 b.2); < 0 means automatic: 2 |g| dt */
+    int solver_iterations;      /* Gauss-Seidel passes over touching contacts; default 10 */
+    int max_events_per_body;    /* impacts per body per step before the rest are left
+                                   to projection (inelastic collapse guard); default 64 */
+    cr_impact_fn *on_impact;    /* optional: called for every resolved impact */
+    void *callback_ctx;
+    cr_alloc_fn *alloc;         /* optional allocator; default malloc/free */
+    cr_free_fn *free;
+    void *alloc_ctx;
+    uint32_t internal_magic;    /* set by cr_default_world_def; do not touch */
+} cr_world_def;
+
+typedef struct cr_body_def {
+    cr_body_type type;
+    cr_shape_type shape;
+    double radius;              /* m, > 0 */
+    double mass;                /* kg, > 0 */
+    cr_inertia_kind inertia_kind;
+    double inertia;             /* kg m^2, with CR_INERTIA_CUSTOM only */
+    cr_vec3 position, velocity, angular_velocity;
+    cr_quat orientation;
+    double restitution;         /* in [0, 1]; a contact uses the product of both sides */
+    double friction;            /* >= 0; a contact uses the product of both sides */
+    void *user_data;
+    uint32_t internal_magic;
+} cr_body_def;
+
+typedef struct cr_plane_def {
+    cr_vec3 point;              /* any point on the plane */
+    cr_vec3 normal;             /* towards the free side; the other side is solid */
+    double restitution;         /* default 1: the body's own coefficient decides */
+    double friction;            /* default 1 */
+    uint32_t internal_magic;
+} cr_plane_def;
+
+cr_world_def cr_default_world_def(void);
+cr_body_def cr_default_body_def(void);
+cr_plane_def cr_default_plane_def(void);
+
+/* Checks a def without creating anything; on failure *message (if given)
+ * says which field is wrong and its value. */
+cr_status cr_world_def_validate(const cr_world_def *def, char *message, size_t message_size);
+cr_status cr_body_def_validate(const cr_body_def *def, char *message, size_t message_size);
+cr_status cr_plane_def_validate(const cr_plane_def *def, char *message, size_t message_size);
+
+cr_status cr_world_create(const cr_world_def *def, cr_world **out);
+void cr_world_destroy(cr_world *world);
+
+/* The message of the last failed call on this world ("" if none). */
+const char *cr_world_last_error(const cr_world *world);
+
+cr_status cr_world_add_body(cr_world *world, const cr_body_def *def, cr_body_id *out);
+cr_status cr_world_remove_body(cr_world *world, cr_body_id id);
+cr_status cr_world_add_plane(cr_world *world, const cr_plane_def *def, cr_static_id *out);
+
+bool cr_body_is_valid(const cr_world *world, cr_body_id id);
+/* Bodies in slot order: slot i holds the i-th body added while none was
+ * removed. Returns the null id for a free slot or i >= capacity. */
+uint32_t cr_world_body_capacity(const cr_world *world);
+cr_body_id cr_world_body_at(const cr_world *world, uint32_t slot);
+uint32_t cr_world_body_count(const cr_world *world);
+uint32_t cr_world_plane_count(const cr_world *world);
+
+typedef struct cr_body_state {
+    cr_vec3 position, velocity, angular_velocity;
+    cr_quat orientation;
+} cr_body_state;
+
+cr_status cr_body_get_state(const cr_world *world, cr_body_id id, cr_body_state *out);
+cr_status cr_body_set_state(cr_world *world, cr_body_id id, const cr_body_state *state);
+cr_status cr_body_get_def(const cr_world *world, cr_body_id id, cr_body_def *out);
+cr_status cr_plane_get_def(const cr_world *world, cr_static_id id, cr_plane_def *out);
+
+/* Advances the world by def.dt. On CR_ERR_NON_FINITE the world names the body
+ * in cr_world_last_error and refuses further steps. */
+cr_status cr_world_step(cr_world *world);
+double cr_world_time(const cr_world *world);
+uint64_t cr_world_step_count(const cr_world *world);
+const cr_world_def *cr_world_get_def(const cr_world *world);
+
+typedef struct cr_energy {
+    double kinetic;   /* translational + rotational */
+    double potential; /* -m g . x, zero at the origin */
+    double total;
+    cr_vec3 momentum;
+    cr_vec3 angular_momentum; /* about the origin */
+} cr_energy;
+cr_energy cr_world_energy(const cr_world *world);
+
+/* Figures of the last step (and running totals), for benchmarks and users. */
+enum { CR_STAGE_PREDICT, CR_STAGE_BROAD_PHASE, CR_STAGE_CONTACTS, CR_STAGE_EVENTS,
+       CR_STAGE_FINISH, CR_STAGE_COUNT };
+typedef struct cr_step_stats {
+    uint32_t candidate_pairs;   /* broad-phase pairs */
+    uint32_t contacts;          /* touching contacts solved */
+    uint32_t events;            /* impacts resolved as time-ordered events */
+    uint32_t events_deferred;   /* impacts left to projection by max_events_per_body */
+    double max_penetration;     /* deepest overlap left at the end of the step, m */
+    double stage_seconds[CR_STAGE_COUNT];
+    uint64_t total_contacts, total_events;
+} cr_step_stats;
+const cr_step_stats *cr_world_stats(const cr_world *world);
+const char *cr_stage_name(int stage);
+
+/* The deepest overlap between two bodies or a body and a plane right now;
+ * *a, *b name the pair (b null for a plane). Uses the broad phase: O(n). */
+double cr_world_max_overlap(cr_world *world, cr_body_id *a, cr_body_id *b);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

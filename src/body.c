@@ -1,0 +1,204 @@
+/* Body storage: structure of arrays indexed by slot, ids with generations. */
+#include <string.h>
+
+#include "world_internal.h"
+
+/* Every per-slot array, so that growing and freeing treat them alike. */
+#define CR_BODY_ARRAYS(X)                                                                               \
+    X(generation) X(type) X(inertia_kind) X(x) X(v) X(w) X(q) X(mass) X(inv_mass) X(inertia)            \
+    X(inv_inertia) X(radius) X(restitution) X(friction) X(user_data) X(acc) X(alpha) X(t_local) X(stamp) \
+    X(events) X(visit)
+
+static bool grow_bodies(cr_world *w, uint32_t need)
+{
+    cr_bodies *b = &w->bodies;
+    if (need <= b->capacity) return true;
+    uint32_t cap = b->capacity ? b->capacity : 64;
+    while (cap < need) cap *= 2;
+#define GROW(field)                                                                  \
+    {                                                                                \
+        uint32_t c = b->capacity;                                                    \
+        if (!cr_grow(w, (void **)&b->field, &c, cap, sizeof *b->field)) return false; \
+    }
+    CR_BODY_ARRAYS(GROW)
+#undef GROW
+    uint32_t c = b->capacity;
+    if (!cr_grow(w, (void **)&b->free_slots, &c, cap, sizeof *b->free_slots)) return false;
+    b->capacity = cap;
+    return true;
+}
+
+void cr_bodies_free(cr_world *w)
+{
+    cr_bodies *b = &w->bodies;
+#define FREE(field) cr_free(w, b->field);
+    CR_BODY_ARRAYS(FREE)
+#undef FREE
+    cr_free(w, b->free_slots);
+    memset(b, 0, sizeof *b);
+}
+
+static bool id_alive(const cr_world *w, cr_body_id id)
+{
+    return id.generation != 0 && id.index < w->bodies.slot_count && w->bodies.generation[id.index] == id.generation &&
+           (id.generation & 1u);
+}
+
+bool cr_body_is_valid(const cr_world *w, cr_body_id id) { return w && id_alive(w, id); }
+
+cr_status cr_world_add_body(cr_world *w, const cr_body_def *def, cr_body_id *out)
+{
+    char msg[256];
+    if (w->in_callback) return cr_fail(w, CR_ERR_REENTRANT, "cr_world_add_body: called from a world callback");
+    cr_status s = cr_body_def_validate(def, msg, sizeof msg);
+    if (s != CR_OK) return cr_fail(w, s, "body def: %s", msg);
+    cr_bodies *b = &w->bodies;
+    uint32_t i;
+    if (b->free_count > 0) {
+        i = b->free_slots[--b->free_count];
+    } else {
+        if (!grow_bodies(w, b->slot_count + 1)) return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "cr_world_add_body: out of memory");
+        i = b->slot_count++;
+        b->generation[i] = 0;
+    }
+    b->generation[i] += 1; /* odd: alive */
+    b->type[i] = (uint8_t)def->type;
+    b->inertia_kind[i] = (uint8_t)def->inertia_kind;
+    b->x[i] = def->position;
+    b->v[i] = def->velocity;
+    b->q[i] = cr_q_normalize(def->orientation);
+    b->mass[i] = def->mass;
+    b->radius[i] = def->radius;
+    b->inertia[i] = cr_sphere_inertia(def->inertia_kind, def->mass, def->radius, def->inertia);
+    bool dynamic = def->type == CR_BODY_DYNAMIC;
+    b->inv_mass[i] = dynamic ? 1.0 / def->mass : 0.0;
+    b->inv_inertia[i] = dynamic && b->inertia[i] > 0.0 ? 1.0 / b->inertia[i] : 0.0;
+    /* A particle has no rotational degree of freedom: it never spins. */
+    b->w[i] = def->inertia_kind == CR_INERTIA_PARTICLE ? cr_v3_zero() : def->angular_velocity;
+    b->restitution[i] = def->restitution;
+    b->friction[i] = def->friction;
+    b->user_data[i] = def->user_data;
+    b->acc[i] = b->alpha[i] = cr_v3_zero();
+    b->t_local[i] = 0.0;
+    b->stamp[i] = b->events[i] = b->visit[i] = 0;
+    b->live_count++;
+    if (out) {
+        out->index = i;
+        out->generation = b->generation[i];
+    }
+    return CR_OK;
+}
+
+cr_status cr_world_remove_body(cr_world *w, cr_body_id id)
+{
+    if (w->in_callback) return cr_fail(w, CR_ERR_REENTRANT, "cr_world_remove_body: called from a world callback");
+    if (!id_alive(w, id))
+        return cr_fail(w, CR_ERR_STALE_ID, "cr_world_remove_body: stale body id {index %u, generation %u}", id.index,
+                       id.generation);
+    cr_bodies *b = &w->bodies;
+    b->generation[id.index] += 1; /* even: free; the old id is now stale */
+    b->free_slots[b->free_count++] = id.index;
+    b->live_count--;
+    return CR_OK;
+}
+
+uint32_t cr_world_body_capacity(const cr_world *w) { return w->bodies.slot_count; }
+uint32_t cr_world_body_count(const cr_world *w) { return w->bodies.live_count; }
+
+cr_body_id cr_world_body_at(const cr_world *w, uint32_t slot)
+{
+    cr_body_id id = {0, 0};
+    if (cr_slot_alive(&w->bodies, slot)) {
+        id.index = slot;
+        id.generation = w->bodies.generation[slot];
+    }
+    return id;
+}
+
+cr_status cr_body_get_state(const cr_world *w, cr_body_id id, cr_body_state *out)
+{
+    if (!id_alive(w, id)) return CR_ERR_STALE_ID;
+    const cr_bodies *b = &w->bodies;
+    out->position = b->x[id.index];
+    out->velocity = b->v[id.index];
+    out->angular_velocity = b->w[id.index];
+    out->orientation = b->q[id.index];
+    return CR_OK;
+}
+
+cr_status cr_body_set_state(cr_world *w, cr_body_id id, const cr_body_state *s)
+{
+    if (w->in_callback) return cr_fail(w, CR_ERR_REENTRANT, "cr_body_set_state: called from a world callback");
+    if (!id_alive(w, id))
+        return cr_fail(w, CR_ERR_STALE_ID, "cr_body_set_state: stale body id {index %u, generation %u}", id.index,
+                       id.generation);
+    if (!cr_v3_isfinite(s->position) || !cr_v3_isfinite(s->velocity) || !cr_v3_isfinite(s->angular_velocity))
+        return cr_fail(w, CR_ERR_INVALID_ARGUMENT, "cr_body_set_state: body %u: state must be finite", id.index);
+    cr_bodies *b = &w->bodies;
+    b->x[id.index] = s->position;
+    b->v[id.index] = s->velocity;
+    b->w[id.index] = b->inertia_kind[id.index] == CR_INERTIA_PARTICLE ? cr_v3_zero() : s->angular_velocity;
+    b->q[id.index] = cr_q_normalize(s->orientation);
+    return CR_OK;
+}
+
+cr_status cr_body_get_def(const cr_world *w, cr_body_id id, cr_body_def *out)
+{
+    if (!id_alive(w, id)) return CR_ERR_STALE_ID;
+    const cr_bodies *b = &w->bodies;
+    uint32_t i = id.index;
+    *out = cr_default_body_def();
+    out->type = (cr_body_type)b->type[i];
+    out->radius = b->radius[i];
+    out->mass = b->mass[i];
+    out->inertia_kind = (cr_inertia_kind)b->inertia_kind[i];
+    out->inertia = b->inertia[i];
+    out->position = b->x[i];
+    out->velocity = b->v[i];
+    out->angular_velocity = b->w[i];
+    out->orientation = b->q[i];
+    out->restitution = b->restitution[i];
+    out->friction = b->friction[i];
+    out->user_data = b->user_data[i];
+    return CR_OK;
+}
+
+cr_contact_side cr_body_side(const cr_world *w, uint32_t i, cr_vec3 r)
+{
+    const cr_bodies *b = &w->bodies;
+    cr_contact_side s;
+    s.inv_mass = b->inv_mass[i];
+    s.inv_inertia = cr_m3_diag(b->inv_inertia[i], b->inv_inertia[i], b->inv_inertia[i]);
+    s.r = r;
+    s.v = b->v[i];
+    s.w = b->w[i];
+    return s;
+}
+
+void cr_body_store_side(cr_world *w, uint32_t i, const cr_contact_side *s)
+{
+    w->bodies.v[i] = s->v;
+    w->bodies.w[i] = s->w;
+}
+
+cr_vec3 cr_body_position_at(const cr_world *w, uint32_t i, double t)
+{
+    const cr_bodies *b = &w->bodies;
+    double h = t - b->t_local[i];
+    return cr_v3_madd(cr_v3_madd(b->x[i], b->v[i], h), b->acc[i], 0.5 * h * h);
+}
+
+void cr_body_advance(cr_world *w, uint32_t i, double t)
+{
+    cr_bodies *b = &w->bodies;
+    double h = t - b->t_local[i];
+    if (h <= 0.0) return;
+    /* Exact for constant acceleration over the interval (seed 001: the ODE
+     * restarts at each impact with the new velocity). */
+    b->x[i] = cr_v3_madd(cr_v3_madd(b->x[i], b->v[i], h), b->acc[i], 0.5 * h * h);
+    cr_vec3 w_mid = cr_v3_madd(b->w[i], b->alpha[i], 0.5 * h);
+    b->v[i] = cr_v3_madd(b->v[i], b->acc[i], h);
+    b->w[i] = cr_v3_madd(b->w[i], b->alpha[i], h);
+    b->q[i] = cr_q_integrate(b->q[i], w_mid, h);
+    b->t_local[i] = t;
+}

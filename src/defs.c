@@ -1,0 +1,130 @@
+/* Default defs and their validation: every message names the field and value. */
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "world_internal.h"
+
+cr_world_def cr_default_world_def(void)
+{
+    cr_world_def d = {0};
+    d.gravity = cr_v3(0.0, 0.0, -9.81);
+    d.dt = 1e-3;
+    d.method = CR_METHOD_IMPULSE;
+    d.law = CR_LAW_NEWTON;
+    d.k_p = 0.8; /* seed 000: k_p < 1 softens; 0.8 removes most overlap per step */
+    d.toi_tolerance = 1e-9;
+    d.resting_speed = -1.0;
+    d.solver_iterations = 10;
+    d.max_events_per_body = 64;
+    d.internal_magic = CR_MAGIC_WORLD_DEF;
+    return d;
+}
+
+cr_body_def cr_default_body_def(void)
+{
+    cr_body_def d = {0};
+    d.type = CR_BODY_DYNAMIC;
+    d.shape = CR_SHAPE_SPHERE;
+    d.radius = 0.1;
+    d.mass = 1.0;
+    d.inertia_kind = CR_INERTIA_SOLID;
+    d.orientation = cr_q_identity();
+    d.restitution = 0.5;
+    d.friction = 0.3;
+    d.internal_magic = CR_MAGIC_BODY_DEF;
+    return d;
+}
+
+cr_plane_def cr_default_plane_def(void)
+{
+    cr_plane_def d = {0};
+    d.normal = cr_v3(0.0, 0.0, 1.0);
+    d.restitution = 1.0; /* statics default to 1: the body's coefficient decides */
+    d.friction = 1.0;
+    d.internal_magic = CR_MAGIC_PLANE_DEF;
+    return d;
+}
+
+static cr_status bad(char *msg, size_t size, const char *fmt, ...)
+{
+    if (msg && size) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(msg, size, fmt, ap);
+        va_end(ap);
+    }
+    return CR_ERR_INVALID_ARGUMENT;
+}
+
+#define VEC_FMT "[%.17g, %.17g, %.17g]"
+#define VEC_ARG(v) (v).x, (v).y, (v).z
+
+cr_status cr_world_def_validate(const cr_world_def *d, char *msg, size_t size)
+{
+    if (!d || d->internal_magic != CR_MAGIC_WORLD_DEF) {
+        if (msg && size) snprintf(msg, size, "world def: not made by cr_default_world_def()");
+        return CR_ERR_UNINITIALIZED_DEF;
+    }
+    if (!cr_v3_isfinite(d->gravity)) return bad(msg, size, "gravity: must be finite, got " VEC_FMT, VEC_ARG(d->gravity));
+    if (!(d->dt > 0.0 && isfinite(d->dt))) return bad(msg, size, "dt: must be > 0 and finite, got %.17g", d->dt);
+    if (d->method != CR_METHOD_IMPULSE && d->method != CR_METHOD_EVENT)
+        return bad(msg, size, "method: unknown value %d", (int)d->method);
+    if (d->law != CR_LAW_NEWTON && d->law != CR_LAW_STRONGE) return bad(msg, size, "law: unknown value %d", (int)d->law);
+    if (!(d->k_p >= 0.0 && d->k_p <= 1.0)) return bad(msg, size, "k_p: must be in [0, 1], got %.17g", d->k_p);
+    if (!(d->toi_tolerance > 0.0 && isfinite(d->toi_tolerance)))
+        return bad(msg, size, "toi_tolerance: must be > 0 and finite, got %.17g", d->toi_tolerance);
+    if (!isfinite(d->resting_speed))
+        return bad(msg, size, "resting_speed: must be finite (< 0 for automatic), got %.17g", d->resting_speed);
+    if (d->solver_iterations < 1 || d->solver_iterations > 1000)
+        return bad(msg, size, "solver_iterations: must be in [1, 1000], got %d", d->solver_iterations);
+    if (d->max_events_per_body < 1)
+        return bad(msg, size, "max_events_per_body: must be >= 1, got %d", d->max_events_per_body);
+    if ((d->alloc == NULL) != (d->free == NULL)) return bad(msg, size, "alloc/free: give both or neither");
+    return CR_OK;
+}
+
+cr_status cr_body_def_validate(const cr_body_def *d, char *msg, size_t size)
+{
+    if (!d || d->internal_magic != CR_MAGIC_BODY_DEF) {
+        if (msg && size) snprintf(msg, size, "body def: not made by cr_default_body_def()");
+        return CR_ERR_UNINITIALIZED_DEF;
+    }
+    if (d->type != CR_BODY_DYNAMIC && d->type != CR_BODY_KINEMATIC)
+        return bad(msg, size, "type: unknown value %d", (int)d->type);
+    if (d->shape != CR_SHAPE_SPHERE) return bad(msg, size, "shape: unknown value %d", (int)d->shape);
+    if (!(d->radius > 0.0 && isfinite(d->radius))) return bad(msg, size, "radius: must be > 0 and finite, got %.17g", d->radius);
+    if (!(d->mass > 0.0 && isfinite(d->mass))) return bad(msg, size, "mass: must be > 0 and finite, got %.17g", d->mass);
+    if (d->inertia_kind > CR_INERTIA_CUSTOM) return bad(msg, size, "inertia: unknown kind %d", (int)d->inertia_kind);
+    if (d->inertia_kind == CR_INERTIA_CUSTOM && !(d->inertia > 0.0 && isfinite(d->inertia)))
+        return bad(msg, size, "inertia: must be > 0 and finite, got %.17g", d->inertia);
+    if (!cr_v3_isfinite(d->position)) return bad(msg, size, "position: must be finite, got " VEC_FMT, VEC_ARG(d->position));
+    if (!cr_v3_isfinite(d->velocity)) return bad(msg, size, "velocity: must be finite, got " VEC_FMT, VEC_ARG(d->velocity));
+    if (!cr_v3_isfinite(d->angular_velocity))
+        return bad(msg, size, "angular_velocity: must be finite, got " VEC_FMT, VEC_ARG(d->angular_velocity));
+    double ql = sqrt(d->orientation.w * d->orientation.w + d->orientation.x * d->orientation.x +
+                     d->orientation.y * d->orientation.y + d->orientation.z * d->orientation.z);
+    if (!(fabs(ql - 1.0) < 1e-6))
+        return bad(msg, size, "orientation: must be a unit quaternion, got length %.17g", ql);
+    if (!(d->restitution >= 0.0 && d->restitution <= 1.0))
+        return bad(msg, size, "restitution: must be in [0, 1], got %.17g", d->restitution);
+    if (!(d->friction >= 0.0 && isfinite(d->friction)))
+        return bad(msg, size, "friction: must be >= 0 and finite, got %.17g", d->friction);
+    return CR_OK;
+}
+
+cr_status cr_plane_def_validate(const cr_plane_def *d, char *msg, size_t size)
+{
+    if (!d || d->internal_magic != CR_MAGIC_PLANE_DEF) {
+        if (msg && size) snprintf(msg, size, "plane def: not made by cr_default_plane_def()");
+        return CR_ERR_UNINITIALIZED_DEF;
+    }
+    if (!cr_v3_isfinite(d->point)) return bad(msg, size, "point: must be finite, got " VEC_FMT, VEC_ARG(d->point));
+    double l = cr_v3_len(d->normal);
+    if (!(l > 0.0 && isfinite(l)))
+        return bad(msg, size, "normal: must be non-zero and finite, got " VEC_FMT, VEC_ARG(d->normal));
+    if (!(d->restitution >= 0.0 && d->restitution <= 1.0))
+        return bad(msg, size, "restitution: must be in [0, 1], got %.17g", d->restitution);
+    if (!(d->friction >= 0.0 && isfinite(d->friction)))
+        return bad(msg, size, "friction: must be >= 0 and finite, got %.17g", d->friction);
+    return CR_OK;
+}

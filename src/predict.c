@@ -1,0 +1,74 @@
+/* Stage 1, predict: each body's motion over the coming step.
+ *
+ * Impulse method: the leapfrog kick. Velocities are advanced by the external
+ * force first (v += g dt), the contact stage then removes what the contacts
+ * forbid, and the drift moves bodies with the resulting velocity: impulses
+ * and projections act at the half step, as seed 000 c.6 asks, so that
+ * external forces stay balanced. The drift is linear (acc = 0).
+ *
+ * Event method: motion between impacts is exact under constant
+ * acceleration. A body resting on a plane (touching, normal speed within the
+ * resting speed) gets seed 001 §3.2's contact force f_c = -n.F_ext, set to
+ * zero when it would pull, and friction at rest: static up to mu f_c, else
+ * kinetic opposite the sliding velocity.
+ */
+#include "world_internal.h"
+
+/* Seed 001 §3.2 for body i against plane k, adding to its accelerations. */
+static void resting_plane_force(cr_world *w, uint32_t i, uint32_t k)
+{
+    cr_bodies *b = &w->bodies;
+    const cr_plane_def *pl = &w->planes.def[k];
+    cr_vec3 n = pl->normal;
+    double r = b->radius[i];
+    double gap = -cr_penetration_sphere_plane(b->x[i], r, pl->point, n);
+    if (gap > cr_touch_margin(r) || fabs(cr_v3_dot(n, b->v[i])) > w->resting_speed) return;
+
+    double m = b->mass[i];
+    double fc = -cr_v3_dot(n, cr_v3_scale(b->acc[i], m)); /* eq. 3 */
+    if (!(fc > 0.0)) return;                                /* it would pull: release */
+    b->acc[i] = cr_v3_madd(b->acc[i], n, fc / m);
+
+    double mu = b->friction[i] * pl->friction;
+    if (mu <= 0.0) return;
+    cr_vec3 rc = cr_v3_scale(n, -r); /* contact point offset */
+    double inv_i = b->inv_inertia[i];
+    /* Tangential effective inverse mass at the contact point: 1/m + r^2/I. */
+    double kt = 1.0 / m + r * r * inv_i;
+    cr_vec3 slip = cr_v3_reject(cr_v3_add(b->v[i], cr_v3_cross(b->w[i], rc)), n);
+    double slip_len = cr_v3_len(slip);
+    cr_vec3 f;
+    if (slip_len <= w->resting_speed * 1e-3) {
+        /* At rest: the force that keeps the contact point from accelerating,
+         * chopped to mu f_c when it is larger (seed 001 §3.2). */
+        f = cr_v3_scale(cr_v3_reject(b->acc[i], n), -1.0 / kt);
+        double fl = cr_v3_len(f);
+        if (fl > mu * fc) f = cr_v3_scale(f, mu * fc / fl);
+    } else {
+        /* Sliding: mu f_c opposite the slip, never more than stops the slip
+         * within the step (seed 000 c.4's clip, as a force). */
+        double mag = fmin(mu * fc, slip_len / (kt * w->def.dt));
+        f = cr_v3_scale(slip, -mag / slip_len);
+    }
+    b->acc[i] = cr_v3_madd(b->acc[i], f, 1.0 / m);
+    b->alpha[i] = cr_v3_add(b->alpha[i], cr_v3_scale(cr_v3_cross(rc, f), inv_i));
+}
+
+void cr_stage_predict(cr_world *w)
+{
+    cr_bodies *b = &w->bodies;
+    bool event = w->def.method == CR_METHOD_EVENT;
+    for (uint32_t i = 0; i < b->slot_count; ++i) {
+        if (!cr_slot_alive(b, i)) continue;
+        b->t_local[i] = 0.0;
+        b->events[i] = 0;
+        b->acc[i] = b->alpha[i] = cr_v3_zero();
+        if (!cr_slot_dynamic(b, i)) continue;
+        if (!event) {
+            b->v[i] = cr_v3_madd(b->v[i], w->def.gravity, w->def.dt);
+            continue;
+        }
+        b->acc[i] = w->def.gravity;
+        for (uint32_t k = 0; k < w->planes.count; ++k) resting_plane_force(w, i, k);
+    }
+}

@@ -1,0 +1,74 @@
+/* Stage 2, broad phase: each body's box over the whole step, then the grid. */
+#include "world_internal.h"
+
+cr_status cr_stage_broad_phase(cr_world *w)
+{
+    cr_bodies *b = &w->bodies;
+    cr_broad_phase *bp = &w->broad;
+    uint32_t n = b->slot_count;
+    if (!cr_broad_reserve(w, bp, n)) return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "broad phase: out of memory");
+    double dt = w->def.dt, rmax = 0.0;
+    for (uint32_t i = 0; i < n; ++i) {
+        if (!cr_slot_alive(b, i)) {
+            bp->lo[i] = cr_v3(1.0, 0.0, 0.0); /* empty box: skipped */
+            bp->hi[i] = cr_v3(0.0, 0.0, 0.0);
+            continue;
+        }
+        /* The path from x(0) to x(dt); a parabola strays from its chord by
+         * at most |a| dt^2 / 8. */
+        cr_vec3 x0 = b->x[i], x1 = cr_body_position_at(w, i, dt);
+        double r = b->radius[i];
+        double pad = r + cr_touch_margin(r) + 0.125 * cr_v3_len(b->acc[i]) * dt * dt;
+        cr_vec3 padv = cr_v3(pad, pad, pad);
+        bp->lo[i] = cr_v3_sub(cr_v3_min(x0, x1), padv);
+        bp->hi[i] = cr_v3_add(cr_v3_max(x0, x1), padv);
+        if (r > rmax) rmax = r;
+    }
+    bp->cell = rmax > 0.0 ? 2.0 * rmax : 1.0;
+    if (!cr_broad_build(w, bp, n)) return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "broad phase: out of memory");
+    w->stats.candidate_pairs = bp->pair_count;
+    return CR_OK;
+}
+
+double cr_world_max_overlap(cr_world *w, cr_body_id *a, cr_body_id *b)
+{
+    cr_body_id none = {0, 0};
+    if (a) *a = none;
+    if (b) *b = none;
+    cr_bodies *bs = &w->bodies;
+    cr_broad_phase *bp = &w->broad;
+    double worst = 0.0;
+    if (!cr_broad_reserve(w, bp, bs->slot_count)) return NAN;
+    bp->cell = 0.0;
+    for (uint32_t i = 0; i < bs->slot_count; ++i) {
+        if (!cr_slot_alive(bs, i)) {
+            bp->lo[i] = cr_v3(1.0, 0.0, 0.0);
+            bp->hi[i] = cr_v3(0.0, 0.0, 0.0);
+            continue;
+        }
+        double r = bs->radius[i];
+        bp->lo[i] = cr_v3_sub(bs->x[i], cr_v3(r, r, r));
+        bp->hi[i] = cr_v3_add(bs->x[i], cr_v3(r, r, r));
+        if (2.0 * r > bp->cell) bp->cell = 2.0 * r;
+        for (uint32_t k = 0; k < w->planes.count; ++k) {
+            double pen = cr_penetration_sphere_plane(bs->x[i], r, w->planes.def[k].point, w->planes.def[k].normal);
+            if (pen > worst) {
+                worst = pen;
+                if (a) *a = cr_world_body_at(w, i);
+                if (b) *b = none;
+            }
+        }
+    }
+    if (!(bp->cell > 0.0)) bp->cell = 1.0;
+    if (!cr_broad_build(w, bp, bs->slot_count)) return NAN;
+    for (uint32_t k = 0; k < bp->pair_count; ++k) {
+        uint32_t i = bp->pairs[k].a, j = bp->pairs[k].b;
+        double ov = cr_overlap_sphere_sphere(bs->x[i], bs->radius[i], bs->x[j], bs->radius[j], NULL);
+        if (ov > worst) {
+            worst = ov;
+            if (a) *a = cr_world_body_at(w, i);
+            if (b) *b = cr_world_body_at(w, j);
+        }
+    }
+    return worst;
+}

@@ -1,0 +1,206 @@
+/* World lifecycle and cr_world_step: one call per stage, nothing else.
+ *
+ * One step (DESIGN "One step"):
+ *   1. predict      each body's motion over the step (seed 000 leapfrog kick
+ *                   in the impulse method; constant accelerations with
+ *                   seed 001 resting-contact forces in the event method)
+ *   2. broad phase  swept bounds -> candidate pairs (uniform grid, O(n))
+ *   3. contacts     touching contacts solved at velocity level (seed 000
+ *                   appendix B with seed 001 §3.2 resting contact)
+ *   4. events       impacts inside the step in time order (seed 004 §6-9,
+ *                   seed 004 eq. 47, seed 001 §3.3): nothing tunnels
+ *   5. finish       advance to the end of the step, position projection
+ *                   (seed 000 c.5), finiteness check
+ */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "world_internal.h"
+
+void cr_bodies_free(cr_world *w);
+
+static void *default_alloc(size_t size, void *ctx)
+{
+    (void)ctx;
+    return malloc(size);
+}
+static void default_free(void *p, void *ctx)
+{
+    (void)ctx;
+    free(p);
+}
+
+void *cr_alloc(cr_world *w, size_t size) { return w->def.alloc(size, w->def.alloc_ctx); }
+void cr_free(cr_world *w, void *p)
+{
+    if (p) w->def.free(p, w->def.alloc_ctx);
+}
+
+bool cr_grow(cr_world *w, void **p, uint32_t *capacity, uint32_t need, size_t elem)
+{
+    if (need <= *capacity) return true;
+    uint64_t cap = *capacity ? *capacity : 16;
+    while (cap < need) cap *= 2;
+    if (cap > UINT32_MAX || cap * elem > SIZE_MAX / 2) return false;
+    void *np = cr_alloc(w, (size_t)cap * elem);
+    if (!np) return false;
+    if (*p) {
+        memcpy(np, *p, (size_t)*capacity * elem);
+        cr_free(w, *p);
+    }
+    *p = np;
+    *capacity = (uint32_t)cap;
+    return true;
+}
+
+cr_status cr_fail(cr_world *w, cr_status s, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(w->error, sizeof w->error, fmt, ap);
+    va_end(ap);
+    return s;
+}
+
+const char *cr_world_last_error(const cr_world *w) { return w->error; }
+
+cr_status cr_world_create(const cr_world_def *def, cr_world **out)
+{
+    char msg[256];
+    *out = NULL;
+    cr_status s = cr_world_def_validate(def, msg, sizeof msg);
+    if (s != CR_OK) return s;
+    cr_alloc_fn *alloc = def->alloc ? def->alloc : default_alloc;
+    cr_world *w = alloc(sizeof *w, def->alloc_ctx);
+    if (!w) return CR_ERR_OUT_OF_MEMORY;
+    memset(w, 0, sizeof *w);
+    w->def = *def;
+    if (!def->alloc) {
+        w->def.alloc = default_alloc;
+        w->def.free = default_free;
+    }
+    /* Seed 000 b.2 leaves "resting" as v_n = 0 exactly; with a finite step a
+     * resting body gains |g| dt into the surface every step, so anything below
+     * two steps' worth of gravity is resting contact, not an impact. */
+    w->resting_speed = def->resting_speed >= 0.0 ? def->resting_speed : 2.0 * cr_v3_len(def->gravity) * def->dt;
+    *out = w;
+    return CR_OK;
+}
+
+void cr_world_destroy(cr_world *w)
+{
+    if (!w) return;
+    cr_bodies_free(w);
+    cr_free(w, w->planes.def);
+    cr_free(w, w->planes.generation);
+    cr_broad_free(w, &w->broad);
+    cr_event_free(w, &w->queue);
+    cr_free(w, w->contacts);
+    cr_free(w, w->query);
+    cr_free_fn *fr = w->def.free;
+    void *ctx = w->def.alloc_ctx;
+    fr(w, ctx);
+}
+
+const cr_world_def *cr_world_get_def(const cr_world *w) { return &w->def; }
+double cr_world_time(const cr_world *w) { return w->time; }
+uint64_t cr_world_step_count(const cr_world *w) { return w->steps; }
+const cr_step_stats *cr_world_stats(const cr_world *w) { return &w->stats; }
+uint32_t cr_world_plane_count(const cr_world *w) { return w->planes.count; }
+
+const char *cr_stage_name(int stage)
+{
+    static const char *names[CR_STAGE_COUNT] = {"predict", "broad_phase", "contacts", "events", "finish"};
+    return stage >= 0 && stage < CR_STAGE_COUNT ? names[stage] : "?";
+}
+
+cr_status cr_world_add_plane(cr_world *w, const cr_plane_def *def, cr_static_id *out)
+{
+    char msg[256];
+    if (w->in_callback) return cr_fail(w, CR_ERR_REENTRANT, "cr_world_add_plane: called from a world callback");
+    cr_status s = cr_plane_def_validate(def, msg, sizeof msg);
+    if (s != CR_OK) return cr_fail(w, s, "plane def: %s", msg);
+    cr_planes *p = &w->planes;
+    uint32_t cap = p->capacity;
+    if (!cr_grow(w, (void **)&p->def, &cap, p->count + 1, sizeof *p->def) ||
+        !cr_grow(w, (void **)&p->generation, &p->capacity, p->count + 1, sizeof *p->generation))
+        return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "cr_world_add_plane: out of memory");
+    p->def[p->count] = *def;
+    p->def[p->count].normal = cr_v3_normalize(def->normal);
+    p->generation[p->count] = 1;
+    if (out) {
+        out->index = p->count;
+        out->generation = 1;
+    }
+    p->count++;
+    return CR_OK;
+}
+
+cr_status cr_plane_get_def(const cr_world *w, cr_static_id id, cr_plane_def *out)
+{
+    if (id.index >= w->planes.count || id.generation != w->planes.generation[id.index]) return CR_ERR_STALE_ID;
+    *out = w->planes.def[id.index];
+    return CR_OK;
+}
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    timespec_get(&ts, TIME_UTC);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+cr_status cr_world_step(cr_world *w)
+{
+    if (w->in_callback) return cr_fail(w, CR_ERR_REENTRANT, "cr_world_step: called from a world callback");
+    if (w->failed) return CR_ERR_NON_FINITE;
+    uint64_t total_contacts = w->stats.total_contacts, total_events = w->stats.total_events;
+    memset(&w->stats, 0, sizeof w->stats);
+    w->stats.total_contacts = total_contacts;
+    w->stats.total_events = total_events;
+
+    cr_status s = CR_OK;
+    double t0 = now_seconds(), t1;
+#define STAGE(id, call)                              \
+    do {                                             \
+        s = call;                                    \
+        t1 = now_seconds();                          \
+        w->stats.stage_seconds[id] = t1 - t0;        \
+        t0 = t1;                                     \
+        if (s != CR_OK) return s;                    \
+    } while (0)
+    STAGE(CR_STAGE_PREDICT, (cr_stage_predict(w), CR_OK));
+    STAGE(CR_STAGE_BROAD_PHASE, cr_stage_broad_phase(w));
+    STAGE(CR_STAGE_CONTACTS, cr_stage_contacts(w));
+    STAGE(CR_STAGE_EVENTS, cr_stage_events(w));
+    STAGE(CR_STAGE_FINISH, cr_stage_finish(w));
+#undef STAGE
+    w->stats.total_contacts += w->stats.contacts;
+    w->stats.total_events += w->stats.events;
+    return CR_OK;
+}
+
+cr_energy cr_world_energy(const cr_world *w)
+{
+    const cr_bodies *b = &w->bodies;
+    cr_energy e = {0.0, 0.0, 0.0, {0, 0, 0}, {0, 0, 0}};
+    for (uint32_t i = 0; i < b->slot_count; ++i) {
+        if (!cr_slot_alive(b, i)) continue;
+        double m = b->mass[i];
+        e.kinetic += 0.5 * m * cr_v3_len2(b->v[i]) + 0.5 * b->inertia[i] * cr_v3_len2(b->w[i]);
+        if (cr_slot_dynamic(b, i)) e.potential -= m * cr_v3_dot(w->def.gravity, b->x[i]);
+        cr_vec3 p = cr_v3_scale(b->v[i], m);
+        e.momentum = cr_v3_add(e.momentum, p);
+        e.angular_momentum = cr_v3_add(e.angular_momentum, cr_v3_add(cr_v3_cross(b->x[i], p), cr_v3_scale(b->w[i], b->inertia[i])));
+    }
+    e.total = e.kinetic + e.potential;
+    return e;
+}
+
+cr_vec3 cr_world_impact_impulse(cr_world *w, const cr_contact_side *a, const cr_contact_side *b, cr_vec3 n,
+                                double restitution, double friction)
+{
+    return cr_law_newton(a, b, n, restitution, friction, w->resting_speed).impulse;
+}
