@@ -1,0 +1,432 @@
+/* carom scenes — JSON scene loading: world settings, statics, bodies.
+ *
+ * The loader reads the tree once, in the order of the format's reference
+ * (docs/scene-format.md): world settings, run settings, statics, bodies,
+ * generators, then the overlap check. It stops at the first error, whose
+ * message names the JSON path and the value (DESIGN: errors name the
+ * culprit; invalid input never becomes NaN further down). Unknown keys are
+ * errors everywhere, because a misspelt key silently left at its default
+ * is the hardest scene bug to find.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scene.h"
+#include "scene_internal.h"
+#include "default_scene.h"
+
+static const char *const top_keys[] = {
+    "description", "gravity", "dt", "duration", "output", "method", "law", "k_p", "toi_tolerance",
+    "resting_speed", "solver_iterations", "max_events_per_body", "allow_overlap", "statics", "bodies",
+    "generate", NULL};
+static const char *const output_keys[] = {"every", NULL};
+static const char *const plane_keys[] = {"shape", "point", "normal", "restitution", "friction", NULL};
+static const char *const body_keys[] = {"shape", "radius", "mass", "inertia", "position", "velocity",
+                                        "angular_velocity", "restitution", "friction", "type", NULL};
+static const char *const method_names[] = {"impulse", "event", NULL};
+static const char *const law_names[] = {"newton", "stronge", NULL};
+static const char *const plane_shapes[] = {"plane", NULL};
+static const char *const body_shapes[] = {"sphere", NULL};
+static const char *const body_types[] = {"dynamic", "kinematic", NULL};
+
+/* ---- world and run settings ---------------------------------------------- */
+
+static int read_world_def(sc_ctx *c, const cJSON *root, cr_world_def *wd)
+{
+    int method = (int)wd->method, law = (int)wd->law;
+    double iterations = wd->solver_iterations, max_events = wd->max_events_per_body;
+    if (sc_read_vec3(c, root, "gravity", &wd->gravity) || sc_read_number(c, root, "dt", SC_POSITIVE, &wd->dt) ||
+        sc_read_enum(c, root, "method", method_names, &method) || sc_read_enum(c, root, "law", law_names, &law) ||
+        sc_read_number(c, root, "k_p", SC_UNIT, &wd->k_p) ||
+        sc_read_number(c, root, "toi_tolerance", SC_POSITIVE, &wd->toi_tolerance) ||
+        sc_read_number(c, root, "resting_speed", SC_ANY, &wd->resting_speed) ||
+        sc_read_integer(c, root, "solver_iterations", 0, 1e6, &iterations) ||
+        sc_read_integer(c, root, "max_events_per_body", 0, 1e9, &max_events))
+        return -1;
+    wd->method = (cr_method)method;
+    wd->law = (cr_law)law;
+    wd->solver_iterations = (int)iterations;
+    wd->max_events_per_body = (int)max_events;
+
+    /* The core's own check is the last word on what a world accepts; its
+     * message names the field, which is also the JSON key. */
+    char msg[256];
+    if (cr_world_def_validate(wd, msg, sizeof msg) != CR_OK) return sc_fail(c, "%s", msg);
+    return 0;
+}
+
+/* duration, output.every, allow_overlap: how the scene is run, not physics. */
+static int read_run_settings(sc_ctx *c, const cJSON *root, double dt, cr_scene *out)
+{
+    out->duration = 1.0;
+    out->output_every = dt > 0.01 ? dt : 0.01;
+    if (sc_read_number(c, root, "duration", SC_NONNEG, &out->duration) ||
+        sc_read_bool(c, root, "allow_overlap", &out->allow_overlap))
+        return -1;
+    const cJSON *output = cJSON_GetObjectItemCaseSensitive(root, "output");
+    if (output) {
+        if (sc_expect_object(c, output, "output")) return -1;
+        size_t mark = sc_push_key(c, "output");
+        int rc = sc_check_keys(c, output, output_keys) || sc_read_number(c, output, "every", SC_POSITIVE, &out->output_every);
+        if (rc == 0 && out->output_every < dt) {
+            char what[80], dts[40];
+            sc_format_number(dt, dts, sizeof dts);
+            snprintf(what, sizeof what, "must be >= dt (%s)", dts);
+            rc = sc_fail_number(c, "every", out->output_every, what);
+        }
+        sc_pop(c, mark);
+        if (rc) return -1;
+    }
+    double steps = round(out->duration / dt);
+    if (steps > CR_SCENE_MAX_STEPS) {
+        char what[120];
+        snprintf(what, sizeof what, "needs %.3g steps of dt, more than the limit of %.3g", steps, CR_SCENE_MAX_STEPS);
+        return sc_fail_number(c, "duration", out->duration, what);
+    }
+    out->steps = (uint64_t)steps;
+    double stride = round(out->output_every / dt);
+    /* A stride longer than the run samples t = 0 only; capping it keeps the
+     * conversion to an integer defined for any "every". */
+    if (stride > steps) stride = steps + 1.0;
+    out->output_stride = stride < 1.0 ? 1u : (uint64_t)stride;
+    return 0;
+}
+
+/* ---- statics ------------------------------------------------------------ */
+
+static int read_plane(sc_ctx *c, const cJSON *obj, cr_plane_def *def)
+{
+    int shape = 0;
+    if (sc_expect_object(c, obj, NULL) || sc_check_keys(c, obj, plane_keys) ||
+        sc_read_enum(c, obj, "shape", plane_shapes, &shape) || sc_read_vec3(c, obj, "point", &def->point) ||
+        sc_read_vec3(c, obj, "normal", &def->normal) ||
+        sc_read_number(c, obj, "restitution", SC_UNIT, &def->restitution) ||
+        sc_read_number(c, obj, "friction", SC_NONNEG, &def->friction))
+        return -1;
+    /* A zero normal has no direction; a huge one overflows its length. */
+    double len = cr_v3_len(def->normal);
+    if (!(len > 0.0) || !isfinite(len))
+        return sc_fail_value(c, "normal", cJSON_GetObjectItemCaseSensitive(obj, "normal"),
+                             "must be non-zero and finite");
+    def->normal = cr_v3_scale(def->normal, 1.0 / len);
+    char msg[256];
+    if (cr_plane_def_validate(def, msg, sizeof msg) != CR_OK) return sc_fail(c, "%s", msg);
+    return 0;
+}
+
+/* Reads "statics" into a new array of defs (random_fill needs them too). */
+static int read_statics(sc_ctx *c, const cJSON *root, cr_plane_def **planes, uint32_t *count)
+{
+    const cJSON *arr = cJSON_GetObjectItemCaseSensitive(root, "statics");
+    *planes = NULL;
+    *count = 0;
+    if (arr == NULL) return 0;
+    if (!cJSON_IsArray(arr)) return sc_fail_value(c, "statics", arr, "expected an array of objects");
+    int n = cJSON_GetArraySize(arr);
+    if (n == 0) return 0;
+    *planes = calloc((size_t)n, sizeof **planes);
+    if (*planes == NULL) return sc_fail(c, "out of memory for %d statics", n);
+    size_t mark = sc_push_key(c, "statics");
+    int i = 0;
+    for (const cJSON *e = arr->child; e; e = e->next, ++i) {
+        size_t m2 = sc_push_index(c, (size_t)i);
+        (*planes)[i] = cr_default_plane_def();
+        if (read_plane(c, e, &(*planes)[i])) return -1;
+        sc_pop(c, m2);
+    }
+    sc_pop(c, mark);
+    *count = (uint32_t)n;
+    return 0;
+}
+
+/* ---- bodies ------------------------------------------------------------- */
+
+static int read_inertia(sc_ctx *c, const cJSON *obj, cr_body_def *def)
+{
+    static const char *const names[] = {"particle", "solid", "hollow", NULL};
+    static const cr_inertia_kind kinds[] = {CR_INERTIA_PARTICLE, CR_INERTIA_SOLID, CR_INERTIA_HOLLOW};
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, "inertia");
+    if (v == NULL) return 0;
+    if (cJSON_IsNumber(v)) {
+        if (!isfinite(v->valuedouble) || !(v->valuedouble > 0.0))
+            return sc_fail_value(c, "inertia", v, "must be > 0 and finite (kg m^2)");
+        def->inertia_kind = CR_INERTIA_CUSTOM;
+        def->inertia = v->valuedouble;
+        return 0;
+    }
+    if (cJSON_IsString(v))
+        for (int i = 0; names[i]; ++i)
+            if (strcmp(v->valuestring, names[i]) == 0) { def->inertia_kind = kinds[i]; return 0; }
+    return sc_fail_value(c, "inertia", v, "expected \"particle\", \"solid\", \"hollow\" or a number > 0");
+}
+
+int sc_read_body(sc_ctx *c, const cJSON *obj, bool template_mode, cr_body_def *def)
+{
+    int shape = 0, type = (int)def->type;
+    if (sc_expect_object(c, obj, NULL) || sc_check_keys(c, obj, body_keys)) return -1;
+    const cJSON *pos = cJSON_GetObjectItemCaseSensitive(obj, "position");
+    if (template_mode && pos)
+        return sc_fail_value(c, "position", pos, "not allowed in a generator's body (the generator places it)");
+    if (sc_read_enum(c, obj, "shape", body_shapes, &shape) || sc_read_number(c, obj, "radius", SC_POSITIVE, &def->radius) ||
+        sc_read_number(c, obj, "mass", SC_POSITIVE, &def->mass) || read_inertia(c, obj, def) ||
+        sc_read_vec3(c, obj, "position", &def->position) || sc_read_vec3(c, obj, "velocity", &def->velocity) ||
+        sc_read_vec3(c, obj, "angular_velocity", &def->angular_velocity) ||
+        sc_read_number(c, obj, "restitution", SC_UNIT, &def->restitution) ||
+        sc_read_number(c, obj, "friction", SC_NONNEG, &def->friction) ||
+        sc_read_enum(c, obj, "type", body_types, &type))
+        return -1;
+    def->shape = CR_SHAPE_SPHERE;
+    def->type = (cr_body_type)type;
+    /* A particle has no rotational degree of freedom (seed 000/001); a spin
+     * given to one would be dropped without a word. */
+    if (def->inertia_kind == CR_INERTIA_PARTICLE && cr_v3_len2(def->angular_velocity) != 0.0)
+        return sc_fail_value(c, "angular_velocity", cJSON_GetObjectItemCaseSensitive(obj, "angular_velocity"),
+                             "a particle (\"inertia\": \"particle\", the default) cannot spin; "
+                             "give \"inertia\": \"solid\" or \"hollow\"");
+    char msg[256];
+    if (cr_body_def_validate(def, msg, sizeof msg) != CR_OK) return sc_fail(c, "%s", msg);
+    return 0;
+}
+
+static int grow_bodies(sc_bodies *b)
+{
+    uint32_t cap = b->capacity ? b->capacity * 2 : 64;
+    if (cap > CR_SCENE_MAX_BODIES) cap = CR_SCENE_MAX_BODIES;
+    cr_vec3 *p = realloc(b->position, cap * sizeof *p);
+    if (p) b->position = p;
+    double *r = realloc(b->radius, cap * sizeof *r);
+    if (r) b->radius = r;
+    uint32_t *g = realloc(b->generator, cap * sizeof *g);
+    if (g) b->generator = g;
+    if (!p || !r || !g) return -1;
+    b->capacity = cap;
+    return 0;
+}
+
+int sc_add_body(sc_ctx *c, sc_bodies *b, const cr_body_def *def)
+{
+    if (b->count >= CR_SCENE_MAX_BODIES) return sc_fail(c, "more than %u bodies in the scene", CR_SCENE_MAX_BODIES);
+    if (b->count == b->capacity && grow_bodies(b)) return sc_fail(c, "out of memory after %u bodies", b->count);
+    cr_body_id id;
+    if (cr_world_add_body(b->world, def, &id) != CR_OK) return sc_fail(c, "%s", cr_world_last_error(b->world));
+    /* Scene ids are world slots (trajectory.csv relies on it); a fresh
+     * world fills slots in order, so anything else is a core bug. */
+    if (id.index != b->count) return sc_fail(c, "internal error: body got slot %u, expected %u", id.index, b->count);
+    b->position[b->count] = def->position;
+    b->radius[b->count] = def->radius;
+    b->generator[b->count] = b->count < b->explicit_count ? UINT32_MAX : b->generator_count - 1;
+    b->count++;
+    return 0;
+}
+
+void sc_body_name(const sc_bodies *b, uint32_t id, char *buf, size_t size)
+{
+    if (id < b->explicit_count || b->generator[id] == UINT32_MAX) {
+        snprintf(buf, size, "bodies[%u]", id);
+        return;
+    }
+    uint32_t g = b->generator[id];
+    snprintf(buf, size, "generate[%u] body %u (id %u)", g, id - b->generator_first[g], id);
+}
+
+static int read_bodies(sc_ctx *c, const cJSON *root, sc_bodies *b)
+{
+    const cJSON *arr = cJSON_GetObjectItemCaseSensitive(root, "bodies");
+    if (arr == NULL) return 0;
+    if (!cJSON_IsArray(arr)) return sc_fail_value(c, "bodies", arr, "expected an array of objects");
+    b->explicit_count = (uint32_t)cJSON_GetArraySize(arr);
+    size_t mark = sc_push_key(c, "bodies");
+    size_t i = 0;
+    for (const cJSON *e = arr->child; e; e = e->next, ++i) {
+        size_t m2 = sc_push_index(c, i);
+        cr_body_def def = cr_default_body_def();
+        if (sc_read_body(c, e, false, &def) || sc_add_body(c, b, &def)) return -1;
+        sc_pop(c, m2);
+    }
+    sc_pop(c, mark);
+    return 0;
+}
+
+/* ---- the starting overlap check ------------------------------------------ */
+
+/* Bodies that start inside each other or a wall get pushed apart in the
+ * first step, an explosion the author rarely meant. Touching is fine: the
+ * tolerance is a billionth of the radii, above rounding in the positions. */
+static int check_overlap(sc_ctx *c, const sc_bodies *b, const cr_plane_def *planes, uint32_t plane_count)
+{
+    char na[96], nb[96];
+    for (uint32_t i = 0; i < b->count; ++i)
+        for (uint32_t j = 0; j < plane_count; ++j) {
+            double pen = cr_penetration_sphere_plane(b->position[i], b->radius[i], planes[j].point, planes[j].normal);
+            if (pen > 1e-9 * b->radius[i]) {
+                sc_body_name(b, i, na, sizeof na);
+                return sc_fail(c, "%s penetrates statics[%u] by %.3g m (set \"allow_overlap\": true to permit)", na, j,
+                               pen);
+            }
+        }
+    cr_body_id a = {0, 0}, o = {0, 0};
+    double depth = cr_world_max_overlap(b->world, &a, &o);
+    if (a.generation == 0 || o.generation == 0 || a.index >= b->count || o.index >= b->count) return 0;
+    if (depth > 1e-9 * (b->radius[a.index] + b->radius[o.index])) {
+        uint32_t hi = a.index > o.index ? a.index : o.index, lo = a.index > o.index ? o.index : a.index;
+        sc_body_name(b, hi, na, sizeof na);
+        sc_body_name(b, lo, nb, sizeof nb);
+        return sc_fail(c, "%s overlaps %s by %.3g m (set \"allow_overlap\": true to permit)", na, nb, depth);
+    }
+    return 0;
+}
+
+/* ---- the whole scene ---------------------------------------------------- */
+
+static void bodies_free(sc_bodies *b)
+{
+    free(b->position);
+    free(b->radius);
+    free(b->generator);
+    free(b->generator_first);
+}
+
+static int add_statics(sc_ctx *c, cr_world *world, const cr_plane_def *planes, uint32_t count)
+{
+    for (uint32_t i = 0; i < count; ++i) {
+        cr_static_id id;
+        if (cr_world_add_plane(world, &planes[i], &id) != CR_OK)
+            return sc_fail(c, "statics[%u]: %s", i, cr_world_last_error(world));
+    }
+    return 0;
+}
+
+static int load_tree(sc_ctx *c, const cJSON *root, cr_scene *out)
+{
+    if (!cJSON_IsObject(root)) return sc_fail_value(c, NULL, root, "expected a JSON object at the top level");
+    if (sc_check_keys(c, root, top_keys)) return -1;
+    const cJSON *desc = cJSON_GetObjectItemCaseSensitive(root, "description");
+    if (desc && !cJSON_IsString(desc)) return sc_fail_value(c, "description", desc, "expected a string");
+
+    cr_world_def wd = cr_default_world_def();
+    if (read_world_def(c, root, &wd) || read_run_settings(c, root, wd.dt, out)) return -1;
+
+    cr_plane_def *planes = NULL;
+    uint32_t plane_count = 0;
+    sc_bodies b = {0};
+    int rc = read_statics(c, root, &planes, &plane_count);
+    if (rc == 0 && cr_world_create(&wd, &out->world) != CR_OK) rc = sc_fail(c, "cannot create the world");
+    if (rc == 0) rc = add_statics(c, out->world, planes, plane_count);
+    b.world = out->world;
+    if (rc == 0) rc = read_bodies(c, root, &b);
+    const cJSON *gen = cJSON_GetObjectItemCaseSensitive(root, "generate");
+    if (rc == 0 && gen) rc = sc_generate(c, gen, &b, planes, plane_count);
+    if (rc == 0 && !out->allow_overlap) rc = check_overlap(c, &b, planes, plane_count);
+    out->body_count = b.count;
+    out->static_count = plane_count;
+    bodies_free(&b);
+    free(planes);
+    return rc;
+}
+
+/* "line L, column C" of the byte at pos, for parse errors. */
+static void locate(const char *json, const char *pos, int *line, int *col)
+{
+    *line = 1;
+    *col = 1;
+    for (const char *p = json; p < pos && *p; ++p) {
+        if (*p == '\n') { ++*line; *col = 1; }
+        else ++*col;
+    }
+}
+
+static int parse_error(sc_ctx *c, const char *json, size_t len, const char *end)
+{
+    if (end == NULL || end < json || end > json + len) return sc_fail(c, "invalid JSON");
+    int line, col;
+    locate(json, end, &line, &col);
+    char near[32];
+    size_t n = 0;
+    for (const char *p = end; *p && *p != '\n' && *p != '\r' && n + 1 < sizeof near; ++p) near[n++] = *p;
+    near[n] = '\0';
+    if (n == 0) return sc_fail(c, "line %d, column %d: invalid JSON (unexpected end)", line, col);
+    /* JSON has no NaN or Infinity; say so, since other tools write them. */
+    bool nonfinite = strncmp(near, "NaN", 3) == 0 || strncmp(near, "nan", 3) == 0 || strncmp(near, "Inf", 3) == 0 ||
+                     strncmp(near, "-Inf", 4) == 0 || strncmp(near, "inf", 3) == 0 || strncmp(near, "-inf", 4) == 0;
+    return sc_fail(c, "line %d, column %d: invalid JSON near '%s'%s", line, col, near,
+                   nonfinite ? " (JSON has no NaN or Infinity; numbers must be finite)" : "");
+}
+
+int cr_scene_load_string(const char *json, const char *name, cr_scene *out, char *err, size_t err_size)
+{
+    sc_ctx c = {.name = name ? name : "scene", .err = err, .err_size = err_size};
+    if (err && err_size) err[0] = '\0';
+    memset(out, 0, sizeof *out);
+    if (json == NULL) return sc_fail(&c, "no scene text");
+    size_t len = strlen(json);
+    const char *end = NULL;
+    /* The length counts the terminating NUL, as cJSON_ParseWithOpts does:
+     * require_null_terminated looks for it inside the buffer. */
+    cJSON *root = cJSON_ParseWithLengthOpts(json, len + 1, &end, 1);
+    if (root == NULL) return parse_error(&c, json, len, end);
+    int rc = load_tree(&c, root, out);
+    cJSON_Delete(root);
+    if (rc) cr_scene_free(out);
+    return rc;
+}
+
+/* Reads a whole file; a pipe or /dev/stdin has no size to ask for first. */
+static char *read_file(const char *path, int *error)
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL) { *error = errno; return NULL; }
+    size_t cap = 1 << 16, len = 0;
+    char *buf = malloc(cap);
+    while (buf) {
+        len += fread(buf + len, 1, cap - len - 1, f);
+        if (ferror(f) || feof(f)) break;
+        char *grown = realloc(buf, cap * 2);
+        if (grown == NULL) { free(buf); buf = NULL; break; }
+        buf = grown;
+        cap *= 2;
+    }
+    *error = buf == NULL ? ENOMEM : (ferror(f) ? (errno ? errno : EIO) : 0);
+    fclose(f);
+    if (*error) { free(buf); return NULL; }
+    buf[len] = '\0';
+    return buf;
+}
+
+int cr_scene_load_file(const char *path, cr_scene *out, char *err, size_t err_size)
+{
+    memset(out, 0, sizeof *out);
+    int error = 0;
+    char *text = read_file(path, &error);
+    if (text == NULL) {
+        if (err && err_size) snprintf(err, err_size, "%s: cannot read: %s", path, strerror(error));
+        return -1;
+    }
+    if (strlen(text) == 0) {
+        free(text);
+        if (err && err_size) snprintf(err, err_size, "%s: empty file", path);
+        return -1;
+    }
+    int rc = cr_scene_load_string(text, path, out, err, err_size);
+    free(text);
+    return rc;
+}
+
+int cr_scene_load_default(cr_scene *out, char *err, size_t err_size)
+{
+    return cr_scene_load_string(carom_default_scene, "scenes/default.json (embedded)", out, err, err_size);
+}
+
+void cr_scene_free(cr_scene *s)
+{
+    if (s == NULL) return;
+    if (s->world) cr_world_destroy(s->world);
+    memset(s, 0, sizeof *s);
+}
+
+uint64_t cr_scene_sample_count(const cr_scene *s)
+{
+    return s->output_stride ? s->steps / s->output_stride + 1 : 1;
+}
