@@ -202,6 +202,10 @@ cr_status cr_stage_events(cr_world *w)
             continue;
         }
         resolve(w, &e);
+        if (w->def.method == CR_METHOD_EVENT) { /* the impact may have brought them to rest */
+            cr_body_predict_forces(w, e.a);
+            if (e.kind == CR_EVENT_PAIR) cr_body_predict_forces(w, e.b);
+        }
         if (!predict_body(w, e.a)) goto oom;
         if (e.kind == CR_EVENT_PAIR && !predict_body(w, e.b)) goto oom;
     }

@@ -24,6 +24,11 @@ static void resting_plane_force(cr_world *w, uint32_t i, uint32_t k)
     double gap = -cr_penetration_sphere_plane(b->x[i], r, pl->point, n);
     if (gap > cr_touch_margin(r) || fabs(cr_v3_dot(n, b->v[i])) > w->resting_speed) return;
 
+    /* Seed 001 §3.2 starts from v_N = 0 (a collision with e = 0): a resting
+     * body's small approaching speed is removed, or it would creep in. */
+    double vn = cr_v3_dot(n, b->v[i]);
+    if (vn < 0.0) b->v[i] = cr_v3_madd(b->v[i], n, -vn);
+
     double m = b->mass[i];
     double fc = -cr_v3_dot(n, cr_v3_scale(b->acc[i], m)); /* eq. 3 */
     if (!(fc > 0.0)) return;                                /* it would pull: release */
@@ -54,6 +59,15 @@ static void resting_plane_force(cr_world *w, uint32_t i, uint32_t k)
     b->alpha[i] = cr_v3_add(b->alpha[i], cr_v3_scale(cr_v3_cross(rc, f), inv_i));
 }
 
+void cr_body_predict_forces(cr_world *w, uint32_t i)
+{
+    cr_bodies *b = &w->bodies;
+    b->acc[i] = b->alpha[i] = cr_v3_zero();
+    if (!cr_slot_dynamic(b, i)) return;
+    b->acc[i] = w->def.gravity;
+    for (uint32_t k = 0; k < w->planes.count; ++k) resting_plane_force(w, i, k);
+}
+
 void cr_stage_predict(cr_world *w)
 {
     cr_bodies *b = &w->bodies;
@@ -62,13 +76,11 @@ void cr_stage_predict(cr_world *w)
         if (!cr_slot_alive(b, i)) continue;
         b->t_local[i] = 0.0;
         b->events[i] = 0;
-        b->acc[i] = b->alpha[i] = cr_v3_zero();
-        if (!cr_slot_dynamic(b, i)) continue;
-        if (!event) {
-            b->v[i] = cr_v3_madd(b->v[i], w->def.gravity, w->def.dt);
+        if (event) {
+            cr_body_predict_forces(w, i);
             continue;
         }
-        b->acc[i] = w->def.gravity;
-        for (uint32_t k = 0; k < w->planes.count; ++k) resting_plane_force(w, i, k);
+        b->acc[i] = b->alpha[i] = cr_v3_zero();
+        if (cr_slot_dynamic(b, i)) b->v[i] = cr_v3_madd(b->v[i], w->def.gravity, w->def.dt);
     }
 }

@@ -96,6 +96,11 @@ void cr_body_advance(cr_world *w, uint32_t i, double t);
 /* Margin under which two surfaces count as touching. */
 static inline double cr_touch_margin(double scale) { return 1e-9 * scale; }
 
+/* Event method: body i's constant accelerations from its state now (gravity
+ * and seed 001 resting-contact forces); used at the step start and again
+ * after every impact the body takes part in. */
+void cr_body_predict_forces(cr_world *w, uint32_t i);
+
 /* the stages of cr_world_step, one file each */
 void cr_stage_predict(cr_world *w);
 cr_status cr_stage_broad_phase(cr_world *w);

@@ -43,8 +43,8 @@ static int read_world_def(sc_ctx *c, const cJSON *root, cr_world_def *wd)
         sc_read_number(c, root, "k_p", SC_UNIT, &wd->k_p) ||
         sc_read_number(c, root, "toi_tolerance", SC_POSITIVE, &wd->toi_tolerance) ||
         sc_read_number(c, root, "resting_speed", SC_ANY, &wd->resting_speed) ||
-        sc_read_integer(c, root, "solver_iterations", 0, 1e6, &iterations) ||
-        sc_read_integer(c, root, "max_events_per_body", 0, 1e9, &max_events))
+        sc_read_integer(c, root, "solver_iterations", 1, 1000, &iterations) ||
+        sc_read_integer(c, root, "max_events_per_body", 1, 1e6, &max_events))
         return -1;
     wd->method = (cr_method)method;
     wd->law = (cr_law)law;
@@ -54,7 +54,7 @@ static int read_world_def(sc_ctx *c, const cJSON *root, cr_world_def *wd)
     /* The core's own check is the last word on what a world accepts; its
      * message names the field, which is also the JSON key. */
     char msg[256];
-    if (cr_world_def_validate(wd, msg, sizeof msg) != CR_OK) return sc_fail(c, "%s", msg);
+    if (cr_world_def_validate(wd, msg, sizeof msg) != CR_OK) return sc_fail_core(c, msg);
     return 0;
 }
 
@@ -113,7 +113,7 @@ static int read_plane(sc_ctx *c, const cJSON *obj, cr_plane_def *def)
                              "must be non-zero and finite");
     def->normal = cr_v3_scale(def->normal, 1.0 / len);
     char msg[256];
-    if (cr_plane_def_validate(def, msg, sizeof msg) != CR_OK) return sc_fail(c, "%s", msg);
+    if (cr_plane_def_validate(def, msg, sizeof msg) != CR_OK) return sc_fail_core(c, msg);
     return 0;
 }
 
@@ -184,10 +184,10 @@ int sc_read_body(sc_ctx *c, const cJSON *obj, bool template_mode, cr_body_def *d
      * given to one would be dropped without a word. */
     if (def->inertia_kind == CR_INERTIA_PARTICLE && cr_v3_len2(def->angular_velocity) != 0.0)
         return sc_fail_value(c, "angular_velocity", cJSON_GetObjectItemCaseSensitive(obj, "angular_velocity"),
-                             "a particle (\"inertia\": \"particle\", the default) cannot spin; "
-                             "give \"inertia\": \"solid\" or \"hollow\"");
+                             "must be zero for a particle (\"inertia\": \"particle\" has no rotation; "
+                             "use \"solid\" or \"hollow\")");
     char msg[256];
-    if (cr_body_def_validate(def, msg, sizeof msg) != CR_OK) return sc_fail(c, "%s", msg);
+    if (cr_body_def_validate(def, msg, sizeof msg) != CR_OK) return sc_fail_core(c, msg);
     return 0;
 }
 

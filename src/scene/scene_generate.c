@@ -41,7 +41,7 @@ static double rng_uniform(sc_rng *r) { return (double)(rng_next(r) >> 11) * (1.0
 static int read_counts(sc_ctx *c, const cJSON *obj, uint32_t n[3])
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, "count");
-    if (v == NULL) return sc_fail(c, "count: missing (an array of 3 integers, e.g. [10, 10, 10])");
+    if (v == NULL) return sc_fail_missing(c, "count", "an array of 3 integers, e.g. [10, 10, 10]");
     if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) != 3) return sc_fail_value(c, "count", v, "expected an array of 3 integers");
     int i = 0;
     for (const cJSON *e = v->child; e; e = e->next, ++i) {
@@ -64,7 +64,7 @@ static int lattice(sc_ctx *c, const cJSON *spec, const cr_body_def *tmpl, sc_bod
         sc_read_number(c, spec, "jitter", SC_NONNEG, &jitter) || sc_read_integer(c, spec, "seed", 0, SC_MAX_SEED, &seed))
         return -1;
     if (cJSON_GetObjectItemCaseSensitive(spec, "spacing") == NULL)
-        return sc_fail(c, "spacing: missing (a number or an array of 3 numbers, m)");
+        return sc_fail_missing(c, "spacing", "a number or an array of 3 numbers, m");
     double total = (double)n[0] * n[1] * n[2];
     if (total + b->count > CR_SCENE_MAX_BODIES)
         return sc_fail_value(c, "count", cJSON_GetObjectItemCaseSensitive(spec, "count"),
@@ -218,7 +218,8 @@ static int random_fill(sc_ctx *c, const cJSON *spec, const cr_body_def *tmpl, sc
         return -1;
     static const char *const required[] = {"count", "min", "max"};
     for (int i = 0; i < 3; ++i)
-        if (cJSON_GetObjectItemCaseSensitive(spec, required[i]) == NULL) return sc_fail(c, "%s: missing", required[i]);
+        if (cJSON_GetObjectItemCaseSensitive(spec, required[i]) == NULL)
+            return sc_fail_missing(c, required[i], i == 0 ? "an integer" : "an array of 3 numbers, m");
     if (count + b->count > CR_SCENE_MAX_BODIES)
         return sc_fail_number(c, "count", count, "makes more bodies than the limit of 10000000");
     double r = tmpl->radius;
@@ -258,7 +259,8 @@ static int random_fill(sc_ctx *c, const cJSON *spec, const cr_body_def *tmpl, sc
     if (placed < want) {
         char rs[40];
         sc_format_number(r, rs, sizeof rs);
-        return sc_fail(c, "count: placed only %u of %u spheres of radius %s after %llu tries; "
+        sc_push_key(c, "count");
+        return sc_fail(c, "placed only %u of %u spheres of radius %s after %llu tries; "
                           "the box is too crowded (enlarge it or lower count)",
                        placed, want, rs, (unsigned long long)tries);
     }

@@ -37,6 +37,12 @@ int sc_fail(sc_ctx *c, const char *fmt, ...)
     ;
 /* "name: path.key: <message>, got <value as JSON>" */
 int sc_fail_value(sc_ctx *c, const char *key, const cJSON *value, const char *what);
+/* "name: path.key: missing (<expected>)" for a required key. */
+int sc_fail_missing(sc_ctx *c, const char *key, const char *expected);
+/* A message from a cr_*_def_validate function, which starts with the C
+ * field's name (also the JSON key): "radius: must be > 0" under the path
+ * "bodies[3]" becomes "bodies[3].radius: must be > 0". */
+int sc_fail_core(sc_ctx *c, const char *message);
 /* "name: path.key: <message>, got <v>" */
 int sc_fail_number(sc_ctx *c, const char *key, double v, const char *what);
 

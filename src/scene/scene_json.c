@@ -156,6 +156,26 @@ int sc_fail_number(sc_ctx *c, const char *key, double v, const char *what)
     return -1;
 }
 
+int sc_fail_missing(sc_ctx *c, const char *key, const char *expected)
+{
+    size_t mark = sc_push_key(c, key);
+    sc_fail(c, "missing (%s)", expected);
+    sc_pop(c, mark);
+    return -1;
+}
+
+int sc_fail_core(sc_ctx *c, const char *message)
+{
+    size_t n = strspn(message, "abcdefghijklmnopqrstuvwxyz_");
+    if (n == 0 || message[n] != ':' || message[n + 1] != ' ') return sc_fail(c, "%s", message);
+    char key[64];
+    snprintf(key, sizeof key, "%.*s", (int)n, message);
+    size_t mark = sc_push_key(c, key);
+    sc_fail(c, "%s", message + n + 2);
+    sc_pop(c, mark);
+    return -1;
+}
+
 /* ---- readers ------------------------------------------------------------- */
 
 static bool key_allowed(const char *key, const char *const *allowed)
@@ -293,10 +313,8 @@ int sc_read_integer(sc_ctx *c, const cJSON *obj, const char *key, double min, do
     double d = v->valuedouble;
     if (!isfinite(d) || d != floor(d)) return sc_fail_value(c, key, v, "expected an integer");
     if (d < min || d > max) {
-        char lo[40], hi[40], what[120];
-        sc_format_number(min, lo, sizeof lo);
-        sc_format_number(max, hi, sizeof hi);
-        snprintf(what, sizeof what, "must be an integer in [%s, %s]", lo, hi);
+        char what[120];
+        snprintf(what, sizeof what, "must be an integer in [%.0f, %.0f]", min, max);
         return sc_fail_value(c, key, v, what);
     }
     *out = d;

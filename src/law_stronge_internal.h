@@ -1,0 +1,58 @@
+/* Internal pieces of the seed 002 law shared by src/law_stronge*.c. */
+#ifndef CAROM_LAW_STRONGE_INTERNAL_H
+#define CAROM_LAW_STRONGE_INTERNAL_H
+
+#include <stdarg.h>
+
+#include "carom/law_stronge.h"
+
+/* One 3D collision in contact space (normal = +z), fixed for its duration. */
+typedef struct stronge_problem {
+    cr_mat3 K, Kinv;
+    cr_vec3 u0;
+    double e, mu;
+    double v_scale;   /* |u0| */
+    double p_scale;   /* a typical impulse: max(|K^-1 u0|, |u0_z| / K33) */
+    double w_scale;   /* v_scale * p_scale */
+    double stick_tol; /* |u_t| at or below which sliding has stopped (§3.5) */
+    cr_stronge_options opt;
+} stronge_problem;
+
+/* The progress of the collision: everything else follows from p (u = u0 + K p). */
+typedef struct stronge_state {
+    cr_vec3 p;          /* impulse on A so far */
+    double wc, wd;      /* W_c <= 0 and W_d >= 0 so far (§3.4) */
+    bool done;          /* W_d = -e^2 W_c reached in a decompression phase */
+    cr_sticking sticking;
+    int steps;
+} stronge_state;
+
+static inline cr_vec3 stronge_velocity(const stronge_problem *pb, cr_vec3 p)
+{
+    return cr_v3_add(pb->u0, cr_m3_mul_v(pb->K, p));
+}
+
+/* law_stronge_phase.c: move along a ray on which du/dp_z = k is constant and
+ * dp/dp_z = q (q.z = 1), for at most dpz_max (INFINITY: until the end),
+ * splitting the work into compression and decompression and stopping at
+ * W_d = -e^2 W_c (closed forms of seed 002 §3.6 eq. 6 and §3.9 eq. 8). */
+cr_status stronge_ray_advance(const stronge_problem *pb, stronge_state *s, cr_vec3 q, double kz,
+                              double dpz_max, char *msg, size_t msg_size);
+
+/* law_stronge_sticking.c: resolve sticking at u_t = 0 (§3.5-§3.9). */
+cr_status stronge_resolve_sticking(const stronge_problem *pb, stronge_state *s, char *msg,
+                                   size_t msg_size);
+
+/* law_stronge_integrate.c: Dormand-Prince integration of eq. 3 until the
+ * collision ends (s->done) or sliding stops (|u_t| <= stick_tol). */
+cr_status stronge_integrate(const stronge_problem *pb, stronge_state *s, char *msg,
+                            size_t msg_size);
+
+/* Writes a message if msg is non-null (snprintf semantics). */
+void stronge_msg(char *msg, size_t msg_size, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+#endif

@@ -1,0 +1,95 @@
+/* Seed 000 position projection and friction clipping (issue 2):
+ * k_p = 0 no projection, k_p = 1 full, in between a share; the reduced mass
+ * splits the displacement; friction never reverses a tangential velocity. */
+#include "test_helpers.h"
+
+static double overlap_after_one_step(double k_p, double ma, double mb, double *moved_a, double *moved_b)
+{
+    cr_world_def def = cr_default_world_def();
+    def.gravity = cr_v3_zero();
+    def.k_p = k_p;
+    cr_world *w = make_world_def(&def);
+    cr_body_id a = add_sphere(w, cr_v3(0, 0, 0.18), cr_v3_zero(), 0.1, ma, CR_INERTIA_SOLID, 0.5, 0.3);
+    cr_body_id b = add_sphere(w, cr_v3(0, 0, 0), cr_v3_zero(), 0.1, mb, CR_INERTIA_SOLID, 0.5, 0.3);
+    step_n(w, 1);
+    cr_body_state sa = state_of(w, a), sb = state_of(w, b);
+    *moved_a = sa.position.z - 0.18;
+    *moved_b = sb.position.z;
+    double ov = 0.2 - (sa.position.z - sb.position.z);
+    assert_true(cr_v3_len(sa.velocity) == 0.0 && cr_v3_len(sb.velocity) == 0.0); /* positions only */
+    cr_world_destroy(w);
+    return ov;
+}
+
+static void test_kp_zero_one_half(void **state)
+{
+    (void)state;
+    double da, db;
+    assert_near(overlap_after_one_step(0.0, 1.0, 1.0, &da, &db), 0.02, 1e-15);
+    assert_near(overlap_after_one_step(1.0, 1.0, 1.0, &da, &db), 0.0, 1e-15);
+    assert_near(overlap_after_one_step(0.5, 1.0, 1.0, &da, &db), 0.01, 1e-15);
+    /* Reduced mass (seed 000 eq. B.17): a of mass 1 against b of mass 3
+     * takes m_b / (m_a + m_b) = 3/4 of the displacement. */
+    assert_near(overlap_after_one_step(1.0, 1.0, 3.0, &da, &db), 0.0, 1e-15);
+    assert_near(da, 0.75 * 0.02, 1e-15);
+    assert_near(db, -0.25 * 0.02, 1e-15);
+}
+
+static void test_kp_plane(void **state)
+{
+    (void)state;
+    for (int k = 0; k <= 4; ++k) {
+        double kp = 0.25 * k;
+        cr_world_def def = cr_default_world_def();
+        def.gravity = cr_v3_zero();
+        def.k_p = kp;
+        cr_world *w = make_world_def(&def);
+        add_plane(w, cr_v3_zero(), cr_v3(0, 0, 1));
+        cr_body_id b = add_sphere(w, cr_v3(0, 0, 0.06), cr_v3_zero(), 0.1, 1.0, CR_INERTIA_PARTICLE, 0.5, 0.3);
+        step_n(w, 1);
+        assert_near(0.1 - state_of(w, b).position.z, (1.0 - kp) * 0.04, 1e-15);
+        cr_world_destroy(w);
+    }
+}
+
+/* Random contacts: the Newton law's friction reduces the sliding speed of the
+ * contact point and never reverses it, for particles and balls. */
+static void test_friction_never_reverses(void **state)
+{
+    (void)state;
+    uint64_t seed = 7;
+    int clipped = 0;
+    for (int i = 0; i < 20000; ++i) {
+        cr_vec3 n = cr_v3_normalize(test_rand_vec(&seed, -1, 1));
+        double ra = test_rand(&seed, 0.01, 1), rb = test_rand(&seed, 0.01, 1);
+        double ma = test_rand(&seed, 0.1, 10), mb = test_rand(&seed, 0.1, 10);
+        double ia = i % 2 ? 0.0 : 1.0 / (0.4 * ma * ra * ra), ib = i % 3 ? 0.0 : 1.0 / (0.4 * mb * rb * rb);
+        cr_contact_side a = {1.0 / ma, cr_m3_diag(ia, ia, ia), cr_v3_scale(n, -ra), test_rand_vec(&seed, -5, 5),
+                             test_rand_vec(&seed, -5, 5)};
+        cr_contact_side b = {i % 5 ? 1.0 / mb : 0.0, cr_m3_diag(ib, ib, ib), cr_v3_scale(n, rb),
+                             test_rand_vec(&seed, -5, 5), test_rand_vec(&seed, -5, 5)};
+        if (!(i % 5)) b.inv_inertia = cr_m3_zero();
+        double mu = test_rand(&seed, 0, 2), e = test_rand(&seed, 0, 1);
+        cr_vec3 u0 = cr_v3_sub(cr_contact_point_velocity(&a), cr_contact_point_velocity(&b));
+        cr_newton_result res = cr_law_newton(&a, &b, n, e, mu, 0.0);
+        cr_contact_apply(&a, &b, res.impulse);
+        cr_vec3 u1 = cr_v3_sub(cr_contact_point_velocity(&a), cr_contact_point_velocity(&b));
+        cr_vec3 t0 = cr_v3_reject(u0, n), t1 = cr_v3_reject(u1, n);
+        assert_true(cr_v3_dot(t1, t0) >= -1e-12 * cr_v3_len2(t0)); /* same direction or stopped */
+        assert_true(cr_v3_len(t1) <= cr_v3_len(t0) * (1.0 + 1e-12));
+        assert_true(res.tangent_impulse <= mu * res.normal_impulse * (1.0 + 1e-12)); /* inside the cone */
+        if (cr_v3_dot(n, u0) < 0.0) assert_near(cr_v3_dot(n, u1), -e * cr_v3_dot(n, u0), 1e-9 * cr_v3_len(u0));
+        clipped += res.friction_clipped;
+    }
+    assert_true(clipped > 1000 && clipped < 19000); /* both branches exercised */
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_kp_zero_one_half),
+        cmocka_unit_test(test_kp_plane),
+        cmocka_unit_test(test_friction_never_reverses),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
