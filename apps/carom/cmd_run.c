@@ -135,8 +135,8 @@ static int simulate(const cr_scene *scene, run_output *out, bool quiet, run_resu
         if (interrupted) { progress_finish(&bar); return 130; }
         if (cr_world_step(scene->world) != CR_OK) {
             progress_finish(&bar);
-            snprintf(err, err_size, "step %llu (t = %.17g s): %s", (unsigned long long)k, cr_world_time(scene->world),
-                     cr_world_last_error(scene->world));
+            /* The world's message names the body, the step and the time. */
+            snprintf(err, err_size, "%s", cr_world_last_error(scene->world));
             return 1;
         }
         r->steps = k;

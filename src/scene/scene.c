@@ -347,7 +347,7 @@ static int parse_error(sc_ctx *c, const char *json, size_t len, const char *end)
     size_t n = 0;
     for (const char *p = end; *p && *p != '\n' && *p != '\r' && n + 1 < sizeof near; ++p) near[n++] = *p;
     near[n] = '\0';
-    if (n == 0) return sc_fail(c, "line %d, column %d: invalid JSON (unexpected end)", line, col);
+    if (n == 0) return sc_fail(c, "line %d, column %d: invalid JSON near the end of the text", line, col);
     /* JSON has no NaN or Infinity; say so, since other tools write them. */
     bool nonfinite = strncmp(near, "NaN", 3) == 0 || strncmp(near, "nan", 3) == 0 || strncmp(near, "Inf", 3) == 0 ||
                      strncmp(near, "-Inf", 4) == 0 || strncmp(near, "inf", 3) == 0 || strncmp(near, "-inf", 4) == 0;

@@ -15,8 +15,8 @@
 #include "scene_internal.h"
 
 static const char *const entry_keys[] = {"lattice", "random_fill", "body", NULL};
-static const char *const lattice_keys[] = {"count", "origin", "spacing", "jitter", "seed", NULL};
-static const char *const fill_keys[] = {"count", "min", "max", "seed", NULL};
+static const char *const lattice_keys[] = {"count", "origin", "spacing", "jitter", "speed", "seed", NULL};
+static const char *const fill_keys[] = {"count", "min", "max", "speed", "seed", NULL};
 
 /* Seeds are JSON numbers, exact as integers up to 2^53. */
 #define SC_MAX_SEED 9007199254740992.0
@@ -35,6 +35,26 @@ static uint64_t rng_next(sc_rng *r)
 
 /* Uniform in [0, 1) from the top 53 bits: every value a double can hold. */
 static double rng_uniform(sc_rng *r) { return (double)(rng_next(r) >> 11) * (1.0 / 9007199254740992.0); }
+
+/* Velocities come from their own stream, so that adding "speed" to a
+ * generator does not move its bodies. */
+static sc_rng velocity_rng(double seed) { return (sc_rng){(uint64_t)seed ^ 0x5DEECE66DA3B1F27ull}; }
+
+/* The template's velocity plus speed along a direction uniform on the
+ * sphere, by Marsaglia's (1972) method: only arithmetic and sqrt, which
+ * IEEE 754 rounds exactly, so the directions do not depend on the libm. */
+static cr_vec3 random_velocity(sc_rng *r, cr_vec3 base, double speed)
+{
+    if (speed == 0.0) return base;
+    double a, b, s;
+    do {
+        a = 2.0 * rng_uniform(r) - 1.0;
+        b = 2.0 * rng_uniform(r) - 1.0;
+        s = a * a + b * b;
+    } while (s >= 1.0 || s == 0.0);
+    double q = 2.0 * sqrt(1.0 - s);
+    return cr_v3_add(base, cr_v3(speed * a * q, speed * b * q, speed * (1.0 - 2.0 * s)));
+}
 
 /* ---- lattice ------------------------------------------------------------ */
 
@@ -57,11 +77,12 @@ static int lattice(sc_ctx *c, const cJSON *spec, const cr_body_def *tmpl, sc_bod
 {
     uint32_t n[3];
     cr_vec3 origin = cr_v3_zero(), spacing = cr_v3_zero();
-    double jitter = 0.0, seed = 0.0;
+    double jitter = 0.0, speed = 0.0, seed = 0.0;
     if (sc_expect_object(c, spec, NULL) || sc_check_keys(c, spec, lattice_keys) || read_counts(c, spec, n) ||
         sc_read_vec3(c, spec, "origin", &origin) ||
         sc_read_positive_vec3_or_number(c, spec, "spacing", &spacing) ||
-        sc_read_number(c, spec, "jitter", SC_NONNEG, &jitter) || sc_read_integer(c, spec, "seed", 0, SC_MAX_SEED, &seed))
+        sc_read_number(c, spec, "jitter", SC_NONNEG, &jitter) || sc_read_number(c, spec, "speed", SC_NONNEG, &speed) ||
+        sc_read_integer(c, spec, "seed", 0, SC_MAX_SEED, &seed))
         return -1;
     if (cJSON_GetObjectItemCaseSensitive(spec, "spacing") == NULL)
         return sc_fail_missing(c, "spacing", "a number or an array of 3 numbers, m");
@@ -70,7 +91,7 @@ static int lattice(sc_ctx *c, const cJSON *spec, const cr_body_def *tmpl, sc_bod
         return sc_fail_value(c, "count", cJSON_GetObjectItemCaseSensitive(spec, "count"),
                              "makes more bodies than the limit of 10000000");
 
-    sc_rng rng = {(uint64_t)seed};
+    sc_rng rng = {(uint64_t)seed}, vrng = velocity_rng(seed);
     cr_body_def def = *tmpl;
     /* x varies fastest, then y, then z: ids run along rows, then layers. */
     for (uint32_t k = 0; k < n[2]; ++k)
@@ -83,8 +104,9 @@ static int lattice(sc_ctx *c, const cJSON *spec, const cr_body_def *tmpl, sc_bod
                     def.position.y += jitter * (2.0 * rng_uniform(&rng) - 1.0);
                     def.position.z += jitter * (2.0 * rng_uniform(&rng) - 1.0);
                 }
-                if (!cr_v3_isfinite(def.position))
-                    return sc_fail(c, "body %u of the lattice lies at a non-finite position", b->count);
+                def.velocity = random_velocity(&vrng, tmpl->velocity, speed);
+                if (!cr_v3_isfinite(def.position) || !cr_v3_isfinite(def.velocity))
+                    return sc_fail(c, "body %u gets a non-finite position or velocity", b->count);
                 if (sc_add_body(c, b, &def)) return -1;
             }
     return 0;
@@ -210,11 +232,12 @@ static bool clear_of_planes(cr_vec3 p, double r, const cr_plane_def *planes, uin
 static int random_fill(sc_ctx *c, const cJSON *spec, const cr_body_def *tmpl, sc_bodies *b, const cr_plane_def *planes,
                        uint32_t plane_count)
 {
-    double count = 0.0, seed = 0.0;
+    double count = 0.0, speed = 0.0, seed = 0.0;
     cr_vec3 min = cr_v3_zero(), max = cr_v3_zero();
     if (sc_expect_object(c, spec, NULL) || sc_check_keys(c, spec, fill_keys) ||
         sc_read_integer(c, spec, "count", 0, CR_SCENE_MAX_BODIES, &count) || sc_read_vec3(c, spec, "min", &min) ||
-        sc_read_vec3(c, spec, "max", &max) || sc_read_integer(c, spec, "seed", 0, SC_MAX_SEED, &seed))
+        sc_read_vec3(c, spec, "max", &max) || sc_read_number(c, spec, "speed", SC_NONNEG, &speed) ||
+        sc_read_integer(c, spec, "seed", 0, SC_MAX_SEED, &seed))
         return -1;
     static const char *const required[] = {"count", "min", "max"};
     for (int i = 0; i < 3; ++i)
@@ -237,7 +260,7 @@ static int random_fill(sc_ctx *c, const cJSON *spec, const cr_body_def *tmpl, sc
         grid_free(&g);
         return sc_fail(c, "out of memory for the placement grid");
     }
-    sc_rng rng = {(uint64_t)seed};
+    sc_rng rng = {(uint64_t)seed}, vrng = velocity_rng(seed);
     cr_body_def def = *tmpl;
     uint32_t want = (uint32_t)count, placed = 0;
     /* Bounded: random sequential placement jams near 38% volume fraction,
@@ -250,6 +273,11 @@ static int random_fill(sc_ctx *c, const cJSON *spec, const cr_body_def *tmpl, sc
                           lo.z + (hi.z - lo.z) * rng_uniform(&rng));
         if (!clear_of_planes(p, r, planes, plane_count) || !grid_clear(&g, b, p, r)) continue;
         def.position = p;
+        def.velocity = random_velocity(&vrng, tmpl->velocity, speed);
+        if (!cr_v3_isfinite(def.velocity)) {
+            rc = sc_fail(c, "body %u gets a non-finite velocity", b->count);
+            break;
+        }
         if ((rc = sc_add_body(c, b, &def)) != 0) break;
         grid_insert(&g, b, b->count - 1);
         ++placed;
