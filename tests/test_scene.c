@@ -289,6 +289,8 @@ static void test_bad_generator(void **state)
                  "generate[0]: expected exactly one", "got both");
     EXPECT_ERROR("{\"generate\": [{\"lattice\": {\"count\": [2, -2, 2], \"spacing\": 1}}]}",
                  "generate[0].lattice.count:", "got [2,-2,2]");
+    EXPECT_ERROR("{\"generate\": [{\"lattice\": {\"count\": [10, 10, 1.5], \"spacing\": 1}}]}",
+                 "generate[0].lattice.count:", "got [10,10,1.5]");
     EXPECT_ERROR("{\"generate\": [{\"lattice\": {\"count\": [2, 2, 2]}}]}", "generate[0].lattice.spacing: missing");
     EXPECT_ERROR("{\"generate\": [{\"lattice\": {\"count\": [2, 2, 2], \"spacing\": -1}}]}",
                  "generate[0].lattice.spacing: must be > 0, got -1");
@@ -303,7 +305,8 @@ static void test_bad_generator(void **state)
                  "generate[0].random_fill.count: placed only", "of 1000 spheres");
     EXPECT_ERROR("{\"generate\": [{\"random_fill\": {\"count\": 3, \"min\": [0, 0, 0], \"max\": [1, 0.1, 1]},"
                  " \"body\": {\"radius\": 0.1}}]}",
-                 "generate[0].random_fill.max:", "got [1,0.1,1]");
+                 "generate[0].random_fill: the box must be at least the sphere diameter 0.2 wide",
+                 "got min [0,0,0], max [1,0.1,1]");
     EXPECT_ERROR("{\"generate\": [{\"random_fill\": {\"count\": 3, \"max\": [1, 1, 1]}}]}",
                  "generate[0].random_fill.min: missing");
     EXPECT_ERROR("{\"generate\": [{\"random_fill\": {\"count\": 3, \"min\": [0, 0, 0], \"max\": [1, 1, 1], \"seed\": -1}}]}",

@@ -194,7 +194,7 @@ static int grid_init(sc_grid *g, const sc_bodies *b, cr_vec3 min, cr_vec3 max, d
      * the box is large and sparse, so that cells number about the bodies. */
     g->h = r + rmax;
     double sparse = cbrt(size.x * size.y * size.z / ((double)count + near + 1.0));
-    if (sparse > g->h) g->h = sparse;
+    if (isfinite(sparse) && sparse > g->h) g->h = sparse;
     for (;;) {
         double cells = 1.0;
         for (int a = 0; a < 3; ++a) cells *= floor(cr_v3_get(size, a) / g->h) + 3.0;
@@ -249,10 +249,12 @@ static int random_fill(sc_ctx *c, const cJSON *spec, const cr_body_def *tmpl, sc
     /* Centres stay r inside the box so that whole spheres fit in it. */
     cr_vec3 lo = cr_v3_add(min, cr_v3(r, r, r)), hi = cr_v3_sub(max, cr_v3(r, r, r));
     if (!(lo.x <= hi.x && lo.y <= hi.y && lo.z <= hi.z) || !cr_v3_isfinite(cr_v3_sub(max, min))) {
-        char what[120], rs[40];
+        char rs[40], mins[120], maxs[120];
         sc_format_number(2 * r, rs, sizeof rs);
-        snprintf(what, sizeof what, "the box [min, max] must be at least the sphere diameter %s wide on every axis", rs);
-        return sc_fail_value(c, "max", cJSON_GetObjectItemCaseSensitive(spec, "max"), what);
+        sc_format_value(cJSON_GetObjectItemCaseSensitive(spec, "min"), mins, sizeof mins);
+        sc_format_value(cJSON_GetObjectItemCaseSensitive(spec, "max"), maxs, sizeof maxs);
+        return sc_fail(c, "the box must be at least the sphere diameter %s wide on every axis, got min %s, max %s", rs,
+                       mins, maxs);
     }
 
     sc_grid g;

@@ -51,6 +51,9 @@ void sc_format_number(double v, char *buf, size_t size)
 {
     if (isnan(v)) { snprintf(buf, size, "nan"); return; }
     if (isinf(v)) { snprintf(buf, size, v > 0 ? "inf" : "-inf"); return; }
+    /* Whole numbers as written ("10", not "1e+01"), up to where doubles
+     * stop holding every integer. */
+    if (v == floor(v) && fabs(v) < 1e15) { snprintf(buf, size, "%.0f", v); return; }
     for (int prec = 1; prec <= 17; ++prec) {
         snprintf(buf, size, "%.*g", prec, v);
         if (strtod(buf, NULL) == v) return;
