@@ -99,6 +99,7 @@ cr_status cr_world_remove_body(cr_world *w, cr_body_id id)
     b->generation[id.index] += 1; /* even: free; the old id is now stale */
     b->free_slots[b->free_count++] = id.index;
     b->live_count--;
+    w->prev_count = 0; /* the slot may be reused: forget warm-start impulses */
     return CR_OK;
 }
 

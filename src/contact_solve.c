@@ -1,19 +1,38 @@
-/* Stage 3, contacts: touching contacts solved at velocity level.
+/* Stage 3, contacts: resting contacts solved at velocity level.
  *
- * Impulse method only. Every pair that touches at the start of the step
- * (overlap, or a gap below the touch margin) is a contact. Seed 000
- * appendix B resolves each impacting contact with one velocity jolt; bodies
- * in a pile touch several others at once, so the same law is applied as
- * projected Gauss-Seidel over all contacts with accumulated impulses:
- *   normal:   target v_n' = -e v_n0 for an impact (v_n0 < -resting speed,
- *             seed 000 b.2 / c.2), v_n' = 0 for resting contact, which over
- *             the step is seed 001 §3.2's f_c = -n.F_ext (released when it
- *             would pull: the accumulated impulse is clamped at zero);
+ * Impulse method only. Every pair whose gap at the start of the step is
+ * within the contact margin is a contact. Seed 000 b.2 sorts contacts into
+ * impacting, resting and separating; the impacting ones (approaching faster
+ * than the resting speed) are impacts, resolved exactly at their time by the
+ * events stage with the impact law. The resting ones are solved here
+ * together, since bodies in a pile touch several others at once: projected
+ * Gauss-Seidel over all contacts with accumulated impulses,
+ *   normal:   v_n' >= 0 for touching contacts (e = 0: seed 001 §3.2's
+ *             f_c = -n.F_ext over the step, released when it would pull:
+ *             the accumulated impulse is clamped at zero); a contact still
+ *             apart by a gap g may close it: v_n' >= -g/dt;
  *   friction: the impulse that stops sliding, clamped to mu j (seed 000 c.4
  *             clip; seed 001 static friction up to mu f_c, kinetic at mu f_c).
- * One pass over a single contact is exactly cr_law_newton.
+ * One pass over a single touching contact is exactly cr_law_newton with
+ * e = 0. A column of n bodies needs of order n^2 passes from a cold start,
+ * so, as in Box2D and Bullet, contacts that persist from the last step start
+ * from last step's impulses (warm starting): a resting pile converges over
+ * steps instead of sinking.
  */
+#include <stdlib.h>
+#include <string.h>
+
 #include "world_internal.h"
+
+/* Contacts are keyed by (a, kind, b); sorted, so matching is a merge. */
+static int contact_key_cmp(const void *x, const void *y)
+{
+    const cr_contact *p = x, *q = y;
+    if (p->a != q->a) return p->a < q->a ? -1 : 1;
+    if (p->is_plane != q->is_plane) return p->is_plane ? 1 : -1;
+    if (p->b != q->b) return p->b < q->b ? -1 : 1;
+    return 0;
+}
 
 static bool add_contact(cr_world *w, const cr_contact *c)
 {
@@ -43,6 +62,25 @@ static void apply_impulse(cr_world *w, const cr_contact *c, cr_vec3 p)
     b->w[c->b] = cr_v3_madd(b->w[c->b], cr_v3_cross(cr_v3_scale(c->n, b->radius[c->b]), p), -b->inv_inertia[c->b]);
 }
 
+/* Carries last step's impulses to the contacts that persist, and applies
+ * them. Friction is projected onto the new tangent plane. */
+static void warm_start(cr_world *w)
+{
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < w->contact_count; ++i) {
+        cr_contact *c = &w->contacts[i];
+        while (k < w->prev_count && contact_key_cmp(&w->prev_contacts[k], c) < 0) ++k;
+        if (k == w->prev_count) break;
+        const cr_contact *old = &w->prev_contacts[k];
+        if (contact_key_cmp(old, c) != 0 || c->vn0 < -w->resting_speed) continue;
+        c->jn = old->jn;
+        c->jt = cr_v3_reject(old->jt, c->n);
+        double jt_len = cr_v3_len(c->jt), limit = c->friction * c->jn;
+        if (jt_len > limit) c->jt = cr_v3_scale(c->jt, limit / jt_len);
+        apply_impulse(w, c, cr_v3_add(cr_v3_scale(c->n, c->jn), c->jt));
+    }
+}
+
 /* Effective inverse masses of a sphere contact: along n the offsets are
  * parallel to n, so rotation does not enter; across n it adds r^2 / I. */
 static void set_masses(const cr_world *w, cr_contact *c)
@@ -68,8 +106,8 @@ static cr_status find_contacts(cr_world *w)
         cr_contact c = {0};
         c.a = i;
         c.b = j;
-        c.overlap = cr_overlap_sphere_sphere(b->x[i], b->radius[i], b->x[j], b->radius[j], &c.n);
-        if (-c.overlap > cr_touch_margin(b->radius[i] + b->radius[j])) continue;
+        c.gap = -cr_overlap_sphere_sphere(b->x[i], b->radius[i], b->x[j], b->radius[j], &c.n);
+        if (c.gap > cr_contact_margin(w, b->radius[i] + b->radius[j])) continue;
         c.restitution = b->restitution[i] * b->restitution[j];
         c.friction = b->friction[i] * b->friction[j];
         if (!add_contact(w, &c)) return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "contacts: out of memory");
@@ -83,8 +121,8 @@ static cr_status find_contacts(cr_world *w)
             c.b = k;
             c.is_plane = true;
             c.n = pl->normal;
-            c.overlap = cr_penetration_sphere_plane(b->x[i], b->radius[i], pl->point, pl->normal);
-            if (-c.overlap > cr_touch_margin(b->radius[i])) continue;
+            c.gap = -cr_penetration_sphere_plane(b->x[i], b->radius[i], pl->point, pl->normal);
+            if (c.gap > cr_contact_margin(w, 2.0 * b->radius[i])) continue;
             c.restitution = b->restitution[i] * pl->restitution;
             c.friction = b->friction[i] * pl->friction;
             if (!add_contact(w, &c)) return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "contacts: out of memory");
@@ -95,9 +133,9 @@ static cr_status find_contacts(cr_world *w)
 
 static void solve_contact(cr_world *w, cr_contact *c)
 {
-    if (!(c->knn > 0.0)) return;
+    if (!(c->knn > 0.0) || c->vn0 < -w->resting_speed) return; /* impacts are events */
     double vn = cr_v3_dot(c->n, contact_velocity(w, c));
-    double target = c->vn0 < -w->resting_speed ? -c->restitution * c->vn0 : 0.0;
+    double target = c->gap > 0.0 ? -c->gap / w->def.dt : 0.0;
     double jn = fmax(c->jn + (target - vn) / c->knn, 0.0);
     double djn = jn - c->jn;
     c->jn = jn;
@@ -113,47 +151,29 @@ static void solve_contact(cr_world *w, cr_contact *c)
     apply_impulse(w, c, djt);
 }
 
-static void report_impacts(cr_world *w)
-{
-    if (!w->def.on_impact) return;
-    for (uint32_t k = 0; k < w->contact_count; ++k) {
-        const cr_contact *c = &w->contacts[k];
-        if (!(c->vn0 < -w->resting_speed)) continue;
-        cr_impact im = {0};
-        im.time = w->time;
-        im.a = cr_world_body_at(w, c->a);
-        if (c->is_plane) {
-            im.static_id.index = c->b;
-            im.static_id.generation = w->planes.generation[c->b];
-        } else {
-            im.b = cr_world_body_at(w, c->b);
-            im.vb_after = w->bodies.v[c->b];
-        }
-        im.normal = c->n;
-        im.impulse = cr_v3_add(cr_v3_scale(c->n, c->jn), c->jt);
-        im.va_after = w->bodies.v[c->a];
-        im.normal_speed = c->vn0;
-        /* In a multi-contact solve the "before" velocities are not a
-         * property of one contact; they are left zero here. */
-        w->in_callback = true;
-        w->def.on_impact(&im, w->def.callback_ctx);
-        w->in_callback = false;
-    }
-}
-
 cr_status cr_stage_contacts(cr_world *w)
 {
     if (w->def.method != CR_METHOD_IMPULSE) return CR_OK;
     cr_status s = find_contacts(w);
     if (s != CR_OK) return s;
+    qsort(w->contacts, w->contact_count, sizeof *w->contacts, contact_key_cmp);
     for (uint32_t k = 0; k < w->contact_count; ++k) {
         cr_contact *c = &w->contacts[k];
         set_masses(w, c);
         c->vn0 = cr_v3_dot(c->n, contact_velocity(w, c));
     }
+    warm_start(w);
     for (int it = 0; it < w->def.solver_iterations; ++it)
         for (uint32_t k = 0; k < w->contact_count; ++k) solve_contact(w, &w->contacts[k]);
     w->stats.contacts = w->contact_count;
-    report_impacts(w);
+    /* Keep this step's contacts for the next one's warm start. */
+    cr_contact *tmp = w->prev_contacts;
+    uint32_t tmp_cap = w->prev_capacity;
+    w->prev_contacts = w->contacts;
+    w->prev_capacity = w->contact_capacity;
+    w->prev_count = w->contact_count;
+    w->contacts = tmp;
+    w->contact_capacity = tmp_cap;
+    w->contact_count = 0;
     return CR_OK;
 }

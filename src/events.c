@@ -12,8 +12,9 @@
  * last impact are stale (stamps) and skipped. Because every path is checked
  * before bodies move, nothing tunnels at any speed.
  *
- * A pair that already touches at the start of the step is the contact
- * stage's business unless it approaches faster than the resting speed.
+ * A pair within the contact margin that approaches no faster than the
+ * resting speed is resting contact: the contact stage's business (impulse
+ * method), or held by resting forces (event method), not an event.
  * Dense clusters can ask for ever more impacts in ever less time (inelastic
  * collapse); after max_events_per_body impacts in one step a body's further
  * impacts are left to the contact solver and projection of the next step,
@@ -64,12 +65,13 @@ static bool predict_pair(cr_world *w, uint32_t i, uint32_t j)
     cr_vec3 vi = velocity_at(w, i, ts), vj = velocity_at(w, j, ts);
     cr_vec3 d = cr_v3_sub(pi, pj);
     double dist = cr_v3_len(d);
+    double vn = dist > 0.0 ? cr_v3_dot(cr_v3_sub(vi, vj), d) / dist : 0.0;
     if (dist - r <= cr_touch_margin(r)) {
         /* Touching now: an impact only if closing faster than resting. */
-        double vn = dist > 0.0 ? cr_v3_dot(cr_v3_sub(vi, vj), d) / dist : 0.0;
         if (-vn > w->resting_speed) return push(w, ts, i < j ? i : j, i < j ? j : i, CR_EVENT_PAIR);
         return true;
     }
+    if (dist - r <= cr_contact_margin(w, r) && -vn <= w->resting_speed) return true;
     double t;
     if (same_vec(b->acc[i], b->acc[j])) {
         double x, span = dt - ts;
@@ -98,6 +100,7 @@ static bool predict_plane(cr_world *w, uint32_t i, uint32_t k)
         if (-vn > w->resting_speed) return push(w, ts, i, k, CR_EVENT_PLANE);
         return true;
     }
+    if (gap <= cr_contact_margin(w, 2.0 * r) && -vn <= w->resting_speed) return true;
     double t;
     if (cr_toi_quadratic(gap, vn, 0.5 * cr_v3_dot(pl->normal, b->acc[i]), 0.0, w->def.dt - ts, &t) != CR_TOI_HIT)
         return true;

@@ -98,6 +98,7 @@ void cr_world_destroy(cr_world *w)
     cr_broad_free(w, &w->broad);
     cr_event_free(w, &w->queue);
     cr_free(w, w->contacts);
+    cr_free(w, w->prev_contacts);
     cr_free(w, w->query);
     cr_free_fn *fr = w->def.free;
     void *ctx = w->def.alloc_ctx;

@@ -17,7 +17,7 @@ typedef struct cr_contact {
     uint32_t a, b;        /* body slots; b = plane index when is_plane */
     bool is_plane;
     cr_vec3 n;            /* from b towards a */
-    double overlap;       /* > 0 overlapping, < 0 gap (within the margin) */
+    double gap;           /* < 0 overlapping, > 0 apart (within the contact margin) */
     double restitution, friction;
     double vn0;           /* normal velocity when the solve began */
     double knn, ktt;      /* effective inverse masses, normal and tangential */
@@ -56,8 +56,10 @@ struct cr_world {
     cr_planes planes;
     cr_broad_phase broad;
     cr_event_queue queue;
-    cr_contact *contacts;
+    cr_contact *contacts;       /* this step's contacts, sorted by key */
     uint32_t contact_count, contact_capacity;
+    cr_contact *prev_contacts;  /* last step's, for warm starting */
+    uint32_t prev_count, prev_capacity;
     uint32_t *query;            /* scratch list of bodies from a grid query */
     uint32_t query_capacity;
     uint32_t visit_mark;
@@ -93,8 +95,18 @@ cr_vec3 cr_body_position_at(const cr_world *w, uint32_t i, double t);
 /* Moves body i's state forward to time t inside the step. */
 void cr_body_advance(cr_world *w, uint32_t i, double t);
 
-/* Margin under which two surfaces count as touching. */
+/* Gap under which two surfaces count as touching (scale: a radius). */
 static inline double cr_touch_margin(double scale) { return 1e-9 * scale; }
+
+/* Gap under which a pair is a contact of the impulse method's velocity
+ * solver rather than a future impact: bodies in a pile sit within it, so a
+ * pile is solved as a whole instead of as a cascade of tiny impacts. The
+ * solver lets such a contact close its gap but not more (a speculative
+ * contact). The event method has no solver: there it is the touch margin. */
+static inline double cr_contact_margin(const cr_world *w, double scale)
+{
+    return w->def.method == CR_METHOD_IMPULSE ? 1e-2 * scale : cr_touch_margin(scale);
+}
 
 /* Event method: body i's constant accelerations from its state now (gravity
  * and seed 001 resting-contact forces); used at the step start and again

@@ -1,0 +1,93 @@
+/* Ball pit benchmark (issue 2): N spheres r = 0.05, mass 0.5, e = 0.5,
+ * mu = 0.3, dropped from a jittered lattice into a square box sized for about
+ * ten settled layers, dt = 1/240, 2 simulated seconds. Prints steps/s,
+ * contacts/s, impacts, the maximum penetration and per-stage time.
+ *
+ * usage: bench_ball_pit [N ...]   (default: 1000 8000 27000)
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "carom/carom.h"
+
+static double now(void)
+{
+    struct timespec ts;
+    timespec_get(&ts, TIME_UTC);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static uint64_t rng = 12345;
+static double jitter(double a)
+{
+    rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+    return a * ((double)(rng >> 11) / 9007199254740992.0 * 2.0 - 1.0);
+}
+
+static int run(int n)
+{
+    const double r = 0.05, spacing = 0.11;
+    double side = sqrt(n / 10.0) * 2.0 * r; /* ten square-packed layers */
+    int per_row = (int)(side / spacing);
+    if (per_row < 1) per_row = 1;
+    cr_world_def def = cr_default_world_def();
+    def.dt = 1.0 / 240.0;
+    cr_world *w;
+    if (cr_world_create(&def, &w) != CR_OK) return 1;
+    cr_plane_def p = cr_default_plane_def();
+    cr_vec3 pts[5] = {{0, 0, 0}, {0, 0, 0}, {side, 0, 0}, {0, 0, 0}, {0, side, 0}};
+    cr_vec3 nrm[5] = {{0, 0, 1}, {1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}};
+    for (int k = 0; k < 5; ++k) {
+        p.point = pts[k];
+        p.normal = nrm[k];
+        cr_world_add_plane(w, &p, NULL);
+    }
+    cr_body_def d = cr_default_body_def();
+    d.radius = r;
+    d.mass = 0.5;
+    d.restitution = 0.5;
+    d.friction = 0.3;
+    for (int i = 0; i < n; ++i) {
+        int layer = i / (per_row * per_row), in = i % (per_row * per_row);
+        d.position = cr_v3(r + 0.005 + spacing * (in % per_row) + jitter(0.004),
+                           r + 0.005 + spacing * (in / per_row) + jitter(0.004), r + 0.01 + spacing * layer);
+        if (cr_world_add_body(w, &d, NULL) != CR_OK) return 1;
+    }
+    int steps = 480;
+    double stage[CR_STAGE_COUNT] = {0}, max_pen = 0.0;
+    uint64_t contacts = 0, events = 0;
+    double t0 = now();
+    for (int s = 0; s < steps; ++s) {
+        if (cr_world_step(w) != CR_OK) {
+            fprintf(stderr, "step failed: %s\n", cr_world_last_error(w));
+            return 1;
+        }
+        const cr_step_stats *st = cr_world_stats(w);
+        for (int k = 0; k < CR_STAGE_COUNT; ++k) stage[k] += st->stage_seconds[k];
+        if (st->max_penetration > max_pen) max_pen = st->max_penetration;
+        contacts += st->contacts;
+        events += st->events;
+    }
+    double wall = now() - t0;
+    printf("ball_pit N=%-6d steps/s %9.1f  contacts/s %11.0f  impacts %8llu  max_penetration %.3g m (%.2f%% of r)\n", n,
+           steps / wall, contacts / wall, (unsigned long long)events, max_pen, 100.0 * max_pen / r);
+    printf("  per stage (ms/step):");
+    for (int k = 0; k < CR_STAGE_COUNT; ++k) printf(" %s %.3f", cr_stage_name(k), 1e3 * stage[k] / steps);
+    printf("\n");
+    cr_world_destroy(w);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    int sizes[] = {1000, 8000, 27000};
+    if (argc > 1) {
+        for (int i = 1; i < argc; ++i)
+            if (run(atoi(argv[i]))) return 1;
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; ++i)
+        if (run(sizes[i])) return 1;
+    return 0;
+}

@@ -1,0 +1,353 @@
+/* The `stronge` collision law: seed 002 (Mirtich, corrected by Baber), 3D.
+ *
+ * Design note
+ * - Everything is a function of the impulse p on A: u = u0 + K p (eq. 2).
+ *   The collision is parameterised by p_z (§3.3) and ends when the work of the
+ *   normal impulse satisfies W_d = -e^2 W_c summed over all phases (§3.4).
+ * - The trajectory of u_t = (u_x, u_y) is made of pieces, each solved by the
+ *   cheapest exact means (§3.11 shows the list is finite):
+ *     mu = 0                     Newton's law, one ray: du/dp_z = K e_z;
+ *     u_t on a ray of constant   closed form along the ray (§3.9 eq. 8); a
+ *       sliding (§3.7)           converging ray ends at the origin;
+ *     u_t = 0 (sticking, §3.5)   stable: closed form (§3.6); unstable: the
+ *                                diverging ray from the quartic (§3.8, §3.9);
+ *     elsewhere                  Dormand-Prince in sigma, dp_z = |u_t| dsigma,
+ *                                with events for u_z = 0, the end and sticking
+ *                                (law_stronge_integrate.c).
+ *   Closed forms: law_stronge_phase.c (phases and work on a ray),
+ *   law_stronge_sticking.c (§3.5-§3.10), law_stronge_quartic.c.
+ * - The body form rotates the problem so that the normal is +z (§3.1) with a
+ *   rotation that stays accurate at and near n = +-z.
+ * - Invalid input is rejected before any arithmetic, with a message naming the
+ *   argument; the result is checked to be finite before it is returned.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "law_stronge_internal.h"
+
+void stronge_msg(char *msg, size_t msg_size, const char *fmt, ...)
+{
+    if (!msg || msg_size == 0) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, msg_size, fmt, ap);
+    va_end(ap);
+}
+
+cr_stronge_options cr_default_stronge_options(void)
+{
+    cr_stronge_options o;
+    o.tolerance = 1e-10;
+    o.max_steps = 100000;
+    o.closed_forms = true;
+    return o;
+}
+
+/* ---- validation ------------------------------------------------------------ */
+
+static cr_status check_coefficients(double e, double mu, char *msg, size_t msg_size)
+{
+    if (!(e >= 0.0 && e <= 1.0)) {
+        stronge_msg(msg, msg_size, "restitution must be in [0, 1], got %.17g", e);
+        return CR_ERR_INVALID_ARGUMENT;
+    }
+    if (!(mu >= 0.0 && isfinite(mu))) {
+        stronge_msg(msg, msg_size, "friction must be a finite number >= 0, got %.17g", mu);
+        return CR_ERR_INVALID_ARGUMENT;
+    }
+    return CR_OK;
+}
+
+/* K must be finite, symmetric (to 1e-9 of its largest entry) and positive
+ * definite with a Cholesky pivot above 1e-13 of its largest diagonal entry
+ * (a numerically singular K would make the impulse meaningless). On success
+ * *sym is (K + K^T) / 2. */
+static cr_status check_spd(cr_mat3 K, int n, cr_mat3 *sym, char *msg, size_t msg_size)
+{
+    double kmax = 0.0, dmax = 0.0;
+    for (int i = 0; i < n; ++i)
+        for (int j = 0; j < n; ++j) {
+            if (!isfinite(K.m[i][j])) {
+                stronge_msg(msg, msg_size, "K[%d][%d] is not finite (%.17g)", i, j, K.m[i][j]);
+                return CR_ERR_INVALID_ARGUMENT;
+            }
+            kmax = fmax(kmax, fabs(K.m[i][j]));
+        }
+    for (int i = 0; i < n; ++i)
+        for (int j = i + 1; j < n; ++j)
+            if (fabs(K.m[i][j] - K.m[j][i]) > 1e-9 * kmax) {
+                stronge_msg(msg, msg_size, "K is not symmetric: K[%d][%d] = %.17g but K[%d][%d] = %.17g",
+                            i, j, K.m[i][j], j, i, K.m[j][i]);
+                return CR_ERR_INVALID_ARGUMENT;
+            }
+    *sym = K;
+    for (int i = 0; i < n; ++i)
+        for (int j = i + 1; j < n; ++j) sym->m[i][j] = sym->m[j][i] = 0.5 * (K.m[i][j] + K.m[j][i]);
+    for (int i = 0; i < n; ++i) dmax = fmax(dmax, sym->m[i][i]);
+    /* Cholesky. */
+    double L[3][3] = {{0}};
+    for (int j = 0; j < n; ++j) {
+        double d = sym->m[j][j];
+        for (int k = 0; k < j; ++k) d -= L[j][k] * L[j][k];
+        if (!(d > 1e-13 * dmax)) {
+            stronge_msg(msg, msg_size,
+                        "K is not positive definite (Cholesky pivot %d is %.17g, largest diagonal %.17g)",
+                        j, d, dmax);
+            return CR_ERR_INVALID_ARGUMENT;
+        }
+        L[j][j] = sqrt(d);
+        for (int i = j + 1; i < n; ++i) {
+            double v = sym->m[i][j];
+            for (int k = 0; k < j; ++k) v -= L[i][k] * L[j][k];
+            L[i][j] = v / L[j][j];
+        }
+    }
+    return CR_OK;
+}
+
+static cr_status check_vec(const char *name, cr_vec3 v, char *msg, size_t msg_size)
+{
+    if (!cr_v3_isfinite(v)) {
+        stronge_msg(msg, msg_size, "%s is not finite (%.17g, %.17g, %.17g)", name, v.x, v.y, v.z);
+        return CR_ERR_INVALID_ARGUMENT;
+    }
+    return CR_OK;
+}
+
+static cr_status check_options(const cr_stronge_options *o, char *msg, size_t msg_size)
+{
+    if (!(o->tolerance >= 1e-14 && o->tolerance <= 1e-3)) {
+        stronge_msg(msg, msg_size, "options.tolerance must be in [1e-14, 1e-3], got %.17g", o->tolerance);
+        return CR_ERR_INVALID_ARGUMENT;
+    }
+    if (o->max_steps < 1) {
+        stronge_msg(msg, msg_size, "options.max_steps must be >= 1, got %d", o->max_steps);
+        return CR_ERR_INVALID_ARGUMENT;
+    }
+    return CR_OK;
+}
+
+/* ---- contact-space driver ---------------------------------------------------- */
+
+static void zero_result(cr_stronge_result *out)
+{
+    memset(out, 0, sizeof *out);
+    out->sticking = CR_STICKING_NONE;
+}
+
+static cr_status drive(const stronge_problem *pb, stronge_state *s, char *msg, size_t msg_size)
+{
+    cr_status st;
+    if (pb->mu == 0.0) {
+        /* No friction: eq. 3 is du/dp_z = K e_z whatever the sliding direction,
+         * and Stronge's hypothesis is Newton's law (§3.4). */
+        return stronge_ray_advance(pb, s, cr_v3(0.0, 0.0, 1.0), pb->K.m[2][2], INFINITY, msg, msg_size);
+    }
+    const cr_mat3 *K = &pb->K;
+    /* Magnitude of the tangential field, for the "on a ray" test. */
+    double fscale = pb->mu * (fabs(K->m[0][0]) + fabs(K->m[1][1]) + 2.0 * fabs(K->m[0][1])) +
+                    fabs(K->m[0][2]) + fabs(K->m[1][2]);
+    for (int piece = 0; piece < 64; ++piece) {
+        if (s->done) return CR_OK;
+        cr_vec3 u = stronge_velocity(pb, s->p);
+        double r = sqrt(u.x * u.x + u.y * u.y);
+        if (r <= pb->stick_tol) return stronge_resolve_sticking(pb, s, msg, msg_size);
+        if (pb->opt.closed_forms) {
+            double dx = u.x / r, dy = u.y / r;
+            cr_vec3 q = cr_v3(-pb->mu * dx, -pb->mu * dy, 1.0);
+            cr_vec3 k = cr_m3_mul_v(*K, q);
+            if (fabs(dx * k.y - dy * k.x) <= 1e-12 * fscale) {
+                /* On a ray of constant sliding (§3.7): du/dp_z = k stays constant. */
+                double g = dx * k.x + dy * k.y; /* d|u_t|/dp_z */
+                if (g >= 0.0) /* diverging or stationary: to the end (§3.9, §3.11) */
+                    return stronge_ray_advance(pb, s, q, k.z, INFINITY, msg, msg_size);
+                /* Converging: reaches the origin after |u_t| / (-g) unless it ends first. */
+                st = stronge_ray_advance(pb, s, q, k.z, r / -g, msg, msg_size);
+                if (st != CR_OK || s->done) return st;
+                return stronge_resolve_sticking(pb, s, msg, msg_size);
+            }
+        }
+        st = stronge_integrate(pb, s, msg, msg_size);
+        if (st != CR_OK) return st;
+    }
+    stronge_msg(msg, msg_size, "stronge: the collision did not end");
+    return CR_ERR_NON_FINITE;
+}
+
+cr_status cr_law_stronge_contact_ex(cr_mat3 K, cr_vec3 u0, double e, double mu,
+                                    const cr_stronge_options *options, cr_stronge_result *out,
+                                    char *msg, size_t msg_size)
+{
+    cr_status st;
+    if (msg && msg_size) msg[0] = '\0';
+    if (!out) {
+        stronge_msg(msg, msg_size, "out is NULL");
+        return CR_ERR_INVALID_ARGUMENT;
+    }
+    zero_result(out);
+    stronge_problem pb;
+    pb.opt = options ? *options : cr_default_stronge_options();
+    if ((st = check_options(&pb.opt, msg, msg_size)) != CR_OK) return st;
+    if ((st = check_coefficients(e, mu, msg, msg_size)) != CR_OK) return st;
+    if ((st = check_vec("u0", u0, msg, msg_size)) != CR_OK) return st;
+    if ((st = check_spd(K, 3, &pb.K, msg, msg_size)) != CR_OK) return st;
+
+    out->u = u0;
+    if (u0.z >= 0.0) return CR_OK; /* not approaching: no collision (§4 step 2) */
+
+    bool ok = false;
+    pb.Kinv = cr_m3_inverse(pb.K, &ok);
+    if (!ok) {
+        stronge_msg(msg, msg_size, "K is singular");
+        return CR_ERR_INVALID_ARGUMENT;
+    }
+    pb.u0 = u0;
+    pb.e = e;
+    pb.mu = mu;
+    pb.v_scale = cr_v3_len(u0);
+    pb.p_scale = fmax(cr_v3_len(cr_m3_mul_v(pb.Kinv, u0)), -u0.z / pb.K.m[2][2]);
+    pb.w_scale = pb.v_scale * pb.p_scale;
+    double knorm = 0.0;
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) knorm += pb.K.m[i][j] * pb.K.m[i][j];
+    pb.stick_tol = 1e-11 * (pb.v_scale + sqrt(knorm) * pb.p_scale);
+
+    stronge_state s;
+    memset(&s, 0, sizeof s);
+    s.sticking = CR_STICKING_NONE;
+    if ((st = drive(&pb, &s, msg, msg_size)) != CR_OK) return st;
+
+    cr_vec3 u = stronge_velocity(&pb, s.p);
+    if (!cr_v3_isfinite(s.p) || !cr_v3_isfinite(u) || !isfinite(s.wc) || !isfinite(s.wd)) {
+        stronge_msg(msg, msg_size, "stronge: the impulse is not finite");
+        zero_result(out);
+        return CR_ERR_NON_FINITE;
+    }
+    out->impulse = s.p;
+    out->u = u;
+    out->sticking = s.sticking;
+    out->work_compression = s.wc;
+    out->work_decompression = s.wd;
+    out->steps = s.steps;
+    return CR_OK;
+}
+
+cr_status cr_law_stronge_contact(cr_mat3 K, cr_vec3 u0, double e, double mu, cr_stronge_result *out,
+                                 char *msg, size_t msg_size)
+{
+    return cr_law_stronge_contact_ex(K, u0, e, mu, NULL, out, msg, msg_size);
+}
+
+/* ---- rotation (§3.1, Appendix A) and the body form ----------------------------- */
+
+/* R = cos(t) 1 + [a]x + a a^T / (1 + cos(t)) with a = f x z, which is the
+ * seed's (1 - c) n n^T + c 1 + s [n]x with n = a / |a| multiplied out: no
+ * division by |f x z|, accurate for f at or near +z. Needs f.z >= 0. */
+static cr_mat3 rotation_upper(cr_vec3 f)
+{
+    cr_vec3 a = cr_v3(f.y, -f.x, 0.0); /* f x (0, 0, 1) */
+    double c = f.z, k = 1.0 / (1.0 + c);
+    cr_mat3 R = cr_m3_skew(a);
+    for (int i = 0; i < 3; ++i) {
+        R.m[i][i] += c;
+        for (int j = 0; j < 3; ++j) R.m[i][j] += cr_v3_get(a, i) * cr_v3_get(a, j) * k;
+    }
+    return R;
+}
+
+cr_mat3 cr_stronge_rotation(cr_vec3 n)
+{
+    if (n.z >= 0.0) return rotation_upper(n);
+    /* Near -z: first turn by pi about x (diag(1, -1, -1)), which takes n to
+     * the upper half, then rotate that onto +z. */
+    cr_mat3 R = rotation_upper(cr_v3(n.x, -n.y, -n.z));
+    for (int i = 0; i < 3; ++i) {
+        R.m[i][1] = -R.m[i][1];
+        R.m[i][2] = -R.m[i][2];
+    }
+    return R;
+}
+
+static cr_status check_side(const char *name, const cr_contact_side *s, char *msg, size_t msg_size)
+{
+    char what[32];
+    if (!s) {
+        stronge_msg(msg, msg_size, "side %s is NULL", name);
+        return CR_ERR_INVALID_ARGUMENT;
+    }
+    if (!(s->inv_mass >= 0.0 && isfinite(s->inv_mass))) {
+        stronge_msg(msg, msg_size, "%s.inv_mass must be finite and >= 0, got %.17g", name, s->inv_mass);
+        return CR_ERR_INVALID_ARGUMENT;
+    }
+    const cr_mat3 *I = &s->inv_inertia;
+    double m = 0.0;
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) {
+            if (!isfinite(I->m[i][j])) {
+                stronge_msg(msg, msg_size, "%s.inv_inertia[%d][%d] is not finite (%.17g)", name, i, j,
+                            I->m[i][j]);
+                return CR_ERR_INVALID_ARGUMENT;
+            }
+            m = fmax(m, fabs(I->m[i][j]));
+        }
+    for (int i = 0; i < 3; ++i) {
+        for (int j = i + 1; j < 3; ++j)
+            if (fabs(I->m[i][j] - I->m[j][i]) > 1e-9 * m) {
+                stronge_msg(msg, msg_size, "%s.inv_inertia is not symmetric ([%d][%d] = %.17g, [%d][%d] = %.17g)",
+                            name, i, j, I->m[i][j], j, i, I->m[j][i]);
+                return CR_ERR_INVALID_ARGUMENT;
+            }
+        if (I->m[i][i] < -1e-12 * m) {
+            stronge_msg(msg, msg_size, "%s.inv_inertia[%d][%d] = %.17g is negative", name, i, i, I->m[i][i]);
+            return CR_ERR_INVALID_ARGUMENT;
+        }
+    }
+    cr_status st;
+    snprintf(what, sizeof what, "%s.r", name);
+    if ((st = check_vec(what, s->r, msg, msg_size)) != CR_OK) return st;
+    snprintf(what, sizeof what, "%s.v", name);
+    if ((st = check_vec(what, s->v, msg, msg_size)) != CR_OK) return st;
+    snprintf(what, sizeof what, "%s.w", name);
+    return check_vec(what, s->w, msg, msg_size);
+}
+
+cr_status cr_law_stronge_ex(const cr_contact_side *a, const cr_contact_side *b, cr_vec3 n, double e,
+                            double mu, const cr_stronge_options *options, cr_stronge_result *out,
+                            char *msg, size_t msg_size)
+{
+    cr_status st;
+    if (msg && msg_size) msg[0] = '\0';
+    if (!out) {
+        stronge_msg(msg, msg_size, "out is NULL");
+        return CR_ERR_INVALID_ARGUMENT;
+    }
+    zero_result(out);
+    if ((st = check_side("a", a, msg, msg_size)) != CR_OK) return st;
+    if ((st = check_side("b", b, msg, msg_size)) != CR_OK) return st;
+    if ((st = check_vec("normal", n, msg, msg_size)) != CR_OK) return st;
+    double len = cr_v3_len(n);
+    if (!(fabs(len - 1.0) <= 1e-9)) {
+        stronge_msg(msg, msg_size, "normal must be a unit vector, got (%.17g, %.17g, %.17g) of length %.17g",
+                    n.x, n.y, n.z, len);
+        return CR_ERR_INVALID_ARGUMENT;
+    }
+    if (a->inv_mass == 0.0 && b->inv_mass == 0.0) {
+        stronge_msg(msg, msg_size, "both sides are immovable (inv_mass 0): no collision matrix");
+        return CR_ERR_INVALID_ARGUMENT;
+    }
+    cr_mat3 R = cr_stronge_rotation(n), Rt = cr_m3_transpose(R);
+    cr_mat3 K = cr_m3_mul(cr_m3_mul(R, cr_collision_matrix(a, b)), Rt);
+    cr_vec3 u0 = cr_m3_mul_v(R, cr_v3_sub(cr_contact_point_velocity(a), cr_contact_point_velocity(b)));
+    st = cr_law_stronge_contact_ex(K, u0, e, mu, options, out, msg, msg_size);
+    if (st != CR_OK) return st;
+    out->impulse = cr_m3_mul_v(Rt, out->impulse);
+    return CR_OK;
+}
+
+cr_status cr_law_stronge(const cr_contact_side *a, const cr_contact_side *b, cr_vec3 n, double e,
+                         double mu, cr_stronge_result *out, char *msg, size_t msg_size)
+{
+    return cr_law_stronge_ex(a, b, n, e, mu, NULL, out, msg, msg_size);
+}

@@ -1,0 +1,303 @@
+/* Error-controlled integration of seed 002 eq. 3 where the contact slides
+ * off the rays of constant sliding.
+ *
+ * Design note
+ * - Eq. 3, du/dp_z = K (-mu u_t/|u_t|, 1), is singular at u_t = 0 and its
+ *   trajectories reach that point in finite p_z (sticking, §3.5). We integrate
+ *   instead in sigma with dp_z = |u_t| dsigma:
+ *       dp/dsigma = (-mu u_x, -mu u_y, |u_t|),   dW/dsigma = |u_t| u_z,
+ *   with u = u0 + K p (eq. 2). The right-hand side is Lipschitz everywhere, so
+ *   the integrator sees no singularity; approach to the origin becomes an
+ *   exponential decay of u_t in sigma, which the step-size control follows in
+ *   a number of steps logarithmic in the distance (§3.11, Appendix C: the
+ *   direction of u_t converges to a ray). Sliding has stopped when
+ *   |u_t| <= stick_tol, far above rounding and far below the tolerance.
+ * - The state is the impulse p itself (and W), not u: u = u0 + K p holds to
+ *   rounding at every step, and the friction cone is respected up to the
+ *   integration error only.
+ * - Dormand-Prince 5(4) (Hairer's DOPRI5 coefficients) with its continuous
+ *   extension of order 4 to locate events inside a step: u_z = 0 (a change
+ *   of phase, §3.4) and W_d = -e^2 W_c (the end, Stronge's hypothesis).
+ *   Events are found by bisection on the interpolant and the state there is
+ *   recomputed by a proper Dormand-Prince step to the event. W is stationary
+ *   at u_z = 0, so an error d in a phase change moves work between W_c and
+ *   W_d by O(d^2) only.
+ * - Work is accumulated per phase: W_c over every phase with u_z < 0 and W_d
+ *   over every phase with u_z > 0, so that several compression phases are
+ *   handled (Baber's correction, §1.1, §3.4).
+ */
+#include <math.h>
+#include <string.h>
+
+#include "law_stronge_internal.h"
+
+#define NY 4 /* p_x, p_y, p_z, W */
+
+/* Dormand-Prince 5(4) tableau (Hairer, Norsett, Wanner; DOPRI5). The system
+ * is autonomous, so the nodes c_i are not needed. */
+static const double A21 = 1.0 / 5.0;
+static const double A31 = 3.0 / 40.0, A32 = 9.0 / 40.0;
+static const double A41 = 44.0 / 45.0, A42 = -56.0 / 15.0, A43 = 32.0 / 9.0;
+static const double A51 = 19372.0 / 6561.0, A52 = -25360.0 / 2187.0, A53 = 64448.0 / 6561.0,
+                    A54 = -212.0 / 729.0;
+static const double A61 = 9017.0 / 3168.0, A62 = -355.0 / 33.0, A63 = 46732.0 / 5247.0,
+                    A64 = 49.0 / 176.0, A65 = -5103.0 / 18656.0;
+static const double B1 = 35.0 / 384.0, B3 = 500.0 / 1113.0, B4 = 125.0 / 192.0,
+                    B5 = -2187.0 / 6784.0, B6 = 11.0 / 84.0;
+static const double E1 = 71.0 / 57600.0, E3 = -71.0 / 16695.0, E4 = 71.0 / 1920.0,
+                    E5 = -17253.0 / 339200.0, E6 = 22.0 / 525.0, E7 = -1.0 / 40.0;
+static const double D1 = -12715105075.0 / 11282082432.0, D3 = 87487479700.0 / 32700410799.0,
+                    D4 = -10690763975.0 / 1880347072.0, D5 = 701980252875.0 / 199316789632.0,
+                    D6 = -1453857185.0 / 822651844.0, D7 = 69997945.0 / 29380423.0;
+
+typedef struct dp_step {
+    double h;
+    double y0[NY], y1[NY];
+    double k[7][NY]; /* k[0] = f(y0), k[6] = f(y1) (first same as last) */
+    double err[NY];
+} dp_step;
+
+static void rhs(const stronge_problem *pb, const double y[NY], double dy[NY])
+{
+    cr_vec3 u = stronge_velocity(pb, cr_v3(y[0], y[1], y[2]));
+    double r = sqrt(u.x * u.x + u.y * u.y);
+    dy[0] = -pb->mu * u.x;
+    dy[1] = -pb->mu * u.y;
+    dy[2] = r;
+    dy[3] = r * u.z;
+}
+
+/* One Dormand-Prince step of size h from st->y0 with st->k[0] = f(y0). */
+static void dp_take(const stronge_problem *pb, dp_step *st, double h)
+{
+    double t[NY];
+    double(*k)[NY] = st->k;
+    const double *y = st->y0;
+    st->h = h;
+    for (int i = 0; i < NY; ++i) t[i] = y[i] + h * (A21 * k[0][i]);
+    rhs(pb, t, k[1]);
+    for (int i = 0; i < NY; ++i) t[i] = y[i] + h * (A31 * k[0][i] + A32 * k[1][i]);
+    rhs(pb, t, k[2]);
+    for (int i = 0; i < NY; ++i) t[i] = y[i] + h * (A41 * k[0][i] + A42 * k[1][i] + A43 * k[2][i]);
+    rhs(pb, t, k[3]);
+    for (int i = 0; i < NY; ++i)
+        t[i] = y[i] + h * (A51 * k[0][i] + A52 * k[1][i] + A53 * k[2][i] + A54 * k[3][i]);
+    rhs(pb, t, k[4]);
+    for (int i = 0; i < NY; ++i)
+        t[i] = y[i] + h * (A61 * k[0][i] + A62 * k[1][i] + A63 * k[2][i] + A64 * k[3][i] +
+                           A65 * k[4][i]);
+    rhs(pb, t, k[5]);
+    for (int i = 0; i < NY; ++i)
+        st->y1[i] = y[i] + h * (B1 * k[0][i] + B3 * k[2][i] + B4 * k[3][i] + B5 * k[4][i] +
+                                B6 * k[5][i]);
+    rhs(pb, st->y1, k[6]);
+    for (int i = 0; i < NY; ++i)
+        st->err[i] = h * (E1 * k[0][i] + E3 * k[2][i] + E4 * k[3][i] + E5 * k[4][i] +
+                          E6 * k[5][i] + E7 * k[6][i]);
+}
+
+/* Continuous extension (order 4) at fraction th of the step. */
+static void dp_dense(const dp_step *st, double th, double out[NY])
+{
+    const double h = st->h;
+    for (int i = 0; i < NY; ++i) {
+        double ydiff = st->y1[i] - st->y0[i];
+        double bspl = h * st->k[0][i] - ydiff;
+        double r4 = ydiff - h * st->k[6][i] - bspl;
+        double r5 = h * (D1 * st->k[0][i] + D3 * st->k[2][i] + D4 * st->k[3][i] +
+                         D5 * st->k[4][i] + D6 * st->k[5][i] + D7 * st->k[6][i]);
+        out[i] = st->y0[i] + th * (ydiff + (1.0 - th) * (bspl + th * (r4 + (1.0 - th) * r5)));
+    }
+}
+
+static double dense_uz(const stronge_problem *pb, const dp_step *st, double th, double *w)
+{
+    double y[NY];
+    dp_dense(st, th, y);
+    if (w) *w = y[3];
+    return stronge_velocity(pb, cr_v3(y[0], y[1], y[2])).z;
+}
+
+/* Bisection on the interpolant between lo (condition false) and hi (true). */
+typedef enum { EV_UZ_POSITIVE, EV_UZ_NEGATIVE, EV_W_REACHED } ev_kind;
+
+static bool ev_holds(const stronge_problem *pb, const dp_step *st, ev_kind kind, double th,
+                     double w_target)
+{
+    double w;
+    double uz = dense_uz(pb, st, th, &w);
+    switch (kind) {
+    case EV_UZ_POSITIVE: return uz > 0.0;
+    case EV_UZ_NEGATIVE: return uz < 0.0;
+    default: return w >= w_target;
+    }
+}
+
+static double bisect(const stronge_problem *pb, const dp_step *st, ev_kind kind, double lo,
+                     double hi, double w_target)
+{
+    for (int it = 0; it < 60 && hi - lo > 1e-15; ++it) {
+        double mid = 0.5 * (lo + hi);
+        if (ev_holds(pb, st, kind, mid, w_target))
+            hi = mid;
+        else
+            lo = mid;
+    }
+    return hi;
+}
+
+typedef enum { EVENT_NONE, EVENT_PHASE, EVENT_END } event_type;
+
+/* The first event inside the accepted step, sampled at 8 points of the
+ * interpolant so that a phase that begins and ends inside one step is seen. */
+static event_type find_event(const stronge_problem *pb, const dp_step *st, int phase,
+                             double w_target, double *th_event)
+{
+    const int samples = 8;
+    double prev = 0.0;
+    for (int j = 1; j <= samples; ++j) {
+        double th = (double)j / samples, w;
+        double uz = dense_uz(pb, st, th, &w);
+        if (j == samples) { /* the step's own end, not the interpolant */
+            w = st->y1[3];
+            uz = stronge_velocity(pb, cr_v3(st->y1[0], st->y1[1], st->y1[2])).z;
+        }
+        if (phase < 0) {
+            if (uz > 0.0) {
+                *th_event = bisect(pb, st, EV_UZ_POSITIVE, prev, th, 0.0);
+                return EVENT_PHASE;
+            }
+        } else {
+            if (uz < 0.0) {
+                double tc = bisect(pb, st, EV_UZ_NEGATIVE, prev, th, 0.0), wc;
+                dense_uz(pb, st, tc, &wc);
+                if (wc >= w_target) {
+                    *th_event = bisect(pb, st, EV_W_REACHED, prev, tc, w_target);
+                    return EVENT_END;
+                }
+                *th_event = tc;
+                return EVENT_PHASE;
+            }
+            if (w >= w_target) {
+                *th_event = bisect(pb, st, EV_W_REACHED, prev, th, w_target);
+                return EVENT_END;
+            }
+        }
+        prev = th;
+    }
+    return EVENT_NONE;
+}
+
+/* Error norm: p and W against their tolerances, and the error it induces
+ * in u_t = (K (p))_t relative to |u_t| itself. The last term makes the
+ * approach to the origin scale-free: whether u_t reaches 0 or turns away to
+ * the diverging ray is decided by the direction of u_t, which must stay
+ * accurate however small u_t gets (§3.7, Figure 4). */
+static double err_norm(const stronge_problem *pb, const dp_step *st, const double atol[NY],
+                       double rtol)
+{
+    double m = 0.0;
+    for (int i = 0; i < NY; ++i) {
+        double sc = atol[i] + rtol * fmax(fabs(st->y0[i]), fabs(st->y1[i]));
+        double q = fabs(st->err[i]) / sc;
+        if (!(q <= m)) m = q; /* also propagates NaN */
+    }
+    cr_vec3 ep = cr_m3_mul_v(pb->K, cr_v3(st->err[0], st->err[1], st->err[2]));
+    cr_vec3 u0 = stronge_velocity(pb, cr_v3(st->y0[0], st->y0[1], st->y0[2]));
+    cr_vec3 u1 = stronge_velocity(pb, cr_v3(st->y1[0], st->y1[1], st->y1[2]));
+    double r = fmax(sqrt(u0.x * u0.x + u0.y * u0.y), sqrt(u1.x * u1.x + u1.y * u1.y));
+    double q = sqrt(ep.x * ep.x + ep.y * ep.y) / (0.1 * pb->stick_tol + rtol * r);
+    if (!(q <= m)) m = q;
+    return m;
+}
+
+cr_status stronge_integrate(const stronge_problem *pb, stronge_state *s, char *msg,
+                            size_t msg_size)
+{
+    const double rtol = pb->opt.tolerance, e2 = pb->e * pb->e;
+    const double atol[NY] = {rtol * pb->p_scale, rtol * pb->p_scale, rtol * pb->p_scale,
+                             rtol * pb->w_scale};
+    dp_step st;
+    st.y0[0] = s->p.x;
+    st.y0[1] = s->p.y;
+    st.y0[2] = s->p.z;
+    st.y0[3] = 0.0; /* W, counted from here */
+    rhs(pb, st.y0, st.k[0]);
+
+    /* Phase from the sign of u_z (or of du_z/dsigma where u_z = 0). */
+    double uz = stronge_velocity(pb, s->p).z;
+    int phase = uz < 0.0 ? -1 : (uz > 0.0 ? 1 : (st.k[0][3] < 0.0 ? -1 : 1));
+    double w_ps = 0.0; /* W at the start of the current phase */
+    if (phase > 0 && -e2 * s->wc - s->wd <= 0.0) {
+        s->wd = -e2 * s->wc;
+        s->done = true;
+        return CR_OK;
+    }
+
+    /* sigma has units of 1/K; the angular rate of u_t is about |K| (1 + mu). */
+    double knorm = 0.0;
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) knorm = fmax(knorm, fabs(pb->K.m[i][j]));
+    double h = 0.01 / (knorm * (1.0 + pb->mu));
+
+    for (int tries = 0; tries < pb->opt.max_steps; ++tries) {
+        dp_take(pb, &st, h);
+        double en = err_norm(pb, &st, atol, rtol);
+        if (!(en <= 1.0)) {
+            h *= isfinite(en) ? fmax(0.2, 0.9 * pow(en, -0.2)) : 0.1;
+            continue;
+        }
+        s->steps++;
+        double need = -e2 * s->wc - s->wd; /* work left in this decompression */
+        double th_ev = 1.0;
+        event_type ev = find_event(pb, &st, phase, w_ps + need, &th_ev);
+        if (ev != EVENT_NONE) {
+            /* Recompute the state at the event with a proper step. */
+            dp_take(pb, &st, th_ev * st.h);
+            double w = st.y1[3];
+            if (ev == EVENT_PHASE) {
+                if (phase < 0)
+                    s->wc += fmin(w - w_ps, 0.0);
+                else
+                    s->wd += fmax(w - w_ps, 0.0);
+                w_ps = w;
+                phase = -phase;
+                memcpy(st.y0, st.y1, sizeof st.y0);
+                memcpy(st.k[0], st.k[6], sizeof st.k[0]);
+                s->p = cr_v3(st.y0[0], st.y0[1], st.y0[2]);
+                if (phase > 0 && -e2 * s->wc - s->wd <= 0.0) { /* e = 0: ends at u_z = 0 */
+                    s->wd = -e2 * s->wc;
+                    s->done = true;
+                    return CR_OK;
+                }
+                continue;
+            }
+            /* The end: one Newton correction of W onto its target. */
+            double f[NY];
+            rhs(pb, st.y1, f);
+            double ds = (w_ps + need - w) / f[3];
+            if (f[3] > 0.0 && fabs(ds) <= st.h)
+                for (int i = 0; i < 3; ++i) st.y1[i] += f[i] * ds;
+            s->p = cr_v3(st.y1[0], st.y1[1], st.y1[2]);
+            s->wd = -e2 * s->wc;
+            s->done = true;
+            return CR_OK;
+        }
+        memcpy(st.y0, st.y1, sizeof st.y0);
+        memcpy(st.k[0], st.k[6], sizeof st.k[0]);
+        s->p = cr_v3(st.y0[0], st.y0[1], st.y0[2]);
+        cr_vec3 u = stronge_velocity(pb, s->p);
+        if (sqrt(u.x * u.x + u.y * u.y) <= pb->stick_tol) {
+            /* Sliding has stopped: hand over to §3.5 with the work so far. */
+            if (phase < 0)
+                s->wc += fmin(st.y0[3] - w_ps, 0.0);
+            else
+                s->wd += fmax(st.y0[3] - w_ps, 0.0);
+            return CR_OK;
+        }
+        h *= en > 0.0 ? fmin(5.0, fmax(0.2, 0.9 * pow(en, -0.2))) : 5.0;
+    }
+    stronge_msg(msg, msg_size, "stronge: integration did not finish in %d steps (tolerance %g)",
+                pb->opt.max_steps, rtol);
+    return CR_ERR_NON_FINITE;
+}
