@@ -378,6 +378,30 @@ static void test_lattice_jitter_determinism(void **state)
     cr_scene_free(&c);
 }
 
+/* "speed": random directions of the given magnitude, on their own stream so
+ * that positions do not change when speed is added. */
+static void test_generator_speed(void **state)
+{
+    (void)state;
+    cr_scene a, b;
+    load_ok("{\"generate\": [{\"lattice\": {\"count\": [5, 5, 4], \"spacing\": 0.5, \"jitter\": 0.1, \"seed\": 5,"
+            " \"speed\": 2}, \"body\": {\"velocity\": [0, 0, 1]}}]}",
+            &a);
+    load_ok("{\"generate\": [{\"lattice\": {\"count\": [5, 5, 4], \"spacing\": 0.5, \"jitter\": 0.1, \"seed\": 5}}]}", &b);
+    cr_vec3 mean = cr_v3_zero();
+    for (uint32_t i = 0; i < a.body_count; ++i) {
+        cr_body_state sa = body_state(&a, i);
+        assert_vec_equal(sa.position, body_state(&b, i).position);
+        cr_vec3 dv = cr_v3_sub(sa.velocity, cr_v3(0, 0, 1));
+        assert_true(fabs(cr_v3_len(dv) - 2.0) < 1e-12);
+        mean = cr_v3_add(mean, cr_v3_scale(dv, 1.0 / a.body_count));
+    }
+    /* 100 random directions: their mean is far shorter than one of them. */
+    assert_true(cr_v3_len(mean) < 0.6);
+    cr_scene_free(&a);
+    cr_scene_free(&b);
+}
+
 static const char *fill_scene =
     "{\"statics\": [{\"point\": [0, 0, 0], \"normal\": [0, 0, 1]}, {\"point\": [0.9, 0, 0], \"normal\": [-1, 0, 0]}],"
     " \"bodies\": [{\"radius\": 0.2, \"position\": [0.5, 0.5, 0.5]}],"
@@ -474,6 +498,7 @@ int main(void)
         cmocka_unit_test(test_small_error_buffer),
         cmocka_unit_test(test_lattice),
         cmocka_unit_test(test_lattice_jitter_determinism),
+        cmocka_unit_test(test_generator_speed),
         cmocka_unit_test(test_random_fill_no_overlap),
         cmocka_unit_test(test_default_scene),
         cmocka_unit_test(test_shipped_scenes),

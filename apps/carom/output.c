@@ -41,7 +41,10 @@ static int make_dirs(const char *dir)
         *s = '/';
     }
     struct stat st;
-    if (rc == 0 && (stat(p, &st) != 0 || !S_ISDIR(st.st_mode))) rc = errno ? errno : ENOTDIR;
+    if (rc == 0) {
+        if (stat(p, &st) != 0) rc = errno;
+        else if (!S_ISDIR(st.st_mode)) rc = ENOTDIR;
+    }
     free(p);
     return rc;
 }
