@@ -21,6 +21,7 @@
  * - Invalid input is rejected before any arithmetic, with a message naming the
  *   argument; the result is checked to be finite before it is returned.
  */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -156,15 +157,24 @@ static cr_status drive(const stronge_problem *pb, stronge_state *s, char *msg, s
         if (r <= pb->stick_tol) return stronge_resolve_sticking(pb, s, msg, msg_size);
         if (pb->opt.closed_forms) {
             double dx = u.x / r, dy = u.y / r;
+            bool on_ray = false;
+            if (s->ray >= 0) {
+                /* The integrator converged onto this attracting ray. */
+                dx = cos(pb->ray[s->ray]);
+                dy = sin(pb->ray[s->ray]);
+                s->ray = -1;
+                on_ray = true;
+            }
             cr_vec3 q = cr_v3(-pb->mu * dx, -pb->mu * dy, 1.0);
             cr_vec3 k = cr_m3_mul_v(*K, q);
-            if (fabs(dx * k.y - dy * k.x) <= 1e-12 * fscale) {
+            if (on_ray || fabs(dx * k.y - dy * k.x) <= 1e-12 * fscale) {
                 /* On a ray of constant sliding (§3.7): du/dp_z = k stays constant. */
                 double g = dx * k.x + dy * k.y; /* d|u_t|/dp_z */
                 if (g >= 0.0) /* diverging or stationary: to the end (§3.9, §3.11) */
                     return stronge_ray_advance(pb, s, q, k.z, INFINITY, msg, msg_size);
                 /* Converging: reaches the origin after |u_t| / (-g) unless it ends first. */
-                st = stronge_ray_advance(pb, s, q, k.z, r / -g, msg, msg_size);
+                double along = u.x * dx + u.y * dy;
+                st = stronge_ray_advance(pb, s, q, k.z, fmax(along, 0.0) / -g, msg, msg_size);
                 if (st != CR_OK || s->done) return st;
                 return stronge_resolve_sticking(pb, s, msg, msg_size);
             }
@@ -212,11 +222,30 @@ cr_status cr_law_stronge_contact_ex(cr_mat3 K, cr_vec3 u0, double e, double mu,
     double knorm = 0.0;
     for (int i = 0; i < 3; ++i)
         for (int j = 0; j < 3; ++j) knorm += pb.K.m[i][j] * pb.K.m[i][j];
+    pb.u_noise = 64.0 * DBL_EPSILON * (pb.v_scale + sqrt(knorm) * pb.p_scale);
     pb.stick_tol = 1e-11 * (pb.v_scale + sqrt(knorm) * pb.p_scale);
+
+    /* The rays of constant sliding that attract the direction of u_t
+     * (f'(theta) < 0 in eq. 7): where the integrator converges onto one, the
+     * closed form of §3.9 takes over (law_stronge_integrate.c). */
+    pb.nrays = 0;
+    if (mu > 0.0 && pb.opt.closed_forms) {
+        double th[4];
+        int n = cr_stronge_sliding_rays(pb.K, mu, th);
+        for (int i = 0; i < n; ++i) {
+            double d;
+            stronge_ray_eq(pb.K, mu, th[i], &d);
+            if (d < 0.0) {
+                pb.ray[pb.nrays] = th[i];
+                pb.ray_rate[pb.nrays++] = d;
+            }
+        }
+    }
 
     stronge_state s;
     memset(&s, 0, sizeof s);
     s.sticking = CR_STICKING_NONE;
+    s.ray = -1;
     if ((st = drive(&pb, &s, msg, msg_size)) != CR_OK) return st;
 
     cr_vec3 u = stronge_velocity(&pb, s.p);

@@ -12,6 +12,12 @@
  *   a number of steps logarithmic in the distance (§3.11, Appendix C: the
  *   direction of u_t converges to a ray). Sliding has stopped when
  *   |u_t| <= stick_tol, far above rounding and far below the tolerance.
+ * - Where the direction of u_t converges to a ray that attracts it (f'(theta)
+ *   < 0 in eq. 7, Appendix C), the system is stiff: the direction settles at
+ *   the rate |f'| while |u_t| changes at the rate d|u_t|/dp_z, which can be
+ *   orders of magnitude slower. Once the direction is within the tolerance
+ *   (in radians) of such a ray, the driver finishes on the ray in closed form,
+ *   which costs a relative error of the order of the tolerance.
  * - The state is the impulse p itself (and W), not u: u = u0 + K p holds to
  *   rounding at every step, and the friction cone is respected up to the
  *   integration error only.
@@ -254,6 +260,17 @@ cr_status stronge_integrate(const stronge_problem *pb, stronge_state *s, char *m
         if (ev != EVENT_NONE) {
             /* Recompute the state at the event with a proper step. */
             dp_take(pb, &st, th_ev * st.h);
+            double f[NY];
+            rhs(pb, st.y1, f);
+            if (ev == EVENT_PHASE) {
+                /* One Newton correction of u_z onto 0 (d u_z/dsigma = (K dp/dsigma)_z). */
+                double uz_ev = stronge_velocity(pb, cr_v3(st.y1[0], st.y1[1], st.y1[2])).z;
+                double duz = pb->K.m[2][0] * f[0] + pb->K.m[2][1] * f[1] + pb->K.m[2][2] * f[2];
+                double ds = duz != 0.0 ? -uz_ev / duz : 0.0;
+                if (fabs(ds) <= st.h)
+                    for (int i = 0; i < NY; ++i) st.y1[i] += f[i] * ds;
+                rhs(pb, st.y1, st.k[6]);
+            }
             double w = st.y1[3];
             if (ev == EVENT_PHASE) {
                 if (phase < 0)
@@ -273,8 +290,6 @@ cr_status stronge_integrate(const stronge_problem *pb, stronge_state *s, char *m
                 continue;
             }
             /* The end: one Newton correction of W onto its target. */
-            double f[NY];
-            rhs(pb, st.y1, f);
             double ds = (w_ps + need - w) / f[3];
             if (f[3] > 0.0 && fabs(ds) <= st.h)
                 for (int i = 0; i < 3; ++i) st.y1[i] += f[i] * ds;
@@ -287,8 +302,29 @@ cr_status stronge_integrate(const stronge_problem *pb, stronge_state *s, char *m
         memcpy(st.k[0], st.k[6], sizeof st.k[0]);
         s->p = cr_v3(st.y0[0], st.y0[1], st.y0[2]);
         cr_vec3 u = stronge_velocity(pb, s->p);
-        if (sqrt(u.x * u.x + u.y * u.y) <= pb->stick_tol) {
-            /* Sliding has stopped: hand over to §3.5 with the work so far. */
+        bool stop = sqrt(u.x * u.x + u.y * u.y) <= pb->stick_tol;
+        double h_max = INFINITY;
+        if (!stop && pb->nrays > 0) {
+            double r = sqrt(u.x * u.x + u.y * u.y), th = atan2(u.y, u.x);
+            /* The direction of u_t is known to rtol, or to rounding / |u_t|. */
+            double dir_tol = fmax(rtol, pb->u_noise / r);
+            for (int i = 0; i < pb->nrays && !stop; ++i) {
+                double d = fabs(remainder(th - pb->ray[i], 6.283185307179586476925));
+                if (d <= dir_tol) {
+                    /* Converged onto an attracting ray: the closed form takes over. */
+                    s->ray = i;
+                    stop = true;
+                } else if (d <= 0.05) {
+                    /* Near it the direction relaxes like exp(f' sigma): keep
+                     * h |f'| <= 1 so that the step damps it (|R(z)| < 0.4)
+                     * instead of hovering at the stability limit, where it
+                     * would never converge (stiffness). */
+                    h_max = fmin(h_max, 1.0 / -pb->ray_rate[i]);
+                }
+            }
+        }
+        if (stop) {
+            /* Hand over to the closed forms with the work so far. */
             if (phase < 0)
                 s->wc += fmin(st.y0[3] - w_ps, 0.0);
             else
@@ -296,6 +332,7 @@ cr_status stronge_integrate(const stronge_problem *pb, stronge_state *s, char *m
             return CR_OK;
         }
         h *= en > 0.0 ? fmin(5.0, fmax(0.2, 0.9 * pow(en, -0.2))) : 5.0;
+        h = fmin(h, h_max);
     }
     stronge_msg(msg, msg_size, "stronge: integration did not finish in %d steps (tolerance %g)",
                 pb->opt.max_steps, rtol);

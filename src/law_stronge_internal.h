@@ -15,6 +15,10 @@ typedef struct stronge_problem {
     double p_scale;   /* a typical impulse: max(|K^-1 u0|, |u0_z| / K33) */
     double w_scale;   /* v_scale * p_scale */
     double stick_tol; /* |u_t| at or below which sliding has stopped (§3.5) */
+    double u_noise;   /* rounding level of u = u0 + K p */
+    int nrays;        /* rays of constant sliding that attract the direction of u_t */
+    double ray[4];    /* their angles (Appendix C: trajectories converge to them) */
+    double ray_rate[4]; /* f'(theta) < 0 of eq. 7 there: the rate of attraction */
     cr_stronge_options opt;
 } stronge_problem;
 
@@ -25,6 +29,7 @@ typedef struct stronge_state {
     bool done;          /* W_d = -e^2 W_c reached in a decompression phase */
     cr_sticking sticking;
     int steps;
+    int ray;            /* index into problem.ray that u_t has converged to, or -1 */
 } stronge_state;
 
 static inline cr_vec3 stronge_velocity(const stronge_problem *pb, cr_vec3 p)
@@ -40,11 +45,15 @@ cr_status stronge_ray_advance(const stronge_problem *pb, stronge_state *s, cr_ve
                               double dpz_max, char *msg, size_t msg_size);
 
 /* law_stronge_sticking.c: resolve sticking at u_t = 0 (§3.5-§3.9). */
+/* Eq. 7 at angle theta: the rate d theta / d sigma of the direction of u_t,
+ * with d sigma = dp_z / |u_t|; its derivative in *deriv (< 0: attracting). */
+double stronge_ray_eq(cr_mat3 K, double mu, double theta, double *deriv);
 cr_status stronge_resolve_sticking(const stronge_problem *pb, stronge_state *s, char *msg,
                                    size_t msg_size);
 
 /* law_stronge_integrate.c: Dormand-Prince integration of eq. 3 until the
- * collision ends (s->done) or sliding stops (|u_t| <= stick_tol). */
+ * collision ends (s->done), sliding stops (|u_t| <= stick_tol) or the
+ * direction of u_t is within the tolerance of an attracting ray (s->ray). */
 cr_status stronge_integrate(const stronge_problem *pb, stronge_state *s, char *msg,
                             size_t msg_size);
 

@@ -22,7 +22,7 @@ static const double PI = 3.141592653589793238463;
 static const double TWO_PI = 6.283185307179586476925;
 
 /* Eq. 7 and its derivative in theta. */
-static double ray_eq(cr_mat3 K, double mu, double th, double *deriv)
+double stronge_ray_eq(cr_mat3 K, double mu, double th, double *deriv)
 {
     double c = cos(th), s = sin(th), c2 = cos(2.0 * th), s2 = sin(2.0 * th);
     double k11 = K.m[0][0], k22 = K.m[1][1], k12 = K.m[0][1], k13 = K.m[0][2], k23 = K.m[1][2];
@@ -48,11 +48,11 @@ static double wrap_angle(double th)
 
 static double polish_angle(cr_mat3 K, double mu, double th)
 {
-    double d, f = ray_eq(K, mu, th, &d);
+    double d, f = stronge_ray_eq(K, mu, th, &d);
     for (int it = 0; it < 8 && f != 0.0; ++it) {
         if (d == 0.0 || !isfinite(d)) break;
         double tn = th - f / d, dn;
-        double fn = ray_eq(K, mu, tn, &dn);
+        double fn = stronge_ray_eq(K, mu, tn, &dn);
         if (!(fabs(fn) < fabs(f))) break;
         th = tn;
         f = fn;
@@ -89,7 +89,7 @@ int cr_stronge_sliding_rays(cr_mat3 K, double mu, double theta[4])
     int n = 0;
     for (int i = 0; i < nc; ++i) {
         double th = wrap_angle(polish_angle(K, mu, cand[i]));
-        if (!(fabs(ray_eq(K, mu, th, NULL)) <= 1e-8 * fscale)) continue; /* spurious */
+        if (!(fabs(stronge_ray_eq(K, mu, th, NULL)) <= 1e-8 * fscale)) continue; /* spurious */
         bool dup = false;
         for (int j = 0; j < n; ++j) {
             double d = fabs(theta[j] - th);

@@ -6,6 +6,7 @@
 #include "carom/types.h"
 #include "carom/collide.h"
 #include "carom/world.h"
+#include "carom/law_stronge.h"
 
 #define CAROM_VERSION_STRING "0.1.0"
 
