@@ -5,13 +5,16 @@
 
 #include "world_internal.h"
 
-#define CR_NONE UINT32_MAX
+enum { SLOT_EMPTY = 0, SLOT_GRID, SLOT_LARGE, SLOT_OVERFLOW };
 
-typedef struct cell_range { int32_t lo[3], hi[3]; } cell_range;
+/* Cells a box may cover before it counts as large (in cell-size hints). */
+#define CR_BROAD_CELL_CAP 4.0
+/* Queries wider than this many cells scan every body instead. */
+#define CR_BROAD_QUERY_CELLS 4096.0
 
-static int32_t cell_coord(double x, double cell)
+static int32_t coord(double x, double inv_cell)
 {
-    double c = floor(x / cell);
+    double c = floor(x * inv_cell);
     /* Far-away (or absurd) coordinates share the outermost cells instead of
      * overflowing the integer conversion. */
     if (c < -1073741824.0) c = -1073741824.0;
@@ -19,48 +22,26 @@ static int32_t cell_coord(double x, double cell)
     return (int32_t)c;
 }
 
-static cell_range range_of(const cr_broad_phase *bp, cr_vec3 lo, cr_vec3 hi)
+static cr_cell cell_of(const cr_broad_phase *bp, cr_vec3 p)
 {
-    cell_range r = {{cell_coord(lo.x, bp->cell), cell_coord(lo.y, bp->cell), cell_coord(lo.z, bp->cell)},
-                    {cell_coord(hi.x, bp->cell), cell_coord(hi.y, bp->cell), cell_coord(hi.z, bp->cell)}};
-    return r;
+    cr_cell c = {coord(p.x, bp->inv_cell), coord(p.y, bp->inv_cell), coord(p.z, bp->inv_cell)};
+    return c;
 }
 
-static double range_cells(cell_range r)
+static uint32_t bucket_of(const cr_broad_phase *bp, int32_t x, int32_t y, int32_t z)
 {
-    return ((double)r.hi[0] - r.lo[0] + 1.0) * ((double)r.hi[1] - r.lo[1] + 1.0) *
-           ((double)r.hi[2] - r.lo[2] + 1.0);
-}
-
-static uint32_t bucket_of(const cr_broad_phase *bp, int32_t ix, int32_t iy, int32_t iz)
-{
-    uint32_t h = (uint32_t)ix * 73856093u ^ (uint32_t)iy * 19349663u ^ (uint32_t)iz * 83492791u;
-    return (h ^ (h >> 16)) & (bp->bucket_count - 1u);
+    uint32_t h = (uint32_t)x * 73856093u ^ (uint32_t)y * 19349663u ^ (uint32_t)z * 83492791u;
+    return (h ^ (h >> 15)) & (bp->bucket_count - 1u);
 }
 
 static bool empty_box(cr_vec3 lo, cr_vec3 hi) { return !(lo.x <= hi.x); }
 
-static bool insert(cr_world *w, cr_broad_phase *bp, uint32_t body, int32_t ix, int32_t iy, int32_t iz)
-{
-    if (!cr_grow(w, (void **)&bp->entries, &bp->entry_capacity, bp->entry_count + 1, sizeof *bp->entries))
-        return false;
-    uint32_t h = bucket_of(bp, ix, iy, iz);
-    cr_broad_entry *e = &bp->entries[bp->entry_count];
-    e->ix = ix;
-    e->iy = iy;
-    e->iz = iz;
-    e->body = body;
-    e->next = bp->head[h];
-    bp->head[h] = bp->entry_count++;
-    return true;
-}
+static double extent(cr_vec3 lo, cr_vec3 hi) { return fmax(hi.x - lo.x, fmax(hi.y - lo.y, hi.z - lo.z)); }
 
-static bool add_large(cr_world *w, cr_broad_phase *bp, uint32_t body)
+static bool push(cr_world *w, uint32_t **arr, uint32_t *count, uint32_t *cap, uint32_t v)
 {
-    if (!cr_grow(w, (void **)&bp->large_list, &bp->large_capacity, bp->large_count + 1, sizeof *bp->large_list))
-        return false;
-    bp->large[body] = 1;
-    bp->large_list[bp->large_count++] = body;
+    if (!cr_grow(w, (void **)arr, cap, *count + 1, sizeof **arr)) return false;
+    (*arr)[(*count)++] = v;
     return true;
 }
 
@@ -75,157 +56,161 @@ static bool add_pair(cr_world *w, cr_broad_phase *bp, uint32_t a, uint32_t b)
 
 bool cr_broad_reserve(cr_world *w, cr_broad_phase *bp, uint32_t n)
 {
-    uint32_t cap = bp->box_capacity;
-    if (!cr_grow(w, (void **)&bp->lo, &cap, n, sizeof *bp->lo)) return false;
-    cap = bp->box_capacity;
-    if (!cr_grow(w, (void **)&bp->hi, &cap, n, sizeof *bp->hi)) return false;
-    cap = bp->box_capacity;
-    if (!cr_grow(w, (void **)&bp->large, &cap, n, sizeof *bp->large)) return false;
-    bp->box_capacity = cap;
+    if (n <= bp->box_capacity) return true;
+    uint32_t c0 = bp->box_capacity, c1 = c0, c2 = c0, c3 = c0;
+    if (!cr_grow(w, (void **)&bp->lo, &c0, n, sizeof *bp->lo) || !cr_grow(w, (void **)&bp->hi, &c1, n, sizeof *bp->hi) ||
+        !cr_grow(w, (void **)&bp->key, &c2, n, sizeof *bp->key) ||
+        !cr_grow(w, (void **)&bp->state, &c3, n, sizeof *bp->state))
+        return false;
+    bp->box_capacity = c0;
+    return true;
+}
+
+/* Grid cells, large list and sorted buckets from the current boxes. */
+static bool index_boxes(cr_world *w, cr_broad_phase *bp)
+{
+    uint32_t n = bp->n;
+    double hint = bp->size_hint > 0.0 ? bp->size_hint : 1.0, cell = 0.0;
+    for (uint32_t i = 0; i < n; ++i)
+        if (!empty_box(bp->lo[i], bp->hi[i])) {
+            double e = extent(bp->lo[i], bp->hi[i]);
+            if (e <= CR_BROAD_CELL_CAP * hint && e > cell) cell = e;
+        }
+    bp->cell = cell > 0.0 ? cell : hint;
+    bp->inv_cell = 1.0 / bp->cell;
+    bp->large_count = bp->overflow_count = 0;
+
+    uint32_t grid = 0;
+    for (uint32_t i = 0; i < n; ++i) {
+        if (empty_box(bp->lo[i], bp->hi[i])) {
+            bp->state[i] = SLOT_EMPTY;
+        } else if (extent(bp->lo[i], bp->hi[i]) > bp->cell) {
+            bp->state[i] = SLOT_LARGE;
+            if (!push(w, &bp->large, &bp->large_count, &bp->large_capacity, i)) return false;
+        } else {
+            bp->state[i] = SLOT_GRID;
+            bp->key[i] = cell_of(bp, bp->lo[i]);
+            ++grid;
+        }
+    }
+    uint32_t buckets = 64;
+    while (buckets < 2u * grid && buckets < (1u << 30)) buckets <<= 1;
+    bp->bucket_count = buckets;
+    if (!cr_grow(w, (void **)&bp->bucket_start, &bp->bucket_capacity, buckets + 1, sizeof *bp->bucket_start) ||
+        !cr_grow(w, (void **)&bp->sorted, &bp->sorted_capacity, grid + 1, sizeof *bp->sorted))
+        return false;
+    /* Counting sort by bucket: stable, so bodies keep slot order in a cell. */
+    memset(bp->bucket_start, 0, sizeof *bp->bucket_start * (buckets + 1));
+    for (uint32_t i = 0; i < n; ++i)
+        if (bp->state[i] == SLOT_GRID) bp->bucket_start[bucket_of(bp, bp->key[i].x, bp->key[i].y, bp->key[i].z) + 1]++;
+    for (uint32_t b = 0; b < buckets; ++b) bp->bucket_start[b + 1] += bp->bucket_start[b];
+    for (uint32_t i = 0; i < n; ++i)
+        if (bp->state[i] == SLOT_GRID) {
+            uint32_t b = bucket_of(bp, bp->key[i].x, bp->key[i].y, bp->key[i].z);
+            bp->sorted[bp->bucket_start[b]++] = i;
+        }
+    for (uint32_t b = buckets; b > 0; --b) bp->bucket_start[b] = bp->bucket_start[b - 1];
+    bp->bucket_start[0] = 0;
     return true;
 }
 
 bool cr_broad_build(cr_world *w, cr_broad_phase *bp, uint32_t n)
 {
-    bp->entry_count = bp->large_count = bp->pair_count = 0;
-    /* Size the table for about two buckets per entry. */
-    double estimate = 0.0;
+    bp->n = n;
+    bp->pair_count = 0;
+    if (!index_boxes(w, bp)) return false;
+    /* Grid pairs: partners' lower corners lie in the 27 cells around one's own. */
     for (uint32_t i = 0; i < n; ++i) {
-        bp->large[i] = 0;
-        if (empty_box(bp->lo[i], bp->hi[i])) continue;
-        double c = range_cells(range_of(bp, bp->lo[i], bp->hi[i]));
-        estimate += c > CR_BROAD_MAX_CELLS ? 0.0 : c;
-    }
-    uint32_t buckets = 1024;
-    while (buckets < 2.0 * estimate && buckets < (1u << 30)) buckets <<= 1;
-    if (buckets != bp->bucket_count) {
-        cr_free(w, bp->head);
-        bp->head = cr_alloc(w, sizeof *bp->head * buckets);
-        if (!bp->head) {
-            bp->bucket_count = 0;
-            return false;
-        }
-        bp->bucket_count = buckets;
-    }
-    memset(bp->head, 0xff, sizeof *bp->head * buckets);
-
-    for (uint32_t i = 0; i < n; ++i) {
-        if (empty_box(bp->lo[i], bp->hi[i])) continue;
-        cell_range r = range_of(bp, bp->lo[i], bp->hi[i]);
-        if (range_cells(r) > CR_BROAD_MAX_CELLS) {
-            if (!add_large(w, bp, i)) return false;
-            continue;
-        }
-        for (int32_t z = r.lo[2]; z <= r.hi[2]; ++z)
-            for (int32_t y = r.lo[1]; y <= r.hi[1]; ++y)
-                for (int32_t x = r.lo[0]; x <= r.hi[0]; ++x)
-                    if (!insert(w, bp, i, x, y, z)) return false;
-    }
-
-    /* Pairs of grid bodies: each reported in the cell holding the lower
-     * corner of the boxes' intersection, so exactly once. */
-    for (uint32_t i = 0; i < n; ++i) {
-        if (empty_box(bp->lo[i], bp->hi[i]) || bp->large[i]) continue;
-        cell_range r = range_of(bp, bp->lo[i], bp->hi[i]);
-        for (int32_t z = r.lo[2]; z <= r.hi[2]; ++z)
-            for (int32_t y = r.lo[1]; y <= r.hi[1]; ++y)
-                for (int32_t x = r.lo[0]; x <= r.hi[0]; ++x)
-                    for (uint32_t e = bp->head[bucket_of(bp, x, y, z)]; e != CR_NONE; e = bp->entries[e].next) {
-                        const cr_broad_entry *en = &bp->entries[e];
-                        uint32_t j = en->body;
-                        if (j <= i || en->ix != x || en->iy != y || en->iz != z) continue;
-                        if (!cr_box_overlap(bp->lo[i], bp->hi[i], bp->lo[j], bp->hi[j])) continue;
-                        cr_vec3 corner = cr_v3_max(bp->lo[i], bp->lo[j]);
-                        if (cell_coord(corner.x, bp->cell) != x || cell_coord(corner.y, bp->cell) != y ||
-                            cell_coord(corner.z, bp->cell) != z)
-                            continue;
-                        if (!add_pair(w, bp, i, j)) return false;
+        if (bp->state[i] != SLOT_GRID) continue;
+        cr_cell c = bp->key[i];
+        for (int dz = -1; dz <= 1; ++dz)
+            for (int dy = -1; dy <= 1; ++dy)
+                for (int dx = -1; dx <= 1; ++dx) {
+                    int32_t x = c.x + dx, y = c.y + dy, z = c.z + dz;
+                    uint32_t b = bucket_of(bp, x, y, z);
+                    for (uint32_t s = bp->bucket_start[b]; s < bp->bucket_start[b + 1]; ++s) {
+                        uint32_t j = bp->sorted[s];
+                        if (j <= i || bp->key[j].x != x || bp->key[j].y != y || bp->key[j].z != z) continue;
+                        if (cr_box_overlap(bp->lo[i], bp->hi[i], bp->lo[j], bp->hi[j]) && !add_pair(w, bp, i, j))
+                            return false;
                     }
+                }
     }
     /* Large boxes against everything (large-large pairs once). */
     for (uint32_t k = 0; k < bp->large_count; ++k) {
-        uint32_t i = bp->large_list[k];
+        uint32_t i = bp->large[k];
         for (uint32_t j = 0; j < n; ++j) {
-            if (j == i || empty_box(bp->lo[j], bp->hi[j]) || (bp->large[j] && j < i)) continue;
+            if (j == i || bp->state[j] == SLOT_EMPTY || (bp->state[j] == SLOT_LARGE && j < i)) continue;
             if (cr_box_overlap(bp->lo[i], bp->hi[i], bp->lo[j], bp->hi[j]) && !add_pair(w, bp, i, j)) return false;
         }
     }
     return true;
 }
 
-static bool push_unique(cr_world *w, uint32_t body, uint32_t **out, uint32_t *cap, uint32_t *count,
-                        uint32_t *marks, uint32_t mark)
+static bool take(cr_world *w, cr_broad_phase *bp, uint32_t j, cr_vec3 lo, cr_vec3 hi, uint32_t skip, uint32_t **out,
+                 uint32_t *cap, uint32_t *count, uint32_t *marks, uint32_t mark)
 {
-    if (marks[body] == mark) return true;
-    marks[body] = mark;
-    if (!cr_grow(w, (void **)out, cap, *count + 1, sizeof **out)) return false;
-    (*out)[(*count)++] = body;
-    return true;
+    if (j == skip || marks[j] == mark || !cr_box_overlap(lo, hi, bp->lo[j], bp->hi[j])) return true;
+    marks[j] = mark;
+    return push(w, out, count, cap, j);
 }
 
 uint32_t cr_broad_query(cr_world *w, cr_broad_phase *bp, cr_vec3 lo, cr_vec3 hi, uint32_t skip, uint32_t **out,
                         uint32_t *out_capacity, uint32_t *marks, uint32_t mark)
 {
     uint32_t count = 0;
-    cell_range r = range_of(bp, lo, hi);
-    if (range_cells(r) > CR_BROAD_MAX_CELLS) {
-        /* A box too large for the grid: test every body. */
-        for (uint32_t j = 0; j < w->bodies.slot_count; ++j)
-            if (j != skip && !empty_box(bp->lo[j], bp->hi[j]) && cr_box_overlap(lo, hi, bp->lo[j], bp->hi[j]) &&
-                !push_unique(w, j, out, out_capacity, &count, marks, mark))
+    /* A grid body overlapping [lo, hi] has its lower corner in [lo - cell, hi]. */
+    cr_cell a = cell_of(bp, cr_v3_sub(lo, cr_v3(bp->cell, bp->cell, bp->cell))), b = cell_of(bp, hi);
+    double cells = ((double)b.x - a.x + 1.0) * ((double)b.y - a.y + 1.0) * ((double)b.z - a.z + 1.0);
+    if (cells > CR_BROAD_QUERY_CELLS) {
+        for (uint32_t j = 0; j < bp->n; ++j)
+            if (bp->state[j] != SLOT_EMPTY && !take(w, bp, j, lo, hi, skip, out, out_capacity, &count, marks, mark))
                 return UINT32_MAX;
         return count;
     }
-    for (int32_t z = r.lo[2]; z <= r.hi[2]; ++z)
-        for (int32_t y = r.lo[1]; y <= r.hi[1]; ++y)
-            for (int32_t x = r.lo[0]; x <= r.hi[0]; ++x)
-                for (uint32_t e = bp->head[bucket_of(bp, x, y, z)]; e != CR_NONE; e = bp->entries[e].next) {
-                    uint32_t j = bp->entries[e].body;
-                    if (j == skip || marks[j] == mark) continue;
-                    if (cr_box_overlap(lo, hi, bp->lo[j], bp->hi[j]) &&
-                        !push_unique(w, j, out, out_capacity, &count, marks, mark))
-                        return UINT32_MAX;
+    for (int32_t z = a.z; z <= b.z; ++z)
+        for (int32_t y = a.y; y <= b.y; ++y)
+            for (int32_t x = a.x; x <= b.x; ++x) {
+                uint32_t bk = bucket_of(bp, x, y, z);
+                for (uint32_t s = bp->bucket_start[bk]; s < bp->bucket_start[bk + 1]; ++s) {
+                    uint32_t j = bp->sorted[s];
+                    if (bp->state[j] != SLOT_GRID || bp->key[j].x != x || bp->key[j].y != y || bp->key[j].z != z)
+                        continue;
+                    if (!take(w, bp, j, lo, hi, skip, out, out_capacity, &count, marks, mark)) return UINT32_MAX;
                 }
-    for (uint32_t k = 0; k < bp->large_count; ++k) {
-        uint32_t j = bp->large_list[k];
-        if (j != skip && cr_box_overlap(lo, hi, bp->lo[j], bp->hi[j]) &&
-            !push_unique(w, j, out, out_capacity, &count, marks, mark))
-            return UINT32_MAX;
-    }
+            }
+    for (uint32_t k = 0; k < bp->large_count; ++k)
+        if (!take(w, bp, bp->large[k], lo, hi, skip, out, out_capacity, &count, marks, mark)) return UINT32_MAX;
+    for (uint32_t k = 0; k < bp->overflow_count; ++k)
+        if (!take(w, bp, bp->overflow[k], lo, hi, skip, out, out_capacity, &count, marks, mark)) return UINT32_MAX;
     return count;
 }
 
 bool cr_broad_extend(cr_world *w, cr_broad_phase *bp, uint32_t i, cr_vec3 lo, cr_vec3 hi)
 {
-    cr_vec3 nlo = cr_v3_min(lo, bp->lo[i]), nhi = cr_v3_max(hi, bp->hi[i]);
-    if (bp->large[i]) {
-        bp->lo[i] = nlo;
-        bp->hi[i] = nhi;
-        return true;
-    }
-    cell_range old = range_of(bp, bp->lo[i], bp->hi[i]);
-    cell_range r = range_of(bp, nlo, nhi);
-    bp->lo[i] = nlo;
-    bp->hi[i] = nhi;
-    if (range_cells(r) > CR_BROAD_MAX_CELLS) return add_large(w, bp, i);
-    for (int32_t z = r.lo[2]; z <= r.hi[2]; ++z)
-        for (int32_t y = r.lo[1]; y <= r.hi[1]; ++y)
-            for (int32_t x = r.lo[0]; x <= r.hi[0]; ++x) {
-                bool inside_old = x >= old.lo[0] && x <= old.hi[0] && y >= old.lo[1] && y <= old.hi[1] &&
-                                  z >= old.lo[2] && z <= old.hi[2];
-                if (!inside_old && !insert(w, bp, i, x, y, z)) return false;
-            }
+    bp->lo[i] = cr_v3_min(lo, bp->lo[i]);
+    bp->hi[i] = cr_v3_max(hi, bp->hi[i]);
+    if (bp->state[i] != SLOT_GRID) return true; /* large and overflow boxes are always scanned */
+    cr_cell c = cell_of(bp, bp->lo[i]);
+    bool same_cell = c.x == bp->key[i].x && c.y == bp->key[i].y && c.z == bp->key[i].z;
+    if (same_cell && extent(bp->lo[i], bp->hi[i]) <= bp->cell) return true;
+    bp->state[i] = SLOT_OVERFLOW;
+    if (!push(w, &bp->overflow, &bp->overflow_count, &bp->overflow_capacity, i)) return false;
+    /* Many movers: index everything again rather than scan a long list. */
+    if (bp->overflow_count > 64 && bp->overflow_count > bp->n / 32) return index_boxes(w, bp);
     return true;
 }
 
 void cr_broad_free(cr_world *w, cr_broad_phase *bp)
 {
-    cr_free(w, bp->head);
-    cr_free(w, bp->entries);
     cr_free(w, bp->lo);
     cr_free(w, bp->hi);
+    cr_free(w, bp->key);
+    cr_free(w, bp->state);
+    cr_free(w, bp->bucket_start);
+    cr_free(w, bp->sorted);
     cr_free(w, bp->large);
-    cr_free(w, bp->large_list);
+    cr_free(w, bp->overflow);
     cr_free(w, bp->pairs);
     memset(bp, 0, sizeof *bp);
 }

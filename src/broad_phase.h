@@ -1,11 +1,14 @@
-/* Broad phase: a uniform grid, hashed, rebuilt every step from swept bounds.
+/* Broad phase: a uniform grid, hashed and counting-sorted, rebuilt each step.
  *
- * Each body is entered in every cell its box covers (boxes spanning more than
- * CR_BROAD_MAX_CELLS cells go to a short "large" list tested against all), so
- * building and querying are O(n) for bounded density. A pair is reported once,
- * in the cell that holds the lower corner of the two boxes' intersection.
- * Bodies whose path grows after an impact are entered again (cr_broad_extend)
- * so that later queries see where they now go.
+ * The cell edge is at least the largest box (up to a cap; bigger boxes go to
+ * a short "large" list tested against everything). Each body is entered
+ * once, in the cell of its box's lower corner, so a body's partners lie in
+ * the 27 cells around its own: building and querying are O(n) for bounded
+ * density, and a counting sort keeps each cell's bodies contiguous.
+ *
+ * After an impact a body's path inside the step can grow; when its lower
+ * corner leaves its cell, it goes on an overflow list that every query also
+ * scans (cr_broad_extend). A long overflow list triggers a rebuild.
  */
 #ifndef CAROM_BROAD_PHASE_H
 #define CAROM_BROAD_PHASE_H
@@ -15,44 +18,39 @@
 
 #include "carom/math.h"
 
-#define CR_BROAD_MAX_CELLS 4096
-
-typedef struct cr_broad_entry {
-    int32_t ix, iy, iz;
-    uint32_t body;
-    uint32_t next;
-} cr_broad_entry;
-
 typedef struct cr_broad_pair { uint32_t a, b; } cr_broad_pair;
+typedef struct cr_cell { int32_t x, y, z; } cr_cell;
 
 typedef struct cr_broad_phase {
-    double cell;                 /* cell edge */
-    uint32_t *head;              /* bucket -> first entry (UINT32_MAX: none) */
-    uint32_t bucket_count;       /* power of two */
-    cr_broad_entry *entries;
-    uint32_t entry_count, entry_capacity;
-    cr_vec3 *lo, *hi;            /* each body's box */
+    double cell, inv_cell;
+    uint32_t n;                  /* slots covered */
+    cr_vec3 *lo, *hi;            /* each body's box (empty: lo.x > hi.x) */
+    cr_cell *key;                /* cell of each body's lower corner */
+    uint8_t *state;              /* 0 empty, 1 in grid, 2 large, 3 overflow */
     uint32_t box_capacity;
-    uint8_t *large;              /* 1 when the body is on the large list */
-    uint32_t *large_list;
-    uint32_t large_count, large_capacity;
+    uint32_t *bucket_start;      /* bucket -> first index into sorted (size buckets + 1) */
+    uint32_t bucket_count, bucket_capacity;
+    uint32_t *sorted;            /* grid bodies, grouped by bucket */
+    uint32_t sorted_capacity;
+    uint32_t *large, large_count, large_capacity;       /* boxes bigger than a cell */
+    uint32_t *overflow, overflow_count, overflow_capacity;
     cr_broad_pair *pairs;
     uint32_t pair_count, pair_capacity;
+    double size_hint;            /* typical box edge (2 r_max + padding) */
 } cr_broad_phase;
 
 struct cr_world;
 
-/* Makes room for n boxes (lo[i], hi[i], set by the caller; an empty box,
- * lo.x > hi.x, marks a slot to skip). */
+/* Makes room for n boxes; the caller then fills lo[i], hi[i] for i < n. */
 bool cr_broad_reserve(struct cr_world *w, cr_broad_phase *bp, uint32_t n);
-/* Builds the grid with cell edge bp->cell from the boxes of slots i < n and
- * lists all overlapping pairs (a < b) in deterministic order. */
+/* Builds the grid from the boxes of slots i < n, with size_hint set, and
+ * lists every overlapping pair (a < b) once, in deterministic order. */
 bool cr_broad_build(struct cr_world *w, cr_broad_phase *bp, uint32_t n);
-/* Appends to out the bodies whose boxes overlap [lo, hi] (each once, using
- * marks), except skip. Returns the count or UINT32_MAX when out of memory. */
+/* Appends to *out the bodies whose boxes overlap [lo, hi], each once (marks),
+ * except skip. Returns the count, or UINT32_MAX when out of memory. */
 uint32_t cr_broad_query(struct cr_world *w, cr_broad_phase *bp, cr_vec3 lo, cr_vec3 hi, uint32_t skip,
                         uint32_t **out, uint32_t *out_capacity, uint32_t *marks, uint32_t mark);
-/* Grows body i's box to contain [lo, hi], entering it in the new cells. */
+/* Grows body i's box to contain [lo, hi]. */
 bool cr_broad_extend(struct cr_world *w, cr_broad_phase *bp, uint32_t i, cr_vec3 lo, cr_vec3 hi);
 void cr_broad_free(struct cr_world *w, cr_broad_phase *bp);
 

@@ -42,24 +42,31 @@ static bool add_contact(cr_world *w, const cr_contact *c)
     return true;
 }
 
-/* Relative velocity of the contact point, a with respect to b. */
+/* Relative velocity of the contact point, a with respect to b. For spheres
+ * the contact offsets are -r_a n and +r_b n, so
+ * u = v_a - v_b - (r_a w_a + r_b w_b) x n. */
 static cr_vec3 contact_velocity(const cr_world *w, const cr_contact *c)
 {
     const cr_bodies *b = &w->bodies;
-    cr_vec3 ua = cr_v3_add(b->v[c->a], cr_v3_cross(b->w[c->a], cr_v3_scale(c->n, -b->radius[c->a])));
-    if (c->is_plane) return ua;
-    cr_vec3 ub = cr_v3_add(b->v[c->b], cr_v3_cross(b->w[c->b], cr_v3_scale(c->n, b->radius[c->b])));
-    return cr_v3_sub(ua, ub);
+    cr_vec3 v = b->v[c->a], spin = cr_v3_scale(b->w[c->a], c->ra);
+    if (!c->is_plane) {
+        v = cr_v3_sub(v, b->v[c->b]);
+        spin = cr_v3_madd(spin, b->w[c->b], c->rb);
+    }
+    return cr_v3_sub(v, cr_v3_cross(spin, c->n));
 }
 
-static void apply_impulse(cr_world *w, const cr_contact *c, cr_vec3 p)
+/* Applies impulse p to a and -p to b. Both spins change by -(n x p) scaled
+ * by r/I: r_a x p = -r_a n x p, and r_b x (-p) = -r_b n x p. */
+static void apply_impulse(cr_world *w, const cr_contact *c, cr_vec3 p, bool tangential)
 {
     cr_bodies *b = &w->bodies;
-    b->v[c->a] = cr_v3_madd(b->v[c->a], p, b->inv_mass[c->a]);
-    b->w[c->a] = cr_v3_madd(b->w[c->a], cr_v3_cross(cr_v3_scale(c->n, -b->radius[c->a]), p), b->inv_inertia[c->a]);
+    b->v[c->a] = cr_v3_madd(b->v[c->a], p, c->ima);
+    cr_vec3 nxp = tangential ? cr_v3_cross(c->n, p) : cr_v3_zero();
+    if (tangential) b->w[c->a] = cr_v3_madd(b->w[c->a], nxp, -c->iia * c->ra);
     if (c->is_plane) return;
-    b->v[c->b] = cr_v3_madd(b->v[c->b], p, -b->inv_mass[c->b]);
-    b->w[c->b] = cr_v3_madd(b->w[c->b], cr_v3_cross(cr_v3_scale(c->n, b->radius[c->b]), p), -b->inv_inertia[c->b]);
+    b->v[c->b] = cr_v3_madd(b->v[c->b], p, -c->imb);
+    if (tangential) b->w[c->b] = cr_v3_madd(b->w[c->b], nxp, -c->iib * c->rb);
 }
 
 /* Carries last step's impulses to the contacts that persist, and applies
@@ -77,23 +84,27 @@ static void warm_start(cr_world *w)
         c->jt = cr_v3_reject(old->jt, c->n);
         double jt_len = cr_v3_len(c->jt), limit = c->friction * c->jn;
         if (jt_len > limit) c->jt = cr_v3_scale(c->jt, limit / jt_len);
-        apply_impulse(w, c, cr_v3_add(cr_v3_scale(c->n, c->jn), c->jt));
+        apply_impulse(w, c, cr_v3_add(cr_v3_scale(c->n, c->jn), c->jt), true);
     }
 }
 
-/* Effective inverse masses of a sphere contact: along n the offsets are
- * parallel to n, so rotation does not enter; across n it adds r^2 / I. */
+/* Caches the bodies' figures and the effective inverse masses of a sphere
+ * contact: along n the offsets are parallel to n, so rotation does not
+ * enter; across n it adds r^2 / I. */
 static void set_masses(const cr_world *w, cr_contact *c)
 {
     const cr_bodies *b = &w->bodies;
-    double ra = b->radius[c->a];
-    c->knn = b->inv_mass[c->a];
-    c->ktt = b->inv_mass[c->a] + ra * ra * b->inv_inertia[c->a];
+    c->ra = b->radius[c->a];
+    c->ima = b->inv_mass[c->a];
+    c->iia = b->inv_inertia[c->a];
+    c->rb = c->imb = c->iib = 0.0;
     if (!c->is_plane) {
-        double rb = b->radius[c->b];
-        c->knn += b->inv_mass[c->b];
-        c->ktt += b->inv_mass[c->b] + rb * rb * b->inv_inertia[c->b];
+        c->rb = b->radius[c->b];
+        c->imb = b->inv_mass[c->b];
+        c->iib = b->inv_inertia[c->b];
     }
+    c->knn = c->ima + c->imb;
+    c->ktt = c->knn + c->ra * c->ra * c->iia + c->rb * c->rb * c->iib;
 }
 
 static cr_status find_contacts(cr_world *w)
@@ -134,21 +145,24 @@ static cr_status find_contacts(cr_world *w)
 static void solve_contact(cr_world *w, cr_contact *c)
 {
     if (!(c->knn > 0.0) || c->vn0 < -w->resting_speed) return; /* impacts are events */
-    double vn = cr_v3_dot(c->n, contact_velocity(w, c));
+    cr_vec3 u = contact_velocity(w, c);
+    double vn = cr_v3_dot(c->n, u);
     double target = c->gap > 0.0 ? -c->gap / w->def.dt : 0.0;
-    double jn = fmax(c->jn + (target - vn) / c->knn, 0.0);
+    double jn = c->jn + (target - vn) / c->knn;
+    if (jn < 0.0) jn = 0.0;
     double djn = jn - c->jn;
     c->jn = jn;
-    apply_impulse(w, c, cr_v3_scale(c->n, djn));
+    apply_impulse(w, c, cr_v3_scale(c->n, djn), false);
 
     if (c->friction <= 0.0 || !(c->ktt > 0.0)) return;
-    cr_vec3 ut = cr_v3_reject(contact_velocity(w, c), c->n);
-    cr_vec3 jt = cr_v3_madd(c->jt, ut, -1.0 / c->ktt);
-    double jt_len = cr_v3_len(jt), limit = c->friction * c->jn;
-    if (jt_len > limit) jt = cr_v3_scale(jt, limit / jt_len);
+    /* A normal impulse does not change a sphere contact's sliding velocity,
+     * so the slip is u's tangential part from before it. */
+    cr_vec3 jt = cr_v3_madd(c->jt, cr_v3_reject(u, c->n), -1.0 / c->ktt);
+    double jt_len2 = cr_v3_len2(jt), limit = c->friction * c->jn;
+    if (jt_len2 > limit * limit) jt = cr_v3_scale(jt, limit / sqrt(jt_len2));
     cr_vec3 djt = cr_v3_sub(jt, c->jt);
     c->jt = jt;
-    apply_impulse(w, c, djt);
+    apply_impulse(w, c, djt, true);
 }
 
 cr_status cr_stage_contacts(cr_world *w)
@@ -156,7 +170,7 @@ cr_status cr_stage_contacts(cr_world *w)
     if (w->def.method != CR_METHOD_IMPULSE) return CR_OK;
     cr_status s = find_contacts(w);
     if (s != CR_OK) return s;
-    qsort(w->contacts, w->contact_count, sizeof *w->contacts, contact_key_cmp);
+    if (w->contact_count > 1) qsort(w->contacts, w->contact_count, sizeof *w->contacts, contact_key_cmp);
     for (uint32_t k = 0; k < w->contact_count; ++k) {
         cr_contact *c = &w->contacts[k];
         set_masses(w, c);

@@ -24,7 +24,7 @@ cr_status cr_stage_broad_phase(cr_world *w)
         bp->hi[i] = cr_v3_add(cr_v3_max(x0, x1), padv);
         if (r > rmax) rmax = r;
     }
-    bp->cell = rmax > 0.0 ? 2.0 * rmax : 1.0;
+    bp->size_hint = rmax > 0.0 ? 2.0 * rmax * 1.25 : 1.0;
     if (!cr_broad_build(w, bp, n)) return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "broad phase: out of memory");
     w->stats.candidate_pairs = bp->pair_count;
     return CR_OK;
@@ -39,7 +39,7 @@ double cr_world_max_overlap(cr_world *w, cr_body_id *a, cr_body_id *b)
     cr_broad_phase *bp = &w->broad;
     double worst = 0.0;
     if (!cr_broad_reserve(w, bp, bs->slot_count)) return NAN;
-    bp->cell = 0.0;
+    double rmax = 0.0;
     for (uint32_t i = 0; i < bs->slot_count; ++i) {
         if (!cr_slot_alive(bs, i)) {
             bp->lo[i] = cr_v3(1.0, 0.0, 0.0);
@@ -49,7 +49,7 @@ double cr_world_max_overlap(cr_world *w, cr_body_id *a, cr_body_id *b)
         double r = bs->radius[i];
         bp->lo[i] = cr_v3_sub(bs->x[i], cr_v3(r, r, r));
         bp->hi[i] = cr_v3_add(bs->x[i], cr_v3(r, r, r));
-        if (2.0 * r > bp->cell) bp->cell = 2.0 * r;
+        if (r > rmax) rmax = r;
         for (uint32_t k = 0; k < w->planes.count; ++k) {
             double pen = cr_penetration_sphere_plane(bs->x[i], r, w->planes.def[k].point, w->planes.def[k].normal);
             if (pen > worst) {
@@ -59,7 +59,7 @@ double cr_world_max_overlap(cr_world *w, cr_body_id *a, cr_body_id *b)
             }
         }
     }
-    if (!(bp->cell > 0.0)) bp->cell = 1.0;
+    bp->size_hint = rmax > 0.0 ? 2.0 * rmax : 1.0;
     if (!cr_broad_build(w, bp, bs->slot_count)) return NAN;
     for (uint32_t k = 0; k < bp->pair_count; ++k) {
         uint32_t i = bp->pairs[k].a, j = bp->pairs[k].b;

@@ -23,6 +23,9 @@ typedef struct cr_contact {
     double knn, ktt;      /* effective inverse masses, normal and tangential */
     double jn;            /* accumulated normal impulse */
     cr_vec3 jt;           /* accumulated friction impulse */
+    double ra, rb;        /* radii (rb = 0 for a plane) */
+    double ima, imb;      /* inverse masses */
+    double iia, iib;      /* inverse moments of inertia */
 } cr_contact;
 
 /* Bodies are stored as structure of arrays, indexed by slot. */

@@ -1,0 +1,37 @@
+# carom — the two commands of README.md:
+#   make run    set up, build, and run the embedded default scene into out/
+#   make test   set up, build, and run the test suite, plain and under ASan+UBSan
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+
+.PHONY: all setup build build-asan run test test-plain test-asan bench clean
+
+all: build
+
+setup:
+	./scripts/setup.sh
+
+build: setup
+	cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo
+	cmake --build build -j $(JOBS)
+
+build-asan: setup
+	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DCAROM_SANITIZE=ON -DCAROM_BENCH=OFF
+	cmake --build build-asan -j $(JOBS)
+
+run: build
+	./build/carom run --out out
+
+test-plain: build
+	ctest --test-dir build --output-on-failure -j $(JOBS)
+
+test-asan: build-asan
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	  ctest --test-dir build-asan --output-on-failure -j $(JOBS)
+
+test: test-plain test-asan
+
+bench: build
+	./build/bench/bench_ball_pit
+
+clean:
+	rm -rf build build-asan out

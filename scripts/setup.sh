@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Installs the Debian packages carom needs to build and test, if missing.
+# Run as root (or with sudo available). Idempotent: does nothing when all
+# packages are present.
+set -euo pipefail
+
+packages=(build-essential cmake pkg-config libcjson-dev libcmocka-dev)
+
+missing=()
+for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "setup: installing ${missing[*]}" >&2
+SUDO=""
+[ "$(id -u)" -ne 0 ] && SUDO="sudo"
+export DEBIAN_FRONTEND=noninteractive
+if ! $SUDO apt-get install -y --no-install-recommends "${missing[@]}"; then
+    $SUDO apt-get update
+    $SUDO apt-get install -y --no-install-recommends "${missing[@]}"
+fi
