@@ -43,6 +43,8 @@ cr_stronge_options cr_default_stronge_options(void)
     o.tolerance = 1e-10;
     o.max_steps = 100000;
     o.closed_forms = true;
+    o.trace = NULL;
+    o.trace_ctx = NULL;
     return o;
 }
 
@@ -247,6 +249,7 @@ cr_status cr_law_stronge_contact_ex(cr_mat3 K, cr_vec3 u0, double e, double mu,
     s.sticking = CR_STICKING_NONE;
     s.ray = -1;
     if ((st = drive(&pb, &s, msg, msg_size)) != CR_OK) return st;
+    stronge_trace(&pb, CR_STRONGE_END, s.p);
 
     cr_vec3 u = stronge_velocity(&pb, s.p);
     if (!cr_v3_isfinite(s.p) || !cr_v3_isfinite(u) || !isfinite(s.wc) || !isfinite(s.wd)) {

@@ -282,6 +282,7 @@ cr_status stronge_integrate(const stronge_problem *pb, stronge_state *s, char *m
                 memcpy(st.y0, st.y1, sizeof st.y0);
                 memcpy(st.k[0], st.k[6], sizeof st.k[0]);
                 s->p = cr_v3(st.y0[0], st.y0[1], st.y0[2]);
+                stronge_trace(pb, phase > 0 ? CR_STRONGE_DECOMPRESSION : CR_STRONGE_COMPRESSION, s->p);
                 if (phase > 0 && -e2 * s->wc - s->wd <= 0.0) { /* e = 0: ends at u_z = 0 */
                     s->wd = -e2 * s->wc;
                     s->done = true;
@@ -301,6 +302,7 @@ cr_status stronge_integrate(const stronge_problem *pb, stronge_state *s, char *m
         memcpy(st.y0, st.y1, sizeof st.y0);
         memcpy(st.k[0], st.k[6], sizeof st.k[0]);
         s->p = cr_v3(st.y0[0], st.y0[1], st.y0[2]);
+        stronge_trace(pb, CR_STRONGE_STEP, s->p);
         cr_vec3 u = stronge_velocity(pb, s->p);
         bool stop = sqrt(u.x * u.x + u.y * u.y) <= pb->stick_tol;
         double h_max = INFINITY;

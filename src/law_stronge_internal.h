@@ -37,6 +37,11 @@ static inline cr_vec3 stronge_velocity(const stronge_problem *pb, cr_vec3 p)
     return cr_v3_add(pb->u0, cr_m3_mul_v(pb->K, p));
 }
 
+static inline void stronge_trace(const stronge_problem *pb, cr_stronge_event ev, cr_vec3 p)
+{
+    if (pb->opt.trace) pb->opt.trace(ev, p, stronge_velocity(pb, p), pb->opt.trace_ctx);
+}
+
 /* law_stronge_phase.c: move along a ray on which du/dp_z = k is constant and
  * dp/dp_z = q (q.z = 1), for at most dpz_max (INFINITY: until the end),
  * splitting the work into compression and decompression and stopping at

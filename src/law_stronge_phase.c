@@ -33,6 +33,7 @@ cr_status stronge_ray_advance(const stronge_problem *pb, stronge_state *s, cr_ve
                 s->wc += -uz * uz / (2.0 * kz);
                 used += to_zero;
                 uz = 0.0;
+                stronge_trace(pb, CR_STRONGE_DECOMPRESSION, cr_v3_madd(s->p, q, used));
                 continue;
             }
             if (isinf(left)) goto no_end;
@@ -66,6 +67,7 @@ cr_status stronge_ray_advance(const stronge_problem *pb, stronge_state *s, cr_ve
             s->wd += reach;
             used += to_zero;
             uz = 0.0;
+            stronge_trace(pb, CR_STRONGE_COMPRESSION, cr_v3_madd(s->p, q, used));
             continue;
         }
         /* The ray ends (at the origin) before the decompression does. */

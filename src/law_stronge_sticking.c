@@ -179,6 +179,7 @@ cr_status stronge_resolve_sticking(const stronge_problem *pb, stronge_state *s, 
                                    size_t msg_size)
 {
     const cr_mat3 *Ki = &pb->Kinv;
+    stronge_trace(pb, CR_STRONGE_STICK, s->p);
     if (stable_from_kinv(pb->Kinv, pb->mu)) {
         /* Stable sticking (§3.6): u_t stays 0, du_z/dp_z = 1/(K^-1)_33 > 0. */
         s->sticking = CR_STICKING_STABLE;

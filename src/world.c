@@ -157,10 +157,11 @@ cr_status cr_world_step(cr_world *w)
 {
     if (w->in_callback) return cr_fail(w, CR_ERR_REENTRANT, "cr_world_step: called from a world callback");
     if (w->failed) return CR_ERR_NON_FINITE;
-    uint64_t total_contacts = w->stats.total_contacts, total_events = w->stats.total_events;
+    cr_step_stats totals = w->stats;
     memset(&w->stats, 0, sizeof w->stats);
-    w->stats.total_contacts = total_contacts;
-    w->stats.total_events = total_events;
+    w->stats.total_contacts = totals.total_contacts;
+    w->stats.total_events = totals.total_events;
+    w->stats.law_fallbacks = totals.law_fallbacks;
 
     cr_status s = CR_OK;
     double t0 = now_seconds(), t1;
@@ -203,5 +204,17 @@ cr_energy cr_world_energy(const cr_world *w)
 cr_vec3 cr_world_impact_impulse(cr_world *w, const cr_contact_side *a, const cr_contact_side *b, cr_vec3 n,
                                 double restitution, double friction)
 {
+    if (w->def.law == CR_LAW_STRONGE) {
+        /* Seed 002: exact frictional impulse. An impact slower than the
+         * resting speed is resting contact there too (e = 0). */
+        double vn = cr_v3_dot(n, cr_v3_sub(cr_contact_point_velocity(a), cr_contact_point_velocity(b)));
+        double e = -vn <= w->resting_speed ? 0.0 : restitution;
+        cr_stronge_result res;
+        if (cr_law_stronge(a, b, n, e, friction, &res, NULL, 0) == CR_OK) return res.impulse;
+        /* Only an integration that ran out of steps gets here (the inputs
+         * are valid by construction): Newton's law keeps the run going, and
+         * the stats count it. */
+        w->stats.law_fallbacks++;
+    }
     return cr_law_newton(a, b, n, restitution, friction, w->resting_speed).impulse;
 }

@@ -140,6 +140,7 @@ typedef struct cr_step_stats {
     double max_penetration;     /* deepest overlap left at the end of the step, m */
     double stage_seconds[CR_STAGE_COUNT];
     uint64_t total_contacts, total_events;
+    uint64_t law_fallbacks;     /* stronge impacts that fell back to Newton's law (running total) */
 } cr_step_stats;
 const cr_step_stats *cr_world_stats(const cr_world *world);
 const char *cr_stage_name(int stage);
