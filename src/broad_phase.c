@@ -17,7 +17,7 @@ static int32_t coord(double x, double inv_cell)
     double c = floor(x * inv_cell);
     /* Far-away (or absurd) coordinates share the outermost cells instead of
      * overflowing the integer conversion. */
-    if (c < -1073741824.0) c = -1073741824.0;
+    if (!(c >= -1073741824.0)) c = -1073741824.0; /* also NaN: never cast it */
     if (c > 1073741823.0) c = 1073741823.0;
     return (int32_t)c;
 }
