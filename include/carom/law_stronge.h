@@ -54,6 +54,19 @@ typedef struct cr_stronge_result {
     int steps;         /* accepted integrator steps (0 when only closed forms were used) */
 } cr_stronge_result;
 
+/* What a trace callback is told about (3D law). */
+typedef enum cr_stronge_event {
+    CR_STRONGE_STEP = 0,       /* an accepted integrator step */
+    CR_STRONGE_DECOMPRESSION,  /* u_z rose through 0: a decompression phase begins */
+    CR_STRONGE_COMPRESSION,    /* u_z fell through 0: another compression phase begins */
+    CR_STRONGE_STICK,          /* u_t reached 0 (sticking, seed 002 §3.5) */
+    CR_STRONGE_END             /* W_d = -e^2 W_c: the collision ends */
+} cr_stronge_event;
+
+/* Called with the impulse p so far and u = u0 + K p, both in the contact
+ * frame; for plotting u_z(p_z) (seed 002 Figure 2) and for tests. */
+typedef void cr_stronge_trace_fn(cr_stronge_event event, cr_vec3 p, cr_vec3 u, void *ctx);
+
 /* Tuning of the 3D law; cr_default_stronge_options() gives the defaults. */
 typedef struct cr_stronge_options {
     double tolerance;  /* relative error tolerance of the Dormand-Prince integrator
@@ -63,6 +76,8 @@ typedef struct cr_stronge_options {
     bool closed_forms; /* true (default): closed forms on rays of constant sliding;
                           false: integrate wherever the contact slides (a test aid to
                           check the integrator against the closed forms) */
+    cr_stronge_trace_fn *trace; /* optional (default NULL) */
+    void *trace_ctx;
 } cr_stronge_options;
 
 cr_stronge_options cr_default_stronge_options(void);
