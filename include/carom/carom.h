@@ -7,6 +7,7 @@
 #include "carom/collide.h"
 #include "carom/world.h"
 #include "carom/law_stronge.h"
+#include "carom/surface.h"
 
 #define CAROM_VERSION_STRING "0.1.0"
 

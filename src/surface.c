@@ -1,0 +1,364 @@
+/* Parametric surfaces: creation, normal and curvature, closest point
+ * (seed 004 §3, eq. 27-34). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "surface_internal.h"
+
+cr_surface_def cr_default_surface_def(void)
+{
+    cr_surface_def d;
+    memset(&d, 0, sizeof d);
+    d.type = CR_SURFACE_PLANE;
+    d.normal = cr_v3(0, 0, 1);
+    d.degree = 3;
+    d.u_min = d.v_min = -1.0;
+    d.u_max = d.v_max = 1.0;
+    d.radius = 1.0;
+    d.restitution = 1.0; /* statics default to 1: the ball's coefficient decides */
+    d.friction = 1.0;
+    d.rolling_friction = 0.0;
+    d.internal_magic = CR_MAGIC_SURFACE_DEF;
+    return d;
+}
+
+static cr_status bad(char *msg, size_t size, const char *text)
+{
+    if (msg && size) snprintf(msg, size, "%s", text);
+    return CR_ERR_INVALID_ARGUMENT;
+}
+
+cr_status cr_surface_def_validate(const cr_surface_def *d, char *msg, size_t size)
+{
+    char buf[200];
+    if (!d || d->internal_magic != CR_MAGIC_SURFACE_DEF) {
+        if (msg && size) snprintf(msg, size, "surface def: not made by cr_default_surface_def()");
+        return CR_ERR_UNINITIALIZED_DEF;
+    }
+    if (!(d->restitution >= 0.0 && d->restitution <= 1.0)) {
+        snprintf(buf, sizeof buf, "restitution: must be in [0, 1], got %.17g", d->restitution);
+        return bad(msg, size, buf);
+    }
+    if (!(d->friction >= 0.0 && isfinite(d->friction))) {
+        snprintf(buf, sizeof buf, "friction: must be >= 0 and finite, got %.17g", d->friction);
+        return bad(msg, size, buf);
+    }
+    if (!(d->rolling_friction >= 0.0 && isfinite(d->rolling_friction))) {
+        snprintf(buf, sizeof buf, "rolling_friction: must be >= 0 and finite, got %.17g", d->rolling_friction);
+        return bad(msg, size, buf);
+    }
+    switch (d->type) {
+    case CR_SURFACE_PLANE: {
+        double l = cr_v3_len(d->normal);
+        if (!cr_v3_isfinite(d->point)) return bad(msg, size, "point: must be finite");
+        if (!(l > 0.0 && isfinite(l))) return bad(msg, size, "normal: must be non-zero and finite");
+        return CR_OK;
+    }
+    case CR_SURFACE_HILLS:
+        if (!(isfinite(d->height))) return bad(msg, size, "height: must be finite");
+        if (d->hill_count > 0 && !d->hills) return bad(msg, size, "hills: missing");
+        for (uint32_t k = 0; k < d->hill_count; ++k) {
+            const cr_hill *h = &d->hills[k];
+            if (!(isfinite(h->amplitude) && isfinite(h->x) && isfinite(h->y))) {
+                snprintf(buf, sizeof buf, "hills[%u]: amplitude and centre must be finite", k);
+                return bad(msg, size, buf);
+            }
+            if (!(h->width > 0.0 && isfinite(h->width))) {
+                snprintf(buf, sizeof buf, "hills[%u].width: must be > 0, got %.17g", k, h->width);
+                return bad(msg, size, buf);
+            }
+        }
+        if (!isfinite(d->wave_amplitude)) return bad(msg, size, "wave_amplitude: must be finite");
+        if (d->wave_amplitude != 0.0 && !(d->wave_length_x > 0.0 && d->wave_length_y > 0.0 &&
+                                          isfinite(d->wave_length_x) && isfinite(d->wave_length_y)))
+            return bad(msg, size, "wave_length: both must be > 0 when wave_amplitude is not 0");
+        break;
+    case CR_SURFACE_BOWL:
+        if (!cr_v3_isfinite(d->center)) return bad(msg, size, "center: must be finite");
+        if (!(d->radius > 0.0 && isfinite(d->radius))) {
+            snprintf(buf, sizeof buf, "radius: must be > 0, got %.17g", d->radius);
+            return bad(msg, size, buf);
+        }
+        return CR_OK;
+    case CR_SURFACE_BSPLINE:
+        if (d->degree < 1 || d->degree > CR_BSPLINE_MAX_DEGREE) {
+            snprintf(buf, sizeof buf, "degree: must be in [1, %d], got %d", CR_BSPLINE_MAX_DEGREE, d->degree);
+            return bad(msg, size, buf);
+        }
+        if (d->count_u < (uint32_t)d->degree + 1 || d->count_v < (uint32_t)d->degree + 1) {
+            snprintf(buf, sizeof buf, "control_points: a degree-%d grid needs at least %d x %d points, got %u x %u",
+                     d->degree, d->degree + 1, d->degree + 1, d->count_u, d->count_v);
+            return bad(msg, size, buf);
+        }
+        if (!d->control_points) return bad(msg, size, "control_points: missing");
+        for (uint32_t k = 0; k < d->count_u * d->count_v; ++k)
+            if (!cr_v3_isfinite(d->control_points[k])) {
+                snprintf(buf, sizeof buf, "control_points[%u][%u]: must be finite", k / d->count_v, k % d->count_v);
+                return bad(msg, size, buf);
+            }
+        return CR_OK;
+    case CR_SURFACE_CUSTOM:
+        if (!d->eval) return bad(msg, size, "eval: a custom surface needs its callback");
+        break;
+    default: return bad(msg, size, "type: unknown surface type");
+    }
+    if (!(d->u_min < d->u_max && d->v_min < d->v_max && isfinite(d->u_min) && isfinite(d->u_max) &&
+          isfinite(d->v_min) && isfinite(d->v_max)))
+        return bad(msg, size, "domain: needs finite u_min < u_max and v_min < v_max");
+    return CR_OK;
+}
+
+void cr_surface_destroy(cr_surface *s)
+{
+    if (!s) return;
+    free(s->hills);
+    free(s->control);
+    free(s->knots_u);
+    free(s->knots_v);
+    free(s);
+}
+
+/* Clamped uniform knots: p+1 zeros, the interior evenly spaced, p+1 ones. */
+static double *clamped_knots(int n, int p)
+{
+    double *k = malloc(sizeof *k * (size_t)(n + p + 1));
+    if (!k) return NULL;
+    for (int i = 0; i <= n + p; ++i) {
+        if (i <= p) k[i] = 0.0;
+        else if (i >= n) k[i] = 1.0;
+        else k[i] = (double)(i - p) / (double)(n - p);
+    }
+    return k;
+}
+
+cr_status cr_surface_create(const cr_surface_def *def, cr_surface **out, char *msg, size_t size)
+{
+    *out = NULL;
+    cr_status st = cr_surface_def_validate(def, msg, size);
+    if (st != CR_OK) return st;
+    cr_surface *s = calloc(1, sizeof *s);
+    if (!s) return CR_ERR_OUT_OF_MEMORY;
+    s->def = *def;
+    s->orientation = def->flip_normal ? -1.0 : 1.0;
+    switch (def->type) {
+    case CR_SURFACE_PLANE: {
+        cr_vec3 n = cr_v3_normalize(def->normal);
+        cr_vec3 helper = fabs(n.x) < 0.9 ? cr_v3(1, 0, 0) : cr_v3(0, 1, 0);
+        s->e1 = cr_v3_normalize(cr_v3_reject(helper, n));
+        s->e2 = cr_v3_cross(n, s->e1);
+        s->def.normal = n;
+        s->def.u_min = s->def.v_min = -INFINITY;
+        s->def.u_max = s->def.v_max = INFINITY;
+        s->size = 1.0;
+        break;
+    }
+    case CR_SURFACE_HILLS:
+        if (def->hill_count) {
+            s->hills = malloc(sizeof *s->hills * def->hill_count);
+            if (!s->hills) goto oom;
+            memcpy(s->hills, def->hills, sizeof *s->hills * def->hill_count);
+        }
+        s->def.hills = s->hills;
+        s->size = fmax(def->u_max - def->u_min, def->v_max - def->v_min);
+        break;
+    case CR_SURFACE_BOWL:
+        s->def.u_min = def->center.x - def->radius;
+        s->def.u_max = def->center.x + def->radius;
+        s->def.v_min = def->center.y - def->radius;
+        s->def.v_max = def->center.y + def->radius;
+        s->size = def->radius;
+        break;
+    case CR_SURFACE_BSPLINE: {
+        size_t n = (size_t)def->count_u * def->count_v;
+        s->control = malloc(sizeof *s->control * n);
+        s->knots_u = clamped_knots((int)def->count_u, def->degree);
+        s->knots_v = clamped_knots((int)def->count_v, def->degree);
+        if (!s->control || !s->knots_u || !s->knots_v) goto oom;
+        memcpy(s->control, def->control_points, sizeof *s->control * n);
+        s->def.control_points = s->control;
+        s->def.u_min = s->def.v_min = 0.0;
+        s->def.u_max = s->def.v_max = 1.0;
+        cr_vec3 lo = s->control[0], hi = s->control[0];
+        for (size_t k = 1; k < n; ++k) {
+            lo = cr_v3_min(lo, s->control[k]);
+            hi = cr_v3_max(hi, s->control[k]);
+        }
+        s->size = fmax(cr_v3_len(cr_v3_sub(hi, lo)), 1e-300);
+        break;
+    }
+    case CR_SURFACE_CUSTOM: s->size = fmax(def->u_max - def->u_min, def->v_max - def->v_min); break;
+    }
+    *out = s;
+    return CR_OK;
+oom:
+    cr_surface_destroy(s);
+    return CR_ERR_OUT_OF_MEMORY;
+}
+
+const cr_surface_def *cr_surface_get_def(const cr_surface *s) { return &s->def; }
+
+void cr_surface_evaluate(const cr_surface *s, double u, double v, cr_surface_eval *out, cr_vec3 *normal)
+{
+    cr_surface_eval_raw(s, u, v, out);
+    if (normal) *normal = cr_v3_scale(cr_v3_normalize(cr_v3_cross(out->su, out->sv)), s->orientation);
+}
+
+void cr_surface_curvature(const cr_surface *s, double u, double v, double *k1, double *k2, double *gaussian)
+{
+    cr_surface_eval e;
+    cr_vec3 n;
+    cr_surface_evaluate(s, u, v, &e, &n);
+    /* First and second fundamental forms (do Carmo §3-3); with n towards the
+     * free side, L = s_uu.n > 0 where the surface bends towards it. */
+    double E = cr_v3_dot(e.su, e.su), F = cr_v3_dot(e.su, e.sv), G = cr_v3_dot(e.sv, e.sv);
+    double L = cr_v3_dot(e.suu, n), M = cr_v3_dot(e.suv, n), N = cr_v3_dot(e.svv, n);
+    double det = E * G - F * F;
+    double K = det > 0.0 ? (L * N - M * M) / det : 0.0;
+    double H = det > 0.0 ? (E * N - 2.0 * F * M + G * L) / (2.0 * det) : 0.0;
+    double disc = sqrt(fmax(H * H - K, 0.0));
+    if (k1) *k1 = H - disc;
+    if (k2) *k2 = H + disc;
+    if (gaussian) *gaussian = K;
+}
+
+static void clamp_domain(const cr_surface *s, double *u, double *v)
+{
+    if (*u < s->def.u_min) *u = s->def.u_min;
+    if (*u > s->def.u_max) *u = s->def.u_max;
+    if (*v < s->def.v_min) *v = s->def.v_min;
+    if (*v > s->def.v_max) *v = s->def.v_max;
+}
+
+void cr_surface_start(const cr_surface *s, cr_vec3 p, double *u, double *v)
+{
+    if (s->def.type == CR_SURFACE_PLANE) {
+        cr_vec3 d = cr_v3_sub(p, s->def.point);
+        *u = cr_v3_dot(d, s->e1);
+        *v = cr_v3_dot(d, s->e2);
+        return;
+    }
+    if (s->def.type == CR_SURFACE_HILLS || s->def.type == CR_SURFACE_BOWL) { /* graphs over (x, y) */
+        *u = p.x;
+        *v = p.y;
+        clamp_domain(s, u, v);
+        return;
+    }
+    /* A coarse grid search for the nearest sample. */
+    const int n = 16;
+    double best = INFINITY;
+    *u = s->def.u_min;
+    *v = s->def.v_min;
+    for (int i = 0; i <= n; ++i)
+        for (int j = 0; j <= n; ++j) {
+            double uu = s->def.u_min + (s->def.u_max - s->def.u_min) * i / n;
+            double vv = s->def.v_min + (s->def.v_max - s->def.v_min) * j / n;
+            cr_surface_eval e;
+            cr_surface_eval_raw(s, uu, vv, &e);
+            double d = cr_v3_len2(cr_v3_sub(e.s, p));
+            if (d < best) {
+                best = d;
+                *u = uu;
+                *v = vv;
+            }
+        }
+}
+
+/* Newton's iteration of seed 004 eq. 31-34 from (u, v); false when A is not
+ * positive definite or the iteration does not settle. */
+static bool newton(const cr_surface *s, cr_vec3 p, double *u, double *v, double tol, int *iterations)
+{
+    for (int it = 0; it < 32; ++it) {
+        cr_surface_eval e;
+        cr_surface_eval_raw(s, *u, *v, &e);
+        cr_vec3 d = cr_v3_sub(e.s, p);
+        double a11 = cr_v3_dot(d, e.suu) + cr_v3_dot(e.su, e.su); /* eq. 33 */
+        double a12 = cr_v3_dot(d, e.suv) + cr_v3_dot(e.su, e.sv);
+        double a22 = cr_v3_dot(d, e.svv) + cr_v3_dot(e.sv, e.sv);
+        double b1 = -cr_v3_dot(d, e.su), b2 = -cr_v3_dot(d, e.sv); /* eq. 34 */
+        double det = a11 * a22 - a12 * a12;
+        ++*iterations;
+        if (!(a11 > 0.0 && det > 0.0)) return false; /* not a minimum nearby */
+        double du = (a22 * b1 - a12 * b2) / det, dv = (a11 * b2 - a12 * b1) / det;
+        double pu = *u, pv = *v;
+        *u += du;
+        *v += dv;
+        clamp_domain(s, u, v);
+        /* Converged when the step moves the point by less than tol * size. */
+        double moved = cr_v3_len(cr_v3_madd(cr_v3_scale(e.su, *u - pu), e.sv, *v - pv));
+        if (moved <= tol * s->size) return true;
+    }
+    return false;
+}
+
+/* Fallback: damped steepest descent on |s - p|^2 from the best coarse sample. */
+static void descend(const cr_surface *s, cr_vec3 p, double *u, double *v, int *iterations)
+{
+    cr_surface_start(s, p, u, v);
+    double step = 1.0;
+    for (int it = 0; it < 200; ++it) {
+        cr_surface_eval e;
+        cr_surface_eval_raw(s, *u, *v, &e);
+        cr_vec3 d = cr_v3_sub(e.s, p);
+        double f = cr_v3_len2(d), gu = 2.0 * cr_v3_dot(d, e.su), gv = 2.0 * cr_v3_dot(d, e.sv);
+        double g2 = gu * gu + gv * gv;
+        ++*iterations;
+        if (g2 == 0.0) return;
+        for (int k = 0; k < 40; ++k, step *= 0.5) {
+            double nu = *u - step * gu, nv = *v - step * gv;
+            clamp_domain(s, &nu, &nv);
+            cr_surface_eval en;
+            cr_surface_eval_raw(s, nu, nv, &en);
+            if (cr_v3_len2(cr_v3_sub(en.s, p)) < f) {
+                *u = nu;
+                *v = nv;
+                step *= 2.0;
+                break;
+            }
+        }
+    }
+}
+
+cr_closest cr_surface_closest(const cr_surface *s, cr_vec3 p, double u0, double v0, double tol)
+{
+    cr_closest c;
+    c.u = u0;
+    c.v = v0;
+    c.iterations = 0;
+    clamp_domain(s, &c.u, &c.v);
+    c.converged = newton(s, p, &c.u, &c.v, tol, &c.iterations);
+    if (!c.converged) {
+        descend(s, p, &c.u, &c.v, &c.iterations);
+        c.converged = newton(s, p, &c.u, &c.v, tol, &c.iterations);
+    }
+    cr_surface_eval e;
+    cr_surface_evaluate(s, c.u, c.v, &e, &c.normal);
+    c.point = e.s;
+    c.distance = cr_v3_dot(cr_v3_sub(p, e.s), c.normal);
+    return c;
+}
+
+double cr_surface_max_curvature(const cr_surface *s, int n, double *at_u, double *at_v)
+{
+    double worst = -INFINITY;
+    double u0 = s->def.u_min, u1 = s->def.u_max, v0 = s->def.v_min, v1 = s->def.v_max;
+    if (!isfinite(u0)) return 0.0; /* a plane */
+    for (int i = 0; i <= n; ++i)
+        for (int j = 0; j <= n; ++j) {
+            double u = u0 + (u1 - u0) * i / n, v = v0 + (v1 - v0) * j / n, k1, k2;
+            cr_surface_curvature(s, u, v, &k1, &k2, NULL);
+            if (k2 > worst) {
+                worst = k2;
+                if (at_u) *at_u = u;
+                if (at_v) *at_v = v;
+            }
+        }
+    return worst;
+}
+
+void cr_surface_coefficients(const cr_surface *s, double u, double v, double *friction, double *rolling_friction)
+{
+    *friction = s->def.friction;
+    *rolling_friction = s->def.rolling_friction;
+    if (s->def.coefficients) s->def.coefficients(u, v, s->def.coefficients_ctx, friction, rolling_friction);
+}
