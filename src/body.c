@@ -7,7 +7,8 @@
 #define CR_BODY_ARRAYS(X)                                                                               \
     X(generation) X(type) X(inertia_kind) X(x) X(v) X(w) X(q) X(mass) X(inv_mass) X(inertia)            \
     X(inv_inertia) X(radius) X(restitution) X(friction) X(user_data) X(acc) X(alpha) X(t_local) X(stamp) \
-    X(events) X(visit)
+    X(events) X(visit) X(rolling_friction) X(inner_radius) X(surface) X(ball_state) X(su) X(sv) X(vpath)    \
+    X(dvel) X(t_state) X(energy_on) X(energy_acc) X(replanned)
 
 static bool grow_bodies(cr_world *w, uint32_t need)
 {
@@ -52,6 +53,14 @@ cr_status cr_world_add_body(cr_world *w, const cr_body_def *def, cr_body_id *out
     if (w->in_callback) return cr_fail(w, CR_ERR_REENTRANT, "cr_world_add_body: called from a world callback");
     cr_status s = cr_body_def_validate(def, msg, sizeof msg);
     if (s != CR_OK) return cr_fail(w, s, "body def: %s", msg);
+    for (uint32_t k = 0; k < w->surfaces.count; ++k) {
+        double ku, kv, kmax = cr_surface_max_curvature(w->surfaces.surface[k], 64, &ku, &kv);
+        if (kmax * def->radius >= 1.0)
+            return cr_fail(w, CR_ERR_INVALID_ARGUMENT,
+                           "body def: radius %.17g is larger than surface %u's radius of curvature %.17g at (u, v) = "
+                           "(%.6g, %.6g): seed 004 needs a single contact point (k r < 1)",
+                           def->radius, k, 1.0 / kmax, ku, kv);
+    }
     cr_bodies *b = &w->bodies;
     uint32_t i;
     if (b->free_count > 0) {
@@ -69,7 +78,9 @@ cr_status cr_world_add_body(cr_world *w, const cr_body_def *def, cr_body_id *out
     b->q[i] = cr_q_normalize(def->orientation);
     b->mass[i] = def->mass;
     b->radius[i] = def->radius;
-    b->inertia[i] = cr_sphere_inertia(def->inertia_kind, def->mass, def->radius, def->inertia);
+    b->inertia[i] = def->inertia_kind == CR_INERTIA_HOLLOW && def->inner_radius > 0.0
+                        ? cr_hollow_sphere_inertia(def->mass, def->radius, def->inner_radius)
+                        : cr_sphere_inertia(def->inertia_kind, def->mass, def->radius, def->inertia);
     bool dynamic = def->type == CR_BODY_DYNAMIC;
     b->inv_mass[i] = dynamic ? 1.0 / def->mass : 0.0;
     b->inv_inertia[i] = dynamic && b->inertia[i] > 0.0 ? 1.0 / b->inertia[i] : 0.0;
@@ -78,7 +89,16 @@ cr_status cr_world_add_body(cr_world *w, const cr_body_def *def, cr_body_id *out
     b->restitution[i] = def->restitution;
     b->friction[i] = def->friction;
     b->user_data[i] = def->user_data;
-    b->acc[i] = b->alpha[i] = cr_v3_zero();
+    b->rolling_friction[i] = def->rolling_friction;
+    b->inner_radius[i] = def->inner_radius;
+    b->surface[i] = CR_NO_SURFACE;
+    b->ball_state[i] = CR_BALL_FLYING;
+    b->su[i] = b->sv[i] = 0.0;
+    b->acc[i] = b->alpha[i] = b->dvel[i] = cr_v3_zero();
+    b->vpath[i] = b->v[i];
+    b->t_state[i] = INFINITY;
+    b->energy_on[i] = b->replanned[i] = 0;
+    b->energy_acc[i] = cr_v3_zero();
     b->t_local[i] = 0.0;
     b->stamp[i] = b->events[i] = b->visit[i] = 0;
     b->live_count++;
@@ -160,6 +180,8 @@ cr_status cr_body_get_def(const cr_world *w, cr_body_id id, cr_body_def *out)
     out->orientation = b->q[i];
     out->restitution = b->restitution[i];
     out->friction = b->friction[i];
+    out->rolling_friction = b->rolling_friction[i];
+    out->inner_radius = b->inner_radius[i];
     out->user_data = b->user_data[i];
     return CR_OK;
 }
@@ -186,7 +208,25 @@ cr_vec3 cr_body_position_at(const cr_world *w, uint32_t i, double t)
 {
     const cr_bodies *b = &w->bodies;
     double h = t - b->t_local[i];
-    return cr_v3_madd(cr_v3_madd(b->x[i], b->v[i], h), b->acc[i], 0.5 * h * h);
+    return cr_v3_madd(cr_v3_madd(b->x[i], b->vpath[i], h), b->acc[i], 0.5 * h * h);
+}
+
+cr_vec3 cr_body_path_velocity_at(const cr_world *w, uint32_t i, double t)
+{
+    return cr_v3_madd(w->bodies.vpath[i], w->bodies.acc[i], t - w->bodies.t_local[i]);
+}
+
+cr_vec3 cr_body_velocity_at(const cr_world *w, uint32_t i, double t)
+{
+    return cr_v3_madd(w->bodies.v[i], w->bodies.dvel[i], t - w->bodies.t_local[i]);
+}
+
+void cr_body_plan_free(cr_world *w, uint32_t i)
+{
+    cr_bodies *b = &w->bodies;
+    b->vpath[i] = b->v[i];
+    b->dvel[i] = b->acc[i];
+    b->t_state[i] = INFINITY;
 }
 
 void cr_body_advance(cr_world *w, uint32_t i, double t)
@@ -195,11 +235,29 @@ void cr_body_advance(cr_world *w, uint32_t i, double t)
     double h = t - b->t_local[i];
     if (h <= 0.0) return;
     /* Exact for constant acceleration over the interval (seed 001: the ODE
-     * restarts at each impact with the new velocity). */
-    b->x[i] = cr_v3_madd(cr_v3_madd(b->x[i], b->v[i], h), b->acc[i], 0.5 * h * h);
+     * restarts at each impact with the new velocity); a surface ball follows
+     * its planned chord and keeps its energy (seed 004 eq. 43). */
+    cr_vec3 x0 = b->x[i], v0 = b->v[i];
+    b->x[i] = cr_body_position_at(w, i, t);
     cr_vec3 w_mid = cr_v3_madd(b->w[i], b->alpha[i], 0.5 * h);
-    b->v[i] = cr_v3_madd(b->v[i], b->acc[i], h);
+    b->vpath[i] = cr_v3_madd(b->vpath[i], b->acc[i], h);
+    b->v[i] = cr_v3_madd(b->v[i], b->dvel[i], h);
     b->w[i] = cr_v3_madd(b->w[i], b->alpha[i], h);
     b->q[i] = cr_q_integrate(b->q[i], w_mid, h);
     b->t_local[i] = t;
+    if (b->surface[i] != CR_NO_SURFACE) cr_ball_correct_speed(w, i, v0, cr_v3_sub(b->x[i], x0));
+}
+
+cr_status cr_body_get_ball_state(const cr_world *w, cr_body_id id, cr_ball_state *state, cr_static_id *surface)
+{
+    if (!id_alive(w, id)) return CR_ERR_STALE_ID;
+    const cr_bodies *b = &w->bodies;
+    if (state) *state = (cr_ball_state)b->ball_state[id.index];
+    if (surface) {
+        bool on = b->surface[id.index] != CR_NO_SURFACE;
+        surface->index = on ? b->surface[id.index] : 0;
+        surface->generation = on ? 1 : 0;
+        surface->type = CR_STATIC_SURFACE;
+    }
+    return CR_OK;
 }

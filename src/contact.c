@@ -68,3 +68,10 @@ double cr_sphere_inertia(cr_inertia_kind kind, double mass, double radius, doubl
     }
     return 0.0;
 }
+
+double cr_hollow_sphere_inertia(double mass, double r1, double r0)
+{
+    /* I = 8/15 pi rho (r1^5 - r0^5) and m = 4/3 pi rho (r1^3 - r0^3). */
+    double r03 = r0 * r0 * r0, r13 = r1 * r1 * r1;
+    return 0.4 * mass * (r13 * r1 * r1 - r03 * r0 * r0) / (r13 - r03);
+}

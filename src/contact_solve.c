@@ -165,6 +165,29 @@ static void solve_contact(cr_world *w, cr_contact *c)
     apply_impulse(w, c, djt, true);
 }
 
+/* The solver changed velocities: the bodies it touched move by a new plan,
+ * and their boxes grow where the new path leaves them. */
+static cr_status replan_contacted(cr_world *w)
+{
+    cr_bodies *b = &w->bodies;
+    double dt = w->def.dt;
+    for (uint32_t k = 0; k < w->contact_count; ++k) {
+        const cr_contact *c = &w->contacts[k];
+        for (int side = 0; side < (c->is_plane ? 1 : 2); ++side) {
+            uint32_t i = side ? c->b : c->a;
+            if (b->replanned[i] || !cr_slot_dynamic(b, i)) continue;
+            b->replanned[i] = 1;
+            cr_body_plan(w, i);
+            cr_vec3 x0 = b->x[i], x1 = cr_body_position_at(w, i, dt);
+            double pad = b->radius[i] * (1.0 + 1e-3) + 0.125 * cr_v3_len(b->acc[i]) * dt * dt;
+            if (!cr_broad_extend(w, &w->broad, i, cr_v3_sub(cr_v3_min(x0, x1), cr_v3(pad, pad, pad)),
+                                 cr_v3_add(cr_v3_max(x0, x1), cr_v3(pad, pad, pad))))
+                return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "contacts: out of memory");
+        }
+    }
+    return CR_OK;
+}
+
 cr_status cr_stage_contacts(cr_world *w)
 {
     if (w->def.method != CR_METHOD_IMPULSE) return CR_OK;
@@ -180,6 +203,8 @@ cr_status cr_stage_contacts(cr_world *w)
     for (int it = 0; it < w->def.solver_iterations; ++it)
         for (uint32_t k = 0; k < w->contact_count; ++k) solve_contact(w, &w->contacts[k]);
     w->stats.contacts = w->contact_count;
+    s = replan_contacted(w);
+    if (s != CR_OK) return s;
     /* Keep this step's contacts for the next one's warm start. */
     cr_contact *tmp = w->prev_contacts;
     uint32_t tmp_cap = w->prev_capacity;

@@ -109,6 +109,10 @@ cr_status cr_body_def_validate(const cr_body_def *d, char *msg, size_t size)
         return bad(msg, size, "restitution: must be in [0, 1], got %.17g", d->restitution);
     if (!(d->friction >= 0.0 && isfinite(d->friction)))
         return bad(msg, size, "friction: must be >= 0 and finite, got %.17g", d->friction);
+    if (!(d->rolling_friction >= 0.0 && isfinite(d->rolling_friction)))
+        return bad(msg, size, "rolling_friction: must be >= 0 and finite, got %.17g", d->rolling_friction);
+    if (!(d->inner_radius >= 0.0 && d->inner_radius < d->radius))
+        return bad(msg, size, "inner_radius: must be in [0, radius), got %.17g", d->inner_radius);
     return CR_OK;
 }
 

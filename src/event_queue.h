@@ -1,8 +1,8 @@
 /* Event queue of seed 004 §6: impacts ordered by time within the step.
  *
  * A binary min-heap. Ties (equal times) are broken by a fixed rule — lower
- * first body slot, then body-plane before body-body, then lower second
- * index — so the order never depends on memory addresses or insertion
+ * first body slot, then kind (plane, surface, state change, pair), then lower
+ * second index — so the order never depends on memory addresses or insertion
  * history (issue: deterministic ties). Events carry the stamps of their
  * bodies at prediction time; an event whose body has taken part in another
  * event since is stale and skipped when popped (seed 004 Algorithm 2: only
@@ -14,11 +14,13 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-typedef enum cr_event_kind { CR_EVENT_PLANE = 0, CR_EVENT_PAIR = 1 } cr_event_kind;
+/* Seed 004 Definition 2's event types: ball-plane (2), a flying ball
+ * landing on a surface (3), a state change (4), ball-ball (1). */
+typedef enum cr_event_kind { CR_EVENT_PLANE = 0, CR_EVENT_SURFACE, CR_EVENT_STATE, CR_EVENT_PAIR } cr_event_kind;
 
 typedef struct cr_event {
     double t;
-    uint32_t a, b;          /* body slots; b is a plane index for CR_EVENT_PLANE */
+    uint32_t a, b;          /* body slots; b: plane or surface index, unused for a state change */
     uint32_t stamp_a, stamp_b;
     uint32_t kind;
 } cr_event;

@@ -12,6 +12,12 @@
  * last impact are stale (stamps) and skipped. Because every path is checked
  * before bodies move, nothing tunnels at any speed.
  *
+ * Balls on surfaces (seed 004) add two kinds: a flying ball landing on a
+ * surface (its gap through the closest point, by conservative advancement
+ * and bisection), and a state change planned by the moving algorithm (a
+ * sliding ball starting to roll). Every body an event touches is planned
+ * again from the event's time (cr_body_plan).
+ *
  * A pair within the contact margin that approaches no faster than the
  * resting speed is resting contact: the contact stage's business (impulse
  * method), or held by resting forces (event method), not an event.
@@ -34,10 +40,6 @@ static double pair_gap_at(double t, void *ctx)
     return cr_v3_len(cr_v3_sub(cr_body_position_at(g->w, g->a, t), cr_body_position_at(g->w, g->b, t))) - g->radius;
 }
 
-static cr_vec3 velocity_at(const cr_world *w, uint32_t i, double t)
-{
-    return cr_v3_madd(w->bodies.v[i], w->bodies.acc[i], t - w->bodies.t_local[i]);
-}
 
 static bool same_vec(cr_vec3 a, cr_vec3 b) { return a.x == b.x && a.y == b.y && a.z == b.z; }
 
@@ -62,10 +64,12 @@ static bool predict_pair(cr_world *w, uint32_t i, uint32_t j)
     if (ts >= dt) return true;
     double r = b->radius[i] + b->radius[j];
     cr_vec3 pi = cr_body_position_at(w, i, ts), pj = cr_body_position_at(w, j, ts);
-    cr_vec3 vi = velocity_at(w, i, ts), vj = velocity_at(w, j, ts);
+    cr_vec3 vi = cr_body_path_velocity_at(w, i, ts), vj = cr_body_path_velocity_at(w, j, ts);
     cr_vec3 d = cr_v3_sub(pi, pj);
     double dist = cr_v3_len(d);
-    double vn = dist > 0.0 ? cr_v3_dot(cr_v3_sub(vi, vj), d) / dist : 0.0;
+    double vn = dist > 0.0
+                    ? cr_v3_dot(cr_v3_sub(cr_body_velocity_at(w, i, ts), cr_body_velocity_at(w, j, ts)), d) / dist
+                    : 0.0;
     if (dist - r <= cr_touch_margin(r)) {
         /* Touching now: an impact only if closing faster than resting. */
         if (-vn > w->resting_speed) return push(w, ts, i < j ? i : j, i < j ? j : i, CR_EVENT_PAIR);
@@ -93,7 +97,7 @@ static bool predict_plane(cr_world *w, uint32_t i, uint32_t k)
     const cr_plane_def *pl = &w->planes.def[k];
     double ts = b->t_local[i], r = b->radius[i];
     double gap = -cr_penetration_sphere_plane(b->x[i], r, pl->point, pl->normal);
-    double vn = cr_v3_dot(pl->normal, b->v[i]);
+    double vn = cr_v3_dot(pl->normal, b->v[i]), vpn = cr_v3_dot(pl->normal, b->vpath[i]);
     if (gap <= cr_touch_margin(r)) {
         /* Touching, or behind the plane (signed penetration, seed 000):
          * an impact if driving in; resting contact is not an event. */
@@ -102,9 +106,49 @@ static bool predict_plane(cr_world *w, uint32_t i, uint32_t k)
     }
     if (gap <= cr_contact_margin(w, 2.0 * r) && -vn <= w->resting_speed) return true;
     double t;
-    if (cr_toi_quadratic(gap, vn, 0.5 * cr_v3_dot(pl->normal, b->acc[i]), 0.0, w->def.dt - ts, &t) != CR_TOI_HIT)
+    if (cr_toi_quadratic(gap, vpn, 0.5 * cr_v3_dot(pl->normal, b->acc[i]), 0.0, w->def.dt - ts, &t) != CR_TOI_HIT)
         return true;
     return push(w, ts + t, i, k, CR_EVENT_PLANE);
+}
+
+typedef struct surface_gap {
+    cr_world *w;
+    uint32_t ball, surface;
+} surface_gap;
+
+static double surface_gap_at(double t, void *ctx)
+{
+    const surface_gap *g = ctx;
+    return cr_ball_surface_gap(g->w, g->ball, g->surface, cr_body_position_at(g->w, g->ball, t), NULL, false);
+}
+
+/* A flying ball landing on surface k: its first contact on its path. */
+static bool predict_surface(cr_world *w, uint32_t i, uint32_t k)
+{
+    const cr_bodies *b = &w->bodies;
+    if (!cr_slot_dynamic(b, i) || b->surface[i] != CR_NO_SURFACE) return true;
+    double ts = b->t_local[i], dt = w->def.dt;
+    cr_vec3 n;
+    double gap = cr_ball_surface_gap(w, i, k, b->x[i], &n, true);
+    if (gap <= cr_touch_margin(b->radius[i])) {
+        if (-cr_v3_dot(b->v[i], n) > w->resting_speed) return push(w, ts, i, k, CR_EVENT_SURFACE);
+        return true; /* touching and resting: bound at the next step's start */
+    }
+    surface_gap g = {w, i, k};
+    double rate = cr_v3_len(b->vpath[i]) + cr_v3_len(b->acc[i]) * (dt - ts), t;
+    if (cr_toi_conservative(surface_gap_at, &g, ts, dt, rate, w->def.toi_tolerance, &t) != CR_TOI_HIT) return true;
+    return push(w, t, i, k, CR_EVENT_SURFACE);
+}
+
+/* Everything of body i that does not involve another body. */
+static bool predict_statics(cr_world *w, uint32_t i)
+{
+    for (uint32_t k = 0; k < w->planes.count; ++k)
+        if (!predict_plane(w, i, k)) return false;
+    for (uint32_t k = 0; k < w->surfaces.count; ++k)
+        if (!predict_surface(w, i, k)) return false;
+    if (w->bodies.t_state[i] <= w->def.dt && !push(w, w->bodies.t_state[i], i, 0, CR_EVENT_STATE)) return false;
+    return true;
 }
 
 /* Predicts body i against everything its remaining path can reach. */
@@ -114,6 +158,7 @@ static bool predict_body(cr_world *w, uint32_t i)
     double dt = w->def.dt, r = b->radius[i];
     cr_vec3 x0 = b->x[i], x1 = cr_body_position_at(w, i, dt);
     double pad = r + cr_touch_margin(r) + 0.125 * cr_v3_len(b->acc[i]) * (dt - b->t_local[i]) * (dt - b->t_local[i]);
+    if (b->surface[i] != CR_NO_SURFACE) pad += 1e-3 * r; /* the chord cuts the curved path a little */
     cr_vec3 lo = cr_v3_sub(cr_v3_min(x0, x1), cr_v3(pad, pad, pad));
     cr_vec3 hi = cr_v3_add(cr_v3_max(x0, x1), cr_v3(pad, pad, pad));
     /* The new path may leave the box the grid holds: enter it again so that
@@ -123,9 +168,7 @@ static bool predict_body(cr_world *w, uint32_t i)
     if (n == UINT32_MAX) return false;
     for (uint32_t q = 0; q < n; ++q)
         if (!predict_pair(w, i, w->query[q])) return false;
-    for (uint32_t k = 0; k < w->planes.count; ++k)
-        if (!predict_plane(w, i, k)) return false;
-    return true;
+    return predict_statics(w, i);
 }
 
 static bool stale(const cr_world *w, const cr_event *e)
@@ -133,14 +176,31 @@ static bool stale(const cr_world *w, const cr_event *e)
     return e->stamp_a != w->bodies.stamp[e->a] || (e->kind == CR_EVENT_PAIR && e->stamp_b != w->bodies.stamp[e->b]);
 }
 
+static void report(cr_world *w, cr_impact *im)
+{
+    w->stats.events++;
+    if (!w->def.on_impact) return;
+    w->in_callback = true;
+    w->def.on_impact(im, w->def.callback_ctx);
+    w->in_callback = false;
+}
+
 static void resolve(cr_world *w, const cr_event *e)
 {
     cr_bodies *b = &w->bodies;
     uint32_t i = e->a;
     cr_body_advance(w, i, e->t);
+    b->stamp[i]++;
+    b->events[i]++;
     cr_impact im = {0};
     im.time = w->time + e->t;
     im.a = cr_world_body_at(w, i);
+    if (e->kind == CR_EVENT_STATE) return; /* only a new plan from here */
+    if (e->kind == CR_EVENT_SURFACE) {
+        cr_ball_land(w, i, e->b, &im);
+        report(w, &im);
+        return;
+    }
     im.va_before = b->v[i];
     cr_contact_side sa, sb;
     double e_coef, mu;
@@ -149,6 +209,7 @@ static void resolve(cr_world *w, const cr_event *e)
         im.normal = pl->normal;
         im.static_id.index = e->b;
         im.static_id.generation = w->planes.generation[e->b];
+        im.static_id.type = CR_STATIC_PLANE;
         sa = cr_body_side(w, i, cr_v3_scale(pl->normal, -b->radius[i]));
         sb = cr_contact_side_immovable();
         e_coef = b->restitution[i] * pl->restitution;
@@ -156,6 +217,8 @@ static void resolve(cr_world *w, const cr_event *e)
     } else {
         uint32_t j = e->b;
         cr_body_advance(w, j, e->t);
+        b->stamp[j]++;
+        b->events[j]++;
         cr_overlap_sphere_sphere(b->x[i], b->radius[i], b->x[j], b->radius[j], &im.normal);
         im.b = cr_world_body_at(w, j);
         im.vb_before = b->v[j];
@@ -168,21 +231,12 @@ static void resolve(cr_world *w, const cr_event *e)
     im.impulse = cr_world_impact_impulse(w, &sa, &sb, im.normal, e_coef, mu);
     cr_contact_apply(&sa, &sb, im.impulse);
     cr_body_store_side(w, i, &sa);
-    b->stamp[i]++;
-    b->events[i]++;
     im.va_after = b->v[i];
     if (e->kind == CR_EVENT_PAIR) {
         cr_body_store_side(w, e->b, &sb);
-        b->stamp[e->b]++;
-        b->events[e->b]++;
         im.vb_after = b->v[e->b];
     }
-    w->stats.events++;
-    if (w->def.on_impact) {
-        w->in_callback = true;
-        w->def.on_impact(&im, w->def.callback_ctx);
-        w->in_callback = false;
-    }
+    report(w, &im);
 }
 
 cr_status cr_stage_events(cr_world *w)
@@ -192,9 +246,14 @@ cr_status cr_stage_events(cr_world *w)
     for (uint32_t k = 0; k < w->broad.pair_count; ++k)
         if (!predict_pair(w, w->broad.pairs[k].a, w->broad.pairs[k].b)) goto oom;
     for (uint32_t i = 0; i < b->slot_count; ++i) {
-        if (!cr_slot_alive(b, i) || !cr_slot_dynamic(b, i)) continue;
-        for (uint32_t k = 0; k < w->planes.count; ++k)
-            if (!predict_plane(w, i, k)) goto oom;
+        if (!cr_slot_alive(b, i)) continue;
+        /* A body whose plan changed after the broad phase (contacts) may
+         * reach beyond its pairs: ask the grid. */
+        if (b->replanned[i]) {
+            if (!predict_body(w, i)) goto oom;
+        } else if (!predict_statics(w, i)) {
+            goto oom;
+        }
     }
     uint32_t cap = (uint32_t)w->def.max_events_per_body;
     cr_event e;
@@ -205,10 +264,8 @@ cr_status cr_stage_events(cr_world *w)
             continue;
         }
         resolve(w, &e);
-        if (w->def.method == CR_METHOD_EVENT) { /* the impact may have brought them to rest */
-            cr_body_predict_forces(w, e.a);
-            if (e.kind == CR_EVENT_PAIR) cr_body_predict_forces(w, e.b);
-        }
+        cr_body_plan(w, e.a); /* from the event's time, in its new state */
+        if (e.kind == CR_EVENT_PAIR) cr_body_plan(w, e.b);
         if (!predict_body(w, e.a)) goto oom;
         if (e.kind == CR_EVENT_PAIR && !predict_body(w, e.b)) goto oom;
     }

@@ -78,6 +78,7 @@ cr_status cr_stage_finish(cr_world *w)
             for (uint32_t k = 0; k < w->planes.count; ++k) project_plane(w, i, k);
         }
     }
+    cr_balls_keep_above_surfaces(w);
     cr_status s = check_finite(w);
     if (s != CR_OK) return s;
     w->stats.max_penetration = max_penetration(w);

@@ -11,6 +11,9 @@
  * resting speed) gets seed 001 §3.2's contact force f_c = -n.F_ext, set to
  * zero when it would pull, and friction at rest: static up to mu f_c, else
  * kinetic opposite the sliding velocity.
+ *
+ * Balls on a parametric surface are planned by seed 004's moving algorithm
+ * in either method (rolling.c).
  */
 #include "world_internal.h"
 
@@ -68,6 +71,19 @@ void cr_body_predict_forces(cr_world *w, uint32_t i)
     for (uint32_t k = 0; k < w->planes.count; ++k) resting_plane_force(w, i, k);
 }
 
+/* A free ball that touches a surface without moving off it (or into it
+ * faster than resting) is on it from now on (seed 004: rolling, sliding or
+ * still, decided by its plan). */
+static void bind_to_surfaces(cr_world *w, uint32_t i)
+{
+    cr_bodies *b = &w->bodies;
+    for (uint32_t k = 0; k < w->surfaces.count && b->surface[i] == CR_NO_SURFACE; ++k) {
+        cr_vec3 n;
+        double gap = cr_ball_surface_gap(w, i, k, b->x[i], &n, true);
+        if (gap <= 1e-6 * b->radius[i] && fabs(cr_v3_dot(b->v[i], n)) <= w->resting_speed) b->surface[i] = k;
+    }
+}
+
 void cr_stage_predict(cr_world *w)
 {
     cr_bodies *b = &w->bodies;
@@ -76,11 +92,11 @@ void cr_stage_predict(cr_world *w)
         if (!cr_slot_alive(b, i)) continue;
         b->t_local[i] = 0.0;
         b->events[i] = 0;
-        if (event) {
-            cr_body_predict_forces(w, i);
-            continue;
-        }
-        b->acc[i] = b->alpha[i] = cr_v3_zero();
-        if (cr_slot_dynamic(b, i)) b->v[i] = cr_v3_madd(b->v[i], w->def.gravity, w->def.dt);
+        b->replanned[i] = 0;
+        bool dynamic = cr_slot_dynamic(b, i);
+        if (dynamic && b->surface[i] == CR_NO_SURFACE && w->surfaces.count) bind_to_surfaces(w, i);
+        /* The impulse method's kick; a surface ball's gravity is in its plan. */
+        if (!event && dynamic && b->surface[i] == CR_NO_SURFACE) b->v[i] = cr_v3_madd(b->v[i], w->def.gravity, w->def.dt);
+        cr_body_plan(w, i);
     }
 }

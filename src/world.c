@@ -95,6 +95,8 @@ void cr_world_destroy(cr_world *w)
     cr_bodies_free(w);
     cr_free(w, w->planes.def);
     cr_free(w, w->planes.generation);
+    for (uint32_t k = 0; k < w->surfaces.count; ++k) cr_surface_destroy(w->surfaces.surface[k]);
+    cr_free(w, w->surfaces.surface);
     cr_broad_free(w, &w->broad);
     cr_event_free(w, &w->queue);
     cr_free(w, w->contacts);
@@ -134,14 +136,57 @@ cr_status cr_world_add_plane(cr_world *w, const cr_plane_def *def, cr_static_id 
     if (out) {
         out->index = p->count;
         out->generation = 1;
+        out->type = CR_STATIC_PLANE;
     }
     p->count++;
     return CR_OK;
 }
 
+cr_status cr_world_add_surface(cr_world *w, const cr_surface_def *def, cr_static_id *out)
+{
+    char msg[256];
+    if (w->in_callback) return cr_fail(w, CR_ERR_REENTRANT, "cr_world_add_surface: called from a world callback");
+    cr_surface *surface;
+    cr_status s = cr_surface_create(def, &surface, msg, sizeof msg);
+    if (s != CR_OK) return cr_fail(w, s, "surface def: %s", msg);
+    /* Seed 004 §1: no principal curvature sharper than the biggest ball, so
+     * that a ball touches the surface at a single point. */
+    double rmax = 0.0, ku = 0.0, kv = 0.0;
+    for (uint32_t i = 0; i < w->bodies.slot_count; ++i)
+        if (cr_slot_alive(&w->bodies, i) && w->bodies.radius[i] > rmax) rmax = w->bodies.radius[i];
+    double kmax = cr_surface_max_curvature(surface, 64, &ku, &kv);
+    if (rmax > 0.0 && kmax * rmax >= 1.0) {
+        cr_surface_destroy(surface);
+        return cr_fail(w, CR_ERR_INVALID_ARGUMENT,
+                       "surface def: principal curvature %.6g at (u, v) = (%.6g, %.6g) is sharper than the largest "
+                       "ball (radius %.6g): seed 004 needs k r < 1",
+                       kmax, ku, kv, rmax);
+    }
+    cr_surfaces *ss = &w->surfaces;
+    if (!cr_grow(w, (void **)&ss->surface, &ss->capacity, ss->count + 1, sizeof *ss->surface)) {
+        cr_surface_destroy(surface);
+        return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "cr_world_add_surface: out of memory");
+    }
+    ss->surface[ss->count] = surface;
+    if (out) {
+        out->index = ss->count;
+        out->generation = 1;
+        out->type = CR_STATIC_SURFACE;
+    }
+    ss->count++;
+    return CR_OK;
+}
+
+uint32_t cr_world_surface_count(const cr_world *w) { return w->surfaces.count; }
+const cr_surface *cr_world_surface(const cr_world *w, uint32_t index)
+{
+    return index < w->surfaces.count ? w->surfaces.surface[index] : NULL;
+}
+
 cr_status cr_plane_get_def(const cr_world *w, cr_static_id id, cr_plane_def *out)
 {
-    if (id.index >= w->planes.count || id.generation != w->planes.generation[id.index]) return CR_ERR_STALE_ID;
+    if (id.type != CR_STATIC_PLANE || id.index >= w->planes.count || id.generation != w->planes.generation[id.index])
+        return CR_ERR_STALE_ID;
     *out = w->planes.def[id.index];
     return CR_OK;
 }
@@ -162,6 +207,7 @@ cr_status cr_world_step(cr_world *w)
     w->stats.total_contacts = totals.total_contacts;
     w->stats.total_events = totals.total_events;
     w->stats.law_fallbacks = totals.law_fallbacks;
+    w->stats.mean_closest_iterations = totals.mean_closest_iterations;
 
     cr_status s = CR_OK;
     double t0 = now_seconds(), t1;
@@ -179,6 +225,7 @@ cr_status cr_world_step(cr_world *w)
     STAGE(CR_STAGE_EVENTS, cr_stage_events(w));
     STAGE(CR_STAGE_FINISH, cr_stage_finish(w));
 #undef STAGE
+    if (w->closest_calls) w->stats.mean_closest_iterations = w->closest_iterations / (double)w->closest_calls;
     w->stats.total_contacts += w->stats.contacts;
     w->stats.total_events += w->stats.events;
     return CR_OK;

@@ -38,13 +38,34 @@ typedef struct cr_bodies {
     cr_quat *q;
     double *mass, *inv_mass, *inertia, *inv_inertia, *radius, *restitution, *friction;
     void **user_data;
-    /* per-step state */
-    cr_vec3 *acc, *alpha;       /* constant accelerations over the step (event method) */
+    double *rolling_friction;   /* nu_b (seed 004 eq. 11) */
+    double *inner_radius;       /* hollow balls (seed 004 eq. 17); 0: thin shell or solid */
+    /* ball-on-surface state (seed 004 §2) */
+    uint32_t *surface;          /* surface index the ball is on; CR_NO_SURFACE when free */
+    uint8_t *ball_state;        /* cr_ball_state */
+    double *su, *sv;            /* last contact parameters: the closest point's warm start */
+    /* per-step plan: x(t) = x + vpath h + acc h^2 / 2, v(t) = v + dvel h,
+     * w(t) = w + alpha h, with h = t - t_local. A free body has vpath = v and
+     * dvel = acc; a ball on a surface moves along the chord of its step
+     * (seed 004 eq. 44's step vector) with acc = 0. */
+    cr_vec3 *acc, *alpha;
+    cr_vec3 *vpath, *dvel;
+    double *t_state;            /* a state change of a surface ball planned at this time (INFINITY: none) */
+    uint8_t *energy_on;         /* seed 004 eq. 43 sets the speed along the plan */
+    uint8_t *replanned;         /* planned again after the broad phase: events ask the grid */
+    cr_vec3 *energy_acc;        /* ... from this effective acceleration: |v|^2 = |v0|^2 + 2 a.d */
     double *t_local;            /* time inside the step the state refers to */
     uint32_t *stamp;            /* bumped at every event: older predictions are stale */
     uint32_t *events;           /* impacts this step (inelastic collapse guard) */
     uint32_t *visit;            /* query dedupe marks */
 } cr_bodies;
+
+#define CR_NO_SURFACE UINT32_MAX
+
+typedef struct cr_surfaces {
+    uint32_t count, capacity;
+    cr_surface **surface;
+} cr_surfaces;
 
 typedef struct cr_planes {
     uint32_t count, capacity;
@@ -57,6 +78,9 @@ struct cr_world {
     double resting_speed;       /* resolved from def.resting_speed */
     cr_bodies bodies;
     cr_planes planes;
+    cr_surfaces surfaces;
+    double closest_iterations;  /* running total, for the mean */
+    uint64_t closest_calls;
     cr_broad_phase broad;
     cr_event_queue queue;
     cr_contact *contacts;       /* this step's contacts, sorted by key */
@@ -93,8 +117,17 @@ cr_contact_side cr_body_side(const cr_world *w, uint32_t i, cr_vec3 r);
 /* Writes a side's velocities back to body i. */
 void cr_body_store_side(cr_world *w, uint32_t i, const cr_contact_side *s);
 
-/* Position and velocity of body i at time t inside the step (t >= t_local). */
+/* Position, path velocity and velocity of body i at time t in the step (t >= t_local). */
 cr_vec3 cr_body_position_at(const cr_world *w, uint32_t i, double t);
+cr_vec3 cr_body_path_velocity_at(const cr_world *w, uint32_t i, double t);
+cr_vec3 cr_body_velocity_at(const cr_world *w, uint32_t i, double t);
+/* A free body's plan: it moves with its velocity and acceleration. */
+void cr_body_plan_free(cr_world *w, uint32_t i);
+/* Plans body i from its local time to the end of the step: free motion, or
+ * seed 004's moving algorithm on its surface. May bind a ball to a surface it
+ * touches or free one that leaves; sets t_state when its state will change
+ * within the step. */
+void cr_body_plan(cr_world *w, uint32_t i);
 /* Moves body i's state forward to time t inside the step. */
 void cr_body_advance(cr_world *w, uint32_t i, double t);
 
@@ -122,6 +155,19 @@ cr_status cr_stage_broad_phase(cr_world *w);
 cr_status cr_stage_contacts(cr_world *w);
 cr_status cr_stage_events(cr_world *w);
 cr_status cr_stage_finish(cr_world *w);
+
+/* Seed 004 surfaces (rolling.c). */
+/* Signed gap between ball i at position x and surface k (closest point
+ * warm-started from the ball's parameters; updates them when keep is set). */
+double cr_ball_surface_gap(cr_world *w, uint32_t i, uint32_t k, cr_vec3 x, cr_vec3 *normal, bool keep);
+/* The landing of a flying ball on surface k at its current state: impact law,
+ * then bound to the surface when it does not bounce off. */
+void cr_ball_land(cr_world *w, uint32_t i, uint32_t k, cr_impact *report);
+/* Speed of a surface ball after advancing along its plan by displacement d:
+ * seed 004 eq. 43's energy balance (rolling, and sliding without friction). */
+void cr_ball_correct_speed(cr_world *w, uint32_t i, cr_vec3 v0, cr_vec3 d);
+/* End-of-step guard: a free ball found behind a surface is put back on it. */
+void cr_balls_keep_above_surfaces(cr_world *w);
 
 /* the impact law chosen for the world, applied to one contact */
 cr_vec3 cr_world_impact_impulse(cr_world *w, const cr_contact_side *a, const cr_contact_side *b,

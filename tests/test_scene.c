@@ -131,7 +131,7 @@ static void test_good_scene_values(void **state)
     assert_true(b2.restitution == d.restitution && b2.friction == d.friction);
 
     cr_plane_def p0;
-    assert_int_equal(cr_plane_get_def(s.world, (cr_static_id){0, 1}, &p0), CR_OK);
+    assert_int_equal(cr_plane_get_def(s.world, (cr_static_id){0, 1, CR_STATIC_PLANE}, &p0), CR_OK);
     assert_true(fabs(cr_v3_len(p0.normal) - 1.0) < 1e-15); /* normalised from [0,0,2] */
     assert_true(p0.restitution == 0.9 && p0.friction == 0.5);
     cr_scene_free(&s);

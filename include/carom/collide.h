@@ -115,8 +115,11 @@ double cr_reduced_mass_ratio(double inv_mass_a, double inv_mass_b);
 /* Seed 000 c.5 / eq. B.18: the position projection of a, k_p m_red Δx n. */
 cr_vec3 cr_position_projection(double k_p, double reduced_mass_ratio, double overlap, cr_vec3 n);
 
-/* Moment of inertia of a sphere of mass m and radius r. */
+/* Moment of inertia of a sphere of mass m and radius r (hollow: thin shell). */
 double cr_sphere_inertia(cr_inertia_kind kind, double mass, double radius, double custom);
+/* Seed 004 eq. 17 for a hollow ball of outer radius r1 and inner r0 with the
+ * density that gives it mass m: I = 2/5 m (r1^5 - r0^5) / (r1^3 - r0^3). */
+double cr_hollow_sphere_inertia(double mass, double r1, double r0);
 
 #ifdef __cplusplus
 }

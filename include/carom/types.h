@@ -25,16 +25,27 @@ const char *cr_status_string(cr_status s);
  * Generation 0 is never used, so a zeroed id is the null id and a removed
  * object's id is caught as stale (DESIGN: conventions, after Box2D v3). */
 typedef struct cr_body_id { uint32_t index, generation; } cr_body_id;
-typedef struct cr_static_id { uint32_t index, generation; } cr_static_id;
 
 typedef enum cr_shape_type { CR_SHAPE_SPHERE = 0 } cr_shape_type;
-typedef enum cr_static_type { CR_STATIC_PLANE = 0 } cr_static_type;
+typedef enum cr_static_type { CR_STATIC_PLANE = 0, CR_STATIC_SURFACE } cr_static_type;
+/* A static: a plane (type CR_STATIC_PLANE) or a surface, each numbered from 0. */
+typedef struct cr_static_id { uint32_t index, generation; cr_static_type type; } cr_static_id;
+
+/* The four states of a ball on a surface (seed 004 §2). A ball that touches
+ * no surface is flying. */
+typedef enum cr_ball_state {
+    CR_BALL_FLYING = 0,
+    CR_BALL_ROLLING,  /* the contact point does not move */
+    CR_BALL_SLIDING,  /* the contact point slides; friction at |R|max */
+    CR_BALL_STILL     /* lying still */
+} cr_ball_state;
 
 /* How a sphere turns (seed 000/001 particles do not; seed 004 balls do). */
 typedef enum cr_inertia_kind {
     CR_INERTIA_PARTICLE = 0, /* no rotational degree of freedom */
     CR_INERTIA_SOLID,        /* I = 2/5 m r^2 */
-    CR_INERTIA_HOLLOW,       /* thin shell, I = 2/3 m r^2 */
+    CR_INERTIA_HOLLOW,       /* hollow: seed 004 eq. 17 with the body's inner radius;
+                                a thin shell (I = 2/3 m r^2) when that is 0 */
     CR_INERTIA_CUSTOM        /* I given in cr_body_def.inertia */
 } cr_inertia_kind;
 

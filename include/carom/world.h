@@ -9,6 +9,9 @@
 
 #include "carom/types.h"
 
+struct cr_surface_def;
+struct cr_surface;
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -63,6 +66,8 @@ typedef struct cr_body_def {
     cr_quat orientation;
     double restitution;         /* in [0, 1]; a contact uses the product of both sides */
     double friction;            /* >= 0; a contact uses the product of both sides */
+    double rolling_friction;    /* nu_b >= 0 on surfaces (seed 004 eq. 11); default 0 */
+    double inner_radius;        /* CR_INERTIA_HOLLOW: in [0, radius); 0 is a thin shell */
     void *user_data;
     uint32_t internal_magic;
 } cr_body_def;
@@ -94,6 +99,16 @@ const char *cr_world_last_error(const cr_world *world);
 cr_status cr_world_add_body(cr_world *world, const cr_body_def *def, cr_body_id *out);
 cr_status cr_world_remove_body(cr_world *world, cr_body_id id);
 cr_status cr_world_add_plane(cr_world *world, const cr_plane_def *def, cr_static_id *out);
+/* Adds a parametric surface (carom/surface.h). Fails, naming the place, when
+ * a principal curvature towards the free side is sharper than the largest
+ * ball already in the world (seed 004's restriction, k r < 1); balls added
+ * later are checked against every surface too. */
+cr_status cr_world_add_surface(cr_world *world, const struct cr_surface_def *def, cr_static_id *out);
+uint32_t cr_world_surface_count(const cr_world *world);
+const struct cr_surface *cr_world_surface(const cr_world *world, uint32_t index);
+/* Which of the four states of seed 004 a ball is in, and on which surface
+ * (type CR_STATIC_SURFACE; generation 0 when flying). */
+cr_status cr_body_get_ball_state(const cr_world *world, cr_body_id id, cr_ball_state *state, cr_static_id *surface);
 
 bool cr_body_is_valid(const cr_world *world, cr_body_id id);
 /* Bodies in slot order: slot i holds the i-th body added while none was
@@ -141,6 +156,7 @@ typedef struct cr_step_stats {
     double stage_seconds[CR_STAGE_COUNT];
     uint64_t total_contacts, total_events;
     uint64_t law_fallbacks;     /* stronge impacts that fell back to Newton's law (running total) */
+    double mean_closest_iterations; /* closest-point Newton iterations per call, all steps */
 } cr_step_stats;
 const cr_step_stats *cr_world_stats(const cr_world *world);
 const char *cr_stage_name(int stage);

@@ -1,0 +1,315 @@
+/* Balls on parametric surfaces: seed 004 §2 (forces, the four states) and
+ * §4 (the moving algorithm with energy control).
+ *
+ * Design note. A ball bound to a surface is planned one step (or up to its
+ * next state change) at a time, with its state constant over the plan, as
+ * seed 004 §4 requires:
+ *   - the closest point (eq. 29-34, warm-started from the last contact
+ *     parameters) gives the contact normal n, the principal curvatures and
+ *     the surface's coefficients there;
+ *   - eq. 8: the normal acceleration eta = max(<g, n>, k_c |v|^2), with k_c the
+ *     normal curvature of the centre's path (the offset surface) along v; the
+ *     ground force |K_n| = m (eta - <g, n>), and when gravity alone bends the
+ *     path more than the surface does the ball takes off (flying);
+ *   - rolling (contact point at rest) while |R|roll (eq. 18) <= |R|max
+ *     (eq. 16), with a_t = tau (g_t - xi v^) (eq. 20, 26, 35); otherwise sliding
+ *     with R = -|R|max along the slip (eq. 19), which also spins the ball
+ *     (eq. 23), until the slip would reverse: that time is a state event;
+ *   - the moving algorithm: the preliminary step (eq. 36), back onto the
+ *     offset surface through the closest point (eq. 37), the velocity
+ *     restricted to the new tangent plane (eq. 38-39), and the speed set by the
+ *     energy balance (eq. 43) when no sliding friction acts.
+ * During the step the ball moves along the chord of its plan (seed 004
+ * eq. 44's step vector), which is what the time of impact with other balls
+ * uses.
+ *
+ * Units. The seed writes kappa = (k1 - r)(k2 - r) and |R|max = mu r^2/kappa
+ * |K_n|, which is not dimensionally consistent; read as the Gaussian
+ * curvature of the difference surface relative to the ball,
+ * kappa^ = (1 - r k1)(1 - r k2) (= kappa / r^2 on a plane, where it is 1),
+ * carom uses |R|max = mu |K_n| / kappa^ and xi = nu kappa^ |K_n| / m, so that on
+ * a plane sliding friction is Coulomb's mu |K_n| and rolling friction a
+ * dimensionless rolling-resistance coefficient nu. Signs: seed 004 eq. 14-15
+ * write the slip with n ^ w; carom uses the contact point's velocity
+ * v + w x (-r n), which is zero when rolling, w = n x v / r.
+ */
+#include "surface_internal.h"
+#include "world_internal.h"
+
+typedef struct site {
+    cr_closest c;
+    double kappa; /* (1 - r k1)(1 - r k2) */
+    double mu;    /* mu_b mu_alpha */
+    double nu;    /* nu_b + nu_alpha */
+} site;
+
+static site site_at(cr_world *w, uint32_t i, uint32_t k, cr_vec3 x, double u0, double v0)
+{
+    const cr_bodies *b = &w->bodies;
+    const cr_surface *s = w->surfaces.surface[k];
+    site st;
+    st.c = cr_surface_closest(s, x, u0, v0, 1e-12);
+    w->closest_iterations += st.c.iterations;
+    w->closest_calls++;
+    double k1, k2, r = b->radius[i];
+    cr_surface_curvature(s, st.c.u, st.c.v, &k1, &k2, NULL);
+    st.kappa = (1.0 - r * k1) * (1.0 - r * k2);
+    double fr, rf;
+    cr_surface_coefficients(s, st.c.u, st.c.v, &fr, &rf);
+    st.mu = b->friction[i] * fr;
+    st.nu = b->rolling_friction[i] + rf;
+    return st;
+}
+
+double cr_ball_surface_gap(cr_world *w, uint32_t i, uint32_t k, cr_vec3 x, cr_vec3 *normal, bool keep)
+{
+    cr_bodies *b = &w->bodies;
+    cr_closest c = cr_surface_closest(w->surfaces.surface[k], x, b->su[i], b->sv[i], 1e-12);
+    w->closest_iterations += c.iterations;
+    w->closest_calls++;
+    if (keep) {
+        b->su[i] = c.u;
+        b->sv[i] = c.v;
+    }
+    if (normal) *normal = c.normal;
+    return c.distance - b->radius[i];
+}
+
+/* Normal curvature of the surface along the unit tangent t (second over
+ * first fundamental form, t written in the parameters by seed 004 eq. 1). */
+static double normal_curvature(const cr_surface *s, double u, double v, cr_vec3 n, cr_vec3 t)
+{
+    cr_surface_eval e;
+    cr_surface_evaluate(s, u, v, &e, NULL);
+    double E = cr_v3_dot(e.su, e.su), F = cr_v3_dot(e.su, e.sv), G = cr_v3_dot(e.sv, e.sv);
+    double tu = cr_v3_dot(e.su, t), tv = cr_v3_dot(e.sv, t), det = E * G - F * F;
+    if (!(det > 0.0)) return 0.0;
+    double a = (G * tu - F * tv) / det, c = (E * tv - F * tu) / det;
+    double first = E * a * a + 2.0 * F * a * c + G * c * c;
+    double second = cr_v3_dot(e.suu, n) * a * a + 2.0 * cr_v3_dot(e.suv, n) * a * c + cr_v3_dot(e.svv, n) * c * c;
+    return first > 0.0 ? second / first : 0.0;
+}
+
+static void unbind(cr_world *w, uint32_t i)
+{
+    w->bodies.surface[i] = CR_NO_SURFACE;
+    w->bodies.ball_state[i] = CR_BALL_FLYING;
+    w->bodies.energy_on[i] = 0;
+}
+
+/* A free body's plan in the world's method. A ball leaving a surface in the
+ * middle of an impulse-method step gets the kick for the rest of it. */
+static void plan_flying(cr_world *w, uint32_t i, bool left_surface)
+{
+    cr_bodies *b = &w->bodies;
+    if (w->def.method == CR_METHOD_EVENT) {
+        cr_body_predict_forces(w, i);
+    } else {
+        b->acc[i] = b->alpha[i] = cr_v3_zero();
+        if (left_surface) b->v[i] = cr_v3_madd(b->v[i], w->def.gravity, w->def.dt - b->t_local[i]);
+    }
+    cr_body_plan_free(w, i);
+}
+
+static void plan_still(cr_world *w, uint32_t i)
+{
+    cr_bodies *b = &w->bodies;
+    b->ball_state[i] = CR_BALL_STILL;
+    b->v[i] = b->w[i] = cr_v3_zero();
+    b->vpath[i] = b->acc[i] = b->dvel[i] = b->alpha[i] = cr_v3_zero();
+    b->t_state[i] = INFINITY;
+    b->energy_on[i] = 0;
+}
+
+static void plan_surface(cr_world *w, uint32_t i)
+{
+    cr_bodies *b = &w->bodies;
+    uint32_t k = b->surface[i];
+    const cr_surface *surf = w->surfaces.surface[k];
+    double h = w->def.dt - b->t_local[i];
+    double r = b->radius[i], m = b->mass[i], I = b->inertia[i];
+    cr_vec3 g = w->def.gravity, x = b->x[i];
+    site st = site_at(w, i, k, x, b->su[i], b->sv[i]);
+    b->su[i] = st.c.u;
+    b->sv[i] = st.c.v;
+    cr_vec3 n = st.c.normal;
+    double gap = st.c.distance - r, vn = cr_v3_dot(b->v[i], n);
+
+    /* Off the surface, or moving away from it faster than resting: flying. */
+    if (gap > 1e-6 * r || vn > w->resting_speed) {
+        unbind(w, i);
+        plan_flying(w, i, b->t_local[i] > 0.0);
+        return;
+    }
+    if (vn < -w->resting_speed) { /* driven into it: an impact first */
+        cr_ball_land(w, i, k, NULL);
+        if (b->surface[i] == CR_NO_SURFACE) {
+            plan_flying(w, i, b->t_local[i] > 0.0);
+            return;
+        }
+    }
+    b->v[i] = cr_v3_reject(b->v[i], n); /* resting in the normal direction */
+    cr_vec3 v = b->v[i];
+    double speed = cr_v3_len(v);
+    cr_vec3 vhat = speed > 0.0 ? cr_v3_scale(v, 1.0 / speed) : cr_v3_zero();
+
+    /* Eq. 8: the surface must supply the normal acceleration of the centre's
+     * path, k_c |v|^2 with k_c = k / (1 - r k) on the offset surface. */
+    double gn = cr_v3_dot(g, n);
+    double kv = speed > 0.0 ? normal_curvature(surf, st.c.u, st.c.v, n, vhat) : 0.0;
+    double required = kv / (1.0 - r * kv) * speed * speed;
+    if (required < gn) { /* gravity bends the path more than the surface: it takes off */
+        unbind(w, i);
+        plan_flying(w, i, b->t_local[i] > 0.0);
+        return;
+    }
+    double kn = required - gn; /* |K_n| / m */
+    cr_vec3 gt = cr_v3_reject(g, n);
+    double xi = st.nu * st.kappa * kn;         /* eq. 11, rolling friction per unit mass */
+    double rmax = st.mu * kn * m / st.kappa;   /* eq. 16 */
+    bool can_roll = I > 0.0;
+    double tau = m * r * r / (m * r * r + I); /* eq. 26 */
+    cr_vec3 slip = cr_v3_sub(v, cr_v3_scale(cr_v3_cross(b->w[i], n), r));
+    double slip_len = cr_v3_len(slip), still_speed = 1e-9 + 1e-3 * w->resting_speed;
+
+    /* State 4, lying still: no motion, and what pulls it along the surface is
+     * held by rolling resistance (a ball) or static friction (a particle). */
+    if (speed <= still_speed && slip_len <= still_speed &&
+        (can_roll ? cr_v3_len(gt) <= xi : m * cr_v3_len(gt) <= rmax)) {
+        plan_still(w, i);
+        return;
+    }
+
+    cr_vec3 at, alpha = cr_v3_zero();
+    double t_change = INFINITY;
+    cr_ball_state state = CR_BALL_SLIDING;
+    cr_vec3 ahat = cr_v3_madd(gt, vhat, -xi); /* eq. 13 */
+    if (can_roll && slip_len <= still_speed) {
+        double rroll = m * I / (m * r * r + I) * cr_v3_len(ahat); /* eq. 18 */
+        if (rroll <= rmax) state = CR_BALL_ROLLING;
+    }
+    if (state == CR_BALL_ROLLING) {
+        at = cr_v3_scale(ahat, tau); /* eq. 20 with eq. 18-19: R = -|R|roll a^ / |a^| */
+    } else {
+        /* Eq. 19: friction at its maximum against the slip (for a ball at the
+         * start of sliding without slip yet, against the pull). */
+        cr_vec3 dir = slip_len > 0.0 ? cr_v3_scale(slip, 1.0 / slip_len) : cr_v3_normalize(ahat);
+        cr_vec3 R = cr_v3_scale(dir, -rmax);
+        at = cr_v3_madd(ahat, R, 1.0 / m);
+        if (can_roll) alpha = cr_v3_scale(cr_v3_cross(cr_v3_scale(n, -r), R), 1.0 / I); /* eq. 23 */
+        /* The slip changes at a constant rate over the plan; it stops where
+         * it would reverse (state 3 ends: <v~, v> <= 0 in seed 004). */
+        cr_vec3 rate = cr_v3_sub(at, cr_v3_scale(cr_v3_cross(alpha, n), r));
+        double sr = cr_v3_dot(slip, rate);
+        if (slip_len > 0.0 && sr < 0.0 && rmax > 0.0) t_change = -slip_len * slip_len / sr;
+    }
+    double hp = t_change < h ? t_change : h;
+
+    /* The moving algorithm, eq. 36-39. */
+    cr_vec3 dbar = cr_v3_madd(cr_v3_scale(v, hp), at, 0.5 * hp * hp);
+    site s1 = site_at(w, i, k, cr_v3_add(x, dbar), st.c.u, st.c.v);
+    cr_vec3 n1 = s1.c.normal;
+    cr_vec3 x1 = cr_v3_madd(s1.c.point, n1, r);
+    cr_vec3 v1 = cr_v3_reject(cr_v3_madd(v, at, hp), n1);
+    cr_vec3 d = cr_v3_sub(x1, x);
+    /* Eq. 43: the energy balance sets the speed when no sliding friction
+     * works (rolling, or sliding without friction). */
+    b->energy_on[i] = state == CR_BALL_ROLLING || rmax == 0.0;
+    b->energy_acc[i] = cr_v3_scale(cr_v3_madd(g, vhat, -xi), state == CR_BALL_ROLLING ? tau : 1.0);
+    if (b->energy_on[i]) {
+        double v1_len = cr_v3_len(v1), target = cr_v3_len2(v) + 2.0 * cr_v3_dot(b->energy_acc[i], d);
+        v1 = target > 0.0 && v1_len > 0.0 ? cr_v3_scale(v1, sqrt(target) / v1_len) : cr_v3_zero();
+    }
+    if (cr_v3_dot(v1, v) < 0.0 && cr_v3_len(gt) <= xi) v1 = cr_v3_zero(); /* rolling friction never reverses */
+    cr_vec3 w1 = state == CR_BALL_ROLLING ? cr_v3_scale(cr_v3_cross(n1, v1), 1.0 / r) : cr_v3_madd(b->w[i], alpha, hp);
+
+    b->ball_state[i] = (uint8_t)state;
+    if (state == CR_BALL_ROLLING) b->w[i] = cr_v3_scale(cr_v3_cross(n, v), 1.0 / r); /* eq. 23, state 2 */
+    b->acc[i] = cr_v3_zero();
+    b->vpath[i] = cr_v3_scale(d, 1.0 / hp);
+    b->dvel[i] = cr_v3_scale(cr_v3_sub(v1, v), 1.0 / hp);
+    b->alpha[i] = cr_v3_scale(cr_v3_sub(w1, b->w[i]), 1.0 / hp);
+    b->t_state[i] = hp < h ? b->t_local[i] + hp : INFINITY;
+}
+
+void cr_body_plan(cr_world *w, uint32_t i)
+{
+    cr_bodies *b = &w->bodies;
+    b->t_state[i] = INFINITY;
+    if (!cr_slot_dynamic(b, i)) {
+        b->acc[i] = b->alpha[i] = cr_v3_zero();
+        cr_body_plan_free(w, i);
+        return;
+    }
+    if (b->surface[i] != CR_NO_SURFACE) {
+        plan_surface(w, i);
+        return;
+    }
+    plan_flying(w, i, false);
+}
+
+void cr_ball_correct_speed(cr_world *w, uint32_t i, cr_vec3 v0, cr_vec3 d)
+{
+    cr_bodies *b = &w->bodies;
+    if (!b->energy_on[i]) return;
+    double len = cr_v3_len(b->v[i]), target = cr_v3_len2(v0) + 2.0 * cr_v3_dot(b->energy_acc[i], d);
+    b->v[i] = target > 0.0 && len > 0.0 ? cr_v3_scale(b->v[i], sqrt(target) / len) : cr_v3_zero();
+    if (b->ball_state[i] == CR_BALL_ROLLING) {
+        cr_vec3 n;
+        cr_ball_surface_gap(w, i, b->surface[i], b->x[i], &n, false);
+        b->w[i] = cr_v3_scale(cr_v3_cross(n, b->v[i]), 1.0 / b->radius[i]);
+    }
+}
+
+void cr_ball_land(cr_world *w, uint32_t i, uint32_t k, cr_impact *report)
+{
+    cr_bodies *b = &w->bodies;
+    const cr_surface *s = w->surfaces.surface[k];
+    site st = site_at(w, i, k, b->x[i], b->su[i], b->sv[i]);
+    b->su[i] = st.c.u;
+    b->sv[i] = st.c.v;
+    cr_vec3 n = st.c.normal;
+    cr_contact_side sa = cr_body_side(w, i, cr_v3_scale(n, -b->radius[i]));
+    cr_contact_side sb = cr_contact_side_immovable();
+    double e = b->restitution[i] * s->def.restitution;
+    cr_vec3 p = cr_world_impact_impulse(w, &sa, &sb, n, e, st.mu);
+    if (report) {
+        report->normal = n;
+        report->impulse = p;
+        report->va_before = b->v[i];
+        report->normal_speed = cr_v3_dot(n, cr_contact_point_velocity(&sa));
+        report->static_id.index = k;
+        report->static_id.generation = 1;
+        report->static_id.type = CR_STATIC_SURFACE;
+    }
+    cr_contact_apply(&sa, &sb, p);
+    cr_body_store_side(w, i, &sa);
+    if (report) report->va_after = b->v[i];
+    /* It stays on the surface unless it bounces off. */
+    if (cr_v3_dot(b->v[i], n) <= w->resting_speed) {
+        b->surface[i] = k;
+        b->v[i] = cr_v3_reject(b->v[i], n);
+        b->x[i] = cr_v3_madd(st.c.point, n, b->radius[i]);
+    }
+}
+
+void cr_balls_keep_above_surfaces(cr_world *w)
+{
+    cr_bodies *b = &w->bodies;
+    if (w->surfaces.count == 0) return;
+    for (uint32_t i = 0; i < b->slot_count; ++i) {
+        if (!cr_slot_alive(b, i) || !cr_slot_dynamic(b, i)) continue;
+        for (uint32_t k = 0; k < w->surfaces.count; ++k) {
+            if (b->surface[i] == k) continue;
+            cr_vec3 n;
+            double gap = cr_ball_surface_gap(w, i, k, b->x[i], &n, true);
+            if (gap >= -w->def.toi_tolerance) continue;
+            /* Behind the surface (an impact the events could not place):
+             * back onto it, the approaching normal speed removed, and on it. */
+            b->x[i] = cr_v3_madd(b->x[i], n, -gap);
+            double vn = cr_v3_dot(b->v[i], n);
+            if (vn < 0.0) b->v[i] = cr_v3_madd(b->v[i], n, -vn);
+            b->surface[i] = k;
+        }
+    }
+}
