@@ -3,7 +3,7 @@
 #   make test   set up, build, and run the test suite, plain and under ASan+UBSan
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: all setup build build-asan run test test-plain test-asan bench clean
+.PHONY: all setup build build-asan run test test-plain test-asan bench bench-peers clean
 
 all: build
 
@@ -32,6 +32,15 @@ test: test-plain test-asan
 
 bench: build
 	./build/bench/bench_ball_pit
+
+# Side by side with ODE, Bullet, MuJoCo and LAMMPS (docs/benchmarks.md); the
+# report also goes to bench/results/. Options: make bench-peers PEERS_ARGS="--sizes 1000,8000 --cap 20"
+PEERS_ARGS ?=
+bench-peers: setup
+	./scripts/setup-peers.sh
+	cmake -S . -B build-peers -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCAROM_PEERS=ON -DCAROM_TESTS=OFF
+	cmake --build build-peers -j $(JOBS)
+	./build-peers/bench/peers/bench_peers --results bench/results $(PEERS_ARGS)
 
 clean:
 	rm -rf build build-asan out

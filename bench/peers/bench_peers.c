@@ -1,0 +1,666 @@
+/* The side-by-side benchmark of issue 8: runs the same scenes in carom and in
+ * ODE, Bullet, MuJoCo (each its own program next to this one: peer_carom,
+ * peer_ode, peer_bullet, peer_mujoco) and the granular chute in LAMMPS, one
+ * after the other on this machine, with a STREAM-like memory bandwidth
+ * measurement, and prints one table per scene: each engine's steps/s,
+ * carom's ratio to it, and its quality figures. With --results DIR the same
+ * text is written to a markdown file there, named by date, CPU and cores.
+ *
+ * Each engine program runs in its own process: a peer that crashes, runs out
+ * of memory or hangs costs its own line and nothing else.
+ */
+#define _XOPEN_SOURCE 700
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "scene.h"
+#include "stream.h"
+
+#define MAX_LIST 16
+#define MAX_NOTES 64
+
+/* ---- output: stdout and, with --results, a markdown file ------------------ */
+
+static FILE *g_results;
+
+static void out(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vprintf(fmt, ap);
+    va_end(ap);
+    fflush(stdout);
+    if (g_results) {
+        va_start(ap, fmt);
+        vfprintf(g_results, fmt, ap);
+        va_end(ap);
+        fflush(g_results);
+    }
+}
+
+/* ---- options -------------------------------------------------------------- */
+
+typedef struct options {
+    int sizes[MAX_LIST], nsizes;
+    int rows[MAX_LIST], nrows;
+    double cap, timeout;
+    char engines[256], scenes[256];
+    const char *chute_dir, *results_dir;
+    int stream, lammps_repeats;
+} options;
+
+static int parse_list(const char *s, int *v, int max)
+{
+    int n = 0;
+    while (*s && n < max) {
+        char *end;
+        long x = strtol(s, &end, 10);
+        if (end == s || x < 1 || x > 100000000) return -1;
+        v[n++] = (int)x;
+        s = end;
+        if (*s == ',') ++s;
+        else if (*s) return -1;
+    }
+    return n;
+}
+
+static int has_word(const char *list, const char *word)
+{
+    size_t len = strlen(word);
+    for (const char *p = list; (p = strstr(p, word)) != NULL; p += len)
+        if ((p == list || p[-1] == ',') && (p[len] == ',' || p[len] == '\0')) return 1;
+    return 0;
+}
+
+static void usage(FILE *f, const char *argv0)
+{
+    fprintf(f,
+            "usage: %s [options]\n"
+            "  --sizes N,N,...    ball pit sizes (default 1000,8000,27000,125000)\n"
+            "  --rows R,R,...     box pyramid rows (default 20,50)\n"
+            "  --cap S            stop a run once S seconds were spent stepping (default 30);\n"
+            "                     the run is then reported over the steps it made\n"
+            "  --timeout S        kill a run after S seconds of wall time in all (default 4 cap + 300)\n"
+            "  --engines LIST     among carom,ode,bullet,mujoco,lammps (default all)\n"
+            "  --scenes LIST      among pit,pyramid,chute (default all)\n"
+            "  --chute DIR        LAMMPS chute input: DIR/in.chute, DIR/data.chute (default ../shared/bench/chute)\n"
+            "  --lammps-repeats K LAMMPS runs per core count, best taken (default 3)\n"
+            "  --no-stream        skip the memory bandwidth measurement\n"
+            "  --results DIR      also write the report to DIR/<date>-<cpu>-<cores>c.md\n",
+            argv0);
+}
+
+/* ---- machine -------------------------------------------------------------- */
+
+static void cpu_model(char *buf, size_t size)
+{
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    char line[512];
+    snprintf(buf, size, "unknown");
+    if (!f) return;
+    while (fgets(line, sizeof line, f))
+        if (strncmp(line, "model name", 10) == 0) {
+            char *c = strchr(line, ':');
+            if (c) {
+                c += 1 + strspn(c + 1, " \t");
+                c[strcspn(c, "\n")] = '\0';
+                snprintf(buf, size, "%s", c);
+            }
+            break;
+        }
+    fclose(f);
+}
+
+static void first_line_of(const char *cmd, char *buf, size_t size)
+{
+    FILE *p = popen(cmd, "r");
+    buf[0] = '\0';
+    if (!p) return;
+    if (!fgets(buf, (int)size, p)) buf[0] = '\0';
+    buf[strcspn(buf, "\n")] = '\0';
+    pclose(p);
+}
+
+/* ---- running one engine program ------------------------------------------ */
+
+typedef struct result {
+    int ok, skipped;
+    char engine[32], scene[16];
+    int size, bodies, steps, planned, lost;
+    double step_seconds, setup_seconds, max_pen, ke, drift, contacts;
+    char pen_kind[16];
+    long warnings;
+    char reason[512];
+} result;
+
+static char g_bindir[PATH_MAX];
+static char g_notes[MAX_NOTES][512];
+static int g_nnotes;
+
+static void add_note(const char *s)
+{
+    for (int i = 0; i < g_nnotes; ++i)
+        if (strcmp(g_notes[i], s) == 0) return;
+    if (g_nnotes < MAX_NOTES) snprintf(g_notes[g_nnotes++], sizeof g_notes[0], "%s", s);
+}
+
+static void flush_notes(void)
+{
+    if (g_nnotes) out("\n");
+    for (int i = 0; i < g_nnotes; ++i) out("- %s\n", g_notes[i]);
+    g_nnotes = 0;
+}
+
+static const char *field(const char *line, const char *key)
+{
+    size_t len = strlen(key);
+    for (const char *p = line; (p = strstr(p, key)) != NULL; p += len)
+        if ((p == line || p[-1] == ' ') && p[len] == '=') return p + len + 1;
+    return NULL;
+}
+
+static double fnum(const char *line, const char *key)
+{
+    const char *v = field(line, key);
+    return v ? strtod(v, NULL) : -1.0;
+}
+
+static void parse_line(const char *line, result *r)
+{
+    if (strncmp(line, "RESULT ", 7) == 0) {
+        r->ok = 1;
+        sscanf(field(line, "engine") ? field(line, "engine") : "?", "%31s", r->engine);
+        sscanf(field(line, "scene") ? field(line, "scene") : "?", "%15s", r->scene);
+        sscanf(field(line, "pen_kind") ? field(line, "pen_kind") : "?", "%15s", r->pen_kind);
+        r->size = (int)fnum(line, "size");
+        r->bodies = (int)fnum(line, "bodies");
+        r->steps = (int)fnum(line, "steps");
+        r->planned = (int)fnum(line, "planned");
+        r->lost = (int)fnum(line, "lost");
+        r->step_seconds = fnum(line, "step_seconds");
+        r->setup_seconds = fnum(line, "setup_seconds");
+        r->max_pen = fnum(line, "max_pen");
+        r->ke = fnum(line, "ke");
+        r->drift = fnum(line, "drift");
+        r->contacts = fnum(line, "contacts");
+        r->warnings = (long)fnum(line, "warnings");
+    } else if (strncmp(line, "SKIP ", 5) == 0) {
+        r->skipped = 1;
+        const char *why = field(line, "reason");
+        snprintf(r->reason, sizeof r->reason, "%s", why ? why : "skipped");
+    } else if (strncmp(line, "NOTE ", 5) == 0) {
+        add_note(line + 5);
+    } else if (line[0] && !r->reason[0]) {
+        snprintf(r->reason, sizeof r->reason, "%s", line);
+    }
+}
+
+/* Runs bindir/prog with args; fills r from its output. */
+static void run_engine(const char *prog, const char *scene, int size, const options *o, result *r)
+{
+    char path[PATH_MAX + 64], a_size[32], a_cap[32];
+    memset(r, 0, sizeof *r);
+    snprintf(path, sizeof path, "%s/%s", g_bindir, prog);
+    if (access(path, X_OK) != 0) {
+        snprintf(r->reason, sizeof r->reason, "not built (its Debian package was missing at configure time)");
+        return;
+    }
+    snprintf(a_size, sizeof a_size, "%d", size);
+    snprintf(a_cap, sizeof a_cap, "%g", o->cap);
+    int fds[2];
+    if (pipe(fds) != 0) {
+        snprintf(r->reason, sizeof r->reason, "pipe: %s", strerror(errno));
+        return;
+    }
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid < 0) {
+        snprintf(r->reason, sizeof r->reason, "fork: %s", strerror(errno));
+        close(fds[0]);
+        close(fds[1]);
+        return;
+    }
+    if (pid == 0) {
+        dup2(fds[1], 1);
+        dup2(fds[1], 2);
+        close(fds[0]);
+        close(fds[1]);
+        execl(path, prog, scene, a_size, a_cap, (char *)NULL);
+        fprintf(stderr, "exec %s: %s\n", path, strerror(errno));
+        _exit(127);
+    }
+    close(fds[1]);
+    char buf[65536];
+    size_t used = 0;
+    double deadline = peer_now() + o->timeout;
+    int killed = 0;
+    for (;;) {
+        double left = deadline - peer_now();
+        if (left <= 0) {
+            kill(pid, SIGKILL);
+            killed = 1;
+            break;
+        }
+        struct pollfd pfd = {fds[0], POLLIN, 0};
+        int pr = poll(&pfd, 1, left > 1.0 ? 1000 : (int)(left * 1000) + 1);
+        if (pr < 0 && errno == EINTR) continue;
+        if (pr <= 0) continue;
+        if (used + 1 >= sizeof buf) used = 0; /* runaway output: keep the tail */
+        ssize_t k = read(fds[0], buf + used, sizeof buf - 1 - used);
+        if (k <= 0) break;
+        used += (size_t)k;
+    }
+    close(fds[0]);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    buf[used] = '\0';
+    for (char *line = strtok(buf, "\n"); line; line = strtok(NULL, "\n")) parse_line(line, r);
+    if (killed) {
+        r->ok = 0;
+        snprintf(r->reason, sizeof r->reason, "killed after the %.0f s timeout", o->timeout);
+    } else if (!r->ok && !r->skipped) {
+        char why[256];
+        if (WIFSIGNALED(status))
+            snprintf(why, sizeof why, "died of signal %d", WTERMSIG(status));
+        else
+            snprintf(why, sizeof why, "exit status %d", WEXITSTATUS(status));
+        char tail[512];
+        snprintf(tail, sizeof tail, "failed (%.200s)%s%.280s", why, r->reason[0] ? ": " : "", r->reason);
+        snprintf(r->reason, sizeof r->reason, "%s", tail);
+    }
+}
+
+/* ---- tables --------------------------------------------------------------- */
+
+static const char *k_engines[] = {"carom", "ode", "bullet", "mujoco"};
+enum { NENGINES = 4 };
+
+static double steps_per_s(const result *r)
+{
+    return r->ok && r->step_seconds > 0 ? r->steps / r->step_seconds : 0.0;
+}
+
+static void fmt_ratio(char *buf, size_t size, const result *carom, const result *r)
+{
+    double a = steps_per_s(carom), b = steps_per_s(r);
+    if (r == carom)
+        snprintf(buf, size, "1");
+    else if (a > 0 && b > 0)
+        snprintf(buf, size, "%.2f", a / b);
+    else
+        snprintf(buf, size, "n/a");
+}
+
+static void fmt_steps(char *buf, size_t size, const result *r)
+{
+    if (r->steps >= r->planned)
+        snprintf(buf, size, "%d", r->steps);
+    else
+        snprintf(buf, size, "%d of %d (capped at t = %.2f s)", r->steps, r->planned, r->steps * PEER_DT);
+}
+
+/* "x.xx" : the one-minute load average now, so that a table can be read
+ * against what else the machine was doing. */
+static void load_now(char *buf, size_t size)
+{
+    char line[128];
+    first_line_of("cat /proc/loadavg 2>/dev/null", line, sizeof line);
+    line[strcspn(line, " ")] = '\0';
+    snprintf(buf, size, "%.16s", line[0] ? line : "?");
+}
+
+static void pit_table(int n, const options *o)
+{
+    result res[NENGINES];
+    pit_scene s;
+    pit_build(&s, n);
+    out("\n### Ball pit, N = %d\n\n", n);
+    char load[32];
+    load_now(load, sizeof load);
+    out("Box %.3f m x %.3f m, %d steps of 1/240 s (2 s); cap %g s of stepping per run; load average %s.\n\n",
+        s.side, s.side, PEER_STEPS, o->cap, load);
+    pit_free(&s);
+    out("| engine | steps/s | steps run | carom / engine | max penetration | lost | KE at end (J) | contacts/step "
+        "| setup (s) |\n");
+    out("|---|---:|---|---:|---:|---:|---:|---:|---:|\n");
+    for (int e = 0; e < NENGINES; ++e) {
+        if (!has_word(o->engines, k_engines[e])) {
+            memset(&res[e], 0, sizeof res[e]);
+            snprintf(res[e].reason, sizeof res[e].reason, "not selected");
+            continue;
+        }
+        char prog[64];
+        snprintf(prog, sizeof prog, "peer_%s", k_engines[e]);
+        fprintf(stderr, "[bench_peers] pit N=%d: %s ...\n", n, k_engines[e]);
+        run_engine(prog, "pit", n, o, &res[e]);
+    }
+    for (int e = 0; e < NENGINES; ++e) {
+        const result *r = &res[e];
+        if (!r->ok) {
+            out("| %s | %s | | | | | | | |\n", k_engines[e], r->reason[0] ? r->reason : "no result");
+            continue;
+        }
+        char ratio[32], steps[96];
+        fmt_ratio(ratio, sizeof ratio, &res[0], r);
+        fmt_steps(steps, sizeof steps, r);
+        out("| %s | %.1f | %s | %s | %.3g mm (%.2f%% r) | %d | %.4g | %.0f | %.2f |\n", k_engines[e], steps_per_s(r),
+            steps, ratio, 1e3 * r->max_pen, 100.0 * r->max_pen / PIT_RADIUS, r->lost, r->ke, r->contacts,
+            r->setup_seconds);
+        if (r->warnings > 0) {
+            char w[128];
+            snprintf(w, sizeof w, "%s: %ld engine warnings in the run", k_engines[e], r->warnings);
+            add_note(w);
+        }
+    }
+    flush_notes();
+}
+
+static void pyramid_table(int rows, const options *o)
+{
+    result res[NENGINES];
+    out("\n### Box pyramid, %d rows (%d cubes)\n\n", rows, rows * (rows + 1) / 2);
+    char load[32];
+    load_now(load, sizeof load);
+    out("Cubes of edge 0.1 m, 0.5 kg, e = 0, mu = 0.5; %d steps of 1/240 s (2 s); cap %g s; load average %s.\n\n",
+        PEER_STEPS, o->cap, load);
+    out("| engine | steps/s | steps run | carom / engine | deepest contact | lost | largest drift | KE at end (J) "
+        "| contacts/step | setup (s) |\n");
+    out("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|\n");
+    for (int e = 0; e < NENGINES; ++e) {
+        if (!has_word(o->engines, k_engines[e])) {
+            memset(&res[e], 0, sizeof res[e]);
+            snprintf(res[e].reason, sizeof res[e].reason, "not selected");
+            continue;
+        }
+        char prog[64];
+        snprintf(prog, sizeof prog, "peer_%s", k_engines[e]);
+        fprintf(stderr, "[bench_peers] pyramid rows=%d: %s ...\n", rows, k_engines[e]);
+        run_engine(prog, "pyramid", rows, o, &res[e]);
+    }
+    for (int e = 0; e < NENGINES; ++e) {
+        const result *r = &res[e];
+        if (!r->ok) {
+            out("| %s | %s | | | | | | | | |\n", k_engines[e], r->reason[0] ? r->reason : "no result");
+            continue;
+        }
+        char ratio[32], steps[96];
+        fmt_ratio(ratio, sizeof ratio, &res[0], r);
+        fmt_steps(steps, sizeof steps, r);
+        out("| %s | %.1f | %s | %s | %.3g mm | %d | %.3g mm | %.4g | %.0f | %.2f |\n", k_engines[e], steps_per_s(r),
+            steps, ratio, 1e3 * r->max_pen, r->lost, 1e3 * r->drift, r->ke, r->contacts, r->setup_seconds);
+        if (r->warnings > 0) {
+            char w[128];
+            snprintf(w, sizeof w, "%s: %ld engine warnings in the run", k_engines[e], r->warnings);
+            add_note(w);
+        }
+    }
+    flush_notes();
+}
+
+/* ---- the LAMMPS chute ----------------------------------------------------- */
+
+typedef struct lammps_run {
+    int ok, procs, steps, atoms;
+    double loop_seconds, ke, erot;
+    char error[256];
+} lammps_run;
+
+static void run_lammps(const char *dir, const char *launcher, int procs, lammps_run *lr)
+{
+    char tmp[] = "/tmp/carom_chute_XXXXXX", cmd[4096], data[PATH_MAX + 32], link[PATH_MAX + 32];
+    memset(lr, 0, sizeof *lr);
+    lr->procs = procs;
+    if (!mkdtemp(tmp)) {
+        snprintf(lr->error, sizeof lr->error, "mkdtemp: %s", strerror(errno));
+        return;
+    }
+    /* in.chute reads data.chute from the working directory: run in a scratch
+     * directory with a link to it, so that nothing is written next to it */
+    snprintf(data, sizeof data, "%s/data.chute", dir);
+    snprintf(link, sizeof link, "%s/data.chute", tmp);
+    if (symlink(data, link) != 0) {
+        snprintf(lr->error, sizeof lr->error, "symlink: %s", strerror(errno));
+        rmdir(tmp);
+        return;
+    }
+    snprintf(cmd, sizeof cmd, "cd '%s' && %s lmp -in '%s/in.chute' -log none 2>&1", tmp, launcher, dir);
+    FILE *p = popen(cmd, "r");
+    char line[1024];
+    int in_thermo = 0;
+    while (p && fgets(line, sizeof line, p)) {
+        double t;
+        int pr, st, at;
+        if (sscanf(line, "Loop time of %lf on %d procs for %d steps with %d atoms", &t, &pr, &st, &at) == 4) {
+            lr->ok = 1, lr->loop_seconds = t, lr->procs = pr, lr->steps = st, lr->atoms = at;
+            in_thermo = 0;
+        } else if (strncmp(line, "Step ", 5) == 0 || strstr(line, " Step ") == line) {
+            in_thermo = 1;
+        } else if (in_thermo) {
+            int step, atoms;
+            double ke, erot, vol;
+            if (sscanf(line, "%d %d %lf %lf %lf", &step, &atoms, &ke, &erot, &vol) == 5) lr->ke = ke, lr->erot = erot;
+        } else if (strstr(line, "ERROR") && !lr->error[0]) {
+            snprintf(lr->error, sizeof lr->error, "%.200s", line);
+            lr->error[strcspn(lr->error, "\n")] = '\0';
+        }
+    }
+    int status = p ? pclose(p) : -1;
+    if (status != 0 && !lr->error[0]) snprintf(lr->error, sizeof lr->error, "lmp exited with status %d", status);
+    if (status != 0) lr->ok = 0;
+    unlink(link);
+    rmdir(tmp);
+}
+
+static void chute_table(const options *o, int cores)
+{
+    char in[PATH_MAX + 32], have[256];
+    out("\n### LAMMPS chute, 32,000 spheres (`gran/hooke/history`)\n\n");
+    snprintf(in, sizeof in, "%s/in.chute", o->chute_dir);
+    if (access(in, R_OK) != 0) {
+        out("Skipped: %s not found (give the directory with --chute).\n", in);
+        return;
+    }
+    int want_lammps = has_word(o->engines, "lammps");
+    first_line_of("command -v lmp", have, sizeof have);
+    if (want_lammps && !have[0]) {
+        out("Skipped: `lmp` not found (scripts/setup-peers.sh installs Debian's lammps).\n");
+        want_lammps = 0;
+    }
+    first_line_of("command -v mpirun", have, sizeof have);
+    int mpirun = have[0] != '\0';
+    const char *root = geteuid() == 0 ? " --allow-run-as-root" : "";
+    char load[32];
+    load_now(load, sizeof load);
+    out("`lmp -in %s/in.chute` (100 steps of dt = 1e-4 from a developed flow), best of %d runs per core count; "
+        "steps/s and atom-steps/s from LAMMPS's own \"Loop time\" line; load average %s.\n\n",
+        o->chute_dir, o->lammps_repeats, load);
+    out("| engine | procs | steps/s | atom-steps/s | carom / engine | KE at end (trans + rot) | atoms at end | "
+        "command |\n");
+    out("|---|---:|---:|---:|---:|---:|---:|---|\n");
+    out("| carom | | n/a | | | | | carom has no periodic boundaries, no frozen bodies and no "
+        "Hooke-history (spring-dashpot with tangential history) contact law yet: it cannot run this scene |\n");
+    if (!want_lammps) {
+        flush_notes();
+        return;
+    }
+    int procs_list[2] = {1, 2};
+    for (int k = 0; k < 2; ++k) {
+        int procs = procs_list[k];
+        char launcher[128];
+        if (mpirun)
+            snprintf(launcher, sizeof launcher, "mpirun%s -np %d", root, procs);
+        else if (procs == 1)
+            snprintf(launcher, sizeof launcher, "%s", "");
+        else {
+            out("| lammps | %d | skipped: no mpirun (Debian's lmp is an MPI build; its OPENMP package is not "
+                "built in) | | | | | |\n",
+                procs);
+            continue;
+        }
+        if (procs > cores) add_note("lammps: more MPI ranks than cores: oversubscribed");
+        lammps_run best = {0};
+        char err[256] = "";
+        for (int rep = 0; rep < o->lammps_repeats; ++rep) {
+            lammps_run lr;
+            fprintf(stderr, "[bench_peers] chute: lammps %d procs, run %d ...\n", procs, rep + 1);
+            run_lammps(o->chute_dir, launcher, procs, &lr);
+            if (!lr.ok) {
+                snprintf(err, sizeof err, "%s", lr.error);
+                continue;
+            }
+            if (!best.ok || lr.loop_seconds < best.loop_seconds) best = lr;
+        }
+        if (!best.ok) {
+            out("| lammps | %d | failed: %s | | | | | |\n", procs, err);
+            continue;
+        }
+        double sps = best.steps / best.loop_seconds;
+        out("| lammps | %d | %.1f | %.3g M | n/a | %.6g + %.6g | %d | `%s%slmp -in in.chute` |\n", best.procs, sps,
+            sps * best.atoms / 1e6, best.ke, best.erot, best.atoms, launcher, launcher[0] ? " " : "");
+    }
+    add_note("lammps: Debian's lmp is built with OpenMPI and without the OPENMP package; 2 procs are 2 MPI ranks. "
+             "LAMMPS reports no overlap figure for this input; \"atoms at end\" = 32000 means none lost.");
+    flush_notes();
+}
+
+/* ---- main ----------------------------------------------------------------- */
+
+int main(int argc, char **argv)
+{
+    options o = {{1000, 8000, 27000, 125000}, 4, {20, 50}, 2, 30.0, -1.0, "carom,ode,bullet,mujoco,lammps",
+                 "pit,pyramid,chute", "../shared/bench/chute", NULL, 1, 3};
+    for (int i = 1; i < argc; ++i) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout, argv[0]);
+            return 0;
+        } else if (!strcmp(a, "--no-stream")) {
+            o.stream = 0;
+        } else if (!v) {
+            usage(stderr, argv[0]);
+            return 2;
+        } else if (!strcmp(a, "--sizes")) {
+            if ((o.nsizes = parse_list(v, o.sizes, MAX_LIST)) < 0) return usage(stderr, argv[0]), 2;
+            ++i;
+        } else if (!strcmp(a, "--rows")) {
+            if ((o.nrows = parse_list(v, o.rows, MAX_LIST)) < 0) return usage(stderr, argv[0]), 2;
+            ++i;
+        } else if (!strcmp(a, "--cap")) {
+            o.cap = atof(v), ++i;
+        } else if (!strcmp(a, "--timeout")) {
+            o.timeout = atof(v), ++i;
+        } else if (!strcmp(a, "--engines")) {
+            snprintf(o.engines, sizeof o.engines, "%s", v), ++i;
+        } else if (!strcmp(a, "--scenes")) {
+            snprintf(o.scenes, sizeof o.scenes, "%s", v), ++i;
+        } else if (!strcmp(a, "--chute")) {
+            o.chute_dir = v, ++i;
+        } else if (!strcmp(a, "--results")) {
+            o.results_dir = v, ++i;
+        } else if (!strcmp(a, "--lammps-repeats")) {
+            o.lammps_repeats = atoi(v) < 1 ? 1 : atoi(v), ++i;
+        } else {
+            fprintf(stderr, "%s: unknown option %s\n", argv[0], a);
+            usage(stderr, argv[0]);
+            return 2;
+        }
+    }
+    if (o.cap <= 0) {
+        fprintf(stderr, "%s: --cap must be > 0\n", argv[0]);
+        return 2;
+    }
+    if (o.timeout <= 0) o.timeout = 4.0 * o.cap + 300.0;
+
+    /* the engine programs live next to this one */
+    ssize_t k = readlink("/proc/self/exe", g_bindir, sizeof g_bindir - 1);
+    if (k <= 0) {
+        fprintf(stderr, "%s: cannot find its own directory\n", argv[0]);
+        return 1;
+    }
+    g_bindir[k] = '\0';
+    char *slash = strrchr(g_bindir, '/');
+    if (slash) *slash = '\0';
+
+    /* the chute directory is handed to lmp from a scratch directory: make it absolute */
+    static char chute_abs[PATH_MAX];
+    if (realpath(o.chute_dir, chute_abs)) o.chute_dir = chute_abs;
+
+    char cpu[256], date[64], stamp[64], commit[128], dirty[16], loadavg[128];
+    cpu_model(cpu, sizeof cpu);
+    int cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
+    time_t t = time(NULL);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", &tm);
+    strftime(stamp, sizeof stamp, "%Y-%m-%d-%H%M", &tm);
+    first_line_of("git rev-parse --short HEAD 2>/dev/null", commit, sizeof commit);
+    first_line_of("git status --porcelain -- src include 2>/dev/null | head -1", dirty, sizeof dirty);
+    first_line_of("cat /proc/loadavg 2>/dev/null", loadavg, sizeof loadavg);
+
+    if (o.results_dir) {
+        char slug[64] = "";
+        size_t j = 0;
+        for (const char *c = cpu; *c && j + 1 < sizeof slug; ++c) {
+            if (isalnum((unsigned char)*c))
+                slug[j++] = (char)tolower((unsigned char)*c);
+            else if (j && slug[j - 1] != '-')
+                slug[j++] = '-';
+        }
+        while (j && slug[j - 1] == '-') --j;
+        slug[j] = '\0';
+        char path[PATH_MAX];
+        mkdir(o.results_dir, 0777);
+        snprintf(path, sizeof path, "%s/%s-%s-%dc.md", o.results_dir, stamp, slug, cores);
+        g_results = fopen(path, "w");
+        if (!g_results) {
+            fprintf(stderr, "%s: cannot write %s: %s\n", argv[0], path, strerror(errno));
+            return 1;
+        }
+        fprintf(stderr, "[bench_peers] writing %s\n", path);
+    }
+
+    out("# carom side-by-side benchmark\n\n");
+    out("- date: %s\n", date);
+    out("- CPU: %s (/proc/cpuinfo), %d cores online\n", cpu, cores);
+    out("- load average at start: %s\n", loadavg);
+    out("- carom commit: %s%s\n", commit[0] ? commit : "unknown",
+        dirty[0] ? " (src/ or include/ modified in the working tree)" : "");
+    out("- command: `");
+    for (int i = 0; i < argc; ++i) out("%s%s", i ? " " : "", argv[i]);
+    out("`\n");
+    out("- single-threaded engines: carom, ODE, Bullet and MuJoCo each step on one core here; LAMMPS at 1 and 2 "
+        "MPI ranks\n");
+
+    if (o.stream) {
+        out("\n### Memory bandwidth (STREAM-like, best of 10 passes over 3 arrays of 128 MiB)\n\n");
+        out("| threads | copy (GB/s) | triad (GB/s) |\n|---:|---:|---:|\n");
+        int tl[2] = {1, cores};
+        for (int i = 0; i < (cores > 1 ? 2 : 1); ++i) {
+            stream_result sr;
+            fprintf(stderr, "[bench_peers] stream, %d threads ...\n", tl[i]);
+            if (stream_measure(tl[i], (size_t)1 << 24, 10, &sr) == 0)
+                out("| %d | %.1f | %.1f |\n", sr.threads, sr.copy_gbs, sr.triad_gbs);
+            else
+                out("| %d | failed | |\n", tl[i]);
+        }
+    }
+    if (has_word(o.scenes, "pit"))
+        for (int i = 0; i < o.nsizes; ++i) pit_table(o.sizes[i], &o);
+    if (has_word(o.scenes, "pyramid"))
+        for (int i = 0; i < o.nrows; ++i) pyramid_table(o.rows[i], &o);
+    if (has_word(o.scenes, "chute")) chute_table(&o, cores);
+    if (g_results) fclose(g_results);
+    return 0;
+}

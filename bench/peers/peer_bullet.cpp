@@ -1,0 +1,158 @@
+/* Bullet side of the side-by-side benchmark (Debian's libbullet-dev 3.24,
+ * the float64 build so that it works in double precision like carom).
+ *
+ * Settings: Bullet's usual rigid-body pipeline -- btDbvtBroadphase,
+ * btSequentialImpulseConstraintSolver with its defaults (10 iterations,
+ * warm starting, SIMD, split impulse on, ERP2 0.2), deactivation (sleeping)
+ * on as by default, fixed steps stepSimulation(dt, 1, dt). Bullet combines
+ * two sides' restitution and friction by their product, so every body and
+ * plane gets sqrt(e) and sqrt(mu); restitution applies above
+ * m_restitutionVelocityThreshold, set to carom's resting speed 2 |g| dt.
+ */
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#include <btBulletDynamicsCommon.h>
+
+#include "scene.h"
+
+static int run(int scene, int size, double cap)
+{
+    pit_scene s = {};
+    pyr_scene py = {};
+    int n;
+    if (scene == 0) {
+        if (pit_build(&s, size)) return 1;
+        n = size;
+    } else {
+        if (pyr_build(&py, size)) return 1;
+        n = py.n;
+    }
+    const double e = scene == 0 ? PIT_RESTITUTION : PYR_RESTITUTION;
+    const double mu = scene == 0 ? PIT_FRICTION : PYR_FRICTION;
+    double t_setup = peer_now();
+    btDefaultCollisionConfiguration config;
+    btCollisionDispatcher dispatcher(&config);
+    btDbvtBroadphase broadphase;
+    btSequentialImpulseConstraintSolver solver;
+    btDiscreteDynamicsWorld world(&dispatcher, &broadphase, &solver, &config);
+    world.setGravity(btVector3(0, 0, -PEER_GRAVITY));
+    world.getSolverInfo().m_restitutionVelocityThreshold = PEER_RESTING_SPEED;
+
+    std::vector<btCollisionShape *> shapes;
+    std::vector<btRigidBody *> statics, bodies;
+    auto add_plane = [&](btVector3 normal, double d) {
+        btCollisionShape *sh = new btStaticPlaneShape(normal, d);
+        shapes.push_back(sh);
+        btRigidBody::btRigidBodyConstructionInfo ci(0.0, nullptr, sh);
+        btRigidBody *rb = new btRigidBody(ci);
+        rb->setRestitution(std::sqrt(e));
+        rb->setFriction(std::sqrt(mu));
+        world.addRigidBody(rb);
+        statics.push_back(rb);
+    };
+    if (scene == 0) {
+        double pp[5][3], pn[5][3];
+        pit_planes(&s, pp, pn);
+        for (int k = 0; k < 5; ++k)
+            add_plane(btVector3(pn[k][0], pn[k][1], pn[k][2]),
+                      pn[k][0] * pp[k][0] + pn[k][1] * pp[k][1] + pn[k][2] * pp[k][2]);
+    } else {
+        add_plane(btVector3(0, 0, 1), 0.0);
+    }
+    btCollisionShape *shape;
+    double mass;
+    if (scene == 0) {
+        shape = new btSphereShape(PIT_RADIUS);
+        mass = PIT_MASS;
+    } else {
+        shape = new btBoxShape(btVector3(0.5 * PYR_EDGE, 0.5 * PYR_EDGE, 0.5 * PYR_EDGE));
+        mass = PYR_MASS;
+    }
+    shapes.push_back(shape);
+    btVector3 inertia(0, 0, 0);
+    shape->calculateLocalInertia(mass, inertia);
+    const double *start = scene == 0 ? s.pos : py.pos;
+    for (int i = 0; i < n; ++i) {
+        btTransform tr;
+        tr.setIdentity();
+        tr.setOrigin(btVector3(start[3 * i], start[3 * i + 1], start[3 * i + 2]));
+        btRigidBody::btRigidBodyConstructionInfo ci(mass, new btDefaultMotionState(tr), shape, inertia);
+        ci.m_restitution = std::sqrt(e);
+        ci.m_friction = std::sqrt(mu);
+        btRigidBody *rb = new btRigidBody(ci);
+        world.addRigidBody(rb);
+        bodies.push_back(rb);
+    }
+    t_setup = peer_now() - t_setup;
+
+    std::vector<double> pos(3 * (size_t)n), vel(3 * (size_t)n), ang(3 * (size_t)n);
+    overlap_grid g = {};
+    double stepping = 0.0, max_pen = 0.0, contacts = 0.0;
+    int steps = 0, lost = 0;
+    while (steps < PEER_STEPS && stepping < cap) {
+        double t0 = peer_now();
+        world.stepSimulation(PEER_DT, 1, PEER_DT);
+        stepping += peer_now() - t0;
+        ++steps;
+        int nm = dispatcher.getNumManifolds();
+        double deepest = 0.0;
+        for (int m = 0; m < nm; ++m) {
+            btPersistentManifold *pm = dispatcher.getManifoldByIndexInternal(m);
+            for (int k = 0; k < pm->getNumContacts(); ++k) {
+                double dist = pm->getContactPoint(k).getDistance();
+                ++contacts;
+                if (-dist > deepest) deepest = -dist;
+            }
+        }
+        for (int i = 0; i < n; ++i) {
+            const btTransform &tr = bodies[i]->getCenterOfMassTransform();
+            const btVector3 &v = bodies[i]->getLinearVelocity(), &w = bodies[i]->getAngularVelocity();
+            for (int k = 0; k < 3; ++k) pos[3 * i + k] = tr.getOrigin()[k], vel[3 * i + k] = v[k], ang[3 * i + k] = w[k];
+        }
+        if (scene == 0) {
+            double pen = pit_max_overlap(&g, &s, pos.data(), &lost);
+            if (pen > max_pen) max_pen = pen;
+        } else if (deepest > max_pen) {
+            max_pen = deepest;
+        }
+    }
+    peer_result r = {"bullet", scene == 0 ? "pit" : "pyramid", size, n, steps, PEER_STEPS, stepping, t_setup,
+                     max_pen, scene == 0 ? "geom" : "contact", lost, 0.0, -1.0, contacts / (steps ? steps : 1),
+                     -1};
+    if (scene == 0) {
+        r.ke = pit_kinetic(n, vel.data(), ang.data());
+    } else {
+        r.ke = pyr_kinetic(n, vel.data(), ang.data());
+        r.drift = pyr_max_drift(&py, pos.data(), &r.lost);
+    }
+    const btContactSolverInfo &si = world.getSolverInfo();
+    std::printf("NOTE bullet iterations=%d erp2=%g split_impulse=%d restitution_threshold=%g\n", si.m_numIterations,
+                (double)si.m_erp2, si.m_splitImpulse, (double)si.m_restitutionVelocityThreshold);
+    peer_print(&r);
+    overlap_grid_free(&g);
+    for (btRigidBody *rb : bodies) {
+        world.removeRigidBody(rb);
+        delete rb->getMotionState();
+        delete rb;
+    }
+    for (btRigidBody *rb : statics) {
+        world.removeRigidBody(rb);
+        delete rb;
+    }
+    for (btCollisionShape *sh : shapes) delete sh;
+    pit_free(&s);
+    pyr_free(&py);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    int size;
+    double cap;
+    int scene = peer_args(argc, argv, &size, &cap);
+    if (scene < 0) return 2;
+    return run(scene, size, cap);
+}

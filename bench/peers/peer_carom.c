@@ -1,0 +1,101 @@
+/* carom side of the side-by-side benchmark, through the public C API only.
+ *
+ * Settings: the world's defaults (impulse method, Newton law, k_p = 0.8,
+ * 10 Gauss-Seidel passes, resting speed 2 |g| dt) with dt = 1/240. carom
+ * combines two sides' restitution and friction by their product, so every
+ * body and plane gets sqrt(e) and sqrt(mu): each contact then has e = 0.5 and
+ * mu = 0.3, as in the peers. (bench/ball_pit.c gives the bodies e and mu
+ * themselves, so its sphere-sphere contacts have e = 0.25 and mu = 0.09.)
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "carom/carom.h"
+#include "scene.h"
+
+static int run_pit(int n, double cap)
+{
+    pit_scene s;
+    if (pit_build(&s, n)) return 1;
+    double t_setup = peer_now();
+    cr_world_def def = cr_default_world_def();
+    def.dt = PEER_DT;
+    def.gravity = cr_v3(0, 0, -PEER_GRAVITY);
+    cr_world *w;
+    if (cr_world_create(&def, &w) != CR_OK) return 1;
+    double pp[5][3], pn[5][3];
+    pit_planes(&s, pp, pn);
+    cr_plane_def p = cr_default_plane_def();
+    p.restitution = sqrt(PIT_RESTITUTION);
+    p.friction = sqrt(PIT_FRICTION);
+    for (int k = 0; k < 5; ++k) {
+        p.point = cr_v3(pp[k][0], pp[k][1], pp[k][2]);
+        p.normal = cr_v3(pn[k][0], pn[k][1], pn[k][2]);
+        if (cr_world_add_plane(w, &p, NULL) != CR_OK) return 1;
+    }
+    cr_body_def d = cr_default_body_def();
+    d.radius = PIT_RADIUS;
+    d.mass = PIT_MASS;
+    d.inertia_kind = CR_INERTIA_SOLID;
+    d.restitution = sqrt(PIT_RESTITUTION);
+    d.friction = sqrt(PIT_FRICTION);
+    cr_body_id *ids = malloc(sizeof *ids * (size_t)n);
+    double *pos = malloc(sizeof(double) * 3 * (size_t)n), *vel = malloc(sizeof(double) * 3 * (size_t)n),
+           *ang = malloc(sizeof(double) * 3 * (size_t)n);
+    if (!ids || !pos || !vel || !ang) return 1;
+    for (int i = 0; i < n; ++i) {
+        d.position = cr_v3(s.pos[3 * i], s.pos[3 * i + 1], s.pos[3 * i + 2]);
+        if (cr_world_add_body(w, &d, &ids[i]) != CR_OK) {
+            fprintf(stderr, "carom: %s\n", cr_world_last_error(w));
+            return 1;
+        }
+    }
+    t_setup = peer_now() - t_setup;
+
+    overlap_grid g = {0};
+    double stepping = 0.0, max_pen = 0.0, contacts = 0.0;
+    int steps = 0, lost = 0;
+    while (steps < PEER_STEPS && stepping < cap) {
+        double t0 = peer_now();
+        cr_status st = cr_world_step(w);
+        stepping += peer_now() - t0;
+        if (st != CR_OK) {
+            fprintf(stderr, "carom: step failed: %s\n", cr_world_last_error(w));
+            return 1;
+        }
+        ++steps;
+        contacts += cr_world_stats(w)->contacts;
+        for (int i = 0; i < n; ++i) {
+            cr_body_state bs;
+            cr_body_get_state(w, ids[i], &bs);
+            pos[3 * i] = bs.position.x, pos[3 * i + 1] = bs.position.y, pos[3 * i + 2] = bs.position.z;
+            vel[3 * i] = bs.velocity.x, vel[3 * i + 1] = bs.velocity.y, vel[3 * i + 2] = bs.velocity.z;
+            ang[3 * i] = bs.angular_velocity.x, ang[3 * i + 1] = bs.angular_velocity.y,
+                    ang[3 * i + 2] = bs.angular_velocity.z;
+        }
+        double pen = pit_max_overlap(&g, &s, pos, &lost);
+        if (pen > max_pen) max_pen = pen;
+    }
+    peer_result r = {"carom", "pit", n, n, steps, PEER_STEPS, stepping, t_setup, max_pen, "geom", lost,
+                     pit_kinetic(n, vel, ang), -1.0, contacts / (steps ? steps : 1), -1};
+    peer_print(&r);
+    overlap_grid_free(&g);
+    cr_world_destroy(w);
+    free(ids), free(pos), free(vel), free(ang);
+    pit_free(&s);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    int size;
+    double cap;
+    int scene = peer_args(argc, argv, &size, &cap);
+    if (scene < 0) return 2;
+    if (scene == 1) {
+        peer_skip("carom", "pyramid", size, "n/a (rigid bodies not landed)");
+        return 0;
+    }
+    return run_pit(size, cap);
+}

@@ -1,0 +1,167 @@
+/* ODE side of the side-by-side benchmark (Debian's libode-dev 0.16, double).
+ *
+ * Settings: ODE's own fast path for many bodies -- dWorldQuickStep with its
+ * default 20 iterations, a hash space, default ERP 0.2 and CFM, no
+ * auto-disable (ODE's default). Per contact (the contact joint carries the
+ * coefficients directly, nothing is combined): mode dContactBounce |
+ * dContactApprox1 (friction pyramid proportional to the normal force),
+ * mu = 0.3, bounce = 0.5, bounce_vel = 2 |g| dt (carom's resting speed).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <ode/ode.h>
+
+#include "scene.h"
+
+#define MAX_CONTACTS 8
+
+typedef struct ctx {
+    dWorldID world;
+    dJointGroupID group;
+    double mu, bounce;
+    int contacts;
+    double deepest;
+} ctx;
+
+static void near_cb(void *data, dGeomID o1, dGeomID o2)
+{
+    ctx *c = data;
+    dBodyID b1 = dGeomGetBody(o1), b2 = dGeomGetBody(o2);
+    if (!b1 && !b2) return; /* two static planes */
+    dContact con[MAX_CONTACTS];
+    int k = dCollide(o1, o2, MAX_CONTACTS, &con[0].geom, sizeof(dContact));
+    for (int i = 0; i < k; ++i) {
+        con[i].surface.mode = dContactApprox1 | (c->bounce > 0 ? dContactBounce : 0);
+        con[i].surface.mu = c->mu;
+        con[i].surface.bounce = c->bounce;
+        con[i].surface.bounce_vel = PEER_RESTING_SPEED;
+        if (con[i].geom.depth > c->deepest) c->deepest = con[i].geom.depth;
+        dJointID j = dJointCreateContact(c->world, c->group, &con[i]);
+        dJointAttach(j, b1, b2);
+    }
+    c->contacts += k;
+}
+
+static void setup_world(ctx *c, dSpaceID *space)
+{
+    c->world = dWorldCreate();
+    dWorldSetGravity(c->world, 0, 0, -PEER_GRAVITY);
+    dWorldSetQuickStepNumIterations(c->world, 20);
+    c->group = dJointGroupCreate(0);
+    *space = dHashSpaceCreate(0);
+    /* cells from 1/16 m to 1/4 m: a sphere of diameter 0.1 or a cube of edge 0.1 */
+    dHashSpaceSetLevels(*space, -4, -2);
+}
+
+static void gather(int n, dBodyID *b, double *pos, double *vel, double *ang)
+{
+    for (int i = 0; i < n; ++i) {
+        const dReal *p = dBodyGetPosition(b[i]), *v = dBodyGetLinearVel(b[i]), *w = dBodyGetAngularVel(b[i]);
+        for (int k = 0; k < 3; ++k) pos[3 * i + k] = p[k], vel[3 * i + k] = v[k], ang[3 * i + k] = w[k];
+    }
+}
+
+static int run(int scene, int size, double cap)
+{
+    pit_scene s = {0};
+    pyr_scene py = {0};
+    int n;
+    if (scene == 0) {
+        if (pit_build(&s, size)) return 1;
+        n = size;
+    } else {
+        if (pyr_build(&py, size)) return 1;
+        n = py.n;
+    }
+    double t_setup = peer_now();
+    dInitODE2(0);
+    ctx c = {0};
+    dSpaceID space;
+    setup_world(&c, &space);
+    c.mu = scene == 0 ? PIT_FRICTION : PYR_FRICTION;
+    c.bounce = scene == 0 ? PIT_RESTITUTION : PYR_RESTITUTION;
+    if (scene == 0) {
+        double pp[5][3], pn[5][3];
+        pit_planes(&s, pp, pn);
+        for (int k = 0; k < 5; ++k) /* plane a x + b y + c z = d */
+            dCreatePlane(space, pn[k][0], pn[k][1], pn[k][2],
+                         pn[k][0] * pp[k][0] + pn[k][1] * pp[k][1] + pn[k][2] * pp[k][2]);
+    } else {
+        dCreatePlane(space, 0, 0, 1, 0);
+    }
+    dBodyID *b = malloc(sizeof *b * (size_t)n);
+    double *pos = malloc(sizeof(double) * 3 * (size_t)n), *vel = malloc(sizeof(double) * 3 * (size_t)n),
+           *ang = malloc(sizeof(double) * 3 * (size_t)n);
+    if (!b || !pos || !vel || !ang) return 1;
+    for (int i = 0; i < n; ++i) {
+        dMass m;
+        b[i] = dBodyCreate(c.world);
+        dGeomID geom;
+        if (scene == 0) {
+            dMassSetSphereTotal(&m, PIT_MASS, PIT_RADIUS);
+            geom = dCreateSphere(space, PIT_RADIUS);
+            dBodySetPosition(b[i], s.pos[3 * i], s.pos[3 * i + 1], s.pos[3 * i + 2]);
+        } else {
+            dMassSetBoxTotal(&m, PYR_MASS, PYR_EDGE, PYR_EDGE, PYR_EDGE);
+            geom = dCreateBox(space, PYR_EDGE, PYR_EDGE, PYR_EDGE);
+            dBodySetPosition(b[i], py.pos[3 * i], py.pos[3 * i + 1], py.pos[3 * i + 2]);
+        }
+        dBodySetMass(b[i], &m);
+        dGeomSetBody(geom, b[i]);
+    }
+    t_setup = peer_now() - t_setup;
+
+    overlap_grid g = {0};
+    double stepping = 0.0, max_pen = 0.0, contacts = 0.0;
+    int steps = 0, lost = 0;
+    while (steps < PEER_STEPS && stepping < cap) {
+        double t0 = peer_now();
+        c.contacts = 0;
+        c.deepest = 0.0;
+        dSpaceCollide(space, &c, near_cb);
+        dWorldQuickStep(c.world, PEER_DT);
+        dJointGroupEmpty(c.group);
+        stepping += peer_now() - t0;
+        ++steps;
+        contacts += c.contacts;
+        gather(n, b, pos, vel, ang);
+        if (scene == 0) {
+            double pen = pit_max_overlap(&g, &s, pos, &lost);
+            if (pen > max_pen) max_pen = pen;
+        } else if (c.deepest > max_pen) {
+            max_pen = c.deepest;
+        }
+    }
+    peer_result r = {"ode", scene == 0 ? "pit" : "pyramid", size, n, steps, PEER_STEPS, stepping, t_setup,
+                     max_pen, scene == 0 ? "geom" : "contact", lost, 0.0, -1.0, contacts / (steps ? steps : 1),
+                     -1};
+    if (scene == 0) {
+        r.ke = pit_kinetic(n, vel, ang);
+    } else {
+        r.ke = pyr_kinetic(n, vel, ang);
+        r.drift = pyr_max_drift(&py, pos, &r.lost);
+    }
+    printf("NOTE ode erp=%g cfm=%g quickstep_iterations=%d\n", (double)dWorldGetERP(c.world),
+           (double)dWorldGetCFM(c.world), dWorldGetQuickStepNumIterations(c.world));
+    peer_print(&r);
+    overlap_grid_free(&g);
+    dJointGroupDestroy(c.group);
+    dSpaceDestroy(space);
+    dWorldDestroy(c.world);
+    dCloseODE();
+    free(b), free(pos), free(vel), free(ang);
+    pit_free(&s);
+    pyr_free(&py);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    int size;
+    double cap;
+    int scene = peer_args(argc, argv, &size, &cap);
+    if (scene < 0) return 2;
+    return run(scene, size, cap);
+}

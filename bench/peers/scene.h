@@ -1,0 +1,118 @@
+/* The scenes of the side-by-side benchmark (issue 8), shared by every engine
+ * program so that each engine starts from the same bodies and is judged by
+ * the same measurements. Plain C, usable from C++ (the Bullet program).
+ *
+ * Ball pit: N spheres r = 0.05 m, m = 0.5 kg, e = 0.5, mu = 0.3 at every
+ * contact, from a jittered lattice into a square box (floor and four walls,
+ * open top) sized for about ten settled layers; dt = 1/240 s, 2 s. The same
+ * lattice and jitter as bench/ball_pit.c.
+ *
+ * Box pyramid: ROWS rows of cubes (edge 0.1 m, m = 0.5 kg, e = 0, mu = 0.5)
+ * on a floor, row k holding ROWS - k cubes, each row offset by half a cube,
+ * cubes touching; dt = 1/240 s, 2 s. Stable means nothing moves.
+ */
+#ifndef CAROM_PEERS_SCENE_H
+#define CAROM_PEERS_SCENE_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PIT_RADIUS 0.05
+#define PIT_MASS 0.5
+#define PIT_RESTITUTION 0.5
+#define PIT_FRICTION 0.3
+#define PEER_GRAVITY 9.81
+#define PEER_DT (1.0 / 240.0)
+#define PEER_SECONDS 2.0
+#define PEER_STEPS 480 /* PEER_SECONDS / PEER_DT */
+/* Approach speed below which a contact counts as resting (no bounce):
+ * carom's automatic resting_speed 2 |g| dt, given to the peers that have
+ * such a threshold (ODE bounce_vel, Bullet m_restitutionVelocityThreshold). */
+#define PEER_RESTING_SPEED (2.0 * PEER_GRAVITY * PEER_DT)
+
+#define PYR_EDGE 0.1
+#define PYR_MASS 0.5
+#define PYR_RESTITUTION 0.0
+#define PYR_FRICTION 0.5
+
+typedef struct pit_scene {
+    int n;
+    double side;  /* the box is [0, side]^2, floor z = 0, open top */
+    double *pos;  /* 3n initial centres */
+} pit_scene;
+
+/* Builds the lattice (deterministic: the same jitter everywhere). 0 on success. */
+int pit_build(pit_scene *s, int n);
+void pit_free(pit_scene *s);
+
+/* The four walls and the floor as (point, inward normal) pairs. */
+void pit_planes(const pit_scene *s, double point[5][3], double normal[5][3]);
+
+typedef struct pyr_scene {
+    int rows, n;
+    double *pos;  /* 3n initial centres; cubes axis-aligned */
+} pyr_scene;
+int pyr_build(pyr_scene *s, int rows);
+void pyr_free(pyr_scene *s);
+
+/* Quality measured from the bodies' state (identical code for all engines). */
+typedef struct pit_quality {
+    double max_pen;  /* deepest sphere-sphere or sphere-wall overlap seen, m */
+    int lost;        /* centres outside the box (past a wall or the floor) or non-finite */
+    double ke;       /* translational + rotational kinetic energy, J */
+} pit_quality;
+
+/* Workspace for the O(n) overlap measurement (a hashed grid). */
+typedef struct overlap_grid {
+    int n, cap;
+    uint32_t *head, *next;
+} overlap_grid;
+void overlap_grid_free(overlap_grid *g);
+
+/* Deepest overlap of the spheres at pos (3n) with each other and with the
+ * box's planes; *lost counts centres outside the box or non-finite. */
+double pit_max_overlap(overlap_grid *g, const pit_scene *s, const double *pos, int *lost);
+
+/* Kinetic energy of spheres of the pit (solid, I = 2/5 m r^2). vel, ang: 3n. */
+double pit_kinetic(int n, const double *vel, const double *ang);
+
+/* Box pyramid: kinetic energy of cubes (I = m a^2 / 6), the largest
+ * displacement of a cube from its start, and cubes whose centre is below the
+ * floor (lost). */
+double pyr_kinetic(int n, const double *vel, const double *ang);
+double pyr_max_drift(const pyr_scene *s, const double *pos, int *lost);
+
+double peer_now(void);
+
+/* Parses the arguments every engine program takes: SCENE SIZE CAP_SECONDS.
+ * Returns 0 for the pit, 1 for the pyramid, -1 on bad usage (printed). */
+int peer_args(int argc, char **argv, int *size, double *cap);
+
+/* The line the driver reads. */
+typedef struct peer_result {
+    const char *engine, *scene;
+    int size;          /* N spheres or rows */
+    int bodies;
+    int steps, planned;
+    double step_seconds;  /* wall time spent inside the engine's step */
+    double setup_seconds;
+    double max_pen;       /* m */
+    const char *pen_kind; /* "geom" (measured from positions) or "contact" (engine's deepest contact) */
+    int lost;
+    double ke;
+    double drift;         /* pyramid: largest displacement, m; < 0 for the pit */
+    double contacts;      /* contacts per step (average), < 0 when unknown */
+    long warnings;        /* engine warnings (e.g. contact buffer full), < 0 when none counted */
+} peer_result;
+void peer_print(const peer_result *r);
+
+/* A skipped run: prints the reason for the driver. */
+void peer_skip(const char *engine, const char *scene, int size, const char *reason);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
