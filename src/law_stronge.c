@@ -63,10 +63,63 @@ static cr_status check_coefficients(double e, double mu, char *msg, size_t msg_s
     return CR_OK;
 }
 
+/* Cholesky factor L (K = L L^T) of the leading n x n block; false unless
+ * every pivot exceeds SPD_PIVOT times the largest diagonal entry: a K whose
+ * condition number is beyond about 1/SPD_PIVOT is numerically singular for
+ * the law (K^-1 decides sticking and the diverging ray). */
+#define SPD_PIVOT 1e-12
+static bool cholesky(const cr_mat3 *K, int n, double L[3][3], int *bad_pivot, double *pivot)
+{
+    double dmax = 0.0;
+    for (int i = 0; i < n; ++i) dmax = fmax(dmax, K->m[i][i]);
+    memset(L, 0, 9 * sizeof(double));
+    for (int j = 0; j < n; ++j) {
+        double d = K->m[j][j];
+        for (int k = 0; k < j; ++k) d -= L[j][k] * L[j][k];
+        if (!(d > SPD_PIVOT * dmax)) {
+            if (bad_pivot) *bad_pivot = j;
+            if (pivot) *pivot = d;
+            return false;
+        }
+        L[j][j] = sqrt(d);
+        for (int i = j + 1; i < n; ++i) {
+            double v = K->m[i][j];
+            for (int k = 0; k < j; ++k) v -= L[i][k] * L[j][k];
+            L[i][j] = v / L[j][j];
+        }
+    }
+    return true;
+}
+
+bool stronge_spd_inverse(cr_mat3 K, cr_mat3 *Kinv)
+{
+    double L[3][3];
+    if (!cholesky(&K, 3, L, NULL, NULL)) return false;
+    /* Columns of K^-1: solve L y = e_j, then L^T x = y. */
+    for (int j = 0; j < 3; ++j) {
+        double y[3], x[3];
+        for (int i = 0; i < 3; ++i) {
+            double v = i == j ? 1.0 : 0.0;
+            for (int k = 0; k < i; ++k) v -= L[i][k] * y[k];
+            y[i] = v / L[i][i];
+        }
+        for (int i = 2; i >= 0; --i) {
+            double v = y[i];
+            for (int k = i + 1; k < 3; ++k) v -= L[k][i] * x[k];
+            x[i] = v / L[i][i];
+        }
+        for (int i = 0; i < 3; ++i) Kinv->m[i][j] = x[i];
+    }
+    /* Exactly symmetric. */
+    for (int i = 0; i < 3; ++i)
+        for (int j = i + 1; j < 3; ++j)
+            Kinv->m[i][j] = Kinv->m[j][i] = 0.5 * (Kinv->m[i][j] + Kinv->m[j][i]);
+    return true;
+}
+
 /* K must be finite, symmetric (to 1e-9 of its largest entry) and positive
- * definite with a Cholesky pivot above 1e-13 of its largest diagonal entry
- * (a numerically singular K would make the impulse meaningless). On success
- * *sym is (K + K^T) / 2. */
+ * definite with Cholesky pivots above SPD_PIVOT of its largest diagonal
+ * entry. On success *sym is (K + K^T) / 2. */
 static cr_status check_spd(cr_mat3 K, int n, cr_mat3 *sym, char *msg, size_t msg_size)
 {
     double kmax = 0.0, dmax = 0.0;
@@ -89,23 +142,14 @@ static cr_status check_spd(cr_mat3 K, int n, cr_mat3 *sym, char *msg, size_t msg
     for (int i = 0; i < n; ++i)
         for (int j = i + 1; j < n; ++j) sym->m[i][j] = sym->m[j][i] = 0.5 * (K.m[i][j] + K.m[j][i]);
     for (int i = 0; i < n; ++i) dmax = fmax(dmax, sym->m[i][i]);
-    /* Cholesky. */
-    double L[3][3] = {{0}};
-    for (int j = 0; j < n; ++j) {
-        double d = sym->m[j][j];
-        for (int k = 0; k < j; ++k) d -= L[j][k] * L[j][k];
-        if (!(d > 1e-13 * dmax)) {
-            stronge_msg(msg, msg_size,
-                        "K is not positive definite (Cholesky pivot %d is %.17g, largest diagonal %.17g)",
-                        j, d, dmax);
-            return CR_ERR_INVALID_ARGUMENT;
-        }
-        L[j][j] = sqrt(d);
-        for (int i = j + 1; i < n; ++i) {
-            double v = sym->m[i][j];
-            for (int k = 0; k < j; ++k) v -= L[i][k] * L[j][k];
-            L[i][j] = v / L[j][j];
-        }
+    double L[3][3], d = 0.0;
+    int j = 0;
+    if (!cholesky(sym, n, L, &j, &d)) {
+        stronge_msg(msg, msg_size,
+                    "K is not positive definite, or too ill-conditioned (Cholesky pivot %d is %.17g, "
+                    "not above %g times the largest diagonal entry %.17g)",
+                    j, d, SPD_PIVOT, dmax);
+        return CR_ERR_INVALID_ARGUMENT;
     }
     return CR_OK;
 }
@@ -146,7 +190,8 @@ static cr_status drive(const stronge_problem *pb, stronge_state *s, char *msg, s
     if (pb->mu == 0.0) {
         /* No friction: eq. 3 is du/dp_z = K e_z whatever the sliding direction,
          * and Stronge's hypothesis is Newton's law (§3.4). */
-        return stronge_ray_advance(pb, s, cr_v3(0.0, 0.0, 1.0), pb->K.m[2][2], INFINITY, msg, msg_size);
+        cr_vec3 k = cr_v3(pb->K.m[0][2], pb->K.m[1][2], pb->K.m[2][2]);
+        return stronge_ray_advance(pb, s, cr_v3(0.0, 0.0, 1.0), k, INFINITY, msg, msg_size);
     }
     const cr_mat3 *K = &pb->K;
     /* Magnitude of the tangential field, for the "on a ray" test. */
@@ -154,7 +199,7 @@ static cr_status drive(const stronge_problem *pb, stronge_state *s, char *msg, s
                     fabs(K->m[0][2]) + fabs(K->m[1][2]);
     for (int piece = 0; piece < 64; ++piece) {
         if (s->done) return CR_OK;
-        cr_vec3 u = stronge_velocity(pb, s->p);
+        cr_vec3 u = s->u;
         double r = sqrt(u.x * u.x + u.y * u.y);
         if (r <= pb->stick_tol) return stronge_resolve_sticking(pb, s, msg, msg_size);
         if (pb->opt.closed_forms) {
@@ -173,10 +218,10 @@ static cr_status drive(const stronge_problem *pb, stronge_state *s, char *msg, s
                 /* On a ray of constant sliding (§3.7): du/dp_z = k stays constant. */
                 double g = dx * k.x + dy * k.y; /* d|u_t|/dp_z */
                 if (g >= 0.0) /* diverging or stationary: to the end (§3.9, §3.11) */
-                    return stronge_ray_advance(pb, s, q, k.z, INFINITY, msg, msg_size);
+                    return stronge_ray_advance(pb, s, q, k, INFINITY, msg, msg_size);
                 /* Converging: reaches the origin after |u_t| / (-g) unless it ends first. */
                 double along = u.x * dx + u.y * dy;
-                st = stronge_ray_advance(pb, s, q, k.z, fmax(along, 0.0) / -g, msg, msg_size);
+                st = stronge_ray_advance(pb, s, q, k, fmax(along, 0.0) / -g, msg, msg_size);
                 if (st != CR_OK || s->done) return st;
                 return stronge_resolve_sticking(pb, s, msg, msg_size);
             }
@@ -209,9 +254,7 @@ cr_status cr_law_stronge_contact_ex(cr_mat3 K, cr_vec3 u0, double e, double mu,
     out->u = u0;
     if (u0.z >= 0.0) return CR_OK; /* not approaching: no collision (§4 step 2) */
 
-    bool ok = false;
-    pb.Kinv = cr_m3_inverse(pb.K, &ok);
-    if (!ok) {
+    if (!stronge_spd_inverse(pb.K, &pb.Kinv)) {
         stronge_msg(msg, msg_size, "K is singular");
         return CR_ERR_INVALID_ARGUMENT;
     }
@@ -219,26 +262,24 @@ cr_status cr_law_stronge_contact_ex(cr_mat3 K, cr_vec3 u0, double e, double mu,
     pb.e = e;
     pb.mu = mu;
     pb.v_scale = cr_v3_len(u0);
-    pb.p_scale = fmax(cr_v3_len(cr_m3_mul_v(pb.Kinv, u0)), -u0.z / pb.K.m[2][2]);
-    pb.w_scale = pb.v_scale * pb.p_scale;
-    double knorm = 0.0;
-    for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j) knorm += pb.K.m[i][j] * pb.K.m[i][j];
-    pb.u_noise = 64.0 * DBL_EPSILON * (pb.v_scale + sqrt(knorm) * pb.p_scale);
-    pb.stick_tol = 1e-11 * (pb.v_scale + sqrt(knorm) * pb.p_scale);
+    pb.p_small = -u0.z / pb.K.m[2][2];
+    pb.w_small = pb.v_scale * pb.p_small;
+    /* u is carried, not recomputed from p, so its rounding stays at the
+     * level of |u0| whatever the conditioning of K. */
+    pb.u_noise = 64.0 * DBL_EPSILON * pb.v_scale;
+    pb.stick_tol = 1e-11 * pb.v_scale;
 
     /* The rays of constant sliding that attract the direction of u_t
      * (f'(theta) < 0 in eq. 7): where the integrator converges onto one, the
      * closed form of §3.9 takes over (law_stronge_integrate.c). */
-    pb.nrays = 0;
-    if (mu > 0.0 && pb.opt.closed_forms) {
-        double th[4];
-        int n = cr_stronge_sliding_rays(pb.K, mu, th);
-        for (int i = 0; i < n; ++i) {
+    pb.nrays = pb.nall = 0;
+    if (mu > 0.0) {
+        pb.nall = cr_stronge_sliding_rays(pb.K, mu, pb.all_rays);
+        for (int i = 0; i < pb.nall && pb.opt.closed_forms; ++i) {
             double d;
-            stronge_ray_eq(pb.K, mu, th[i], &d);
+            stronge_ray_eq(pb.K, mu, pb.all_rays[i], &d);
             if (d < 0.0) {
-                pb.ray[pb.nrays] = th[i];
+                pb.ray[pb.nrays] = pb.all_rays[i];
                 pb.ray_rate[pb.nrays++] = d;
             }
         }
@@ -248,10 +289,11 @@ cr_status cr_law_stronge_contact_ex(cr_mat3 K, cr_vec3 u0, double e, double mu,
     memset(&s, 0, sizeof s);
     s.sticking = CR_STICKING_NONE;
     s.ray = -1;
+    s.u = u0;
     if ((st = drive(&pb, &s, msg, msg_size)) != CR_OK) return st;
-    stronge_trace(&pb, CR_STRONGE_END, s.p);
+    stronge_trace(&pb, CR_STRONGE_END, s.p, s.u);
 
-    cr_vec3 u = stronge_velocity(&pb, s.p);
+    cr_vec3 u = s.u;
     if (!cr_v3_isfinite(s.p) || !cr_v3_isfinite(u) || !isfinite(s.wc) || !isfinite(s.wd)) {
         stronge_msg(msg, msg_size, "stronge: the impulse is not finite");
         zero_result(out);

@@ -13,8 +13,8 @@
  * Besides u (which drives the branches, as in the seed) the impulse is
  * accumulated piece by piece, dp = q dp_y with q = dp/dp_y on that piece,
  * instead of step 9's p = K^-1 (u - u0): it keeps |p_x| <= mu p_y to rounding
- * and needs no inverse of a possibly ill-conditioned K. The reported u is
- * u0 + K p, which equals the seed's u to rounding.
+ * and needs no inverse of a possibly ill-conditioned K. The reported u is the
+ * seed's u, which equals u0 + K p to rounding.
  */
 #include <math.h>
 #include <string.h>
@@ -39,9 +39,10 @@ static cr_status check_k2(const double K[2][2], char *msg, size_t msg_size)
     }
     double dmax = fmax(K[0][0], K[1][1]), k12 = 0.5 * (K[0][1] + K[1][0]);
     double piv0 = K[0][0], piv1 = piv0 > 0.0 ? K[1][1] - k12 * k12 / piv0 : 0.0;
-    if (!(piv0 > 1e-13 * dmax) || !(piv1 > 1e-13 * dmax)) {
+    if (!(piv0 > 1e-12 * dmax) || !(piv1 > 1e-12 * dmax)) {
         stronge_msg(msg, msg_size,
-                    "K is not positive definite (Cholesky pivots %.17g, %.17g, largest diagonal %.17g)",
+                    "K is not positive definite, or too ill-conditioned (Cholesky pivots %.17g, %.17g, "
+                    "not above 1e-12 times the largest diagonal entry %.17g)",
                     piv0, piv1, dmax);
         return CR_ERR_INVALID_ARGUMENT;
     }
@@ -181,9 +182,12 @@ cr_status cr_law_stronge_2d(const double K[2][2], const double u0[2], double e, 
         }
         if (stuck) {
             if (fabs(k12) <= mu * s.K[0][0]) {
-                /* Steps 5-6: stable sticking, k = (0, 1/(K^-1)_22). */
+                /* Steps 5-6: stable sticking, k = (0, 1/(K^-1)_22), taken as
+                 * K q with q = dp/dp_y = ((K^-1)_12 / (K^-1)_22, 1), which is
+                 * the same but keeps u and p consistent to rounding. */
                 sticking = CR_STICKING_STABLE;
-                s2_finish(&s, 0.0, 1.0 / kinv22, kinv12 / kinv22);
+                double qx = kinv12 / kinv22;
+                s2_finish(&s, s.K[0][0] * qx + k12, k12 * qx + s.K[1][1], qx);
             } else {
                 /* Step 7: unstable sticking, leave along the diverging ray. */
                 sticking = CR_STICKING_UNSTABLE;
@@ -200,7 +204,7 @@ cr_status cr_law_stronge_2d(const double K[2][2], const double u0[2], double e, 
     }
 
     out->impulse = cr_v3(s.px, s.py, 0.0);
-    out->u = cr_v3(u0[0] + s.K[0][0] * s.px + k12 * s.py, u0[1] + k12 * s.px + s.K[1][1] * s.py, 0.0);
+    out->u = cr_v3(s.ux, s.uy, 0.0);
     out->sticking = sticking;
     out->work_compression = s.wc;
     out->work_decompression = s.wd;

@@ -18,9 +18,11 @@
  *   orders of magnitude slower. Once the direction is within the tolerance
  *   (in radians) of such a ray, the driver finishes on the ray in closed form,
  *   which costs a relative error of the order of the tolerance.
- * - The state is the impulse p itself (and W), not u: u = u0 + K p holds to
- *   rounding at every step, and the friction cone is respected up to the
- *   integration error only.
+ * - The state is both the impulse p and u (and W), integrated together
+ *   (du/dsigma = K dp/dsigma), so that u = u0 + K p holds to the integration
+ *   error: u computed from p would cancel for an ill-conditioned K
+ *   (|K| |p| >> |u - u0|) and lose log10 cond(K) digits. The friction cone is
+ *   respected up to the integration error.
  * - Dormand-Prince 5(4) (Hairer's DOPRI5 coefficients) with its continuous
  *   extension of order 4 to locate events inside a step: u_z = 0 (a change
  *   of phase, §3.4) and W_d = -e^2 W_c (the end, Stronge's hypothesis).
@@ -37,7 +39,9 @@
 
 #include "law_stronge_internal.h"
 
-#define NY 4 /* p_x, p_y, p_z, W */
+#define NY 7 /* p_x, p_y, p_z, u_x, u_y, u_z, W */
+#define IU 3 /* index of u_x */
+#define IW 6 /* index of W */
 
 /* Dormand-Prince 5(4) tableau (Hairer, Norsett, Wanner; DOPRI5). The system
  * is autonomous, so the nodes c_i are not needed. */
@@ -63,14 +67,21 @@ typedef struct dp_step {
     double err[NY];
 } dp_step;
 
+/* dp/dsigma = |u_t| (-mu u_t/|u_t|, 1), du/dsigma = K dp/dsigma (eq. 3),
+ * dW/dsigma = |u_t| u_z (eq. 4). */
 static void rhs(const stronge_problem *pb, const double y[NY], double dy[NY])
 {
-    cr_vec3 u = stronge_velocity(pb, cr_v3(y[0], y[1], y[2]));
-    double r = sqrt(u.x * u.x + u.y * u.y);
-    dy[0] = -pb->mu * u.x;
-    dy[1] = -pb->mu * u.y;
-    dy[2] = r;
-    dy[3] = r * u.z;
+    double ux = y[IU], uy = y[IU + 1], uz = y[IU + 2];
+    double r = sqrt(ux * ux + uy * uy);
+    cr_vec3 dp = cr_v3(-pb->mu * ux, -pb->mu * uy, r);
+    cr_vec3 du = cr_m3_mul_v(pb->K, dp);
+    dy[0] = dp.x;
+    dy[1] = dp.y;
+    dy[2] = dp.z;
+    dy[IU] = du.x;
+    dy[IU + 1] = du.y;
+    dy[IU + 2] = du.z;
+    dy[IW] = r * uz;
 }
 
 /* One Dormand-Prince step of size h from st->y0 with st->k[0] = f(y0). */
@@ -102,26 +113,23 @@ static void dp_take(const stronge_problem *pb, dp_step *st, double h)
                           E6 * k[5][i] + E7 * k[6][i]);
 }
 
-/* Continuous extension (order 4) at fraction th of the step. */
-static void dp_dense(const dp_step *st, double th, double out[NY])
+/* Continuous extension (order 4) of component i at fraction th of the step. */
+static double dp_dense(const dp_step *st, int i, double th)
 {
     const double h = st->h;
-    for (int i = 0; i < NY; ++i) {
-        double ydiff = st->y1[i] - st->y0[i];
-        double bspl = h * st->k[0][i] - ydiff;
-        double r4 = ydiff - h * st->k[6][i] - bspl;
-        double r5 = h * (D1 * st->k[0][i] + D3 * st->k[2][i] + D4 * st->k[3][i] +
-                         D5 * st->k[4][i] + D6 * st->k[5][i] + D7 * st->k[6][i]);
-        out[i] = st->y0[i] + th * (ydiff + (1.0 - th) * (bspl + th * (r4 + (1.0 - th) * r5)));
-    }
+    double ydiff = st->y1[i] - st->y0[i];
+    double bspl = h * st->k[0][i] - ydiff;
+    double r4 = ydiff - h * st->k[6][i] - bspl;
+    double r5 = h * (D1 * st->k[0][i] + D3 * st->k[2][i] + D4 * st->k[3][i] + D5 * st->k[4][i] +
+                     D6 * st->k[5][i] + D7 * st->k[6][i]);
+    return st->y0[i] + th * (ydiff + (1.0 - th) * (bspl + th * (r4 + (1.0 - th) * r5)));
 }
 
 static double dense_uz(const stronge_problem *pb, const dp_step *st, double th, double *w)
 {
-    double y[NY];
-    dp_dense(st, th, y);
-    if (w) *w = y[3];
-    return stronge_velocity(pb, cr_v3(y[0], y[1], y[2])).z;
+    (void)pb;
+    if (w) *w = dp_dense(st, IW, th);
+    return dp_dense(st, IU + 2, th);
 }
 
 /* Bisection on the interpolant between lo (condition false) and hi (true). */
@@ -165,8 +173,8 @@ static event_type find_event(const stronge_problem *pb, const dp_step *st, int p
         double th = (double)j / samples, w;
         double uz = dense_uz(pb, st, th, &w);
         if (j == samples) { /* the step's own end, not the interpolant */
-            w = st->y1[3];
-            uz = stronge_velocity(pb, cr_v3(st->y1[0], st->y1[1], st->y1[2])).z;
+            w = st->y1[IW];
+            uz = st->y1[IU + 2];
         }
         if (phase < 0) {
             if (uz > 0.0) {
@@ -194,45 +202,58 @@ static event_type find_event(const stronge_problem *pb, const dp_step *st, int p
     return EVENT_NONE;
 }
 
-/* Error norm: p and W against their tolerances, and the error it induces
- * in u_t = (K (p))_t relative to |u_t| itself. The last term makes the
+/* Error norm: p, u and W against their tolerances (vector norms, relative
+ * to their size, with an absolute floor at the scale of the normal impulse),
+ * and the error of u_t relative to |u_t| itself. The last term makes the
  * approach to the origin scale-free: whether u_t reaches 0 or turns away to
  * the diverging ray is decided by the direction of u_t, which must stay
  * accurate however small u_t gets (§3.7, Figure 4). */
-static double err_norm(const stronge_problem *pb, const dp_step *st, const double atol[NY],
-                       double rtol)
+static double vnorm(const double *v) { return sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]); }
+
+static double err_norm(const stronge_problem *pb, const dp_step *st, double rtol)
 {
-    double m = 0.0;
-    for (int i = 0; i < NY; ++i) {
-        double sc = atol[i] + rtol * fmax(fabs(st->y0[i]), fabs(st->y1[i]));
-        double q = fabs(st->err[i]) / sc;
-        if (!(q <= m)) m = q; /* also propagates NaN */
-    }
-    cr_vec3 ep = cr_m3_mul_v(pb->K, cr_v3(st->err[0], st->err[1], st->err[2]));
-    cr_vec3 u0 = stronge_velocity(pb, cr_v3(st->y0[0], st->y0[1], st->y0[2]));
-    cr_vec3 u1 = stronge_velocity(pb, cr_v3(st->y1[0], st->y1[1], st->y1[2]));
-    double r = fmax(sqrt(u0.x * u0.x + u0.y * u0.y), sqrt(u1.x * u1.x + u1.y * u1.y));
-    double q = sqrt(ep.x * ep.x + ep.y * ep.y) / (0.1 * pb->stick_tol + rtol * r);
+    double m = 0.0, q;
+    const double *y0 = st->y0, *y1 = st->y1, *e = st->err;
+    q = vnorm(e) / (rtol * (pb->p_small + fmax(vnorm(y0), vnorm(y1))));
+    if (!(q <= m)) m = q; /* also propagates NaN */
+    q = vnorm(e + IU) / (rtol * (pb->v_scale + fmax(vnorm(y0 + IU), vnorm(y1 + IU))));
+    if (!(q <= m)) m = q;
+    q = fabs(e[IW]) / (rtol * (pb->w_small + fmax(fabs(y0[IW]), fabs(y1[IW]))));
+    if (!(q <= m)) m = q;
+    double r = sqrt(fmax(y0[IU] * y0[IU] + y0[IU + 1] * y0[IU + 1], y1[IU] * y1[IU] + y1[IU + 1] * y1[IU + 1]));
+    q = sqrt(e[IU] * e[IU] + e[IU + 1] * e[IU + 1]) / (0.1 * pb->stick_tol + rtol * r);
     if (!(q <= m)) m = q;
     return m;
+}
+
+static void load(dp_step *st, const stronge_state *s)
+{
+    st->y0[0] = s->p.x;
+    st->y0[1] = s->p.y;
+    st->y0[2] = s->p.z;
+    st->y0[IU] = s->u.x;
+    st->y0[IU + 1] = s->u.y;
+    st->y0[IU + 2] = s->u.z;
+    st->y0[IW] = 0.0; /* W, counted from here */
+}
+
+static void store(const double y[NY], stronge_state *s)
+{
+    s->p = cr_v3(y[0], y[1], y[2]);
+    s->u = cr_v3(y[IU], y[IU + 1], y[IU + 2]);
 }
 
 cr_status stronge_integrate(const stronge_problem *pb, stronge_state *s, char *msg,
                             size_t msg_size)
 {
     const double rtol = pb->opt.tolerance, e2 = pb->e * pb->e;
-    const double atol[NY] = {rtol * pb->p_scale, rtol * pb->p_scale, rtol * pb->p_scale,
-                             rtol * pb->w_scale};
     dp_step st;
-    st.y0[0] = s->p.x;
-    st.y0[1] = s->p.y;
-    st.y0[2] = s->p.z;
-    st.y0[3] = 0.0; /* W, counted from here */
+    load(&st, s);
     rhs(pb, st.y0, st.k[0]);
 
     /* Phase from the sign of u_z (or of du_z/dsigma where u_z = 0). */
-    double uz = stronge_velocity(pb, s->p).z;
-    int phase = uz < 0.0 ? -1 : (uz > 0.0 ? 1 : (st.k[0][3] < 0.0 ? -1 : 1));
+    double uz = s->u.z;
+    int phase = uz < 0.0 ? -1 : (uz > 0.0 ? 1 : (st.k[0][IU + 2] < 0.0 ? -1 : 1));
     double w_ps = 0.0; /* W at the start of the current phase */
     if (phase > 0 && -e2 * s->wc - s->wd <= 0.0) {
         s->wd = -e2 * s->wc;
@@ -248,7 +269,7 @@ cr_status stronge_integrate(const stronge_problem *pb, stronge_state *s, char *m
 
     for (int tries = 0; tries < pb->opt.max_steps; ++tries) {
         dp_take(pb, &st, h);
-        double en = err_norm(pb, &st, atol, rtol);
+        double en = err_norm(pb, &st, rtol);
         if (!(en <= 1.0)) {
             h *= isfinite(en) ? fmax(0.2, 0.9 * pow(en, -0.2)) : 0.1;
             continue;
@@ -263,15 +284,13 @@ cr_status stronge_integrate(const stronge_problem *pb, stronge_state *s, char *m
             double f[NY];
             rhs(pb, st.y1, f);
             if (ev == EVENT_PHASE) {
-                /* One Newton correction of u_z onto 0 (d u_z/dsigma = (K dp/dsigma)_z). */
-                double uz_ev = stronge_velocity(pb, cr_v3(st.y1[0], st.y1[1], st.y1[2])).z;
-                double duz = pb->K.m[2][0] * f[0] + pb->K.m[2][1] * f[1] + pb->K.m[2][2] * f[2];
-                double ds = duz != 0.0 ? -uz_ev / duz : 0.0;
+                /* One Newton correction of u_z onto 0. */
+                double ds = f[IU + 2] != 0.0 ? -st.y1[IU + 2] / f[IU + 2] : 0.0;
                 if (fabs(ds) <= st.h)
                     for (int i = 0; i < NY; ++i) st.y1[i] += f[i] * ds;
                 rhs(pb, st.y1, st.k[6]);
             }
-            double w = st.y1[3];
+            double w = st.y1[IW];
             if (ev == EVENT_PHASE) {
                 if (phase < 0)
                     s->wc += fmin(w - w_ps, 0.0);
@@ -281,8 +300,8 @@ cr_status stronge_integrate(const stronge_problem *pb, stronge_state *s, char *m
                 phase = -phase;
                 memcpy(st.y0, st.y1, sizeof st.y0);
                 memcpy(st.k[0], st.k[6], sizeof st.k[0]);
-                s->p = cr_v3(st.y0[0], st.y0[1], st.y0[2]);
-                stronge_trace(pb, phase > 0 ? CR_STRONGE_DECOMPRESSION : CR_STRONGE_COMPRESSION, s->p);
+                store(st.y0, s);
+                stronge_trace(pb, phase > 0 ? CR_STRONGE_DECOMPRESSION : CR_STRONGE_COMPRESSION, s->p, s->u);
                 if (phase > 0 && -e2 * s->wc - s->wd <= 0.0) { /* e = 0: ends at u_z = 0 */
                     s->wd = -e2 * s->wc;
                     s->done = true;
@@ -291,27 +310,28 @@ cr_status stronge_integrate(const stronge_problem *pb, stronge_state *s, char *m
                 continue;
             }
             /* The end: one Newton correction of W onto its target. */
-            double ds = (w_ps + need - w) / f[3];
-            if (f[3] > 0.0 && fabs(ds) <= st.h)
-                for (int i = 0; i < 3; ++i) st.y1[i] += f[i] * ds;
-            s->p = cr_v3(st.y1[0], st.y1[1], st.y1[2]);
+            double ds = (w_ps + need - w) / f[IW];
+            if (f[IW] > 0.0 && fabs(ds) <= st.h)
+                for (int i = 0; i < IW; ++i) st.y1[i] += f[i] * ds;
+            store(st.y1, s);
             s->wd = -e2 * s->wc;
             s->done = true;
             return CR_OK;
         }
         memcpy(st.y0, st.y1, sizeof st.y0);
         memcpy(st.k[0], st.k[6], sizeof st.k[0]);
-        s->p = cr_v3(st.y0[0], st.y0[1], st.y0[2]);
-        stronge_trace(pb, CR_STRONGE_STEP, s->p);
-        cr_vec3 u = stronge_velocity(pb, s->p);
-        bool stop = sqrt(u.x * u.x + u.y * u.y) <= pb->stick_tol;
+        store(st.y0, s);
+        stronge_trace(pb, CR_STRONGE_STEP, s->p, s->u);
+        double r = sqrt(s->u.x * s->u.x + s->u.y * s->u.y);
+        bool stop = r <= pb->stick_tol;
         double h_max = INFINITY;
         if (!stop && pb->nrays > 0) {
-            double r = sqrt(u.x * u.x + u.y * u.y), th = atan2(u.y, u.x);
+            double th = atan2(s->u.y, s->u.x);
             /* The direction of u_t is known to rtol, or to rounding / |u_t|. */
             double dir_tol = fmax(rtol, pb->u_noise / r);
             for (int i = 0; i < pb->nrays && !stop; ++i) {
-                double d = fabs(remainder(th - pb->ray[i], 6.283185307179586476925));
+                double d = fabs(th - pb->ray[i]); /* th in [-pi, pi], rays in [0, 2 pi) */
+                if (d > 3.14159265358979323846) d = fabs(d - 6.283185307179586476925);
                 if (d <= dir_tol) {
                     /* Converged onto an attracting ray: the closed form takes over. */
                     s->ray = i;
@@ -328,9 +348,9 @@ cr_status stronge_integrate(const stronge_problem *pb, stronge_state *s, char *m
         if (stop) {
             /* Hand over to the closed forms with the work so far. */
             if (phase < 0)
-                s->wc += fmin(st.y0[3] - w_ps, 0.0);
+                s->wc += fmin(st.y0[IW] - w_ps, 0.0);
             else
-                s->wd += fmax(st.y0[3] - w_ps, 0.0);
+                s->wd += fmax(st.y0[IW] - w_ps, 0.0);
             return CR_OK;
         }
         h *= en > 0.0 ? fmin(5.0, fmax(0.2, 0.9 * pow(en, -0.2))) : 5.0;

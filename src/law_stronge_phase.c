@@ -15,11 +15,11 @@
 
 #include "law_stronge_internal.h"
 
-cr_status stronge_ray_advance(const stronge_problem *pb, stronge_state *s, cr_vec3 q, double kz,
+cr_status stronge_ray_advance(const stronge_problem *pb, stronge_state *s, cr_vec3 q, cr_vec3 k,
                               double dpz_max, char *msg, size_t msg_size)
 {
-    const double e2 = pb->e * pb->e;
-    double uz = stronge_velocity(pb, s->p).z;
+    const double e2 = pb->e * pb->e, kz = k.z;
+    double uz = s->u.z;
     double used = 0.0; /* p_z travelled along the ray */
 
     for (int pass = 0; pass < 8 && !s->done; ++pass) {
@@ -33,12 +33,14 @@ cr_status stronge_ray_advance(const stronge_problem *pb, stronge_state *s, cr_ve
                 s->wc += -uz * uz / (2.0 * kz);
                 used += to_zero;
                 uz = 0.0;
-                stronge_trace(pb, CR_STRONGE_DECOMPRESSION, cr_v3_madd(s->p, q, used));
+                stronge_trace(pb, CR_STRONGE_DECOMPRESSION, cr_v3_madd(s->p, q, used),
+                              cr_v3(s->u.x + k.x * used, s->u.y + k.y * used, 0.0));
                 continue;
             }
             if (isinf(left)) goto no_end;
             s->wc += uz * left + 0.5 * kz * left * left;
             used += left;
+            uz += kz * left;
             break;
         }
         /* Decompression (u_z >= 0): W_d grows until W_d = -e^2 W_c (§3.4). */
@@ -58,6 +60,7 @@ cr_status stronge_ray_advance(const stronge_problem *pb, stronge_state *s, cr_ve
             double dp = (uz + uz_end) > 0.0 ? 2.0 * need / (uz + uz_end) : INFINITY;
             if (dp <= left) {
                 used += dp;
+                uz = uz_end;
                 s->wd = -e2 * s->wc;
                 s->done = true;
                 break;
@@ -67,16 +70,19 @@ cr_status stronge_ray_advance(const stronge_problem *pb, stronge_state *s, cr_ve
             s->wd += reach;
             used += to_zero;
             uz = 0.0;
-            stronge_trace(pb, CR_STRONGE_COMPRESSION, cr_v3_madd(s->p, q, used));
+            stronge_trace(pb, CR_STRONGE_COMPRESSION, cr_v3_madd(s->p, q, used),
+                          cr_v3(s->u.x + k.x * used, s->u.y + k.y * used, 0.0));
             continue;
         }
         /* The ray ends (at the origin) before the decompression does. */
         if (isinf(left)) goto no_end;
         s->wd += uz * left + 0.5 * kz * left * left;
         used += left;
+        uz += kz * left;
         break;
     }
-    s->p = cr_v3_add(s->p, cr_v3_scale(q, used));
+    s->p = cr_v3_madd(s->p, q, used);
+    s->u = cr_v3(s->u.x + k.x * used, s->u.y + k.y * used, uz);
     return CR_OK;
 
 no_end:

@@ -22,9 +22,16 @@ static const double PI = 3.141592653589793238463;
 static const double TWO_PI = 6.283185307179586476925;
 
 /* Eq. 7 and its derivative in theta. */
+/* Eq. 7 at (c, s) = (cos theta, sin theta). */
+static double ray_eq_cs(cr_mat3 K, double mu, double c, double s)
+{
+    double c2 = c * c - s * s, s2 = 2.0 * s * c;
+    return -mu * K.m[0][1] * c2 + 0.5 * mu * (K.m[0][0] - K.m[1][1]) * s2 + K.m[1][2] * c - K.m[0][2] * s;
+}
+
 double stronge_ray_eq(cr_mat3 K, double mu, double th, double *deriv)
 {
-    double c = cos(th), s = sin(th), c2 = cos(2.0 * th), s2 = sin(2.0 * th);
+    double c = cos(th), s = sin(th), c2 = c * c - s * s, s2 = 2.0 * s * c;
     double k11 = K.m[0][0], k22 = K.m[1][1], k12 = K.m[0][1], k13 = K.m[0][2], k23 = K.m[1][2];
     if (deriv)
         *deriv = 2.0 * mu * k12 * s2 + mu * (k11 - k22) * c2 - k23 * s - k13 * c;
@@ -61,31 +68,96 @@ static double polish_angle(cr_mat3 K, double mu, double th)
     return th;
 }
 
+/* Seed 002 §3.8: the coefficients a_0..a_4 of the quartic in p = tan(theta/2). */
+static void ray_quartic(double k11, double k22, double k12, double k13, double k23, double mu, double a[5])
+{
+    a[0] = mu * k12 - k23;
+    a[1] = 2.0 * k13 + 2.0 * mu * k22 - 2.0 * mu * k11;
+    a[2] = -6.0 * mu * k12;
+    a[3] = 2.0 * k13 + 2.0 * mu * k11 - 2.0 * mu * k22;
+    a[4] = mu * k12 + k23;
+}
+
 int cr_stronge_sliding_rays(cr_mat3 K, double mu, double theta[4])
 {
     double k11 = K.m[0][0], k22 = K.m[1][1], k12 = K.m[0][1], k13 = K.m[0][2], k23 = K.m[1][2];
-    /* Seed 002 §3.8: a_4 p^4 + a_3 p^3 + a_2 p^2 + a_1 p + a_0 = 0, p = tan(theta/2). */
-    double a[5] = {mu * k12 - k23, 2.0 * k13 + 2.0 * mu * k22 - 2.0 * mu * k11, -6.0 * mu * k12,
-                   2.0 * k13 + 2.0 * mu * k11 - 2.0 * mu * k22, mu * k12 + k23};
+    double a[5];
+    ray_quartic(k11, k22, k12, k13, k23, mu, a);
     double amax = 0.0;
     for (int i = 0; i < 5; ++i) amax = fmax(amax, fabs(a[i]));
     if (amax == 0.0 || !isfinite(amax)) return 0; /* every direction is a ray, or garbage */
+    double fscale = mu * (fabs(k11) + fabs(k22) + 2.0 * fabs(k12)) + fabs(k13) + fabs(k23);
 
-    double cand[5];
+    double cand[4 + 1 + 72];
     int nc = 0;
-    /* theta = pi is a root when a_4 = 0. A tiny a_4 means a root near pi with a
-     * huge p: drop a_4 (the cubic keeps the other roots well conditioned) and
-     * let Newton on eq. 7 move pi onto the true root. */
-    bool near_pi = fabs(a[4]) <= 1e-9 * amax;
-    if (near_pi) {
-        a[4] = 0.0;
-        cand[nc++] = PI;
+    /* theta = pi is a root when a_4 = 0 (a_4 = -eq. 7 at pi); Newton on eq. 7
+     * moves it onto the true root when a_4 is only nearly 0. */
+    if (fabs(a[4]) <= 1e-9 * amax) cand[nc++] = PI;
+    /* A small a_4 also means a huge root p, which ruins the conditioning of the
+     * closed form for the other roots (Ferrari loses them). Then solve the
+     * same quartic in a tangent frame turned by phi, p = tan((theta - phi)/2),
+     * with phi chosen so that theta = phi + pi is far from every root. With
+     * phi = 0 this is the seed's equation. */
+    double phi = 0.0;
+    if (fabs(a[4]) < 0.05 * amax) {
+        double best = fabs(a[4]);
+        for (int k = 1; k < 8; ++k) {
+            double f = fabs(stronge_ray_eq(K, mu, PI + k * (PI / 4.0), NULL));
+            if (f > best) {
+                best = f;
+                phi = k * (PI / 4.0);
+            }
+        }
+    }
+    if (phi != 0.0) {
+        /* K' = R^T K R, R the rotation by phi about the normal. */
+        double c = cos(phi), s = sin(phi);
+        double r11 = c * c * k11 + 2.0 * c * s * k12 + s * s * k22;
+        double r22 = s * s * k11 - 2.0 * c * s * k12 + c * c * k22;
+        double r12 = (c * c - s * s) * k12 + c * s * (k22 - k11);
+        double r13 = c * k13 + s * k23, r23 = -s * k13 + c * k23;
+        ray_quartic(r11, r22, r12, r13, r23, mu, a);
     }
     double p[4];
     int np = cr_quartic_real_roots(a, p);
-    for (int i = 0; i < np; ++i) cand[nc++] = 2.0 * atan(p[i]);
+    for (int i = 0; i < np; ++i) cand[nc++] = phi + 2.0 * atan(p[i]);
 
-    double fscale = mu * (fabs(k11) + fabs(k22) + 2.0 * fabs(k12)) + fabs(k13) + fabs(k23);
+    for (int i = 0; i < nc; ++i) cand[i] = wrap_angle(polish_angle(K, mu, cand[i]));
+    /* Belt and braces: eq. 7 is a trigonometric polynomial of degree 2; a sign
+     * change between samples that no root found so far explains is a root the
+     * closed form lost to rounding (a near-double root). The samples turn
+     * (cos, sin) by a fixed angle: no trigonometric call per sample. */
+    const int N = 72;
+    const double cd = cos(TWO_PI / N), sd = sin(TWO_PI / N);
+    double c = 1.0, s = 0.0, f_prev = ray_eq_cs(K, mu, 1.0, 0.0);
+    int n_known = nc;
+    for (int k = 1; k <= N; ++k) {
+        double t1 = k * (TWO_PI / N), t0 = t1 - TWO_PI / N;
+        double cn = c * cd - s * sd;
+        s = s * cd + c * sd;
+        c = cn;
+        double f = ray_eq_cs(K, mu, c, s);
+        if ((f > 0.0) != (f_prev > 0.0)) {
+            bool known = false;
+            for (int i = 0; i < n_known && !known; ++i)
+                if (cand[i] >= t0 - 1e-9 && cand[i] <= t1 + 1e-9) known = true;
+            if (!known) {
+                double lo = t0, hi = t1, flo = f_prev;
+                for (int it = 0; it < 60; ++it) {
+                    double mid = 0.5 * (lo + hi), fm = stronge_ray_eq(K, mu, mid, NULL);
+                    if ((fm > 0.0) == (flo > 0.0)) {
+                        lo = mid;
+                        flo = fm;
+                    } else {
+                        hi = mid;
+                    }
+                }
+                cand[nc++] = 0.5 * (lo + hi);
+            }
+        }
+        f_prev = f;
+    }
+
     int n = 0;
     for (int i = 0; i < nc; ++i) {
         double th = wrap_angle(polish_angle(K, mu, cand[i]));
@@ -109,13 +181,6 @@ int cr_stronge_sliding_rays(cr_mat3 K, double mu, double theta[4])
     return n;
 }
 
-static bool kinv_ok(cr_mat3 K, cr_mat3 *Kinv)
-{
-    bool ok = false;
-    *Kinv = cr_m3_inverse(K, &ok);
-    return ok;
-}
-
 static bool stable_from_kinv(cr_mat3 Ki, double mu)
 {
     double a = Ki.m[0][2], b = Ki.m[1][2], c = Ki.m[2][2];
@@ -125,7 +190,7 @@ static bool stable_from_kinv(cr_mat3 Ki, double mu)
 bool cr_stronge_sticking_is_stable(cr_mat3 K, double mu)
 {
     cr_mat3 Ki;
-    if (!kinv_ok(K, &Ki)) return false;
+    if (!stronge_spd_inverse(K, &Ki)) return false;
     return stable_from_kinv(Ki, mu);
 }
 
@@ -154,11 +219,9 @@ static bool diverging_ray_lambda(cr_mat3 K, double mu, double *psi)
     return true;
 }
 
-cr_status cr_stronge_diverging_ray(cr_mat3 K, double mu, double *psi)
+/* The diverging ray among the rays th[0..n) (§3.8), or the §3.10 fallback. */
+static bool pick_diverging(cr_mat3 K, double mu, const double *th, int n, double *psi)
 {
-    if (cr_stronge_sticking_is_stable(K, mu)) return CR_ERR_INVALID_ARGUMENT;
-    double th[4];
-    int n = cr_stronge_sliding_rays(K, mu, th);
     double best = 0.0;
     int bi = -1;
     for (int i = 0; i < n; ++i) {
@@ -170,27 +233,43 @@ cr_status cr_stronge_diverging_ray(cr_mat3 K, double mu, double *psi)
     }
     if (bi >= 0) {
         *psi = th[bi];
-        return CR_OK;
+        return true;
     }
-    return diverging_ray_lambda(K, mu, psi) ? CR_OK : CR_ERR_NON_FINITE;
+    return diverging_ray_lambda(K, mu, psi);
+}
+
+cr_status cr_stronge_diverging_ray(cr_mat3 K, double mu, double *psi)
+{
+    if (cr_stronge_sticking_is_stable(K, mu)) return CR_ERR_INVALID_ARGUMENT;
+    double th[4];
+    int n = cr_stronge_sliding_rays(K, mu, th);
+    return pick_diverging(K, mu, th, n, psi) ? CR_OK : CR_ERR_NON_FINITE;
 }
 
 cr_status stronge_resolve_sticking(const stronge_problem *pb, stronge_state *s, char *msg,
                                    size_t msg_size)
 {
     const cr_mat3 *Ki = &pb->Kinv;
-    stronge_trace(pb, CR_STRONGE_STICK, s->p);
+    stronge_trace(pb, CR_STRONGE_STICK, s->p, s->u);
     if (stable_from_kinv(pb->Kinv, pb->mu)) {
-        /* Stable sticking (§3.6): u_t stays 0, du_z/dp_z = 1/(K^-1)_33 > 0. */
+        /* Stable sticking (§3.6): u_t stays 0, du_z/dp_z = 1/(K^-1)_33 > 0
+         * (eq. 5), dp/dp_z = (K^-1)_{.3} / (K^-1)_33. */
         s->sticking = CR_STICKING_STABLE;
         double k33i = Ki->m[2][2];
         cr_vec3 q = cr_v3(Ki->m[0][2] / k33i, Ki->m[1][2] / k33i, 1.0);
-        return stronge_ray_advance(pb, s, q, 1.0 / k33i, INFINITY, msg, msg_size);
+        /* k = K q is (0, 0, 1/(K^-1)_33) but for rounding; taking the product
+         * keeps u = u0 + K p consistent when K is ill-conditioned. */
+        cr_vec3 k = cr_m3_mul_v(pb->K, q);
+        if (!(k.z > 0.0)) {
+            stronge_msg(msg, msg_size, "stronge: du_z/dp_z = %.17g <= 0 in stable sticking", k.z);
+            return CR_ERR_NON_FINITE;
+        }
+        return stronge_ray_advance(pb, s, q, k, INFINITY, msg, msg_size);
     }
     /* Unstable sticking (§3.7-§3.9): leave along the diverging ray psi. */
     s->sticking = CR_STICKING_UNSTABLE;
     double psi = 0.0;
-    if (cr_stronge_diverging_ray(pb->K, pb->mu, &psi) != CR_OK) {
+    if (!pick_diverging(pb->K, pb->mu, pb->all_rays, pb->nall, &psi)) {
         stronge_msg(msg, msg_size, "stronge: no diverging ray found for unstable sticking");
         return CR_ERR_NON_FINITE;
     }
@@ -200,5 +279,5 @@ cr_status stronge_resolve_sticking(const stronge_problem *pb, stronge_state *s, 
         stronge_msg(msg, msg_size, "stronge: du_z/dp_z = %.17g <= 0 on the diverging ray", k.z);
         return CR_ERR_NON_FINITE;
     }
-    return stronge_ray_advance(pb, s, q, k.z, INFINITY, msg, msg_size);
+    return stronge_ray_advance(pb, s, q, k, INFINITY, msg, msg_size);
 }

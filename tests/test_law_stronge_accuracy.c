@@ -180,12 +180,61 @@ static void test_seed_euler_converges(void **state)
     assert_int_equal(cases, 8);
 }
 
+/* Ill-conditioned K (condition numbers up to 1e10, entries from 1e-8 to
+ * 1e16, velocities from 1e-6 to 1e6): the law still answers, stays
+ * dissipative and agrees with its fine-tolerance reference. Such K come from
+ * bodies of very different mass or from thin bodies. */
+static void test_ill_conditioned(void **state)
+{
+    (void)state;
+    st_rng rng = {404};
+    cr_stronge_options fine = cr_default_stronge_options();
+    fine.tolerance = 1e-13;
+    double worst = 0.0, worst_energy = -1.0;
+    for (int i = 0; i < 5000; ++i) {
+        cr_mat3 Q = st_rotation(&rng);
+        double cond = pow(10.0, st_range(&rng, 0.0, 10.0)), s = pow(10.0, st_range(&rng, -8.0, 6.0));
+        cr_mat3 K = cr_m3_mul(cr_m3_mul(Q, cr_m3_diag(s, s * pow(cond, st_uniform(&rng)), s * cond)), cr_m3_transpose(Q));
+        for (int a = 0; a < 3; ++a)
+            for (int b = a + 1; b < 3; ++b) K.m[b][a] = K.m[a][b];
+        double vs = pow(10.0, st_range(&rng, -6.0, 6.0));
+        cr_vec3 u0 = st_vec(&rng, vs);
+        u0.z = -fabs(u0.z) - 1e-3 * vs;
+        double e = st_uniform(&rng), mu = st_range(&rng, 0.0, 3.0);
+        cr_stronge_result r, rf;
+        char msg[256];
+        cr_status st = cr_law_stronge_contact(K, u0, e, mu, &r, msg, sizeof msg);
+        if (st != CR_OK) fail_msg("case %d (cond %.3g): %s", i, cond, msg);
+        /* Delta T = p . (u0 + u) / 2 with u = u0 + K p. */
+        double dT = 0.5 * cr_v3_dot(r.impulse, cr_v3_add(u0, r.u)) / fabs(cr_v3_dot(r.impulse, u0));
+        worst_energy = fmax(worst_energy, dT);
+        if (dT > 1e-9) fail_msg("case %d (cond %.3g): energy grew by %.3g", i, cond, dT);
+        if (r.u.z < -1e-12 * cr_v3_len(u0)) fail_msg("case %d: final u_z = %.17g", i, r.u.z);
+        if (i % 10 == 0) {
+            assert_int_equal(cr_law_stronge_contact_ex(K, u0, e, mu, &fine, &rf, msg, sizeof msg), CR_OK);
+            double d = rel_diff(r.impulse, rf.impulse);
+            worst = fmax(worst, d);
+            if (d > 1e-6) fail_msg("case %d (cond %.3g): default and fine tolerance differ by %.3g", i, cond, d);
+        }
+    }
+    print_message("ill-conditioned K (cond <= 1e10): worst relative impulse error vs 1e-13: %.3g, "
+                  "worst relative energy change %.3g\n", worst, worst_energy);
+    /* Beyond about 1e12 K is numerically singular for the law: rejected. */
+    cr_stronge_result r;
+    char msg[256];
+    cr_mat3 K = cr_m3_diag(1.0, 1.0, 1e-13);
+    assert_int_equal(cr_law_stronge_contact(K, cr_v3(0, 0, -1), 0.5, 0.5, &r, msg, sizeof msg),
+                     CR_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(msg, "ill-conditioned"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_integrator_vs_closed_forms),
         cmocka_unit_test(test_default_vs_fine),
         cmocka_unit_test(test_seed_euler_converges),
+        cmocka_unit_test(test_ill_conditioned),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
