@@ -57,7 +57,7 @@ typedef struct options {
     int rows[MAX_LIST], nrows;
     double cap, timeout;
     char engines[256], scenes[256];
-    const char *chute_dir, *results_dir;
+    const char *chute_dir, *results_dir, *commit;
     int stream, lammps_repeats;
 } options;
 
@@ -98,7 +98,10 @@ static void usage(FILE *f, const char *argv0)
             "  --chute DIR        LAMMPS chute input: DIR/in.chute, DIR/data.chute (default ../shared/bench/chute)\n"
             "  --lammps-repeats K LAMMPS runs per core count, best taken (default 3)\n"
             "  --no-stream        skip the memory bandwidth measurement\n"
-            "  --results DIR      also write the report to DIR/<date>-<cpu>-<cores>c.md\n",
+            "  --results DIR      also write the report to DIR/<date>-<cpu>-<cores>c.md\n"
+            "  --commit TEXT      the carom source the programs were built from, for the report\n"
+            "                     (default: git HEAD of the working directory, marked when src/ or include/\n"
+            "                     differ from it)\n",
             argv0);
 }
 
@@ -540,7 +543,7 @@ static void chute_table(const options *o, int cores)
 int main(int argc, char **argv)
 {
     options o = {{1000, 8000, 27000, 125000}, 4, {20, 50}, 2, 30.0, -1.0, "carom,ode,bullet,mujoco,lammps",
-                 "pit,pyramid,chute", "../shared/bench/chute", NULL, 1, 3};
+                 "pit,pyramid,chute", "../shared/bench/chute", NULL, NULL, 1, 3};
     for (int i = 1; i < argc; ++i) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -569,6 +572,8 @@ int main(int argc, char **argv)
             o.chute_dir = v, ++i;
         } else if (!strcmp(a, "--results")) {
             o.results_dir = v, ++i;
+        } else if (!strcmp(a, "--commit")) {
+            o.commit = v, ++i;
         } else if (!strcmp(a, "--lammps-repeats")) {
             o.lammps_repeats = atoi(v) < 1 ? 1 : atoi(v), ++i;
         } else {
@@ -605,8 +610,13 @@ int main(int argc, char **argv)
     gmtime_r(&t, &tm);
     strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", &tm);
     strftime(stamp, sizeof stamp, "%Y-%m-%d-%H%M", &tm);
-    first_line_of("git rev-parse --short HEAD 2>/dev/null", commit, sizeof commit);
-    first_line_of("git status --porcelain -- src include 2>/dev/null | head -1", dirty, sizeof dirty);
+    if (o.commit) {
+        snprintf(commit, sizeof commit, "%s", o.commit);
+        dirty[0] = '\0';
+    } else {
+        first_line_of("git rev-parse --short HEAD 2>/dev/null", commit, sizeof commit);
+        first_line_of("git status --porcelain -- src include 2>/dev/null | head -1", dirty, sizeof dirty);
+    }
     first_line_of("cat /proc/loadavg 2>/dev/null", loadavg, sizeof loadavg);
 
     if (o.results_dir) {
