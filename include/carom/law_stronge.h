@@ -46,7 +46,8 @@ typedef enum cr_sticking {
 typedef struct cr_stronge_result {
     cr_vec3 impulse;   /* on A: world frame in the body forms, contact frame in the
                           contact-space forms; in 2D (x, y, 0) */
-    cr_vec3 u;         /* final separation velocity u0 + K p, contact frame
+    cr_vec3 u;         /* final separation velocity (= u0 + K p to the integration
+                          error), contact frame
                           (normal = z in 3D; in 2D (tangent, normal, 0)) */
     cr_sticking sticking;
     double work_compression;   /* W_c <= 0, summed over all compression phases */
@@ -63,7 +64,7 @@ typedef enum cr_stronge_event {
     CR_STRONGE_END             /* W_d = -e^2 W_c: the collision ends */
 } cr_stronge_event;
 
-/* Called with the impulse p so far and u = u0 + K p, both in the contact
+/* Called with the impulse p so far and the velocity u, both in the contact
  * frame; for plotting u_z(p_z) (seed 002 Figure 2) and for tests. */
 typedef void cr_stronge_trace_fn(cr_stronge_event event, cr_vec3 p, cr_vec3 u, void *ctx);
 
