@@ -128,16 +128,9 @@ cr_status cr_law_stronge_2d(const double K[2][2], const double u0[2], double e, 
     s.mu = mu;
     s.ux = u0[0];
     s.uy = u0[1];
-    double det = s.K[0][0] * s.K[1][1] - k12 * k12;
-    double kinv12 = -k12 / det, kinv22 = s.K[0][0] / det;
-
     /* |u_x| at or below this is sticking: the rule of the 3D law, so that the
      * two agree on planar problems. */
-    double vs = hypot(u0[0], u0[1]);
-    double kn = sqrt(s.K[0][0] * s.K[0][0] + 2.0 * k12 * k12 + s.K[1][1] * s.K[1][1]);
-    double ps = fmax(hypot(s.K[1][1] * u0[0] - k12 * u0[1], -k12 * u0[0] + s.K[0][0] * u0[1]) / det,
-                     -u0[1] / s.K[1][1]);
-    double stick_tol = 1e-11 * (vs + kn * ps);
+    double stick_tol = 1e-11 * hypot(u0[0], u0[1]);
     cr_sticking sticking = CR_STICKING_NONE;
 
     if (mu == 0.0) {
@@ -186,7 +179,7 @@ cr_status cr_law_stronge_2d(const double K[2][2], const double u0[2], double e, 
                  * K q with q = dp/dp_y = ((K^-1)_12 / (K^-1)_22, 1), which is
                  * the same but keeps u and p consistent to rounding. */
                 sticking = CR_STICKING_STABLE;
-                double qx = kinv12 / kinv22;
+                double qx = -k12 / s.K[0][0]; /* (K^-1)_12 / (K^-1)_22 */
                 s2_finish(&s, s.K[0][0] * qx + k12, k12 * qx + s.K[1][1], qx);
             } else {
                 /* Step 7: unstable sticking, leave along the diverging ray. */
