@@ -24,11 +24,11 @@ static const char *const top_keys[] = {
     "generate", NULL};
 static const char *const output_keys[] = {"every", NULL};
 static const char *const plane_keys[] = {"shape", "point", "normal", "restitution", "friction", NULL};
-static const char *const body_keys[] = {"shape", "radius", "mass", "inertia", "position", "velocity",
-                                        "angular_velocity", "restitution", "friction", "type", NULL};
+static const char *const body_keys[] = {"shape", "radius", "mass", "inertia", "inner_radius", "position", "velocity",
+                                        "angular_velocity", "restitution", "friction", "rolling_friction", "type", NULL};
 static const char *const method_names[] = {"impulse", "event", NULL};
-static const char *const law_names[] = {"newton", "stronge", NULL};
-static const char *const plane_shapes[] = {"plane", NULL};
+static const char *const law_names[] = {"newton", "stronge", "rolling", NULL};
+static const char *const static_shapes[] = {"plane", "surface", NULL};
 static const char *const body_shapes[] = {"sphere", NULL};
 static const char *const body_types[] = {"dynamic", "kinematic", NULL};
 
@@ -101,7 +101,7 @@ static int read_plane(sc_ctx *c, const cJSON *obj, cr_plane_def *def)
 {
     int shape = 0;
     if (sc_expect_object(c, obj, NULL) || sc_check_keys(c, obj, plane_keys) ||
-        sc_read_enum(c, obj, "shape", plane_shapes, &shape) || sc_read_vec3(c, obj, "point", &def->point) ||
+        sc_read_enum(c, obj, "shape", static_shapes, &shape) || sc_read_vec3(c, obj, "point", &def->point) ||
         sc_read_vec3(c, obj, "normal", &def->normal) ||
         sc_read_number(c, obj, "restitution", SC_UNIT, &def->restitution) ||
         sc_read_number(c, obj, "friction", SC_NONNEG, &def->friction))
@@ -117,28 +117,40 @@ static int read_plane(sc_ctx *c, const cJSON *obj, cr_plane_def *def)
     return 0;
 }
 
-/* Reads "statics" into a new array of defs (random_fill needs them too). */
-static int read_statics(sc_ctx *c, const cJSON *root, cr_plane_def **planes, uint32_t *count)
+/* Reads "statics" into a new array (random_fill and on_surface need them
+ * too); surfaces are validated here, in file order, and added to the world
+ * after the bodies. */
+static int read_statics(sc_ctx *c, const cJSON *root, sc_static **statics, uint32_t *count, sc_owned *owned)
 {
     const cJSON *arr = cJSON_GetObjectItemCaseSensitive(root, "statics");
-    *planes = NULL;
+    *statics = NULL;
     *count = 0;
     if (arr == NULL) return 0;
     if (!cJSON_IsArray(arr)) return sc_fail_value(c, "statics", arr, "expected an array of objects");
     int n = cJSON_GetArraySize(arr);
     if (n == 0) return 0;
-    *planes = calloc((size_t)n, sizeof **planes);
-    if (*planes == NULL) return sc_fail(c, "out of memory for %d statics", n);
+    *statics = calloc((size_t)n, sizeof **statics);
+    if (*statics == NULL) return sc_fail(c, "out of memory for %d statics", n);
+    *count = (uint32_t)n; /* every entry is released by the caller, read or not */
     size_t mark = sc_push_key(c, "statics");
     int i = 0;
     for (const cJSON *e = arr->child; e; e = e->next, ++i) {
         size_t m2 = sc_push_index(c, (size_t)i);
-        (*planes)[i] = cr_default_plane_def();
-        if (read_plane(c, e, &(*planes)[i])) return -1;
+        sc_static *st = &(*statics)[i];
+        int shape = 0;
+        if (sc_expect_object(c, e, NULL) || sc_read_enum(c, e, "shape", static_shapes, &shape)) return -1;
+        if (shape == 1) {
+            if (sc_read_surface(c, e, st, owned)) return -1;
+        } else {
+            const cJSON *type = cJSON_GetObjectItemCaseSensitive(e, "type");
+            if (type && cJSON_GetObjectItemCaseSensitive(e, "shape") == NULL)
+                return sc_fail_value(c, "type", type, "unknown key for a plane; a surface needs \"shape\": \"surface\"");
+            st->plane = cr_default_plane_def();
+            if (read_plane(c, e, &st->plane)) return -1;
+        }
         sc_pop(c, m2);
     }
     sc_pop(c, mark);
-    *count = (uint32_t)n;
     return 0;
 }
 
@@ -176,6 +188,8 @@ int sc_read_body(sc_ctx *c, const cJSON *obj, bool template_mode, cr_body_def *d
         sc_read_vec3(c, obj, "angular_velocity", &def->angular_velocity) ||
         sc_read_number(c, obj, "restitution", SC_UNIT, &def->restitution) ||
         sc_read_number(c, obj, "friction", SC_NONNEG, &def->friction) ||
+        sc_read_number(c, obj, "rolling_friction", SC_NONNEG, &def->rolling_friction) ||
+        sc_read_number(c, obj, "inner_radius", SC_NONNEG, &def->inner_radius) ||
         sc_read_enum(c, obj, "type", body_types, &type))
         return -1;
     def->shape = CR_SHAPE_SPHERE;
@@ -186,6 +200,17 @@ int sc_read_body(sc_ctx *c, const cJSON *obj, bool template_mode, cr_body_def *d
         return sc_fail_value(c, "angular_velocity", cJSON_GetObjectItemCaseSensitive(obj, "angular_velocity"),
                              "must be zero for a particle (\"inertia\": \"particle\" has no rotation; "
                              "use \"solid\" or \"hollow\")");
+    /* Seed 004 eq. 17: a hollow ball between inner_radius and radius. An
+     * inner radius on any other ball would be ignored without a word. */
+    const cJSON *inner = cJSON_GetObjectItemCaseSensitive(obj, "inner_radius");
+    if (inner && def->inertia_kind != CR_INERTIA_HOLLOW)
+        return sc_fail_value(c, "inner_radius", inner, "needs \"inertia\": \"hollow\"");
+    if (def->inertia_kind == CR_INERTIA_HOLLOW && !(def->inner_radius < def->radius)) {
+        char what[96], rs[40];
+        sc_format_number(def->radius, rs, sizeof rs);
+        snprintf(what, sizeof what, "must be in [0, radius) = [0, %s)", rs);
+        return sc_fail_number(c, "inner_radius", def->inner_radius, what);
+    }
     char msg[256];
     if (cr_body_def_validate(def, msg, sizeof msg) != CR_OK) return sc_fail_core(c, msg);
     return 0;
@@ -252,19 +277,20 @@ static int read_bodies(sc_ctx *c, const cJSON *root, sc_bodies *b)
 
 /* ---- the starting overlap check ------------------------------------------ */
 
-/* Bodies that start inside each other or a wall get pushed apart in the
- * first step, an explosion the author rarely meant. Touching is fine: the
- * tolerance is a billionth of the radii, above rounding in the positions. */
-static int check_overlap(sc_ctx *c, const sc_bodies *b, const cr_plane_def *planes, uint32_t plane_count)
+/* Bodies that start inside each other, a wall or behind a surface get
+ * pushed apart in the first step, an explosion the author rarely meant.
+ * Touching is fine: the tolerance is a billionth of the radii, above
+ * rounding in the positions. */
+static int check_overlap(sc_ctx *c, const sc_bodies *b, const sc_static *statics, uint32_t static_count)
 {
     char na[96], nb[96];
     for (uint32_t i = 0; i < b->count; ++i)
-        for (uint32_t j = 0; j < plane_count; ++j) {
-            double pen = cr_penetration_sphere_plane(b->position[i], b->radius[i], planes[j].point, planes[j].normal);
+        for (uint32_t j = 0; j < static_count; ++j) {
+            double pen = sc_static_penetration(&statics[j], b->position[i], b->radius[i]);
             if (pen > 1e-9 * b->radius[i]) {
                 sc_body_name(b, i, na, sizeof na);
-                return sc_fail(c, "%s penetrates statics[%u] by %.3g m (set \"allow_overlap\": true to permit)", na, j,
-                               pen);
+                return sc_fail(c, "%s %s statics[%u] by %.3g m (set \"allow_overlap\": true to permit)", na,
+                               statics[j].is_surface ? "is behind the surface" : "penetrates", j, pen);
             }
         }
     cr_body_id a = {0, 0}, o = {0, 0};
@@ -289,12 +315,48 @@ static void bodies_free(sc_bodies *b)
     free(b->generator_first);
 }
 
-static int add_statics(sc_ctx *c, cr_world *world, const cr_plane_def *planes, uint32_t count)
+static void statics_free(sc_static *statics, uint32_t count)
+{
+    for (uint32_t i = 0; i < count; ++i) sc_static_release(&statics[i]);
+    free(statics);
+}
+
+/* Planes first, in file order among the planes; each entry's world id goes
+ * to ids[i]. */
+static int add_planes(sc_ctx *c, cr_world *world, sc_static *statics, uint32_t count, cr_static_id *ids)
 {
     for (uint32_t i = 0; i < count; ++i) {
-        cr_static_id id;
-        if (cr_world_add_plane(world, &planes[i], &id) != CR_OK)
+        if (statics[i].is_surface) continue;
+        if (cr_world_add_plane(world, &statics[i].plane, &ids[i]) != CR_OK)
             return sc_fail(c, "statics[%u]: %s", i, cr_world_last_error(world));
+        statics[i].world_index = ids[i].index;
+    }
+    return 0;
+}
+
+/* Surfaces after the bodies, so that the world checks each against the
+ * largest ball (seed 004: no principal curvature sharper than the ball);
+ * its message gets the JSON path, and the largest ball is named. */
+static int add_surfaces(sc_ctx *c, const sc_bodies *b, sc_static *statics, uint32_t count, cr_static_id *ids)
+{
+    for (uint32_t i = 0; i < count; ++i) {
+        if (!statics[i].is_surface) continue;
+        if (cr_world_add_surface(b->world, &statics[i].surface, &ids[i]) != CR_OK) {
+            const char *msg = cr_world_last_error(b->world);
+            static const char prefix[] = "surface def: ";
+            if (strncmp(msg, prefix, sizeof prefix - 1) == 0) msg += sizeof prefix - 1;
+            uint32_t largest = UINT32_MAX;
+            for (uint32_t k = 0; k < b->count; ++k)
+                if (largest == UINT32_MAX || b->radius[k] > b->radius[largest]) largest = k;
+            char name[128] = "";
+            if (largest != UINT32_MAX && strstr(msg, "largest ball")) {
+                char n[80];
+                sc_body_name(b, largest, n, sizeof n);
+                snprintf(name, sizeof name, " (the largest ball is %s)", n);
+            }
+            return sc_fail(c, "statics[%u]: %s%s", i, msg, name);
+        }
+        statics[i].world_index = ids[i].index;
     }
     return 0;
 }
@@ -309,21 +371,30 @@ static int load_tree(sc_ctx *c, const cJSON *root, cr_scene *out)
     cr_world_def wd = cr_default_world_def();
     if (read_world_def(c, root, &wd) || read_run_settings(c, root, wd.dt, out)) return -1;
 
-    cr_plane_def *planes = NULL;
-    uint32_t plane_count = 0;
+    /* What the world points to (friction maps) belongs to the scene from
+     * the moment it is made, so that cr_scene_free releases it on any path. */
+    out->owned = calloc(1, sizeof *out->owned);
+    if (out->owned == NULL) return sc_fail(c, "out of memory");
+    sc_static *statics = NULL;
+    uint32_t static_count = 0;
     sc_bodies b = {0};
-    int rc = read_statics(c, root, &planes, &plane_count);
+    int rc = read_statics(c, root, &statics, &static_count, out->owned);
+    if (rc == 0 && static_count) {
+        out->statics = calloc(static_count, sizeof *out->statics);
+        if (out->statics == NULL) rc = sc_fail(c, "out of memory for %u statics", static_count);
+    }
     if (rc == 0 && cr_world_create(&wd, &out->world) != CR_OK) rc = sc_fail(c, "cannot create the world");
-    if (rc == 0) rc = add_statics(c, out->world, planes, plane_count);
+    if (rc == 0) rc = add_planes(c, out->world, statics, static_count, out->statics);
     b.world = out->world;
     if (rc == 0) rc = read_bodies(c, root, &b);
     const cJSON *gen = cJSON_GetObjectItemCaseSensitive(root, "generate");
-    if (rc == 0 && gen) rc = sc_generate(c, gen, &b, planes, plane_count);
-    if (rc == 0 && !out->allow_overlap) rc = check_overlap(c, &b, planes, plane_count);
+    if (rc == 0 && gen) rc = sc_generate(c, gen, &b, statics, static_count);
+    if (rc == 0) rc = add_surfaces(c, &b, statics, static_count, out->statics);
+    if (rc == 0 && !out->allow_overlap) rc = check_overlap(c, &b, statics, static_count);
     out->body_count = b.count;
-    out->static_count = plane_count;
+    out->static_count = static_count;
     bodies_free(&b);
-    free(planes);
+    statics_free(statics, static_count);
     return rc;
 }
 
@@ -423,6 +494,10 @@ void cr_scene_free(cr_scene *s)
 {
     if (s == NULL) return;
     if (s->world) cr_world_destroy(s->world);
+    /* After the world: its surfaces point into these. */
+    sc_owned_free(s->owned);
+    free(s->owned);
+    free(s->statics);
     memset(s, 0, sizeof *s);
 }
 

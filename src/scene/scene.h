@@ -22,6 +22,8 @@
 extern "C" {
 #endif
 
+struct sc_owned;
+
 /* Upper bound on bodies in one scene, so that a typo in a generator count
  * is an error message rather than an exhausted machine. */
 #define CR_SCENE_MAX_BODIES 10000000u
@@ -36,7 +38,9 @@ typedef struct cr_scene {
     uint64_t output_stride; /* steps between samples: round(output_every / dt) >= 1 */
     bool allow_overlap;     /* bodies may start overlapping (default false) */
     uint32_t body_count;    /* explicit "bodies" then generated ones */
-    uint32_t static_count;
+    uint32_t static_count;  /* planes and surfaces */
+    cr_static_id *statics;  /* statics[i] of the file: its plane's or surface's id in the world */
+    struct sc_owned *owned; /* internal: data the world points to (friction maps) */
 } cr_scene;
 
 /* The load functions return 0 on success and fill *out; on failure they

@@ -69,12 +69,49 @@ int sc_check_keys(sc_ctx *c, const cJSON *obj, const char *const *allowed);
 int sc_expect_object(sc_ctx *c, const cJSON *v, const char *key);
 int sc_read_number(sc_ctx *c, const cJSON *obj, const char *key, sc_range range, double *out);
 int sc_read_vec3(sc_ctx *c, const cJSON *obj, const char *key, cr_vec3 *out);
+/* An array of exactly n numbers, each in range; an element out of range is
+ * named by its index ("min[1]: must be a finite number, got inf"). */
+int sc_read_numbers(sc_ctx *c, const cJSON *obj, const char *key, int n, sc_range range, double *out);
+/* The same for a value v that the path in c already names (array elements). */
+int sc_read_numbers_at(sc_ctx *c, const cJSON *v, int n, sc_range range, double *out);
 /* A number or an array of 3 numbers (one value for all axes), each > 0. */
 int sc_read_positive_vec3_or_number(sc_ctx *c, const cJSON *obj, const char *key, cr_vec3 *out);
 int sc_read_integer(sc_ctx *c, const cJSON *obj, const char *key, double min, double max, double *out);
 int sc_read_bool(sc_ctx *c, const cJSON *obj, const char *key, bool *out);
 /* A string among names (NULL-terminated); *out is its index. */
 int sc_read_enum(sc_ctx *c, const cJSON *obj, const char *key, const char *const *names, int *out);
+
+/* ---- statics (scene.c, scene_surface.c) ---------------------------------- */
+
+/* One entry of "statics": a plane, or a surface with the arrays its def
+ * points to (owned here until the world has copied them) and a surface of
+ * its own for the generators to evaluate before the world has one. */
+typedef struct sc_static {
+    bool is_surface;
+    cr_plane_def plane;
+    cr_surface_def surface;
+    cr_hill *hills;        /* surface.hills */
+    cr_vec3 *control;      /* surface.control_points */
+    cr_surface *eval;      /* made by cr_surface_create from surface */
+    uint32_t world_index;  /* index among the world's planes or surfaces */
+} sc_static;
+
+/* Data the world keeps pointers to (a friction map's grid behind
+ * cr_surface_def.coefficients_ctx): it lives as long as the scene. */
+typedef struct sc_owned {
+    void **items;
+    uint32_t count, capacity;
+} sc_owned;
+
+/* Takes p into o (freed by sc_owned_free); on failure frees p and returns -1. */
+int sc_owned_add(sc_owned *o, void *p);
+void sc_owned_free(sc_owned *o);
+
+/* Reads statics[i] with "shape": "surface" into st (is_surface set, the
+ * def validated, eval made); friction maps go to owned. */
+int sc_read_surface(sc_ctx *c, const cJSON *obj, sc_static *st, sc_owned *owned);
+/* Frees what sc_read_surface allocated in st (not the owned maps). */
+void sc_static_release(sc_static *st);
 
 /* ---- bodies and generators (scene.c, scene_generate.c) ------------------ */
 
@@ -99,8 +136,13 @@ int sc_add_body(sc_ctx *c, sc_bodies *b, const cr_body_def *def);
 /* Writes "bodies[3]" or "generate[0] body 12 (id 15)" for body id. */
 void sc_body_name(const sc_bodies *b, uint32_t id, char *buf, size_t size);
 
-/* Reads "generate" (an array) and adds its bodies. planes are the scene's
- * statics, which random_fill keeps clear of. */
-int sc_generate(sc_ctx *c, const cJSON *arr, sc_bodies *b, const cr_plane_def *planes, uint32_t plane_count);
+/* Reads "generate" (an array) and adds its bodies. statics are the scene's
+ * statics: random_fill keeps clear of its planes, on_surface places balls on
+ * its surfaces and keeps them clear of every static. */
+int sc_generate(sc_ctx *c, const cJSON *arr, sc_bodies *b, const sc_static *statics, uint32_t static_count);
+
+/* The signed penetration of a sphere (centre p, radius r) into a static:
+ * > 0 when it is inside a plane's solid side or behind a surface. */
+double sc_static_penetration(const sc_static *st, cr_vec3 p, double r);
 
 #endif

@@ -262,16 +262,18 @@ int sc_read_number(sc_ctx *c, const cJSON *obj, const char *key, sc_range range,
     return 0;
 }
 
-static int array_of_3_numbers(sc_ctx *c, const char *key, const cJSON *v, double xyz[3], sc_range range)
+static int array_of_n_numbers(sc_ctx *c, const char *key, const cJSON *v, int n, double *xyz, sc_range range)
 {
-    if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) != 3) return sc_fail_value(c, key, v, "expected an array of 3 numbers");
+    char what[40];
+    snprintf(what, sizeof what, "expected an array of %d numbers", n);
+    if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) != n) return sc_fail_value(c, key, v, what);
     for (const cJSON *e = v->child; e; e = e->next)
-        if (!cJSON_IsNumber(e)) return sc_fail_value(c, key, v, "expected an array of 3 numbers");
+        if (!cJSON_IsNumber(e)) return sc_fail_value(c, key, v, what);
     int i = 0;
     for (const cJSON *e = v->child; e; e = e->next, ++i) {
         if (!in_range(e->valuedouble, range)) {
             /* Name the element: "gravity[2]: must be a finite number, got inf". */
-            size_t mark = sc_push_key(c, key);
+            size_t mark = key ? sc_push_key(c, key) : c->path_len;
             sc_push_index(c, (size_t)i);
             range_error(c, NULL, e->valuedouble, range);
             sc_pop(c, mark);
@@ -287,9 +289,21 @@ int sc_read_vec3(sc_ctx *c, const cJSON *obj, const char *key, cr_vec3 *out)
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
     double xyz[3];
     if (v == NULL) return 0;
-    if (array_of_3_numbers(c, key, v, xyz, SC_ANY)) return -1;
+    if (array_of_n_numbers(c, key, v, 3, xyz, SC_ANY)) return -1;
     *out = cr_v3(xyz[0], xyz[1], xyz[2]);
     return 0;
+}
+
+int sc_read_numbers(sc_ctx *c, const cJSON *obj, const char *key, int n, sc_range range, double *out)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    if (v == NULL) return 0;
+    return array_of_n_numbers(c, key, v, n, out, range);
+}
+
+int sc_read_numbers_at(sc_ctx *c, const cJSON *v, int n, sc_range range, double *out)
+{
+    return array_of_n_numbers(c, NULL, v, n, out, range);
 }
 
 int sc_read_positive_vec3_or_number(sc_ctx *c, const cJSON *obj, const char *key, cr_vec3 *out)
@@ -303,7 +317,7 @@ int sc_read_positive_vec3_or_number(sc_ctx *c, const cJSON *obj, const char *key
         return 0;
     }
     if (!cJSON_IsArray(v)) return sc_fail_value(c, key, v, "expected a number or an array of 3 numbers");
-    if (array_of_3_numbers(c, key, v, xyz, SC_POSITIVE)) return -1;
+    if (array_of_n_numbers(c, key, v, 3, xyz, SC_POSITIVE)) return -1;
     *out = cr_v3(xyz[0], xyz[1], xyz[2]);
     return 0;
 }
