@@ -335,9 +335,9 @@ static void pit_table(int n, const options *o)
     out("Box %.3f m x %.3f m, %d steps of 1/240 s (2 s); cap %g s of stepping per run; load average %s.\n\n",
         s.side, s.side, PEER_STEPS, o->cap, load);
     pit_free(&s);
-    out("| engine | steps/s | steps run | carom / engine | max penetration | lost | KE at end (J) | contacts/step "
-        "| setup (s) |\n");
-    out("|---|---:|---|---:|---:|---:|---:|---:|---:|\n");
+    out("| engine | steps/s | µs per body-step | steps run | carom / engine | max penetration | lost | KE at end (J) "
+        "| contacts/step | setup (s) |\n");
+    out("|---|---:|---:|---|---:|---:|---:|---:|---:|---:|\n");
     for (int e = 0; e < NENGINES; ++e) {
         if (!has_word(o->engines, k_engines[e])) {
             memset(&res[e], 0, sizeof res[e]);
@@ -352,14 +352,14 @@ static void pit_table(int n, const options *o)
     for (int e = 0; e < NENGINES; ++e) {
         const result *r = &res[e];
         if (!r->ok) {
-            out("| %s | %s | | | | | | | |\n", k_engines[e], r->reason[0] ? r->reason : "no result");
+            out("| %s | %s | | | | | | | | |\n", k_engines[e], r->reason[0] ? r->reason : "no result");
             continue;
         }
         char ratio[32], steps[96];
         fmt_ratio(ratio, sizeof ratio, &res[0], r);
         fmt_steps(steps, sizeof steps, r);
-        out("| %s | %.1f | %s | %s | %.3g mm (%.2f%% r) | %d | %.4g | %.0f | %.2f |\n", k_engines[e], steps_per_s(r),
-            steps, ratio, 1e3 * r->max_pen, 100.0 * r->max_pen / PIT_RADIUS, r->lost, r->ke, r->contacts,
+        out("| %s | %.1f | %.3g | %s | %s | %.3g mm (%.2f%% r) | %d | %.4g | %.0f | %.2f |\n", k_engines[e],
+            steps_per_s(r), 1e6 * r->step_seconds / ((double)r->steps * n), steps, ratio, 1e3 * r->max_pen, 100.0 * r->max_pen / PIT_RADIUS, r->lost, r->ke, r->contacts,
             r->setup_seconds);
         if (r->warnings > 0) {
             char w[128];
