@@ -5,6 +5,15 @@
 set -euo pipefail
 
 packages=(build-essential cmake pkg-config libcjson-dev libcmocka-dev)
+# Pictures (issue 6, docs/viewer.md): the window (GLFW, OpenGL), headless
+# rendering without a display (EGL with Mesa's software driver), PNG and the
+# overlay font (stb), plots (gnuplot), and the browser replay's build and
+# test (Node.js, npm, Chromium).
+packages+=(libglfw3-dev libgl-dev libegl-dev libegl-mesa0 libgl1-mesa-dri libpng-dev libstb-dev gnuplot-nox chromium)
+# Node.js may come from elsewhere (NodeSource ships npm inside nodejs): only
+# ask Debian for what no package provides yet.
+command -v node > /dev/null || packages+=(nodejs)
+command -v npm > /dev/null || packages+=(npm)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -15,6 +15,8 @@ static const command commands[] = {
     {"run", cmd_run, "run a scene (default: the embedded scene) and write trajectory.csv, energy.csv"},
     {"validate", cmd_validate, "check a scene file and report the first error with its JSON path"},
     {"collide", cmd_collide, "one exact frictional collision (seed 002), JSON in, JSON out"},
+    {"view", cmd_view, "a window onto a running scene: orbit, pause, step, drag and drop balls"},
+    {"render", cmd_render, "a scene at time T drawn to a PNG, without a display"},
 };
 
 static void usage(FILE *f)
