@@ -38,8 +38,9 @@ awk -F, -v n=$bodies 'NR > 1 && $2 != (NR - 2) % n { exit 1 }' "$out/trajectory.
 # t = 0 rows are the initial state, exactly.
 [ "$(sed -n 2p "$out/trajectory.csv")" = "0,0,0,0,1,0.5,0,0,0,0,0" ] || fail "t=0 row of body 0: $(sed -n 2p "$out/trajectory.csv")"
 [ "$(sed -n 3p "$out/trajectory.csv")" = "0,1,1.5,-0.25,2,0,1,0,0,0,3" ] || fail "t=0 row of body 1: $(sed -n 3p "$out/trajectory.csv")"
-# Only the two result files: no temporaries left behind.
-[ "$(ls -A "$out" | tr '\n' ' ')" = "energy.csv trajectory.csv " ] || fail "unexpected files: $(ls -A "$out")"
+# Only the result files (scene.json: statics and radii for export-web): no
+# temporaries left behind.
+[ "$(ls -A "$out" | tr '\n' ' ')" = "energy.csv scene.json trajectory.csv " ] || fail "unexpected files: $(ls -A "$out")"
 
 # --quiet: no summary. A second run replaces the files with identical ones.
 cp "$out/trajectory.csv" "$tmp/first.csv"

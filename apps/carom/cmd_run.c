@@ -12,20 +12,25 @@
 
 #include "commands.h"
 #include "output.h"
+#include "output_formats.h"
 #include "progress.h"
 #include "scene.h"
 
 static const char run_help[] =
-    "usage: carom run [SCENE] [--out DIR] [--quiet]\n"
+    "usage: carom run [SCENE] [--out DIR] [--format LIST] [--quiet]\n"
     "\n"
     "Runs SCENE (a JSON scene file; without it, the embedded default scene) for\n"
     "its duration and writes, every output.every seconds of simulated time:\n"
     "  DIR/trajectory.csv  t,id,x,y,z,vx,vy,vz,wx,wy,wz  (one row per body per sample)\n"
     "  DIR/energy.csv      t,kinetic,potential,total,px,py,pz\n"
+    "  DIR/scene.json      statics and body radii (for carom export-web)\n"
     "Files appear only when the run succeeds; numbers are printed exactly (%.17g).\n"
     "\n"
     "options:\n"
     "  -o, --out DIR  output directory, created if missing (default: out)\n"
+    "  -f, --format LIST  besides the CSV: vtk (DIR/trajectory.pvd + trajectory_vtk/,\n"
+    "                 ParaView), xyz (DIR/trajectory.xyz, extended XYZ for OVITO),\n"
+    "                 or both: vtk,xyz (default: csv only)\n"
     "  -q, --quiet    no progress bar, no summary\n"
     "  -h, --help     this text\n"
     "\n"
@@ -44,6 +49,7 @@ static const char validate_help[] =
 typedef struct run_args {
     const char *scene; /* NULL: the embedded default */
     const char *out_dir;
+    unsigned formats;
     bool quiet;
 } run_args;
 
@@ -52,6 +58,7 @@ static int parse_args(int argc, char **argv, bool allow_out, const char *help, r
 {
     a->scene = NULL;
     a->out_dir = "out";
+    a->formats = OUTPUT_CSV;
     a->quiet = false;
     bool options_done = false;
     for (int i = 1; i < argc; ++i) {
@@ -67,6 +74,16 @@ static int parse_args(int argc, char **argv, bool allow_out, const char *help, r
                 }
                 a->out_dir = argv[++i];
             } else if (allow_out && strncmp(s, "--out=", 6) == 0 && s[6] != '\0') a->out_dir = s + 6;
+            else if (allow_out && (strcmp(s, "-f") == 0 || strcmp(s, "--format") == 0 || strncmp(s, "--format=", 9) == 0)) {
+                bool inline_value = strncmp(s, "--format=", 9) == 0;
+                const char *list = inline_value ? s + 9 : (i + 1 < argc ? argv[++i] : NULL);
+                char err[256];
+                if (list == NULL) snprintf(err, sizeof err, "%s needs csv, vtk, xyz or a list", s);
+                if (list == NULL || output_parse_formats(list, &a->formats, err, sizeof err)) {
+                    fprintf(stderr, "carom %s: %s\n\n%s", argv[0], err, help);
+                    return 2;
+                }
+            }
             else {
                 fprintf(stderr, "carom %s: unknown option '%s'\n\n%s", argv[0], s, help);
                 return 2;
@@ -172,7 +189,7 @@ int cmd_run(int argc, char **argv)
 
     char err[1024];
     run_output out;
-    if (output_open(&out, a.out_dir, err, sizeof err)) {
+    if (output_open(&out, a.out_dir, a.formats, scene.world, err, sizeof err)) {
         fprintf(stderr, "carom: %s\n", err);
         cr_scene_free(&scene);
         return 1;

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "output.h"
+#include "output_scene.h"
 
 #define TRAJECTORY_HEADER "t,id,x,y,z,vx,vy,vz,wx,wy,wz\n"
 #define ENERGY_HEADER "t,kinetic,potential,total,px,py,pz\n"
@@ -70,7 +71,7 @@ static FILE *open_temp(const char *dir, const char *name, char **tmp_path)
     return f;
 }
 
-int output_open(run_output *o, const char *dir, char *err, size_t err_size)
+int output_open(run_output *o, const char *dir, unsigned formats, const cr_world *world, char *err, size_t err_size)
 {
     memset(o, 0, sizeof *o);
     int e = make_dirs(dir);
@@ -95,6 +96,48 @@ int output_open(run_output *o, const char *dir, char *err, size_t err_size)
     }
     fputs(TRAJECTORY_HEADER, o->trajectory);
     fputs(ENERGY_HEADER, o->energy);
+    o->formats = formats;
+    o->dir = strdup(dir);
+    o->scene_path = join(dir, "scene.json");
+    if (o->dir == NULL || o->scene_path == NULL) {
+        snprintf(err, err_size, "out of memory");
+        output_abort(o);
+        return -1;
+    }
+    if (output_scene_write(dir, world, &o->scene_tmp, err, err_size) ||
+        ((formats & OUTPUT_VTK) && vtk_open(&o->vtk, dir, err, err_size)) ||
+        ((formats & OUTPUT_XYZ) && xyz_open(&o->xyz, dir, err, err_size))) {
+        output_abort(o);
+        return -1;
+    }
+    return 0;
+}
+
+/* The sample for the extra formats: states and radii of the first
+ * body_count slots (radii read once: bodies keep their size). */
+static int extra_sample(run_output *o, const cr_world *world, uint32_t body_count, char *err, size_t err_size)
+{
+    if (!(o->formats & (OUTPUT_VTK | OUTPUT_XYZ))) return 0;
+    if (o->frame_capacity < body_count || o->states == NULL) {
+        free(o->states);
+        free(o->radius);
+        o->states = malloc((body_count ? body_count : 1) * sizeof *o->states);
+        o->radius = malloc((body_count ? body_count : 1) * sizeof *o->radius);
+        if (o->states == NULL || o->radius == NULL) {
+            snprintf(err, err_size, "out of memory");
+            return -1;
+        }
+        o->frame_capacity = body_count;
+        for (uint32_t i = 0; i < body_count; ++i) {
+            cr_body_def d;
+            cr_body_get_def(world, cr_world_body_at(world, i), &d);
+            o->radius[i] = d.radius;
+        }
+    }
+    for (uint32_t i = 0; i < body_count; ++i) cr_body_get_state(world, cr_world_body_at(world, i), &o->states[i]);
+    output_frame f = {.t = cr_world_time(world), .count = body_count, .states = o->states, .radius = o->radius};
+    if ((o->formats & OUTPUT_VTK) && vtk_sample(&o->vtk, &f, err, err_size)) return -1;
+    if ((o->formats & OUTPUT_XYZ) && xyz_sample(&o->xyz, &f, err, err_size)) return -1;
     return 0;
 }
 
@@ -115,6 +158,7 @@ int output_sample(run_output *o, const cr_world *world, uint32_t body_count, cha
     fprintf(o->energy, "%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g\n", t, en.kinetic, en.potential, en.total,
             en.momentum.x, en.momentum.y, en.momentum.z);
     o->samples++;
+    if (extra_sample(o, world, body_count, err, err_size)) return -1;
     /* A full disk shows up as a stream error; stop at once rather than run on. */
     if (ferror(o->trajectory) || ferror(o->energy)) {
         snprintf(err, err_size, "cannot write the output: %s", strerror(errno ? errno : EIO));
@@ -136,11 +180,28 @@ static int close_checked(FILE **f)
 
 static void release(run_output *o)
 {
+    free(o->dir);
+    free(o->scene_path);
+    free(o->scene_tmp);
+    free(o->states);
+    free(o->radius);
     free(o->trajectory_path);
     free(o->energy_path);
     free(o->trajectory_tmp);
     free(o->energy_tmp);
     memset(o, 0, sizeof *o);
+}
+
+/* Removes scene.json and the extras this run already renamed into place. */
+static void take_back(run_output *o, unsigned committed)
+{
+    unlink(o->scene_path);
+    if (committed & OUTPUT_VTK) vtk_uncommit(o->dir);
+    if (committed & OUTPUT_XYZ) {
+        char *x = join(o->dir, "trajectory.xyz");
+        if (x) unlink(x);
+        free(x);
+    }
 }
 
 int output_commit(run_output *o, char *err, size_t err_size)
@@ -153,8 +214,28 @@ int output_commit(run_output *o, char *err, size_t err_size)
         output_abort(o);
         return -1;
     }
+    /* scene.json and the extras first; the CSV files, which say "this run
+     * finished", last. */
+    if (rename(o->scene_tmp, o->scene_path) != 0) {
+        snprintf(err, err_size, "cannot rename to '%s': %s", o->scene_path, strerror(errno));
+        output_abort(o);
+        return -1;
+    }
+    free(o->scene_tmp);
+    o->scene_tmp = NULL;
+    unsigned committed = 0;
+    if ((o->formats & OUTPUT_VTK) && vtk_commit(&o->vtk, err, err_size) == 0) committed |= OUTPUT_VTK;
+    if ((o->formats & OUTPUT_XYZ) && (committed & OUTPUT_VTK || !(o->formats & OUTPUT_VTK)) &&
+        xyz_commit(&o->xyz, err, err_size) == 0)
+        committed |= OUTPUT_XYZ;
+    if (committed != (o->formats & (OUTPUT_VTK | OUTPUT_XYZ))) {
+        take_back(o, committed);
+        output_abort(o);
+        return -1;
+    }
     if (rename(o->trajectory_tmp, o->trajectory_path) != 0) {
         snprintf(err, err_size, "cannot rename to '%s': %s", o->trajectory_path, strerror(errno));
+        take_back(o, committed);
         output_abort(o);
         return -1;
     }
@@ -164,6 +245,7 @@ int output_commit(run_output *o, char *err, size_t err_size)
         snprintf(err, err_size, "cannot rename to '%s': %s", o->energy_path, strerror(errno));
         /* Half a result is no result: take back the trajectory too. */
         unlink(o->trajectory_path);
+        take_back(o, committed);
         output_abort(o);
         return -1;
     }
@@ -178,5 +260,8 @@ void output_abort(run_output *o)
     o->trajectory = o->energy = NULL;
     if (o->trajectory_tmp) unlink(o->trajectory_tmp);
     if (o->energy_tmp) unlink(o->energy_tmp);
+    if (o->scene_tmp) unlink(o->scene_tmp);
+    if (o->vtk.tmp_dir || o->vtk.pvd) vtk_abort(&o->vtk);
+    if (o->xyz.tmp || o->xyz.f) xyz_abort(&o->xyz);
     release(o);
 }
