@@ -8,7 +8,7 @@
     X(generation) X(type) X(inertia_kind) X(x) X(v) X(w) X(q) X(mass) X(inv_mass) X(inertia)            \
     X(inv_inertia) X(radius) X(restitution) X(friction) X(user_data) X(acc) X(alpha) X(t_local) X(stamp) \
     X(events) X(visit) X(rolling_friction) X(inner_radius) X(surface) X(ball_state) X(su) X(sv) X(vpath)    \
-    X(dvel) X(t_state) X(energy_on) X(energy_acc) X(replanned)
+    X(dvel) X(t_state) X(energy_on) X(energy_acc) X(energy_drag) X(replanned) X(rest) X(energy_before)
 
 static bool grow_bodies(cr_world *w, uint32_t need)
 {
@@ -98,7 +98,9 @@ cr_status cr_world_add_body(cr_world *w, const cr_body_def *def, cr_body_id *out
     b->vpath[i] = b->v[i];
     b->t_state[i] = INFINITY;
     b->energy_on[i] = b->replanned[i] = 0;
+    b->rest[i].count = 0;
     b->energy_acc[i] = cr_v3_zero();
+    b->energy_drag[i] = 0.0;
     b->t_local[i] = 0.0;
     b->stamp[i] = b->events[i] = b->visit[i] = 0;
     b->live_count++;
@@ -237,7 +239,7 @@ void cr_body_advance(cr_world *w, uint32_t i, double t)
     /* Exact for constant acceleration over the interval (seed 001: the ODE
      * restarts at each impact with the new velocity); a surface ball follows
      * its planned chord and keeps its energy (seed 004 eq. 43). */
-    cr_vec3 x0 = b->x[i], v0 = b->v[i];
+    cr_vec3 x0 = b->x[i], v0 = b->v[i], w0 = b->w[i];
     b->x[i] = cr_body_position_at(w, i, t);
     cr_vec3 w_mid = cr_v3_madd(b->w[i], b->alpha[i], 0.5 * h);
     b->vpath[i] = cr_v3_madd(b->vpath[i], b->acc[i], h);
@@ -245,7 +247,7 @@ void cr_body_advance(cr_world *w, uint32_t i, double t)
     b->w[i] = cr_v3_madd(b->w[i], b->alpha[i], h);
     b->q[i] = cr_q_integrate(b->q[i], w_mid, h);
     b->t_local[i] = t;
-    if (b->surface[i] != CR_NO_SURFACE) cr_ball_correct_speed(w, i, v0, cr_v3_sub(b->x[i], x0));
+    if (b->surface[i] != CR_NO_SURFACE) cr_ball_correct_speed(w, i, v0, w0, cr_v3_sub(b->x[i], x0));
 }
 
 cr_status cr_body_get_ball_state(const cr_world *w, cr_body_id id, cr_ball_state *state, cr_static_id *surface)

@@ -190,7 +190,7 @@ static cr_status replan_contacted(cr_world *w)
 
 cr_status cr_stage_contacts(cr_world *w)
 {
-    if (w->def.method != CR_METHOD_IMPULSE) return CR_OK;
+    if (w->def.method != CR_METHOD_IMPULSE) return cr_surface_resting_contacts(w);
     cr_status s = find_contacts(w);
     if (s != CR_OK) return s;
     if (w->contact_count > 1) qsort(w->contacts, w->contact_count, sizeof *w->contacts, contact_key_cmp);
@@ -214,5 +214,5 @@ cr_status cr_stage_contacts(cr_world *w)
     w->contacts = tmp;
     w->contact_capacity = tmp_cap;
     w->contact_count = 0;
-    return CR_OK;
+    return cr_surface_resting_contacts(w);
 }

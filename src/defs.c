@@ -69,7 +69,8 @@ cr_status cr_world_def_validate(const cr_world_def *d, char *msg, size_t size)
     if (!(d->dt > 0.0 && isfinite(d->dt))) return bad(msg, size, "dt: must be > 0 and finite, got %.17g", d->dt);
     if (d->method != CR_METHOD_IMPULSE && d->method != CR_METHOD_EVENT)
         return bad(msg, size, "method: unknown value %d", (int)d->method);
-    if (d->law != CR_LAW_NEWTON && d->law != CR_LAW_STRONGE) return bad(msg, size, "law: unknown value %d", (int)d->law);
+    if (d->law != CR_LAW_NEWTON && d->law != CR_LAW_STRONGE && d->law != CR_LAW_ROLLING)
+        return bad(msg, size, "law: unknown value %d", (int)d->law);
     if (!(d->k_p >= 0.0 && d->k_p <= 1.0)) return bad(msg, size, "k_p: must be in [0, 1], got %.17g", d->k_p);
     if (!(d->toi_tolerance > 0.0 && isfinite(d->toi_tolerance)))
         return bad(msg, size, "toi_tolerance: must be > 0 and finite, got %.17g", d->toi_tolerance);

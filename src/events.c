@@ -41,6 +41,12 @@ static double pair_gap_at(double t, void *ctx)
 }
 
 
+/* Within this gap a pair touches: an impact now if it approaches, none if
+ * not. It covers the time-of-impact tolerance, so that conservative
+ * advancement (which calls anything within the tolerance a contact) is only
+ * asked about pairs that are apart. */
+static double touching(const cr_world *w, double scale) { return fmax(cr_touch_margin(scale), w->def.toi_tolerance); }
+
 static bool same_vec(cr_vec3 a, cr_vec3 b) { return a.x == b.x && a.y == b.y && a.z == b.z; }
 
 static bool push(cr_world *w, double t, uint32_t a, uint32_t b, cr_event_kind kind)
@@ -70,7 +76,7 @@ static bool predict_pair(cr_world *w, uint32_t i, uint32_t j)
     double vn = dist > 0.0
                     ? cr_v3_dot(cr_v3_sub(cr_body_velocity_at(w, i, ts), cr_body_velocity_at(w, j, ts)), d) / dist
                     : 0.0;
-    if (dist - r <= cr_touch_margin(r)) {
+    if (dist - r <= touching(w, r)) {
         /* Touching now: an impact only if closing faster than resting. */
         if (-vn > w->resting_speed) return push(w, ts, i < j ? i : j, i < j ? j : i, CR_EVENT_PAIR);
         return true;
@@ -98,7 +104,7 @@ static bool predict_plane(cr_world *w, uint32_t i, uint32_t k)
     double ts = b->t_local[i], r = b->radius[i];
     double gap = -cr_penetration_sphere_plane(b->x[i], r, pl->point, pl->normal);
     double vn = cr_v3_dot(pl->normal, b->v[i]), vpn = cr_v3_dot(pl->normal, b->vpath[i]);
-    if (gap <= cr_touch_margin(r)) {
+    if (gap <= touching(w, r)) {
         /* Touching, or behind the plane (signed penetration, seed 000):
          * an impact if driving in; resting contact is not an event. */
         if (-vn > w->resting_speed) return push(w, ts, i, k, CR_EVENT_PLANE);
@@ -130,7 +136,7 @@ static bool predict_surface(cr_world *w, uint32_t i, uint32_t k)
     double ts = b->t_local[i], dt = w->def.dt;
     cr_vec3 n;
     double gap = cr_ball_surface_gap(w, i, k, b->x[i], &n, true);
-    if (gap <= cr_touch_margin(b->radius[i])) {
+    if (gap <= touching(w, b->radius[i])) {
         if (-cr_v3_dot(b->v[i], n) > w->resting_speed) return push(w, ts, i, k, CR_EVENT_SURFACE);
         return true; /* touching and resting: bound at the next step's start */
     }
@@ -185,6 +191,36 @@ static void report(cr_world *w, cr_impact *im)
     w->in_callback = false;
 }
 
+/* Seed 004 eq. 49-56 between balls i and j; a ball rolling on a surface
+ * weighs m + I/r^2, and its spin follows its new velocity. */
+static void resolve_rolling(cr_world *w, uint32_t i, uint32_t j, cr_impact *im, double e)
+{
+    cr_bodies *b = &w->bodies;
+    double m[2];
+    uint32_t ids[2] = {i, j};
+    for (int k = 0; k < 2; ++k) {
+        uint32_t q = ids[k];
+        bool rolling = b->surface[q] != CR_NO_SURFACE && b->ball_state[q] == CR_BALL_ROLLING;
+        m[k] = !cr_slot_dynamic(b, q) ? 0.0 : b->mass[q] + (rolling ? b->inertia[q] / (b->radius[q] * b->radius[q]) : 0.0);
+    }
+    cr_vec3 dva, dvb;
+    cr_law_rolling(m[0], m[1], b->v[i], b->v[j], im->normal, e, &dva, &dvb);
+    b->v[i] = cr_v3_add(b->v[i], dva);
+    b->v[j] = cr_v3_add(b->v[j], dvb);
+    /* The law's energy (eq. 49) is that of a ball whose spin follows its
+     * velocity: a rolling ball keeps rolling, w = n x v_t / r. */
+    for (int k = 0; k < 2; ++k) {
+        uint32_t q = ids[k];
+        if (b->surface[q] == CR_NO_SURFACE || b->ball_state[q] != CR_BALL_ROLLING) continue;
+        cr_vec3 n;
+        cr_ball_surface_gap(w, q, b->surface[q], b->x[q], &n, false);
+        b->w[q] = cr_v3_scale(cr_v3_cross(n, b->v[q]), 1.0 / b->radius[q]);
+    }
+    im->impulse = cr_v3_scale(dva, m[0]);
+    im->va_after = b->v[i];
+    im->vb_after = b->v[j];
+}
+
 static void resolve(cr_world *w, const cr_event *e)
 {
     cr_bodies *b = &w->bodies;
@@ -228,6 +264,11 @@ static void resolve(cr_world *w, const cr_event *e)
         mu = b->friction[i] * b->friction[j];
     }
     im.normal_speed = cr_v3_dot(im.normal, cr_v3_sub(cr_contact_point_velocity(&sa), cr_contact_point_velocity(&sb)));
+    if (e->kind == CR_EVENT_PAIR && w->def.law == CR_LAW_ROLLING) {
+        resolve_rolling(w, i, e->b, &im, e_coef);
+        report(w, &im);
+        return;
+    }
     im.impulse = cr_world_impact_impulse(w, &sa, &sb, im.normal, e_coef, mu);
     cr_contact_apply(&sa, &sb, im.impulse);
     cr_body_store_side(w, i, &sa);
@@ -235,6 +276,14 @@ static void resolve(cr_world *w, const cr_event *e)
     if (e->kind == CR_EVENT_PAIR) {
         cr_body_store_side(w, e->b, &sb);
         im.vb_after = b->v[e->b];
+        /* Brought to rest against each other: balls on surfaces now lean on
+         * each other for the rest of the step. */
+        if (fabs(cr_v3_dot(im.normal, cr_v3_sub(im.va_after, im.vb_after))) <= w->resting_speed) {
+            if (b->surface[i] != CR_NO_SURFACE) cr_rest_add(w, i, im.normal);
+            if (b->surface[e->b] != CR_NO_SURFACE) cr_rest_add(w, e->b, cr_v3_neg(im.normal));
+        }
+    } else if (b->surface[i] != CR_NO_SURFACE && fabs(cr_v3_dot(im.normal, im.va_after)) <= w->resting_speed) {
+        cr_rest_add(w, i, im.normal);
     }
     report(w, &im);
 }

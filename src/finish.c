@@ -11,8 +11,13 @@ static void project_pair(cr_world *w, uint32_t i, uint32_t j)
     cr_vec3 n;
     double ov = cr_overlap_sphere_sphere(b->x[i], b->radius[i], b->x[j], b->radius[j], &n);
     if (!(ov > 0.0)) return;
-    double ri = cr_reduced_mass_ratio(b->inv_mass[i], b->inv_mass[j]);
-    double rj = cr_reduced_mass_ratio(b->inv_mass[j], b->inv_mass[i]);
+    /* A ball on a surface is held there (seed 004): projection would lift it
+     * off and cost energy it may not have; its resting contacts keep it from
+     * driving into others instead (rolling_rest.c). It counts as immovable. */
+    double mi = b->surface[i] == CR_NO_SURFACE ? b->inv_mass[i] : 0.0;
+    double mj = b->surface[j] == CR_NO_SURFACE ? b->inv_mass[j] : 0.0;
+    double ri = cr_reduced_mass_ratio(mi, mj);
+    double rj = cr_reduced_mass_ratio(mj, mi);
     b->x[i] = cr_v3_add(b->x[i], cr_position_projection(w->def.k_p, ri, ov, n));
     b->x[j] = cr_v3_add(b->x[j], cr_position_projection(w->def.k_p, rj, ov, cr_v3_neg(n)));
 }
@@ -62,10 +67,37 @@ static cr_status check_finite(cr_world *w)
     return CR_OK;
 }
 
+/* Seed 004 §4's energy control through the end-of-step position
+ * corrections in a world with surfaces: what a ball gained is taken out of
+ * its own kinetic energy; what a ball lying (almost) still cannot pay is
+ * taken from all of them in proportion, so the corrections never make
+ * energy. */
+static void cap_surface_energy(cr_world *w)
+{
+    cr_bodies *b = &w->bodies;
+    double owed = 0.0, kinetic = 0.0;
+    for (uint32_t i = 0; i < b->slot_count; ++i)
+        if (cr_slot_alive(b, i) && cr_slot_dynamic(b, i)) {
+            owed += cr_body_cap_energy(w, i, b->energy_before[i]);
+            kinetic += cr_body_kinetic(w, i);
+        }
+    if (!(owed > 0.0)) return;
+    double k = kinetic > owed ? sqrt((kinetic - owed) / kinetic) : 0.0;
+    for (uint32_t i = 0; i < b->slot_count; ++i)
+        if (cr_slot_alive(b, i) && cr_slot_dynamic(b, i)) cr_body_scale_kinetic(w, i, k);
+}
+
 cr_status cr_stage_finish(cr_world *w)
 {
     cr_bodies *b = &w->bodies;
     double dt = w->def.dt;
+    /* In a world with surfaces, seed 004 §4's energy control holds through
+     * the end of the step: the last stretch of each plan and the position
+     * corrections below may move balls, never give them energy. */
+    bool surfaces = w->surfaces.count > 0;
+    if (surfaces)
+        for (uint32_t i = 0; i < b->slot_count; ++i)
+            if (cr_slot_alive(b, i) && cr_slot_dynamic(b, i)) b->energy_before[i] = cr_body_energy(w, i);
     for (uint32_t i = 0; i < b->slot_count; ++i)
         if (cr_slot_alive(b, i)) cr_body_advance(w, i, dt);
     if (w->def.k_p > 0.0) {
@@ -75,10 +107,12 @@ cr_status cr_stage_finish(cr_world *w)
         }
         for (uint32_t i = 0; i < b->slot_count; ++i) {
             if (!cr_slot_alive(b, i) || !cr_slot_dynamic(b, i)) continue;
+            if (b->surface[i] != CR_NO_SURFACE) continue; /* walls: its plan and cr_balls_keep_above_surfaces */
             for (uint32_t k = 0; k < w->planes.count; ++k) project_plane(w, i, k);
         }
     }
     cr_balls_keep_above_surfaces(w);
+    if (surfaces) cap_surface_energy(w);
     cr_status s = check_finite(w);
     if (s != CR_OK) return s;
     w->stats.max_penetration = max_penetration(w);

@@ -80,7 +80,8 @@ static void bind_to_surfaces(cr_world *w, uint32_t i)
     for (uint32_t k = 0; k < w->surfaces.count && b->surface[i] == CR_NO_SURFACE; ++k) {
         cr_vec3 n;
         double gap = cr_ball_surface_gap(w, i, k, b->x[i], &n, true);
-        if (gap <= 1e-6 * b->radius[i] && fabs(cr_v3_dot(b->v[i], n)) <= w->resting_speed) b->surface[i] = k;
+        if (gap <= 1e-6 * b->radius[i] && fabs(cr_v3_dot(b->v[i], n)) <= cr_surface_bind_speed(w, b->v[i]))
+            b->surface[i] = k;
     }
 }
 
@@ -93,6 +94,7 @@ void cr_stage_predict(cr_world *w)
         b->t_local[i] = 0.0;
         b->events[i] = 0;
         b->replanned[i] = 0;
+        b->rest[i].count = 0;
         bool dynamic = cr_slot_dynamic(b, i);
         if (dynamic && b->surface[i] == CR_NO_SURFACE && w->surfaces.count) bind_to_surfaces(w, i);
         /* The impulse method's kick; a surface ball's gravity is in its plan. */

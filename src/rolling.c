@@ -36,6 +36,9 @@
 #include "surface_internal.h"
 #include "world_internal.h"
 
+/* Walls a surface ball can lean on at once are looked up in a small array. */
+#define CR_MAX_LEANING_PLANES 64
+
 typedef struct site {
     cr_closest c;
     double kappa; /* (1 - r k1)(1 - r k2) */
@@ -121,6 +124,91 @@ static void plan_still(cr_world *w, uint32_t i)
     b->energy_on[i] = 0;
 }
 
+/* Moves ball i to x, its speed paying for the height it gains or loses
+ * (seed 004 eq. 43's balance; f = tau when rolling, else 1), so that the
+ * corrections below leave the energy as it was. */
+static void move_keeping_energy(cr_world *w, uint32_t i, cr_vec3 x)
+{
+    cr_bodies *b = &w->bodies;
+    double m = b->mass[i], r = b->radius[i], I = b->inertia[i];
+    double f = b->ball_state[i] == CR_BALL_ROLLING ? m * r * r / (m * r * r + I) : 1.0;
+    cr_vec3 d = cr_v3_sub(x, b->x[i]);
+    double speed2 = cr_v3_len2(b->v[i]) + 2.0 * f * cr_v3_dot(w->def.gravity, d), len = cr_v3_len(b->v[i]);
+    double scale = speed2 > 0.0 && len > 0.0 ? sqrt(speed2) / len : 0.0;
+    b->v[i] = cr_v3_scale(b->v[i], scale);
+    if (b->ball_state[i] == CR_BALL_ROLLING) b->w[i] = cr_v3_scale(b->w[i], scale); /* the spin follows */
+    b->x[i] = x;
+}
+
+/* A ball that starts to roll takes the spin w = n x v / r; the sliding plan
+ * brought the slip to about zero, and what is left over is taken out of the
+ * speed, never added: the kinetic energy does not grow. */
+static void start_rolling(cr_world *w, uint32_t i, cr_vec3 n)
+{
+    cr_bodies *b = &w->bodies;
+    double m = b->mass[i], I = b->inertia[i], r = b->radius[i];
+    double before = m * cr_v3_len2(b->v[i]) + I * cr_v3_len2(b->w[i]);
+    cr_vec3 wr = cr_v3_scale(cr_v3_cross(n, b->v[i]), 1.0 / r);
+    double after = m * cr_v3_len2(b->v[i]) + I * cr_v3_len2(wr);
+    if (after > before && after > 0.0) {
+        double k = sqrt(before / after);
+        b->v[i] = cr_v3_scale(b->v[i], k);
+        wr = cr_v3_scale(wr, k);
+    }
+    b->w[i] = wr;
+}
+
+/* A ball that rolls along a wall touches two statics: the moving algorithm
+ * knows only the surface, so its end point is taken out of the planes it
+ * leans on (those marked in leaning; all when NULL) and put back on the
+ * offset surface, alternately, until both hold (the velocity loses its
+ * component into the plane). A ball that approaches a wall faster than
+ * resting is not leaning on it: its impact is an event. */
+static void keep_off_planes(cr_world *w, uint32_t i, cr_vec3 *x, cr_vec3 *n, cr_vec3 *v, cr_closest *c,
+                            const bool *leaning)
+{
+    const cr_bodies *b = &w->bodies;
+    double r = b->radius[i];
+    for (int it = 0; it < 32; ++it) {
+        bool moved = false;
+        for (uint32_t k = 0; k < w->planes.count; ++k) {
+            const cr_plane_def *pl = &w->planes.def[k];
+            double pen = cr_penetration_sphere_plane(*x, r, pl->point, pl->normal);
+            if (pen <= 1e-12 * r || (leaning && !leaning[k])) continue;
+            *x = cr_v3_madd(*x, pl->normal, pen);
+            double vn = cr_v3_dot(*v, pl->normal);
+            if (vn < 0.0) *v = cr_v3_madd(*v, pl->normal, -vn);
+            moved = true;
+        }
+        if (!moved) return;
+        *c = cr_surface_closest(w->surfaces.surface[b->surface[i]], *x, c->u, c->v, 1e-12);
+        *n = c->normal;
+        *x = cr_v3_madd(c->point, *n, r);
+    }
+}
+
+/* Removes from vector a (in the tangent plane of normal n) its parts that
+ * point into what ball i leans on, up to limit: seed 001 §3.2's resting
+ * contact, a force or impulse that pushes but never pulls. A velocity into
+ * it faster than the resting speed is an impact, for the events. */
+static cr_vec3 lean(const cr_world *w, uint32_t i, cr_vec3 n, cr_vec3 a, double limit)
+{
+    const cr_rest_set *r = &w->bodies.rest[i];
+    for (int pass = 0; pass < 2; ++pass) /* twice: removing one part can feed another */
+        for (uint32_t k = 0; k < r->count; ++k) {
+            cr_vec3 d = cr_v3_normalize(cr_v3_reject(r->n[k], n));
+            double into = cr_v3_dot(a, d);
+            if (into < 0.0 && -into <= limit) a = cr_v3_madd(a, d, -into);
+        }
+    return a;
+}
+
+/* Seed 004 eq. 43: the squared speed after displacement d from velocity v0. */
+static double energy_speed2(const cr_bodies *b, uint32_t i, cr_vec3 v0, cr_vec3 d)
+{
+    return cr_v3_len2(v0) + 2.0 * (cr_v3_dot(b->energy_acc[i], d) - b->energy_drag[i] * cr_v3_len(d));
+}
+
 static void plan_surface(cr_world *w, uint32_t i)
 {
     cr_bodies *b = &w->bodies;
@@ -134,21 +222,32 @@ static void plan_surface(cr_world *w, uint32_t i)
     b->sv[i] = st.c.v;
     cr_vec3 n = st.c.normal;
     double gap = st.c.distance - r, vn = cr_v3_dot(b->v[i], n);
+    if (gap < 0.0) {
+        /* Planned again at an event inside a step, the ball sits on the chord
+         * of its last plan, which over a crest runs below the offset surface
+         * by the sagitta: back onto it, its speed paying for the height it
+         * gains (eq. 43's balance), so that the energy stays what it was. */
+        move_keeping_energy(w, i, cr_v3_madd(b->x[i], n, -gap));
+        x = b->x[i];
+        gap = 0.0;
+        vn = cr_v3_dot(b->v[i], n);
+    }
 
     /* Off the surface, or moving away from it faster than resting: flying. */
-    if (gap > 1e-6 * r || vn > w->resting_speed) {
+    double bind_speed = cr_surface_bind_speed(w, b->v[i]);
+    if (gap > 1e-6 * r || vn > bind_speed) {
         unbind(w, i);
         plan_flying(w, i, b->t_local[i] > 0.0);
         return;
     }
-    if (vn < -w->resting_speed) { /* driven into it: an impact first */
+    if (vn < -bind_speed) { /* driven into it: an impact first */
         cr_ball_land(w, i, k, NULL);
         if (b->surface[i] == CR_NO_SURFACE) {
             plan_flying(w, i, b->t_local[i] > 0.0);
             return;
         }
     }
-    b->v[i] = cr_v3_reject(b->v[i], n); /* resting in the normal direction */
+    b->v[i] = lean(w, i, n, cr_v3_reject(b->v[i], n), w->resting_speed); /* resting in the normal direction, and on its neighbours */
     cr_vec3 v = b->v[i];
     double speed = cr_v3_len(v);
     cr_vec3 vhat = speed > 0.0 ? cr_v3_scale(v, 1.0 / speed) : cr_v3_zero();
@@ -172,10 +271,11 @@ static void plan_surface(cr_world *w, uint32_t i)
     cr_vec3 slip = cr_v3_sub(v, cr_v3_scale(cr_v3_cross(b->w[i], n), r));
     double slip_len = cr_v3_len(slip), still_speed = 1e-9 + 1e-3 * w->resting_speed;
 
-    /* State 4, lying still: no motion, and what pulls it along the surface is
-     * held by rolling resistance (a ball) or static friction (a particle). */
-    if (speed <= still_speed && slip_len <= still_speed &&
-        (can_roll ? cr_v3_len(gt) <= xi : m * cr_v3_len(gt) <= rmax)) {
+    /* State 4, lying still: no motion, and what pulls it along the surface
+     * (less what it leans on) is held by rolling resistance (a ball) or
+     * static friction (a particle). */
+    double pull = cr_v3_len(lean(w, i, n, gt, INFINITY));
+    if (speed <= still_speed && slip_len <= still_speed && (can_roll ? pull <= xi : m * pull <= rmax)) {
         plan_still(w, i);
         return;
     }
@@ -183,7 +283,7 @@ static void plan_surface(cr_world *w, uint32_t i)
     cr_vec3 at, alpha = cr_v3_zero();
     double t_change = INFINITY;
     cr_ball_state state = CR_BALL_SLIDING;
-    cr_vec3 ahat = cr_v3_madd(gt, vhat, -xi); /* eq. 13 */
+    cr_vec3 ahat = lean(w, i, n, cr_v3_madd(gt, vhat, -xi), INFINITY); /* eq. 13, held by what it leans on */
     if (can_roll && slip_len <= still_speed) {
         double rroll = m * I / (m * r * r + I) * cr_v3_len(ahat); /* eq. 18 */
         if (rroll <= rmax) state = CR_BALL_ROLLING;
@@ -203,28 +303,56 @@ static void plan_surface(cr_world *w, uint32_t i)
         double sr = cr_v3_dot(slip, rate);
         if (slip_len > 0.0 && sr < 0.0 && rmax > 0.0) t_change = -slip_len * slip_len / sr;
     }
+    at = lean(w, i, n, at, INFINITY);
     double hp = t_change < h ? t_change : h;
+    if (state == CR_BALL_ROLLING) { /* eq. 23, state 2: the spin follows the velocity */
+        start_rolling(w, i, n);
+        v = b->v[i];
+    }
 
     /* The moving algorithm, eq. 36-39. */
     cr_vec3 dbar = cr_v3_madd(cr_v3_scale(v, hp), at, 0.5 * hp * hp);
     site s1 = site_at(w, i, k, cr_v3_add(x, dbar), st.c.u, st.c.v);
     cr_vec3 n1 = s1.c.normal;
     cr_vec3 x1 = cr_v3_madd(s1.c.point, n1, r);
-    cr_vec3 v1 = cr_v3_reject(cr_v3_madd(v, at, hp), n1);
+    cr_vec3 v1 = cr_v3_madd(v, at, hp);
+    bool leaning[CR_MAX_LEANING_PLANES];
+    uint32_t np = w->planes.count < CR_MAX_LEANING_PLANES ? w->planes.count : CR_MAX_LEANING_PLANES;
+    for (uint32_t k = 0; k < np; ++k) {
+        const cr_plane_def *pl = &w->planes.def[k];
+        leaning[k] = -cr_penetration_sphere_plane(x, r, pl->point, pl->normal) <= cr_contact_margin(w, 2.0 * r) + 1e-9 * r &&
+                     -cr_v3_dot(v, pl->normal) <= w->resting_speed;
+    }
+    /* (With more planes than the cap, walls are left to events and the
+     * end-of-step guard.) */
+    if (w->planes.count <= CR_MAX_LEANING_PLANES) keep_off_planes(w, i, &x1, &n1, &v1, &s1.c, leaning);
+    v1 = cr_v3_reject(v1, n1);
     cr_vec3 d = cr_v3_sub(x1, x);
     /* Eq. 43: the energy balance sets the speed when no sliding friction
      * works (rolling, or sliding without friction). */
+    /* Rolling friction works against the displacement, whatever the
+     * direction the ball started in: -xi |d|, never +. */
+    double f = state == CR_BALL_ROLLING ? tau : 1.0;
     b->energy_on[i] = state == CR_BALL_ROLLING || rmax == 0.0;
-    b->energy_acc[i] = cr_v3_scale(cr_v3_madd(g, vhat, -xi), state == CR_BALL_ROLLING ? tau : 1.0);
+    b->energy_acc[i] = cr_v3_scale(g, f);
+    b->energy_drag[i] = f * xi;
+    /* A step the ball cannot pay for (it would climb higher than its kinetic
+     * energy takes it, as where what it leans on turns its pull uphill)
+     * is not taken: it lies still. */
+    double budget = b->energy_on[i] ? energy_speed2(b, i, v, d)
+                                    : m * cr_v3_len2(v) + I * cr_v3_len2(b->w[i]) + 2.0 * m * cr_v3_dot(g, d);
+    if (budget < 0.0) {
+        plan_still(w, i);
+        return;
+    }
     if (b->energy_on[i]) {
-        double v1_len = cr_v3_len(v1), target = cr_v3_len2(v) + 2.0 * cr_v3_dot(b->energy_acc[i], d);
-        v1 = target > 0.0 && v1_len > 0.0 ? cr_v3_scale(v1, sqrt(target) / v1_len) : cr_v3_zero();
+        double v1_len = cr_v3_len(v1);
+        v1 = budget > 0.0 && v1_len > 0.0 ? cr_v3_scale(v1, sqrt(budget) / v1_len) : cr_v3_zero();
     }
     if (cr_v3_dot(v1, v) < 0.0 && cr_v3_len(gt) <= xi) v1 = cr_v3_zero(); /* rolling friction never reverses */
     cr_vec3 w1 = state == CR_BALL_ROLLING ? cr_v3_scale(cr_v3_cross(n1, v1), 1.0 / r) : cr_v3_madd(b->w[i], alpha, hp);
 
     b->ball_state[i] = (uint8_t)state;
-    if (state == CR_BALL_ROLLING) b->w[i] = cr_v3_scale(cr_v3_cross(n, v), 1.0 / r); /* eq. 23, state 2 */
     b->acc[i] = cr_v3_zero();
     b->vpath[i] = cr_v3_scale(d, 1.0 / hp);
     b->dvel[i] = cr_v3_scale(cr_v3_sub(v1, v), 1.0 / hp);
@@ -248,11 +376,21 @@ void cr_body_plan(cr_world *w, uint32_t i)
     plan_flying(w, i, false);
 }
 
-void cr_ball_correct_speed(cr_world *w, uint32_t i, cr_vec3 v0, cr_vec3 d)
+void cr_ball_correct_speed(cr_world *w, uint32_t i, cr_vec3 v0, cr_vec3 w0, cr_vec3 d)
 {
     cr_bodies *b = &w->bodies;
-    if (!b->energy_on[i]) return;
-    double len = cr_v3_len(b->v[i]), target = cr_v3_len2(v0) + 2.0 * cr_v3_dot(b->energy_acc[i], d);
+    if (!b->energy_on[i]) {
+        double m = b->mass[i], I = b->inertia[i];
+        double allowed = 0.5 * m * cr_v3_len2(v0) + 0.5 * I * cr_v3_len2(w0) + m * cr_v3_dot(w->def.gravity, d);
+        double now = 0.5 * m * cr_v3_len2(b->v[i]) + 0.5 * I * cr_v3_len2(b->w[i]);
+        if (now > allowed) {
+            double k = allowed > 0.0 ? sqrt(allowed / now) : 0.0;
+            b->v[i] = cr_v3_scale(b->v[i], k);
+            b->w[i] = cr_v3_scale(b->w[i], k);
+        }
+        return;
+    }
+    double len = cr_v3_len(b->v[i]), target = energy_speed2(b, i, v0, d);
     b->v[i] = target > 0.0 && len > 0.0 ? cr_v3_scale(b->v[i], sqrt(target) / len) : cr_v3_zero();
     if (b->ball_state[i] == CR_BALL_ROLLING) {
         cr_vec3 n;
@@ -286,10 +424,12 @@ void cr_ball_land(cr_world *w, uint32_t i, uint32_t k, cr_impact *report)
     cr_body_store_side(w, i, &sa);
     if (report) report->va_after = b->v[i];
     /* It stays on the surface unless it bounces off. */
-    if (cr_v3_dot(b->v[i], n) <= w->resting_speed) {
+    if (cr_v3_dot(b->v[i], n) <= cr_surface_bind_speed(w, b->v[i])) {
         b->surface[i] = k;
         b->v[i] = cr_v3_reject(b->v[i], n);
-        b->x[i] = cr_v3_madd(st.c.point, n, b->radius[i]);
+        move_keeping_energy(w, i, cr_v3_madd(st.c.point, n, b->radius[i]));
+    } else {
+        unbind(w, i);
     }
 }
 
@@ -299,17 +439,36 @@ void cr_balls_keep_above_surfaces(cr_world *w)
     if (w->surfaces.count == 0) return;
     for (uint32_t i = 0; i < b->slot_count; ++i) {
         if (!cr_slot_alive(b, i) || !cr_slot_dynamic(b, i)) continue;
+        if (b->surface[i] != CR_NO_SURFACE) {
+            /* A ball on a surface ends its plan on it; position projection
+             * against other balls, or impacts left over by the events'
+             * bound, may have moved it off or into a wall: back on, and out. */
+            double worst = 0.0;
+            for (uint32_t k = 0; k < w->planes.count; ++k)
+                worst = fmax(worst, cr_penetration_sphere_plane(b->x[i], b->radius[i], w->planes.def[k].point,
+                                                                w->planes.def[k].normal));
+            cr_vec3 n;
+            double gap = cr_ball_surface_gap(w, i, b->surface[i], b->x[i], &n, true);
+            if (fabs(gap) > w->def.toi_tolerance || worst > w->def.toi_tolerance) {
+                cr_closest c = cr_surface_closest(w->surfaces.surface[b->surface[i]], b->x[i], b->su[i], b->sv[i], 1e-12);
+                cr_vec3 x = cr_v3_madd(c.point, c.normal, b->radius[i]);
+                keep_off_planes(w, i, &x, &n, &b->v[i], &c, NULL);
+                move_keeping_energy(w, i, x);
+                b->su[i] = c.u;
+                b->sv[i] = c.v;
+            }
+            continue;
+        }
         for (uint32_t k = 0; k < w->surfaces.count; ++k) {
-            if (b->surface[i] == k) continue;
             cr_vec3 n;
             double gap = cr_ball_surface_gap(w, i, k, b->x[i], &n, true);
             if (gap >= -w->def.toi_tolerance) continue;
-            /* Behind the surface (an impact the events could not place):
-             * back onto it, the approaching normal speed removed, and on it. */
-            b->x[i] = cr_v3_madd(b->x[i], n, -gap);
-            double vn = cr_v3_dot(b->v[i], n);
-            if (vn < 0.0) b->v[i] = cr_v3_madd(b->v[i], n, -vn);
-            b->surface[i] = k;
+            /* Behind the surface (a landing the time of impact could not
+             * place, near a graze): back onto it, the speed paying for the
+             * height (eq. 43's balance), and the landing resolved now. */
+            move_keeping_energy(w, i, cr_v3_madd(b->x[i], n, -gap));
+            cr_ball_land(w, i, k, NULL);
+            break;
         }
     }
 }

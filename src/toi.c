@@ -95,8 +95,8 @@ int cr_toi_bisect(cr_gap_fn *gap, void *ctx, double t_legal, double t_illegal, d
     return halvings;
 }
 
-#define CR_CA_ITERATIONS 64
-#define CR_CA_SAMPLES 64
+#define CR_CA_ITERATIONS 512
+#define CR_CA_SAMPLES 256
 
 cr_toi_result cr_toi_conservative(cr_gap_fn *gap, void *ctx, double t0, double t1, double max_rate,
                                   double eps, double *t)

@@ -231,6 +231,35 @@ cr_status cr_world_step(cr_world *w)
     return CR_OK;
 }
 
+double cr_body_energy(const cr_world *w, uint32_t i)
+{
+    const cr_bodies *b = &w->bodies;
+    double m = b->mass[i];
+    double e = 0.5 * m * cr_v3_len2(b->v[i]) + 0.5 * b->inertia[i] * cr_v3_len2(b->w[i]);
+    return cr_slot_dynamic(b, i) ? e - m * cr_v3_dot(w->def.gravity, b->x[i]) : e;
+}
+
+double cr_body_kinetic(const cr_world *w, uint32_t i)
+{
+    const cr_bodies *b = &w->bodies;
+    return 0.5 * b->mass[i] * cr_v3_len2(b->v[i]) + 0.5 * b->inertia[i] * cr_v3_len2(b->w[i]);
+}
+
+void cr_body_scale_kinetic(cr_world *w, uint32_t i, double k)
+{
+    w->bodies.v[i] = cr_v3_scale(w->bodies.v[i], k);
+    w->bodies.w[i] = cr_v3_scale(w->bodies.w[i], k);
+}
+
+double cr_body_cap_energy(cr_world *w, uint32_t i, double e0)
+{
+    double gain = cr_body_energy(w, i) - e0;
+    if (!(gain > 0.0)) return 0.0;
+    double kin = cr_body_kinetic(w, i);
+    cr_body_scale_kinetic(w, i, kin > gain ? sqrt((kin - gain) / kin) : 0.0);
+    return kin > gain ? 0.0 : gain - kin;
+}
+
 cr_energy cr_world_energy(const cr_world *w)
 {
     const cr_bodies *b = &w->bodies;

@@ -28,6 +28,15 @@ typedef struct cr_contact {
     double iia, iib;      /* inverse moments of inertia */
 } cr_contact;
 
+/* Directions a ball on a surface leans on this step (other balls, walls):
+ * its plan may not accelerate or move into them (seed 001 §3.2's resting
+ * contact force, released when it would pull). */
+#define CR_REST_MAX 6
+typedef struct cr_rest_set {
+    uint32_t count;
+    cr_vec3 n[CR_REST_MAX]; /* unit, pointing away from what it leans on */
+} cr_rest_set;
+
 /* Bodies are stored as structure of arrays, indexed by slot. */
 typedef struct cr_bodies {
     uint32_t capacity, slot_count, live_count;
@@ -53,7 +62,10 @@ typedef struct cr_bodies {
     double *t_state;            /* a state change of a surface ball planned at this time (INFINITY: none) */
     uint8_t *energy_on;         /* seed 004 eq. 43 sets the speed along the plan */
     uint8_t *replanned;         /* planned again after the broad phase: events ask the grid */
-    cr_vec3 *energy_acc;        /* ... from this effective acceleration: |v|^2 = |v0|^2 + 2 a.d */
+    cr_rest_set *rest;          /* what a surface ball leans on this step */
+    double *energy_before;      /* a surface ball's energy before the end-of-step corrections */
+    cr_vec3 *energy_acc;        /* ... from this effective acceleration and drag:        */
+    double *energy_drag;        /* |v|^2 = |v0|^2 + 2 (a.d - drag |d|)                   */
     double *t_local;            /* time inside the step the state refers to */
     uint32_t *stamp;            /* bumped at every event: older predictions are stale */
     uint32_t *events;           /* impacts this step (inelastic collapse guard) */
@@ -144,6 +156,15 @@ static inline double cr_contact_margin(const cr_world *w, double scale)
     return w->def.method == CR_METHOD_IMPULSE ? 1e-2 * scale : cr_touch_margin(scale);
 }
 
+/* The normal speed under which a ball stays on (or joins) a surface: the
+ * resting speed, but never below rounding (1e-9 of the speeds around), so
+ * that an elastic world (resting speed 0) still lets balls roll. */
+static inline double cr_surface_bind_speed(const cr_world *w, cr_vec3 v)
+{
+    double floor_speed = 1e-9 * (cr_v3_len(v) + cr_v3_len(w->def.gravity) * w->def.dt);
+    return w->resting_speed > floor_speed ? w->resting_speed : floor_speed;
+}
+
 /* Event method: body i's constant accelerations from its state now (gravity
  * and seed 001 resting-contact forces); used at the step start and again
  * after every impact the body takes part in. */
@@ -163,9 +184,24 @@ double cr_ball_surface_gap(cr_world *w, uint32_t i, uint32_t k, cr_vec3 x, cr_ve
 /* The landing of a flying ball on surface k at its current state: impact law,
  * then bound to the surface when it does not bounce off. */
 void cr_ball_land(cr_world *w, uint32_t i, uint32_t k, cr_impact *report);
-/* Speed of a surface ball after advancing along its plan by displacement d:
- * seed 004 eq. 43's energy balance (rolling, and sliding without friction). */
-void cr_ball_correct_speed(cr_world *w, uint32_t i, cr_vec3 v0, cr_vec3 d);
+/* Speed of a surface ball after advancing along its plan by displacement d
+ * from velocity v0 and spin w0: seed 004 eq. 43's energy balance (rolling,
+ * and sliding without friction); with sliding friction, the kinetic energy
+ * is capped at what the balance allows, friction only takes. */
+void cr_ball_correct_speed(cr_world *w, uint32_t i, cr_vec3 v0, cr_vec3 w0, cr_vec3 d);
+/* Kinetic plus potential energy of body i. */
+double cr_body_energy(const cr_world *w, uint32_t i);
+/* Takes what body i gained over energy e0 out of its kinetic energy (as far
+ * as it has any: returns what it could not cover). */
+double cr_body_cap_energy(cr_world *w, uint32_t i, double e0);
+double cr_body_kinetic(const cr_world *w, uint32_t i);
+void cr_body_scale_kinetic(cr_world *w, uint32_t i, double k);
+/* Resting contacts of balls on surfaces (rolling_rest.c): the balls and
+ * walls each one leans on, found from the broad phase's pairs, and their
+ * plans made again with them. */
+cr_status cr_surface_resting_contacts(cr_world *w);
+/* Adds direction n (unit, away from what it leans on) to ball i's set. */
+void cr_rest_add(cr_world *w, uint32_t i, cr_vec3 n);
 /* End-of-step guard: a free ball found behind a surface is put back on it. */
 void cr_balls_keep_above_surfaces(cr_world *w);
 

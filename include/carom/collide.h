@@ -108,6 +108,15 @@ typedef struct cr_newton_result {
 cr_newton_result cr_law_newton(const cr_contact_side *a, const cr_contact_side *b, cr_vec3 n,
                                double restitution, double friction, double resting_speed);
 
+/* Seed 004 eq. 49-56: a frictionless central impact of two balls weighing
+ * their effective masses (m + I/r^2 for a ball rolling on a surface, whose
+ * kinetic energy is (m + I/r^2) |v|^2 / 2, eq. 40; m otherwise; 0 for an
+ * immovable one). n is the unit direction from b to a; dva, dvb receive the
+ * centre velocity changes. With e = 1 this is eq. 53-54 exactly; with e < 1
+ * the normal relative speed becomes -e times what it was. */
+void cr_law_rolling(double mass_a, double mass_b, cr_vec3 va, cr_vec3 vb, cr_vec3 n, double restitution,
+                    cr_vec3 *dva, cr_vec3 *dvb);
+
 /* Seed 000 c.1: the reduced-mass ratio m_b / (m_a + m_b) of side a, written
  * with inverse masses so that an immovable b (inv_mass_b = 0) gives 1 (c.1 b). */
 double cr_reduced_mass_ratio(double inv_mass_a, double inv_mass_b);

@@ -61,7 +61,12 @@ typedef enum cr_body_type {
  *   exact for gases and bouncing, not meant for dense piles. */
 typedef enum cr_method { CR_METHOD_IMPULSE = 0, CR_METHOD_EVENT } cr_method;
 
-/* The law that turns one impacting contact into an impulse. */
-typedef enum cr_law { CR_LAW_NEWTON = 0, CR_LAW_STRONGE } cr_law;
+/* The law that turns one impacting contact into an impulse.
+ * NEWTON:  seeds 000/001, restitution and clipped Coulomb friction;
+ * STRONGE: seed 002, the exact frictional impulse;
+ * ROLLING: seed 004 eq. 49-56 for ball-ball impacts: frictionless and central,
+ *          a ball rolling on a surface weighing m + I/r^2 (its spin follows);
+ *          Newton's law for every other contact. */
+typedef enum cr_law { CR_LAW_NEWTON = 0, CR_LAW_STRONGE, CR_LAW_ROLLING } cr_law;
 
 #endif
