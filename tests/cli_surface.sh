@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Scenes with surfaces through the CLI (seed 004): the bowl scene runs and its ball stays in
+# Scenes with surfaces through the CLI (seed 004): the boiling scene
+# validates with its 1,000 balls; the bowl scene runs and its ball stays in
 # the bowl, swinging from side to side without climbing; the slope scene's
 # solid and hollow balls roll down at 5/7 and 3/5 g sin(theta); a surface
 # too curved for a ball is exit 2 with the JSON path.
@@ -11,6 +12,8 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
+out=$("$carom" validate "$src/scenes/boiling.json" 2>&1) || fail "validate boiling.json exited $?: $out"
+[ "$out" = "ok: 1000 bodies, 5 statics" ] || fail "validate boiling.json: $out"
 
 # The bowl: centre (0, 0, 0.5), R = 0.5, so its bottom is at z = 0; the ball
 # (r = 0.05) starts at rest 10 degrees up the side, at x0 = 0.0781, z0 = 0.0568.

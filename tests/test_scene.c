@@ -898,6 +898,39 @@ static void test_weighted_templates(void **state)
     cr_scene_free(&t);
 }
 
+/* The shipped boiling scene: 1,000 solid and hollow balls of mixed sizes on
+ * hills inside four walls, every one touching the surface. */
+static void test_boiling_scene(void **state)
+{
+    (void)state;
+    cr_scene s;
+    char err[512];
+    int rc = cr_scene_load_file(CAROM_SOURCE_DIR "/scenes/boiling.json", &s, err, sizeof err);
+    if (rc) print_error("%s\n", err);
+    assert_int_equal(rc, 0);
+    assert_int_equal(s.body_count, 1000);
+    assert_int_equal(cr_world_surface_count(s.world), 1);
+    assert_int_equal(cr_world_plane_count(s.world), 4);
+    assert_int_equal(cr_world_get_def(s.world)->law, CR_LAW_ROLLING);
+    const cr_surface *surf = cr_world_surface(s.world, 0);
+    assert_int_equal(cr_surface_get_def(surf)->type, CR_SURFACE_HILLS);
+    uint32_t hollow = 0;
+    double rmin = INFINITY, rmax = 0.0;
+    for (uint32_t i = 0; i < s.body_count; ++i) {
+        cr_body_def d = body_def(&s, i);
+        hollow += d.inertia_kind == CR_INERTIA_HOLLOW;
+        rmin = fmin(rmin, d.radius);
+        rmax = fmax(rmax, d.radius);
+        double u, v;
+        cr_vec3 p = body_state(&s, i).position;
+        cr_surface_start(surf, p, &u, &v);
+        assert_true(fabs(cr_surface_closest(surf, p, u, v, 1e-12).distance - d.radius) <= 1e-9 * d.radius);
+    }
+    assert_true(hollow > 200 && hollow < 600);
+    assert_true(rmax > 1.5 * rmin);
+    cr_scene_free(&s);
+}
+
 /* ---- shipped scenes --------------------------------------------------------- */
 
 /* The embedded default is scenes/default.json, byte for byte: same bodies. */
@@ -924,7 +957,7 @@ static void test_default_scene(void **state)
 static void test_shipped_scenes(void **state)
 {
     (void)state;
-    static const char *const names[] = {"default", "bounce", "incline", "gas", "pit", "bowl", "slope"};
+    static const char *const names[] = {"default", "bounce", "incline", "gas", "pit", "boiling", "bowl", "slope"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i) {
         char path[1024], err[512];
         snprintf(path, sizeof path, "%s/scenes/%s.json", CAROM_SOURCE_DIR, names[i]);
@@ -963,6 +996,7 @@ int main(void)
         cmocka_unit_test(test_bad_on_surface),
         cmocka_unit_test(test_on_surface),
         cmocka_unit_test(test_weighted_templates),
+        cmocka_unit_test(test_boiling_scene),
         cmocka_unit_test(test_default_scene),
         cmocka_unit_test(test_shipped_scenes),
     };
