@@ -8,5 +8,6 @@ int cmd_validate(int argc, char **argv); /* cmd_run.c: carom validate SCENE */
 int cmd_collide(int argc, char **argv);  /* cmd_collide.c: carom collide [FILE] */
 int cmd_view(int argc, char **argv);     /* cmd_view.c: carom view [SCENE] */
 int cmd_render(int argc, char **argv);   /* cmd_render.c: carom render [SCENE] --out FILE.png */
+int cmd_plot(int argc, char **argv);     /* cmd_plot.c: carom plot RUN_DIR [--out FILE] */
 
 #endif

@@ -17,6 +17,7 @@ static const command commands[] = {
     {"collide", cmd_collide, "one exact frictional collision (seed 002), JSON in, JSON out"},
     {"view", cmd_view, "a window onto a running scene: orbit, pause, step, drag and drop balls"},
     {"render", cmd_render, "a scene at time T drawn to a PNG, without a display"},
+    {"plot", cmd_plot, "energy and momentum of a run over time, as PNG or SVG (gnuplot)"},
 };
 
 static void usage(FILE *f)
