@@ -7,8 +7,12 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
 all: build
 
+# Debian packages, then the browser replay's npm packages as locked in
+# web/package-lock.json: three.js and uPlot for carom export-web (bundled
+# into the binary), playwright-core for its test.
 setup:
 	./scripts/setup.sh
+	cd web && { [ node_modules/.package-lock.json -nt package-lock.json ] || npm ci --no-audit --no-fund; }
 
 build: setup
 	cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo

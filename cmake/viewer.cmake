@@ -77,3 +77,6 @@ if(TARGET test_render)
     target_link_libraries(test_render PRIVATE carom_draw)
   endif()
 endif()
+
+# The browser replay (carom export-web) draws with the same draw list.
+include(${CMAKE_CURRENT_LIST_DIR}/web.cmake)

@@ -9,5 +9,6 @@ int cmd_collide(int argc, char **argv);  /* cmd_collide.c: carom collide [FILE] 
 int cmd_view(int argc, char **argv);     /* cmd_view.c: carom view [SCENE] */
 int cmd_render(int argc, char **argv);   /* cmd_render.c: carom render [SCENE] --out FILE.png */
 int cmd_plot(int argc, char **argv);     /* cmd_plot.c: carom plot RUN_DIR [--out FILE] */
+int cmd_export_web(int argc, char **argv); /* cmd_export_web.c: carom export-web RUN_DIR [--out FILE.html] */
 
 #endif

@@ -18,6 +18,7 @@ static const command commands[] = {
     {"view", cmd_view, "a window onto a running scene: orbit, pause, step, drag and drop balls"},
     {"render", cmd_render, "a scene at time T drawn to a PNG, without a display"},
     {"plot", cmd_plot, "energy and momentum of a run over time, as PNG or SVG (gnuplot)"},
+    {"export-web", cmd_export_web, "a recorded run as one HTML page that replays it in a browser"},
 };
 
 static void usage(FILE *f)
