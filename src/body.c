@@ -1,6 +1,7 @@
 /* Body storage: structure of arrays indexed by slot, ids with generations. */
 #include <string.h>
 
+#include "surface_internal.h"
 #include "world_internal.h"
 
 /* Every per-slot array, so that growing and freeing treat them alike. */
@@ -54,7 +55,8 @@ cr_status cr_world_add_body(cr_world *w, const cr_body_def *def, cr_body_id *out
     cr_status s = cr_body_def_validate(def, msg, sizeof msg);
     if (s != CR_OK) return cr_fail(w, s, "body def: %s", msg);
     for (uint32_t k = 0; k < w->surfaces.count; ++k) {
-        double ku, kv, kmax = cr_surface_max_curvature(w->surfaces.surface[k], 64, &ku, &kv);
+        const cr_surface *sf = w->surfaces.surface[k];
+        double ku = sf->max_curvature_u, kv = sf->max_curvature_v, kmax = sf->max_curvature;
         if (kmax * def->radius >= 1.0)
             return cr_fail(w, CR_ERR_INVALID_ARGUMENT,
                            "body def: radius %.17g is larger than surface %u's radius of curvature %.17g at (u, v) = "

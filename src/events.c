@@ -140,9 +140,11 @@ static bool predict_surface(cr_world *w, uint32_t i, uint32_t k)
         if (-cr_v3_dot(b->v[i], n) > w->resting_speed) return push(w, ts, i, k, CR_EVENT_SURFACE);
         return true; /* touching and resting: bound at the next step's start */
     }
+    /* The gap along a step is smooth: sampled, with the parabola between
+     * samples to catch a graze, then bisection (seed 001 §3.3). */
     surface_gap g = {w, i, k};
-    double rate = cr_v3_len(b->vpath[i]) + cr_v3_len(b->acc[i]) * (dt - ts), t;
-    if (cr_toi_conservative(surface_gap_at, &g, ts, dt, rate, w->def.toi_tolerance, &t) != CR_TOI_HIT) return true;
+    double t;
+    if (cr_toi_sampled(surface_gap_at, &g, ts, dt, 4, w->def.toi_tolerance, &t) != CR_TOI_HIT) return true;
     return push(w, t, i, k, CR_EVENT_SURFACE);
 }
 

@@ -189,6 +189,7 @@ cr_status cr_surface_create(const cr_surface_def *def, cr_surface **out, char *m
     }
     case CR_SURFACE_CUSTOM: s->size = fmax(def->u_max - def->u_min, def->v_max - def->v_min); break;
     }
+    s->max_curvature = cr_surface_max_curvature(s, 64, &s->max_curvature_u, &s->max_curvature_v);
     *out = s;
     return CR_OK;
 oom:

@@ -15,6 +15,8 @@ struct cr_surface {
     cr_vec3 e1, e2;        /* plane tangents, e1 x e2 = normal */
     double orientation;    /* +1 or -1: which side of s_u x s_v is free */
     double size;           /* a length scale of the surface, for tolerances */
+    double max_curvature;  /* cr_surface_max_curvature over a 64 x 64 grid, computed once */
+    double max_curvature_u, max_curvature_v;
 };
 
 /* s and derivatives without the normal. */

@@ -134,3 +134,39 @@ cr_toi_result cr_toi_conservative(cr_gap_fn *gap, void *ctx, double t0, double t
     }
     return CR_TOI_MISS;
 }
+
+#define CR_SAMPLED_MAX 64
+
+cr_toi_result cr_toi_sampled(cr_gap_fn *gap, void *ctx, double t0, double t1, int samples, double eps, double *t)
+{
+    if (samples < 2) samples = 2;
+    if (samples > CR_SAMPLED_MAX) samples = CR_SAMPLED_MAX;
+    double g[CR_SAMPLED_MAX + 1], h = (t1 - t0) / samples;
+    g[0] = gap(t0, ctx);
+    if (g[0] <= 0.0) {
+        *t = t0;
+        return CR_TOI_HIT;
+    }
+    for (int k = 1; k <= samples; ++k) {
+        double tk = k == samples ? t1 : t0 + h * k;
+        g[k] = gap(tk, ctx);
+        if (g[k] <= 0.0) {
+            cr_toi_bisect(gap, ctx, tk - h, tk, eps, t);
+            return CR_TOI_HIT;
+        }
+        if (k < 2) continue;
+        /* The parabola through samples k-2, k-1, k: its minimum, if inside,
+         * may dip below zero between the samples (a graze). */
+        double a = 0.5 * (g[k] - 2.0 * g[k - 1] + g[k - 2]); /* per h^2 */
+        if (!(a > 0.0)) continue;
+        double b = 0.5 * (g[k] - g[k - 2]);                    /* slope at k-1, per h */
+        double s = -b / (2.0 * a);                              /* offset from k-1, in h */
+        if (s < -1.0 || s > 1.0 || g[k - 1] - b * b / (4.0 * a) > 0.0) continue;
+        double tm = t0 + h * (k - 1 + s);
+        if (gap(tm, ctx) <= 0.0) {
+            cr_toi_bisect(gap, ctx, t0 + h * (s < 0.0 ? k - 2 : k - 1), tm, eps, t);
+            return CR_TOI_HIT;
+        }
+    }
+    return CR_TOI_MISS;
+}

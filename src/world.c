@@ -17,6 +17,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "surface_internal.h"
 #include "world_internal.h"
 
 void cr_bodies_free(cr_world *w);
@@ -151,10 +152,10 @@ cr_status cr_world_add_surface(cr_world *w, const cr_surface_def *def, cr_static
     if (s != CR_OK) return cr_fail(w, s, "surface def: %s", msg);
     /* Seed 004 §1: no principal curvature sharper than the biggest ball, so
      * that a ball touches the surface at a single point. */
-    double rmax = 0.0, ku = 0.0, kv = 0.0;
+    double rmax = 0.0, ku = surface->max_curvature_u, kv = surface->max_curvature_v;
     for (uint32_t i = 0; i < w->bodies.slot_count; ++i)
         if (cr_slot_alive(&w->bodies, i) && w->bodies.radius[i] > rmax) rmax = w->bodies.radius[i];
-    double kmax = cr_surface_max_curvature(surface, 64, &ku, &kv);
+    double kmax = surface->max_curvature;
     if (rmax > 0.0 && kmax * rmax >= 1.0) {
         cr_surface_destroy(surface);
         return cr_fail(w, CR_ERR_INVALID_ARGUMENT,

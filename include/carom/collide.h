@@ -65,6 +65,14 @@ int cr_toi_bisect(cr_gap_fn *gap, void *ctx, double t_legal, double t_illegal, d
 cr_toi_result cr_toi_conservative(cr_gap_fn *gap, void *ctx, double t0, double t1, double max_rate,
                                   double eps, double *t);
 
+/* First contact of a smooth gap function on [t0, t1] by sampling: the gap
+ * at samples + 1 evenly spaced times, a parabola through each three
+ * neighbours to catch a dip between samples, then cr_toi_bisect. Cheaper
+ * than conservative advancement when the gap changes slowly against a large
+ * rate bound (a ball skimming a surface); it relies on the gap being well
+ * described by a parabola over two sample intervals. */
+cr_toi_result cr_toi_sampled(cr_gap_fn *gap, void *ctx, double t0, double t1, int samples, double eps, double *t);
+
 /* ---- one side of a contact, and the collision matrix --------------------- */
 
 typedef struct cr_contact_side {
