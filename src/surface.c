@@ -335,7 +335,15 @@ cr_closest cr_surface_closest(const cr_surface *s, cr_vec3 p, double u0, double 
     cr_surface_eval e;
     cr_surface_evaluate(s, c.u, c.v, &e, &c.normal);
     c.point = e.s;
-    c.distance = cr_v3_dot(cr_v3_sub(p, e.s), c.normal);
+    cr_vec3 off = cr_v3_sub(p, e.s);
+    c.distance = cr_v3_dot(off, c.normal);
+    /* Clamped to the domain's edge with an offset that is not along the
+     * normal: p is beside the surface. Its signed distance would say "behind"
+     * for a point far off to the side; the true distance is to the edge. */
+    bool clamped = c.u <= s->def.u_min || c.u >= s->def.u_max || c.v <= s->def.v_min || c.v >= s->def.v_max;
+    double side = cr_v3_len(cr_v3_reject(off, c.normal));
+    c.on_edge = clamped && side > 1e-9 * (s->size + cr_v3_len(off));
+    if (c.on_edge) c.distance = cr_v3_len(off);
     return c;
 }
 

@@ -134,6 +134,28 @@ static void test_closest_point_converges(void **state)
     }
 }
 
+/* A point off to the side of a surface's domain is beside it, not behind
+ * it: a ball there must not be pulled onto the rim (a bowl at x = 10, a
+ * point at the origin high above). */
+static void test_beside_the_domain(void **state)
+{
+    (void)state;
+    cr_surface_def d = cr_default_surface_def();
+    d.type = CR_SURFACE_BOWL;
+    d.center = cr_v3(10, 0, 2);
+    d.radius = 1.5;
+    cr_surface *s;
+    assert_int_equal(cr_surface_create(&d, &s, NULL, 0), CR_OK);
+    cr_closest c = cr_surface_closest(s, cr_v3(0, 0, 30), 0.0, 0.0, 1e-12);
+    assert_true(c.on_edge);
+    assert_near(c.distance, cr_v3_len(cr_v3_sub(cr_v3(0, 0, 30), c.point)), 1e-12);
+    assert_true(c.distance > 0.0);
+    /* Inside the bowl, the ordinary signed distance. */
+    c = cr_surface_closest(s, cr_v3(10.2, 0.1, 0.9), 10.2, 0.1, 1e-12);
+    assert_false(c.on_edge);
+    cr_surface_destroy(s);
+}
+
 static void test_bad_defs(void **state)
 {
     (void)state;
@@ -161,6 +183,7 @@ int main(void)
         cmocka_unit_test(test_derivatives_match_finite_differences),
         cmocka_unit_test(test_curvature_closed_forms),
         cmocka_unit_test(test_closest_point_converges),
+        cmocka_unit_test(test_beside_the_domain),
         cmocka_unit_test(test_bad_defs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -95,6 +95,9 @@ typedef struct cr_closest {
     double distance; /* signed: > 0 on the free side */
     int iterations;
     bool converged;  /* Newton met the tolerance; else the fallback's answer */
+    bool on_edge;    /* the nearest point is on the domain's edge and p is not
+                        along its normal: p lies beside the surface, not above
+                        or below it (distance is then |p - point|, >= 0) */
 } cr_closest;
 
 /* Seed 004 §3, eq. 29-34: the closest point on the surface to p by Newton's
