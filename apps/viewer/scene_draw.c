@@ -1,5 +1,6 @@
 /* carom viewer — snapshot to draw list (see scene_draw.h). */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "scene_draw.h"
@@ -34,14 +35,29 @@ int scene_draw_build(draw_list *dl, const view_snapshot *s, const draw_options *
         else draw_color_for_slot(b->slot, c);
         if (draw_list_add_sphere(dl, b->position, b->radius, c, b->orientation)) return -1;
     }
-    /* Planes reach twice the stage's size past its centre (the floor under
-     * a pile looks endless; a wall of a box is cut by the others), and stay
-     * put while bodies move. */
+    /* Planes are drawn as large squares around the stage's centre (the
+     * floor under a pile looks endless), cut by the other planes (a box's
+     * walls meet at its edges) and by the stage grown by half its size on
+     * every side (walls stop a little above what happens between them).
+     * The stage is fixed per world, so planes stay put while bodies move. */
     cr_vec3 lo = s->stage_lo, hi = s->stage_hi;
     if (s->stage_key == 0) snapshot_frame_bounds(s, &lo, &hi);
     cr_vec3 centre = cr_v3_scale(cr_v3_add(lo, hi), 0.5);
-    double half = fmax(cr_v3_len(cr_v3_sub(hi, lo)), 1.0);
-    for (uint32_t i = 0; i < s->plane_count; ++i)
-        if (draw_list_add_plane(dl, &s->planes[i], s->planes, s->plane_count, centre, half, plane_color)) return -1;
+    double size = fmax(cr_v3_len(cr_v3_sub(hi, lo)), 1.0), grow = 0.5 * size;
+    view_plane *clip = malloc(((size_t)s->plane_count + 6) * sizeof *clip);
+    if (clip == NULL) return -1;
+    if (s->plane_count) memcpy(clip, s->planes, (size_t)s->plane_count * sizeof *clip);
+    for (int k = 0; k < 6; ++k) {
+        double sign = k % 2 ? -1.0 : 1.0; /* the box's faces, looking in */
+        cr_vec3 n = cr_v3(k / 2 == 0 ? sign : 0, k / 2 == 1 ? sign : 0, k / 2 == 2 ? sign : 0);
+        cr_vec3 corner = k % 2 ? hi : lo;
+        clip[s->plane_count + k].point = cr_v3_madd(corner, n, -grow);
+        clip[s->plane_count + k].normal = n;
+    }
+    int rc = 0;
+    for (uint32_t i = 0; i < s->plane_count && rc == 0; ++i)
+        rc = draw_list_add_plane(dl, &s->planes[i], clip, s->plane_count + 6, centre, size, plane_color);
+    free(clip);
+    if (rc) return -1;
     return draw_list_append(dl, &s->surfaces);
 }
