@@ -117,6 +117,6 @@ cr_status cr_stage_finish(cr_world *w)
     if (s != CR_OK) return s;
     w->stats.max_penetration = max_penetration(w);
     w->steps++;
-    w->time = (double)w->steps * dt;
+    w->time = w->time_base + (double)(w->steps - w->steps_base) * dt;
     return CR_OK;
 }

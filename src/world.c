@@ -90,6 +90,18 @@ cr_status cr_world_create(const cr_world_def *def, cr_world **out)
     return CR_OK;
 }
 
+cr_status cr_world_set_dt(cr_world *w, double dt)
+{
+    if (w->in_callback) return cr_fail(w, CR_ERR_REENTRANT, "cr_world_set_dt: called from a world callback");
+    if (!(dt > 0.0 && isfinite(dt)))
+        return cr_fail(w, CR_ERR_INVALID_ARGUMENT, "cr_world_set_dt: dt must be > 0 and finite, got %.17g", dt);
+    w->time_base = w->time;
+    w->steps_base = w->steps;
+    w->def.dt = dt;
+    if (w->def.resting_speed < 0.0) w->resting_speed = 2.0 * cr_v3_len(w->def.gravity) * dt;
+    return CR_OK;
+}
+
 void cr_world_destroy(cr_world *w)
 {
     if (!w) return;

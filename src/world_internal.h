@@ -105,6 +105,8 @@ struct cr_world {
     cr_step_stats stats;
     double time;
     uint64_t steps;
+    double time_base;           /* time and steps when dt last changed: */
+    uint64_t steps_base;        /* time = time_base + (steps - steps_base) dt */
     bool failed;
     bool in_callback;
     char error[512];

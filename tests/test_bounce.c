@@ -55,6 +55,38 @@ static void test_dead_ball_comes_to_rest(void **state)
     }
 }
 
+/* Seed 004 Algorithm 1 changes the global step from step to step: a ball
+ * dropped with steps between 0.5 and 2 ms still loses e^2 of its height per
+ * bounce (the impacts are events at their own times), and the world's time
+ * is the sum of the steps. */
+static void test_varying_step(void **state)
+{
+    (void)state;
+    const double r = 0.1, e = 0.8;
+    cr_world *w = make_world(cr_v3(0, 0, -9.81), 1e-3, CR_METHOD_EVENT);
+    add_plane(w, cr_v3_zero(), cr_v3(0, 0, 1));
+    cr_body_id ball = add_sphere(w, cr_v3(0, 0, r + 1.0), cr_v3_zero(), r, 1.0, CR_INERTIA_SOLID, e, 0.3);
+    uint64_t seed = 17;
+    double t = 0.0, prev_vz = 0.0, top = 0.0, h[2];
+    int found = 0;
+    while (found < 2) {
+        double dt = test_rand(&seed, 0.5e-3, 2e-3);
+        assert_int_equal(cr_world_set_dt(w, dt), CR_OK);
+        assert_int_equal(cr_world_step(w), CR_OK);
+        t += dt;
+        cr_body_state s = state_of(w, ball);
+        top = fmax(top, s.position.z);
+        if (prev_vz > 0.0 && s.velocity.z <= 0.0) h[found++] = top - r;
+        if (s.velocity.z <= 0.0) top = 0.0;
+        prev_vz = s.velocity.z;
+    }
+    assert_near(h[0], e * e * 1.0, 0.01 * e * e);
+    assert_near(h[1] / h[0], e * e, 0.01 * e * e);
+    assert_near(cr_world_time(w), t, 1e-12 * t);
+    assert_int_equal(cr_world_set_dt(w, -1.0), CR_ERR_INVALID_ARGUMENT);
+    cr_world_destroy(w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -62,6 +94,7 @@ int main(void)
         cmocka_unit_test(test_bounce_impulse_ball),
         cmocka_unit_test(test_bounce_event),
         cmocka_unit_test(test_dead_ball_comes_to_rest),
+        cmocka_unit_test(test_varying_step),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -132,6 +132,11 @@ cr_status cr_plane_get_def(const cr_world *world, cr_static_id id, cr_plane_def 
  * in cr_world_last_error and refuses further steps. */
 cr_status cr_world_step(cr_world *world);
 double cr_world_time(const cr_world *world);
+/* Changes the step for the next steps: seed 004 Algorithm 1's global step
+ * that follows the computation time (each step as long as the last one took
+ * to compute). dt must be > 0 and finite; an automatic resting speed follows
+ * it. Time then adds up step by step. */
+cr_status cr_world_set_dt(cr_world *world, double dt);
 uint64_t cr_world_step_count(const cr_world *world);
 const cr_world_def *cr_world_get_def(const cr_world *world);
 
