@@ -26,7 +26,12 @@ timeout 60 "$carom" view "$src/scenes/bounce.json" --screenshot "$tmp/s.png" 2> 
 [ $? -eq 2 ] || fail "--screenshot without --exit-after accepted"
 
 if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
-    timeout 60 "$carom" view "$src/scenes/bounce.json" --exit-after 1 --screenshot "$tmp/s.png" 2> "$tmp/stderr" \
+    # Only where there is a display (never in CI). glfwTerminate unloads the
+    # GL driver, and Mesa's GLX driver leaves a few kilobytes of its own
+    # behind when it goes; unloaded, LeakSanitizer cannot even name it, so
+    # no suppression can be scoped to it: leak checking is off for this one
+    # run (AddressSanitizer's other checks stay on).
+    ASAN_OPTIONS="${ASAN_OPTIONS:-}${ASAN_OPTIONS:+:}detect_leaks=0" timeout 60 "$carom" view "$src/scenes/bounce.json" --exit-after 1 --screenshot "$tmp/s.png" 2> "$tmp/stderr" \
         || fail "view with a display exited $?: $(cat "$tmp/stderr")"
     [ -s "$tmp/s.png" ] || fail "no screenshot"
     echo "cli_view: ok (with a display)"
