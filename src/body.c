@@ -30,6 +30,8 @@ static bool grow_bodies(cr_world *w, uint32_t need)
     return true;
 }
 
+bool cr_bodies_reserve(cr_world *w, uint32_t n) { return grow_bodies(w, n); }
+
 void cr_bodies_free(cr_world *w)
 {
     cr_bodies *b = &w->bodies;

@@ -126,6 +126,9 @@ cr_status cr_fail(cr_world *w, cr_status s, const char *fmt, ...)
 static inline bool cr_slot_alive(const cr_bodies *b, uint32_t i) { return i < b->slot_count && (b->generation[i] & 1u); }
 static inline bool cr_slot_dynamic(const cr_bodies *b, uint32_t i) { return b->type[i] == CR_BODY_DYNAMIC; }
 
+/* Room for n body slots (checkpoint loading restores slots in place). */
+bool cr_bodies_reserve(cr_world *w, uint32_t n);
+
 /* Contact side of body i for a contact point at offset r from its centre. */
 cr_contact_side cr_body_side(const cr_world *w, uint32_t i, cr_vec3 r);
 /* Writes a side's velocities back to body i. */

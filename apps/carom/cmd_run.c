@@ -6,18 +6,22 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "commands.h"
 #include "output.h"
 #include "output_formats.h"
+#include "run_checkpoint.h"
 #include "progress.h"
 #include "scene.h"
 
 static const char run_help[] =
-    "usage: carom run [SCENE] [--out DIR] [--format LIST] [--quiet]\n"
+    "usage: carom run [SCENE] [--out DIR] [--format LIST] [--checkpoint-every T] [--quiet]\n"
+    "       carom run --resume CHECKPOINT [--out DIR] [--format LIST] [--quiet]\n"
     "\n"
     "Runs SCENE (a JSON scene file; without it, the embedded default scene) for\n"
     "its duration and writes, every output.every seconds of simulated time:\n"
@@ -31,6 +35,10 @@ static const char run_help[] =
     "  -f, --format LIST  besides the CSV: vtk (DIR/trajectory.pvd + trajectory_vtk/,\n"
     "                 ParaView), xyz (DIR/trajectory.xyz, extended XYZ for OVITO),\n"
     "                 or both: vtk,xyz (default: csv only)\n"
+    "  --checkpoint-every T  every T simulated seconds, the complete state to\n"
+    "                 DIR/checkpoint.bin (replaced atomically; kept at the end)\n"
+    "  --resume CHECKPOINT  continue that run from its checkpoint, bit for bit as\n"
+    "                 if never stopped; writes the samples from there on\n"
     "  -q, --quiet    no progress bar, no summary\n"
     "  -h, --help     this text\n"
     "\n"
@@ -51,6 +59,8 @@ typedef struct run_args {
     const char *out_dir;
     unsigned formats;
     bool quiet;
+    double checkpoint_every; /* simulated seconds; 0: none */
+    const char *resume;      /* checkpoint to continue from */
 } run_args;
 
 /* 0 parsed, 1 --help was printed, 2 usage error (printed). */
@@ -60,6 +70,8 @@ static int parse_args(int argc, char **argv, bool allow_out, const char *help, r
     a->out_dir = "out";
     a->formats = OUTPUT_CSV;
     a->quiet = false;
+    a->checkpoint_every = 0.0;
+    a->resume = NULL;
     bool options_done = false;
     for (int i = 1; i < argc; ++i) {
         const char *s = argv[i];
@@ -84,6 +96,23 @@ static int parse_args(int argc, char **argv, bool allow_out, const char *help, r
                     return 2;
                 }
             }
+            else if (allow_out && strcmp(s, "--checkpoint-every") == 0) {
+                char *end = NULL;
+                double t = i + 1 < argc ? strtod(argv[i + 1], &end) : 0.0;
+                if (i + 1 >= argc || end == argv[i + 1] || *end != '\0' || !(t > 0.0) || !isfinite(t)) {
+                    fprintf(stderr, "carom %s: --checkpoint-every needs a time > 0 in seconds, got '%s'\n\n%s",
+                            argv[0], i + 1 < argc ? argv[i + 1] : "", help);
+                    return 2;
+                }
+                a->checkpoint_every = t;
+                ++i;
+            } else if (allow_out && strcmp(s, "--resume") == 0) {
+                if (i + 1 >= argc || argv[i + 1][0] == '\0') {
+                    fprintf(stderr, "carom %s: --resume needs a checkpoint file\n\n%s", argv[0], help);
+                    return 2;
+                }
+                a->resume = argv[++i];
+            }
             else {
                 fprintf(stderr, "carom %s: unknown option '%s'\n\n%s", argv[0], s, help);
                 return 2;
@@ -93,6 +122,10 @@ static int parse_args(int argc, char **argv, bool allow_out, const char *help, r
             fprintf(stderr, "carom %s: more than one scene ('%s' and '%s')\n\n%s", argv[0], a->scene, s, help);
             return 2;
         }
+    }
+    if (a->resume && a->scene) {
+        fprintf(stderr, "carom %s: --resume continues the checkpoint's own run; give no scene\n\n%s", argv[0], help);
+        return 2;
     }
     return 0;
 }
@@ -141,14 +174,20 @@ typedef struct run_result {
 
 /* The step loop: sample at t = 0 and every output_stride steps.
  * 0 done, 1 failed (message in err), 130 interrupted. */
-static int simulate(const cr_scene *scene, run_output *out, bool quiet, run_result *r, char *err, size_t err_size)
+static int simulate(const cr_scene *scene, run_output *out, const run_args *a, run_result *r, char *err, size_t err_size)
 {
     progress bar;
-    progress_start(&bar, stderr, scene->steps, !quiet);
+    uint64_t first = cr_world_step_count(scene->world); /* > 0 when resumed */
+    uint64_t ck_stride = 0;
+    if (a->checkpoint_every > 0.0) {
+        double steps = floor(a->checkpoint_every / cr_world_get_def(scene->world)->dt + 0.5);
+        ck_stride = steps < 1.0 ? 1 : (uint64_t)steps;
+    }
+    progress_start(&bar, stderr, scene->steps, !a->quiet);
     r->max_penetration = 0.0;
     r->steps = 0;
-    if (output_sample(out, scene->world, scene->body_count, err, err_size)) return 1;
-    for (uint64_t k = 1; k <= scene->steps; ++k) {
+    if (first % scene->output_stride == 0 && output_sample(out, scene->world, scene->body_count, err, err_size)) return 1;
+    for (uint64_t k = first + 1; k <= scene->steps; ++k) {
         if (interrupted) { progress_finish(&bar); return 130; }
         if (cr_world_step(scene->world) != CR_OK) {
             progress_finish(&bar);
@@ -156,10 +195,15 @@ static int simulate(const cr_scene *scene, run_output *out, bool quiet, run_resu
             snprintf(err, err_size, "%s", cr_world_last_error(scene->world));
             return 1;
         }
-        r->steps = k;
+        r->steps = k - first;
         double pen = cr_world_stats(scene->world)->max_penetration;
         if (pen > r->max_penetration) r->max_penetration = pen;
         if (k % scene->output_stride == 0 && output_sample(out, scene->world, scene->body_count, err, err_size)) {
+            progress_finish(&bar);
+            return 1;
+        }
+        /* A checkpoint is the state after step k; written in full or not at all. */
+        if (ck_stride && k % ck_stride == 0 && run_checkpoint_write(scene, a->out_dir, err, err_size)) {
             progress_finish(&bar);
             return 1;
         }
@@ -185,9 +229,16 @@ int cmd_run(int argc, char **argv)
     int rc = parse_args(argc, argv, true, run_help, &a);
     if (rc) return rc == 1 ? 0 : 2;
     cr_scene scene;
-    if (load(a.scene, &scene)) return 2;
-
     char err[1024];
+    if (a.resume) {
+        if (run_checkpoint_resume(a.resume, &scene, err, sizeof err)) {
+            fprintf(stderr, "carom: %s\n", err);
+            return 2;
+        }
+    } else if (load(a.scene, &scene)) {
+        return 2;
+    }
+
     run_output out;
     if (output_open(&out, a.out_dir, a.formats, scene.world, err, sizeof err)) {
         fprintf(stderr, "carom: %s\n", err);
@@ -196,7 +247,7 @@ int cmd_run(int argc, char **argv)
     }
     catch_signals(true);
     run_result r;
-    rc = simulate(&scene, &out, a.quiet, &r, err, sizeof err);
+    rc = simulate(&scene, &out, &a, &r, err, sizeof err);
     uint64_t samples = out.samples;
     if (rc == 0 && output_commit(&out, err, sizeof err)) rc = 1;
     if (rc) output_abort(&out);

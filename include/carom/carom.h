@@ -8,6 +8,7 @@
 #include "carom/world.h"
 #include "carom/law_stronge.h"
 #include "carom/surface.h"
+#include "carom/checkpoint.h"
 
 #define CAROM_VERSION_STRING "0.1.0"
 

@@ -1,0 +1,581 @@
+/* Checkpoints: the world's complete state in a versioned, checksummed,
+ * byte-order-independent format (include/carom/checkpoint.h,
+ * docs/checkpoint-format.md).
+ *
+ * What a step carries into the next is exactly what is saved: every body's
+ * state and material, the surfaces' contact parameters (warm starts of the
+ * closest-point iteration, which change its result in the last bits), the
+ * impulses of the last step's contacts (warm starting), time and the step
+ * counters. Everything else is rebuilt at the start of each step (plans,
+ * broad phase, events), so a resumed run is bit-identical.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "carom/checkpoint.h"
+#include "surface_internal.h"
+#include "world_internal.h"
+
+static const char magic[8] = {'C', 'A', 'R', 'O', 'M', 'C', 'K', 'P'};
+#define HEADER_SIZE 24 /* magic, version, payload length */
+
+uint64_t cr_fnv1a64(const void *data, size_t size)
+{
+    const unsigned char *p = data;
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < size; ++i) h = (h ^ p[i]) * 1099511628211ull;
+    return h;
+}
+
+static cr_status fail(char *msg, size_t size, cr_status s, const char *text)
+{
+    if (msg && size) snprintf(msg, size, "checkpoint: %s", text);
+    return s;
+}
+
+static cr_status failn(char *msg, size_t size, const char *fmt, unsigned long long a)
+{
+    if (msg && size) snprintf(msg, size, fmt, a);
+    return CR_ERR_INVALID_ARGUMENT;
+}
+
+/* ---- writing ------------------------------------------------------------ */
+
+typedef struct writer { unsigned char *p; size_t n, cap; bool oom; } writer;
+
+static void put_bytes(writer *w, const void *src, size_t n)
+{
+    if (w->oom) return;
+    if (w->n + n > w->cap) {
+        size_t cap = w->cap ? w->cap : 4096;
+        while (cap < w->n + n) cap *= 2;
+        unsigned char *np = realloc(w->p, cap);
+        if (!np) {
+            w->oom = true;
+            return;
+        }
+        w->p = np;
+        w->cap = cap;
+    }
+    memcpy(w->p + w->n, src, n);
+    w->n += n;
+}
+
+static void put_u64(writer *w, uint64_t v)
+{
+    unsigned char b[8];
+    for (int i = 0; i < 8; ++i) b[i] = (unsigned char)(v >> (8 * i)); /* little-endian */
+    put_bytes(w, b, 8);
+}
+static void put_u32(writer *w, uint32_t v) { put_u64(w, v); }
+static void put_f64(writer *w, double d)
+{
+    uint64_t u;
+    memcpy(&u, &d, sizeof u);
+    put_u64(w, u);
+}
+static void put_vec(writer *w, cr_vec3 v)
+{
+    put_f64(w, v.x);
+    put_f64(w, v.y);
+    put_f64(w, v.z);
+}
+
+/* ---- reading ------------------------------------------------------------ */
+
+typedef struct reader { const unsigned char *p; size_t n, off; bool bad; } reader;
+
+static uint64_t get_u64(reader *r)
+{
+    if (r->bad || r->n - r->off < 8) {
+        r->bad = true;
+        return 0;
+    }
+    uint64_t v = 0;
+    for (int i = 0; i < 8; ++i) v |= (uint64_t)r->p[r->off + i] << (8 * i);
+    r->off += 8;
+    return v;
+}
+static uint32_t get_u32(reader *r)
+{
+    uint64_t v = get_u64(r);
+    if (v > UINT32_MAX) r->bad = true;
+    return (uint32_t)v;
+}
+static double get_f64(reader *r)
+{
+    uint64_t u = get_u64(r);
+    double d;
+    memcpy(&d, &u, sizeof d);
+    if (!isfinite(d)) r->bad = true; /* every number in a checkpoint is finite */
+    return d;
+}
+static cr_vec3 get_vec(reader *r)
+{
+    double x = get_f64(r), y = get_f64(r);
+    return cr_v3(x, y, get_f64(r));
+}
+/* A count of records of at least min_size bytes each must fit what is left. */
+static uint32_t get_count(reader *r, size_t min_size)
+{
+    uint32_t c = get_u32(r);
+    if (!r->bad && (size_t)c > (r->n - r->off) / min_size) r->bad = true;
+    return r->bad ? 0 : c;
+}
+
+/* ---- the payload -------------------------------------------------------- */
+
+static cr_status write_surfaces(writer *o, const cr_world *w, char *msg, size_t size)
+{
+    put_u32(o, w->surfaces.count);
+    for (uint32_t k = 0; k < w->surfaces.count; ++k) {
+        const cr_surface *s = w->surfaces.surface[k];
+        const cr_surface_def *d = &s->def;
+        if (d->type == CR_SURFACE_CUSTOM || d->coefficients)
+            return failn(msg, size,
+                         "checkpoint: surface %llu has a callback (custom map or coefficient map) that cannot be saved",
+                         k);
+        put_u32(o, (uint32_t)d->type);
+        put_vec(o, d->point);
+        put_vec(o, d->normal);
+        put_f64(o, d->height);
+        put_u32(o, d->hill_count);
+        for (uint32_t h = 0; h < d->hill_count; ++h) {
+            put_f64(o, d->hills[h].amplitude);
+            put_f64(o, d->hills[h].x);
+            put_f64(o, d->hills[h].y);
+            put_f64(o, d->hills[h].width);
+        }
+        put_f64(o, d->wave_amplitude);
+        put_f64(o, d->wave_length_x);
+        put_f64(o, d->wave_length_y);
+        put_vec(o, d->center);
+        put_f64(o, d->radius);
+        put_u32(o, (uint32_t)d->degree);
+        uint32_t points = d->type == CR_SURFACE_BSPLINE ? d->count_u * d->count_v : 0;
+        put_u32(o, d->count_u);
+        put_u32(o, d->count_v);
+        for (uint32_t c = 0; c < points; ++c) put_vec(o, d->control_points[c]);
+        /* The domain as given (built-ins set their own from their parameters). */
+        put_f64(o, isfinite(d->u_min) ? d->u_min : -1.0);
+        put_f64(o, isfinite(d->u_max) ? d->u_max : 1.0);
+        put_f64(o, isfinite(d->v_min) ? d->v_min : -1.0);
+        put_f64(o, isfinite(d->v_max) ? d->v_max : 1.0);
+        put_u32(o, d->flip_normal);
+        put_f64(o, d->restitution);
+        put_f64(o, d->friction);
+        put_f64(o, d->rolling_friction);
+    }
+    return CR_OK;
+}
+
+static void write_bodies(writer *o, const cr_world *w)
+{
+    const cr_bodies *b = &w->bodies;
+    put_u32(o, b->slot_count);
+    put_u32(o, b->free_count);
+    for (uint32_t k = 0; k < b->free_count; ++k) put_u32(o, b->free_slots[k]);
+    for (uint32_t i = 0; i < b->slot_count; ++i) {
+        put_u32(o, b->generation[i]);
+        if (!cr_slot_alive(b, i)) continue;
+        put_u32(o, b->type[i]);
+        put_u32(o, b->inertia_kind[i]);
+        put_vec(o, b->x[i]);
+        put_vec(o, b->v[i]);
+        put_vec(o, b->w[i]);
+        put_f64(o, b->q[i].w);
+        put_f64(o, b->q[i].x);
+        put_f64(o, b->q[i].y);
+        put_f64(o, b->q[i].z);
+        put_f64(o, b->mass[i]);
+        put_f64(o, b->inv_mass[i]);
+        put_f64(o, b->inertia[i]);
+        put_f64(o, b->inv_inertia[i]);
+        put_f64(o, b->radius[i]);
+        put_f64(o, b->restitution[i]);
+        put_f64(o, b->friction[i]);
+        put_f64(o, b->rolling_friction[i]);
+        put_f64(o, b->inner_radius[i]);
+        put_u32(o, b->surface[i]);
+        put_u32(o, b->ball_state[i]);
+        put_f64(o, b->su[i]);
+        put_f64(o, b->sv[i]);
+    }
+}
+
+cr_status cr_world_save_buffer(const cr_world *w, const void *app, size_t app_size, unsigned char **data, size_t *size,
+                               char *msg, size_t msg_size)
+{
+    *data = NULL;
+    *size = 0;
+    if (w->in_callback) return fail(msg, msg_size, CR_ERR_REENTRANT, "called from a world callback");
+    writer o = {0};
+    put_bytes(&o, magic, sizeof magic);
+    put_u32(&o, CR_CHECKPOINT_VERSION);
+    put_u64(&o, 0); /* payload length, filled in below */
+    size_t start = o.n;
+    const cr_world_def *d = &w->def;
+    put_vec(&o, d->gravity);
+    put_f64(&o, d->dt);
+    put_u32(&o, (uint32_t)d->method);
+    put_u32(&o, (uint32_t)d->law);
+    put_f64(&o, d->k_p);
+    put_f64(&o, d->toi_tolerance);
+    put_f64(&o, d->resting_speed);
+    put_u32(&o, (uint32_t)d->solver_iterations);
+    put_u32(&o, (uint32_t)d->max_events_per_body);
+    put_f64(&o, w->resting_speed);
+    put_f64(&o, w->time);
+    put_u64(&o, w->steps);
+    put_f64(&o, w->time_base);
+    put_u64(&o, w->steps_base);
+    put_f64(&o, w->closest_iterations);
+    put_u64(&o, w->closest_calls);
+    put_u64(&o, w->stats.total_contacts);
+    put_u64(&o, w->stats.total_events);
+    put_u64(&o, w->stats.law_fallbacks);
+    put_u32(&o, w->failed);
+    put_u32(&o, w->planes.count);
+    for (uint32_t k = 0; k < w->planes.count; ++k) {
+        put_vec(&o, w->planes.def[k].point);
+        put_vec(&o, w->planes.def[k].normal);
+        put_f64(&o, w->planes.def[k].restitution);
+        put_f64(&o, w->planes.def[k].friction);
+    }
+    cr_status s = write_surfaces(&o, w, msg, msg_size);
+    if (s != CR_OK) {
+        free(o.p);
+        return s;
+    }
+    write_bodies(&o, w);
+    put_u32(&o, w->prev_count);
+    for (uint32_t k = 0; k < w->prev_count; ++k) {
+        const cr_contact *c = &w->prev_contacts[k];
+        put_u32(&o, c->a);
+        put_u32(&o, c->b);
+        put_u32(&o, c->is_plane);
+        put_f64(&o, c->jn);
+        put_vec(&o, c->jt);
+    }
+    put_u64(&o, app_size);
+    if (app_size) put_bytes(&o, app, app_size);
+    if (o.oom) {
+        free(o.p);
+        return fail(msg, msg_size, CR_ERR_OUT_OF_MEMORY, "out of memory");
+    }
+    uint64_t payload = o.n - start;
+    for (int i = 0; i < 8; ++i) o.p[16 + i] = (unsigned char)(payload >> (8 * i));
+    put_u64(&o, cr_fnv1a64(o.p, o.n));
+    if (o.oom) {
+        free(o.p);
+        return fail(msg, msg_size, CR_ERR_OUT_OF_MEMORY, "out of memory");
+    }
+    *data = o.p;
+    *size = o.n;
+    return CR_OK;
+}
+
+cr_status cr_world_save(const cr_world *w, const char *path, const void *app, size_t app_size, char *msg,
+                        size_t msg_size)
+{
+    unsigned char *data;
+    size_t size;
+    cr_status s = cr_world_save_buffer(w, app, app_size, &data, &size, msg, msg_size);
+    if (s != CR_OK) return s;
+    size_t len = strlen(path);
+    char *tmp = malloc(len + 5);
+    if (!tmp) {
+        free(data);
+        return fail(msg, msg_size, CR_ERR_OUT_OF_MEMORY, "out of memory");
+    }
+    memcpy(tmp, path, len);
+    memcpy(tmp + len, ".tmp", 5);
+    FILE *f = fopen(tmp, "wb");
+    bool ok = f && fwrite(data, 1, size, f) == size;
+    if (f && fclose(f) != 0) ok = false;
+    /* Written in full under another name, then renamed: a reader sees the
+     * old checkpoint or the new one, never a part. */
+    if (ok && rename(tmp, path) != 0) ok = false;
+    if (!ok) {
+        remove(tmp);
+        if (msg && msg_size) snprintf(msg, msg_size, "checkpoint: cannot write '%s'", path);
+    }
+    free(tmp);
+    free(data);
+    return ok ? CR_OK : CR_ERR_INVALID_ARGUMENT;
+}
+
+/* ---- loading ------------------------------------------------------------ */
+
+static cr_status read_surfaces(reader *r, cr_world *w, char *msg, size_t size)
+{
+    uint32_t count = get_count(r, 8);
+    for (uint32_t k = 0; k < count && !r->bad; ++k) {
+        cr_surface_def d = cr_default_surface_def();
+        d.type = (cr_surface_type)get_u32(r);
+        d.point = get_vec(r);
+        d.normal = get_vec(r);
+        d.height = get_f64(r);
+        d.hill_count = get_count(r, 32);
+        cr_hill *hills = d.hill_count ? malloc(sizeof *hills * d.hill_count) : NULL;
+        if (d.hill_count && !hills) return fail(msg, size, CR_ERR_OUT_OF_MEMORY, "out of memory");
+        for (uint32_t h = 0; h < d.hill_count; ++h) {
+            hills[h].amplitude = get_f64(r);
+            hills[h].x = get_f64(r);
+            hills[h].y = get_f64(r);
+            hills[h].width = get_f64(r);
+        }
+        d.hills = hills;
+        d.wave_amplitude = get_f64(r);
+        d.wave_length_x = get_f64(r);
+        d.wave_length_y = get_f64(r);
+        d.center = get_vec(r);
+        d.radius = get_f64(r);
+        d.degree = (int)get_u32(r);
+        d.count_u = get_u32(r);
+        d.count_v = get_u32(r);
+        uint64_t points = d.type == CR_SURFACE_BSPLINE ? (uint64_t)d.count_u * d.count_v : 0;
+        if (points > (r->n - r->off) / 24) r->bad = true;
+        cr_vec3 *ctrl = !r->bad && points ? malloc(sizeof *ctrl * points) : NULL;
+        for (uint64_t c = 0; ctrl && c < points; ++c) ctrl[c] = get_vec(r);
+        d.control_points = ctrl;
+        d.u_min = get_f64(r);
+        d.u_max = get_f64(r);
+        d.v_min = get_f64(r);
+        d.v_max = get_f64(r);
+        d.flip_normal = get_u32(r) != 0;
+        d.restitution = get_f64(r);
+        d.friction = get_f64(r);
+        d.rolling_friction = get_f64(r);
+        cr_status s = r->bad || (points && !ctrl) ? CR_ERR_INVALID_ARGUMENT : cr_world_add_surface(w, &d, NULL);
+        free(hills);
+        free(ctrl);
+        if (s != CR_OK) {
+            if (msg && size) snprintf(msg, size, "checkpoint: surface %u: %s", k, r->bad ? "truncated" : w->error);
+            return CR_ERR_INVALID_ARGUMENT;
+        }
+    }
+    return CR_OK;
+}
+
+/* Restores the slots as they were (same indices, generations and free list). */
+static bool read_bodies(reader *r, cr_world *w)
+{
+    cr_bodies *b = &w->bodies;
+    uint32_t slots = get_count(r, 8);
+    uint32_t free_count = get_count(r, 8);
+    if (r->bad || free_count > slots || !cr_bodies_reserve(w, slots)) return false;
+    b->slot_count = slots;
+    b->free_count = free_count;
+    for (uint32_t k = 0; k < free_count; ++k) b->free_slots[k] = get_u32(r);
+    uint32_t live = 0;
+    for (uint32_t i = 0; i < slots && !r->bad; ++i) {
+        b->generation[i] = get_u32(r);
+        b->type[i] = CR_BODY_DYNAMIC;
+        b->radius[i] = 1.0;
+        if (!(b->generation[i] & 1u)) continue;
+        ++live;
+        uint32_t type = get_u32(r), kind = get_u32(r);
+        if (type > CR_BODY_KINEMATIC || kind > CR_INERTIA_CUSTOM) r->bad = true;
+        b->type[i] = (uint8_t)type;
+        b->inertia_kind[i] = (uint8_t)kind;
+        b->x[i] = get_vec(r);
+        b->v[i] = get_vec(r);
+        b->w[i] = get_vec(r);
+        b->q[i].w = get_f64(r);
+        b->q[i].x = get_f64(r);
+        b->q[i].y = get_f64(r);
+        b->q[i].z = get_f64(r);
+        b->mass[i] = get_f64(r);
+        b->inv_mass[i] = get_f64(r);
+        b->inertia[i] = get_f64(r);
+        b->inv_inertia[i] = get_f64(r);
+        b->radius[i] = get_f64(r);
+        b->restitution[i] = get_f64(r);
+        b->friction[i] = get_f64(r);
+        b->rolling_friction[i] = get_f64(r);
+        b->inner_radius[i] = get_f64(r);
+        b->surface[i] = get_u32(r);
+        uint32_t state = get_u32(r);
+        b->su[i] = get_f64(r);
+        b->sv[i] = get_f64(r);
+        if (state > CR_BALL_STILL || !(b->mass[i] > 0.0) || !(b->radius[i] > 0.0) || b->inv_mass[i] < 0.0 ||
+            b->inertia[i] < 0.0 || b->inv_inertia[i] < 0.0 ||
+            (b->surface[i] != CR_NO_SURFACE && b->surface[i] >= w->surfaces.count))
+            r->bad = true;
+        b->ball_state[i] = (uint8_t)state;
+        /* What each step rebuilds. */
+        b->user_data[i] = NULL;
+        b->acc[i] = b->alpha[i] = b->dvel[i] = b->energy_acc[i] = cr_v3_zero();
+        b->vpath[i] = b->v[i];
+        b->t_local[i] = b->energy_drag[i] = b->energy_before[i] = 0.0;
+        b->t_state[i] = INFINITY;
+        b->stamp[i] = b->events[i] = b->visit[i] = 0;
+        b->energy_on[i] = b->replanned[i] = 0;
+        b->rest[i].count = 0;
+    }
+    /* The free list names exactly the free slots, each once. */
+    for (uint32_t k = 0; k < free_count && !r->bad; ++k) {
+        uint32_t s = b->free_slots[k];
+        if (s >= slots || (b->generation[s] & 1u)) r->bad = true;
+        for (uint32_t m = 0; m < k && !r->bad; ++m)
+            if (b->free_slots[m] == s) r->bad = true;
+    }
+    if (live + free_count != slots) r->bad = true;
+    b->live_count = live;
+    return !r->bad;
+}
+
+static bool read_contacts(reader *r, cr_world *w)
+{
+    uint32_t count = get_count(r, 48);
+    if (r->bad || !cr_grow(w, (void **)&w->prev_contacts, &w->prev_capacity, count ? count : 1, sizeof *w->prev_contacts))
+        return false;
+    for (uint32_t k = 0; k < count && !r->bad; ++k) {
+        cr_contact *c = &w->prev_contacts[k];
+        memset(c, 0, sizeof *c);
+        c->a = get_u32(r);
+        c->b = get_u32(r);
+        c->is_plane = get_u32(r) != 0;
+        c->jn = get_f64(r);
+        c->jt = get_vec(r);
+        if (c->a >= w->bodies.slot_count || c->b >= (c->is_plane ? w->planes.count : w->bodies.slot_count))
+            r->bad = true;
+    }
+    w->prev_count = r->bad ? 0 : count;
+    return !r->bad;
+}
+
+cr_status cr_world_load_buffer(const unsigned char *data, size_t size, const cr_world_def *callbacks_from,
+                               cr_world **out, void **app, size_t *app_size, char *msg, size_t msg_size)
+{
+    *out = NULL;
+    if (app) *app = NULL;
+    if (app_size) *app_size = 0;
+    if (size < HEADER_SIZE + 8 || memcmp(data, magic, sizeof magic) != 0)
+        return failn(msg, msg_size, "checkpoint: not a carom checkpoint (%llu bytes)", size);
+    reader h = {data, size, 8, false};
+    uint32_t version = get_u32(&h);
+    if (version != CR_CHECKPOINT_VERSION)
+        return failn(msg, msg_size, "checkpoint: version %llu, this carom reads version 1", version);
+    uint64_t payload = get_u64(&h);
+    if (payload != size - HEADER_SIZE - 8)
+        return failn(msg, msg_size, "checkpoint: truncated or padded (the header says %llu payload bytes)", payload);
+    reader tail = {data, size, size - 8, false};
+    if (get_u64(&tail) != cr_fnv1a64(data, size - 8))
+        return fail(msg, msg_size, CR_ERR_INVALID_ARGUMENT, "checksum mismatch: the file is corrupt");
+
+    reader r = {data, size - 8, HEADER_SIZE, false};
+    cr_world_def d = cr_default_world_def();
+    if (callbacks_from && callbacks_from->internal_magic == CR_MAGIC_WORLD_DEF) {
+        d.on_impact = callbacks_from->on_impact;
+        d.callback_ctx = callbacks_from->callback_ctx;
+        d.alloc = callbacks_from->alloc;
+        d.free = callbacks_from->free;
+        d.alloc_ctx = callbacks_from->alloc_ctx;
+    }
+    d.gravity = get_vec(&r);
+    d.dt = get_f64(&r);
+    d.method = (cr_method)get_u32(&r);
+    d.law = (cr_law)get_u32(&r);
+    d.k_p = get_f64(&r);
+    d.toi_tolerance = get_f64(&r);
+    d.resting_speed = get_f64(&r);
+    d.solver_iterations = (int)get_u32(&r);
+    d.max_events_per_body = (int)get_u32(&r);
+    char why[256];
+    if (r.bad || cr_world_def_validate(&d, why, sizeof why) != CR_OK) {
+        if (msg && msg_size) snprintf(msg, msg_size, "checkpoint: world settings: %s", r.bad ? "truncated" : why);
+        return CR_ERR_INVALID_ARGUMENT;
+    }
+    cr_world *w;
+    cr_status s = cr_world_create(&d, &w);
+    if (s != CR_OK) return fail(msg, msg_size, s, "cannot create the world");
+    w->resting_speed = get_f64(&r);
+    w->time = get_f64(&r);
+    w->steps = get_u64(&r);
+    w->time_base = get_f64(&r);
+    w->steps_base = get_u64(&r);
+    w->closest_iterations = get_f64(&r);
+    w->closest_calls = get_u64(&r);
+    w->stats.total_contacts = get_u64(&r);
+    w->stats.total_events = get_u64(&r);
+    w->stats.law_fallbacks = get_u64(&r);
+    w->failed = get_u32(&r) != 0;
+    uint32_t planes = get_count(&r, 64);
+    for (uint32_t k = 0; k < planes && !r.bad; ++k) {
+        cr_plane_def p = cr_default_plane_def();
+        p.point = get_vec(&r);
+        p.normal = get_vec(&r);
+        p.restitution = get_f64(&r);
+        p.friction = get_f64(&r);
+        if (!r.bad && cr_world_add_plane(w, &p, NULL) != CR_OK) r.bad = true;
+    }
+    const char *where = "statics";
+    if (!r.bad) {
+        s = read_surfaces(&r, w, msg, msg_size);
+        if (s != CR_OK) {
+            cr_world_destroy(w);
+            return s;
+        }
+    }
+    if (!r.bad) where = "bodies";
+    if (!r.bad && !read_bodies(&r, w)) r.bad = true;
+    if (!r.bad) where = "contacts";
+    if (!r.bad && !read_contacts(&r, w)) r.bad = true;
+    uint64_t extra = r.bad ? 0 : get_u64(&r);
+    if (!r.bad) where = "application data";
+    if (!r.bad && extra != r.n - r.off) r.bad = true;
+    if (r.bad) {
+        cr_world_destroy(w);
+        if (msg && msg_size) snprintf(msg, msg_size, "checkpoint: malformed %s (at byte %zu)", where, r.off);
+        return CR_ERR_INVALID_ARGUMENT;
+    }
+    if (app && extra) {
+        *app = malloc(extra);
+        if (!*app) {
+            cr_world_destroy(w);
+            return fail(msg, msg_size, CR_ERR_OUT_OF_MEMORY, "out of memory");
+        }
+        memcpy(*app, r.p + r.off, extra);
+    }
+    if (app_size) *app_size = extra;
+    *out = w;
+    return CR_OK;
+}
+
+cr_status cr_world_load(const char *path, const cr_world_def *callbacks_from, cr_world **out, void **app,
+                        size_t *app_size, char *msg, size_t msg_size)
+{
+    *out = NULL;
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        if (msg && msg_size) snprintf(msg, msg_size, "checkpoint: cannot open '%s'", path);
+        return CR_ERR_INVALID_ARGUMENT;
+    }
+    unsigned char *data = NULL;
+    size_t n = 0, cap = 0;
+    for (;;) {
+        if (n == cap) {
+            size_t nc = cap ? 2 * cap : 65536;
+            unsigned char *nd = realloc(data, nc);
+            if (!nd) {
+                free(data);
+                fclose(f);
+                return fail(msg, msg_size, CR_ERR_OUT_OF_MEMORY, "out of memory");
+            }
+            data = nd;
+            cap = nc;
+        }
+        size_t got = fread(data + n, 1, cap - n, f);
+        n += got;
+        if (got == 0) break;
+    }
+    bool read_error = ferror(f) != 0;
+    fclose(f);
+    cr_status s = read_error ? fail(msg, msg_size, CR_ERR_INVALID_ARGUMENT, "read error")
+                             : cr_world_load_buffer(data, n, callbacks_from, out, app, app_size, msg, msg_size);
+    free(data);
+    return s;
+}

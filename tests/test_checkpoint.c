@@ -1,0 +1,202 @@
+/* Checkpoints: a world saved and restored continues bit for bit as the
+ * original does (impulse method with warm-started contacts, and balls on a
+ * surface); corrupt, truncated and wrong-version checkpoints are refused
+ * whole, with a message. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "test_helpers.h"
+
+static uint64_t state_hash(const cr_world *w)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (uint32_t i = 0; i < cr_world_body_capacity(w); ++i) {
+        cr_body_state s;
+        if (cr_body_get_state(w, cr_world_body_at(w, i), &s) != CR_OK) continue;
+        h ^= cr_fnv1a64(&s, sizeof s);
+        h *= 1099511628211ull;
+    }
+    double t = cr_world_time(w);
+    return h ^ cr_fnv1a64(&t, sizeof t);
+}
+
+static cr_world *make_pit(void)
+{
+    cr_world_def def = cr_default_world_def();
+    def.dt = 1.0 / 240.0;
+    cr_world *w = make_world_def(&def);
+    add_plane(w, cr_v3_zero(), cr_v3(0, 0, 1));
+    add_plane(w, cr_v3(-0.3, 0, 0), cr_v3(1, 0, 0));
+    add_plane(w, cr_v3(0.3, 0, 0), cr_v3(-1, 0, 0));
+    add_plane(w, cr_v3(0, -0.3, 0), cr_v3(0, 1, 0));
+    add_plane(w, cr_v3(0, 0.3, 0), cr_v3(0, -1, 0));
+    uint64_t seed = 4;
+    for (int i = 0; i < 150; ++i)
+        add_sphere(w, cr_v3(-0.24 + 0.1 * (i % 5) + test_rand(&seed, -0.003, 0.003), -0.24 + 0.1 * ((i / 5) % 5),
+                            0.06 + 0.11 * (i / 25)),
+                   cr_v3_zero(), 0.045, 0.5, CR_INERTIA_SOLID, 0.5, 0.3);
+    cr_world_remove_body(w, cr_world_body_at(w, 17)); /* a free slot, to be kept free */
+    return w;
+}
+
+static const cr_hill hills[2] = {{0.2, 0.3, 0.0, 0.3}, {-0.1, -0.4, 0.2, 0.4}};
+
+static cr_world *make_surface_world(void)
+{
+    cr_world_def def = cr_default_world_def();
+    def.dt = 1.0 / 120.0;
+    def.method = CR_METHOD_EVENT;
+    def.law = CR_LAW_ROLLING;
+    cr_world *w = make_world_def(&def);
+    cr_surface_def s = cr_default_surface_def();
+    s.type = CR_SURFACE_HILLS;
+    s.hills = hills;
+    s.hill_count = 2;
+    s.rolling_friction = 0.002;
+    assert_int_equal(cr_world_add_surface(w, &s, NULL), CR_OK);
+    add_plane(w, cr_v3(-1, 0, 0), cr_v3(1, 0, 0));
+    add_plane(w, cr_v3(1, 0, 0), cr_v3(-1, 0, 0));
+    add_plane(w, cr_v3(0, -1, 0), cr_v3(0, 1, 0));
+    add_plane(w, cr_v3(0, 1, 0), cr_v3(0, -1, 0));
+    uint64_t seed = 8;
+    const cr_surface *sf = cr_world_surface(w, 0);
+    for (int i = 0; i < 60; ++i) {
+        cr_surface_eval e;
+        cr_vec3 n;
+        cr_surface_evaluate(sf, -0.8 + 0.2 * (i % 8), -0.8 + 0.2 * (i / 8), &e, &n);
+        cr_body_def d = cr_default_body_def();
+        d.radius = 0.04;
+        d.mass = 0.2;
+        d.friction = 0.2;
+        d.rolling_friction = 0.001;
+        d.position = cr_v3_madd(e.s, n, 0.04);
+        d.velocity = cr_v3_reject(test_rand_vec(&seed, -1, 1), n);
+        assert_int_equal(cr_world_add_body(w, &d, NULL), CR_OK);
+    }
+    return w;
+}
+
+static void check_resume(cr_world *w, int before, int after)
+{
+    step_n(w, before);
+    unsigned char *data;
+    size_t size;
+    char msg[256];
+    const char app[] = "app bytes";
+    assert_int_equal(cr_world_save_buffer(w, app, sizeof app, &data, &size, msg, sizeof msg), CR_OK);
+    step_n(w, after);
+    uint64_t straight = state_hash(w);
+
+    cr_world *r;
+    void *back;
+    size_t back_size;
+    assert_int_equal(cr_world_load_buffer(data, size, NULL, &r, &back, &back_size, msg, sizeof msg), CR_OK);
+    assert_int_equal(back_size, sizeof app);
+    assert_memory_equal(back, app, sizeof app);
+    assert_int_equal(cr_world_body_count(r), cr_world_body_count(w));
+    step_n(r, after);
+    assert_true(state_hash(r) == straight); /* bit for bit */
+    free(back);
+    free(data);
+    cr_world_destroy(r);
+    cr_world_destroy(w);
+}
+
+static void test_resume_pit(void **state)
+{
+    (void)state;
+    check_resume(make_pit(), 120, 120);
+}
+
+static void test_resume_surface(void **state)
+{
+    (void)state;
+    check_resume(make_surface_world(), 60, 120);
+}
+
+static void test_bad_checkpoints(void **state)
+{
+    (void)state;
+    cr_world *w = make_pit();
+    step_n(w, 10);
+    unsigned char *data;
+    size_t size;
+    char msg[256];
+    assert_int_equal(cr_world_save_buffer(w, NULL, 0, &data, &size, msg, sizeof msg), CR_OK);
+    cr_world *r = NULL;
+    /* Every truncation is refused. */
+    for (size_t cut = 0; cut < size; cut += size / 97 + 1) {
+        assert_int_equal(cr_world_load_buffer(data, cut, NULL, &r, NULL, NULL, msg, sizeof msg), CR_ERR_INVALID_ARGUMENT);
+        assert_null(r);
+    }
+    /* Any flipped byte: the checksum (or the header) catches it. */
+    for (size_t k = 0; k < size; k += size / 61 + 1) {
+        data[k] ^= 0x5a;
+        assert_int_equal(cr_world_load_buffer(data, size, NULL, &r, NULL, NULL, msg, sizeof msg), CR_ERR_INVALID_ARGUMENT);
+        assert_null(r);
+        data[k] ^= 0x5a;
+    }
+    data[100] ^= 1;
+    cr_world_load_buffer(data, size, NULL, &r, NULL, NULL, msg, sizeof msg);
+    assert_non_null(strstr(msg, "checksum"));
+    data[100] ^= 1;
+    data[8] = 2; /* version 2 */
+    cr_world_load_buffer(data, size, NULL, &r, NULL, NULL, msg, sizeof msg);
+    assert_non_null(strstr(msg, "version 2"));
+    data[8] = 1;
+    data[0] = 'X';
+    cr_world_load_buffer(data, size, NULL, &r, NULL, NULL, msg, sizeof msg);
+    assert_non_null(strstr(msg, "not a carom checkpoint"));
+    free(data);
+    cr_world_destroy(w);
+}
+
+static void custom_map(double u, double v, void *ctx, cr_surface_eval *out)
+{
+    (void)ctx;
+    memset(out, 0, sizeof *out);
+    out->s = cr_v3(u, v, 0);
+    out->su = cr_v3(1, 0, 0);
+    out->sv = cr_v3(0, 1, 0);
+}
+
+static void test_unsaveable_and_files(void **state)
+{
+    (void)state;
+    cr_world *w = make_world(cr_v3(0, 0, -9.81), 1e-3, CR_METHOD_IMPULSE);
+    cr_surface_def s = cr_default_surface_def();
+    s.type = CR_SURFACE_CUSTOM;
+    s.eval = custom_map;
+    assert_int_equal(cr_world_add_surface(w, &s, NULL), CR_OK);
+    char msg[256];
+    assert_int_equal(cr_world_save(w, "ckpt_custom.bin", NULL, 0, msg, sizeof msg), CR_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(msg, "surface 0"));
+    assert_null(fopen("ckpt_custom.bin", "rb")); /* nothing written */
+    cr_world_destroy(w);
+
+    w = make_pit();
+    step_n(w, 30);
+    assert_int_equal(cr_world_save(w, "ckpt_pit.bin", "x", 1, msg, sizeof msg), CR_OK);
+    assert_null(fopen("ckpt_pit.bin.tmp", "rb")); /* renamed into place */
+    cr_world *r;
+    assert_int_equal(cr_world_load("ckpt_pit.bin", NULL, &r, NULL, NULL, msg, sizeof msg), CR_OK);
+    step_n(w, 30);
+    step_n(r, 30);
+    assert_true(state_hash(w) == state_hash(r));
+    assert_int_equal(cr_world_load("no/such/file.bin", NULL, &r, NULL, NULL, msg, sizeof msg), CR_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(msg, "cannot open"));
+    remove("ckpt_pit.bin");
+    cr_world_destroy(w);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_resume_pit),
+        cmocka_unit_test(test_resume_surface),
+        cmocka_unit_test(test_bad_checkpoints),
+        cmocka_unit_test(test_unsaveable_and_files),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
