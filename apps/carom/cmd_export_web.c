@@ -227,11 +227,20 @@ bad:
 
 /* ---- the page's data ------------------------------------------------------------ */
 
-static void write_mesh_arrays(FILE *f, const draw_list *dl)
+typedef struct run_data {
+    web_scene scene;
+    trajectory_table traj;
+    energy_table energy;
+    const char *title;
+} run_data;
+
+#ifdef CAROM_HAVE_WEB
+
+static int write_mesh_arrays(FILE *f, const draw_list *dl)
 {
     size_t n = dl->vertex_count;
     float *a = malloc((3 * n + 1) * sizeof *a);
-    if (a == NULL) return;
+    if (a == NULL) return -1;
     static const char *names[3] = {"positions", "normals", "colors"};
     for (int k = 0; k < 3; ++k) {
         for (size_t i = 0; i < n; ++i) {
@@ -257,6 +266,7 @@ static void write_mesh_arrays(FILE *f, const draw_list *dl)
     fputs("\"indices\":", f);
     web_json_u32(f, dl->indices, dl->index_count);
     free(a);
+    return 0;
 }
 
 /* A surface's mesh from scene.json into a draw list (then written like the planes). */
@@ -288,14 +298,8 @@ static int surface_mesh(const cJSON *mesh, draw_list *dl)
     return 0;
 }
 
-typedef struct run_data {
-    web_scene scene;
-    trajectory_table traj;
-    energy_table energy;
-    const char *title;
-} run_data;
-
-static void write_data(FILE *f, const run_data *r)
+/* 0, or -1 when out of memory (the page is then not renamed into place). */
+static int write_data(FILE *f, const run_data *r)
 {
     const trajectory_table *t = &r->traj;
     const energy_table *e = &r->energy;
@@ -304,13 +308,21 @@ static void write_data(FILE *f, const run_data *r)
 
     /* A snapshot of the first sample, to place the planes and frame the
      * camera as the viewer does; the frame is widened to hold every sample. */
+    size_t np = (size_t)t->samples * bodies * 3;
+    float *pos = malloc((np + 1) * sizeof *pos), *col = malloc(((size_t)bodies * 3 + 1) * sizeof *col);
     view_snapshot s;
     memset(&s, 0, sizeof s);
     s.bodies = calloc(bodies + 1, sizeof *s.bodies);
+    if (pos == NULL || col == NULL || s.bodies == NULL) {
+        free(pos);
+        free(col);
+        free(s.bodies);
+        return -1;
+    }
     s.planes = r->scene.planes;
     s.plane_count = r->scene.plane_count;
     cr_vec3 lo = cr_v3(INFINITY, INFINITY, INFINITY), hi = cr_v3(-INFINITY, -INFINITY, -INFINITY);
-    for (uint32_t i = 0; s.bodies && i < bodies; ++i) {
+    for (uint32_t i = 0; i < bodies; ++i) {
         view_body *b = &s.bodies[i];
         b->position = cr_v3(t->positions[3 * i], t->positions[3 * i + 1], t->positions[3 * i + 2]);
         b->radius = r->scene.radius[i];
@@ -318,7 +330,7 @@ static void write_data(FILE *f, const run_data *r)
         b->orientation = cr_q_identity();
         b->slot = i;
     }
-    s.body_count = s.bodies ? bodies : 0;
+    s.body_count = bodies;
     for (uint64_t k = 0; k < t->samples; ++k)
         for (uint32_t i = 0; i < bodies; ++i) {
             const double *p = &t->positions[3 * (k * bodies + i)];
@@ -338,7 +350,13 @@ static void write_data(FILE *f, const run_data *r)
     draw_list planes;
     draw_list_init(&planes);
     draw_options opt = {.color = DRAW_COLOR_ID, .highlight_slot = -1};
-    scene_draw_build(&planes, &s, &opt);
+    if (scene_draw_build(&planes, &s, &opt)) {
+        draw_list_free(&planes);
+        free(pos);
+        free(col);
+        free(s.bodies);
+        return -1;
+    }
     view_camera cam = camera_fit(flo, fhi, 1.6);
     cr_vec3 eye = camera_eye(&cam);
 
@@ -358,25 +376,23 @@ static void write_data(FILE *f, const run_data *r)
     web_json_doubles(f, r->scene.radius, bodies, 1);
     /* Positions as float32: a picture needs seven digits, and the page
      * stays a fraction of the CSV's size. */
-    size_t np = (size_t)t->samples * bodies * 3;
-    float *pos = malloc((np + 1) * sizeof *pos);
-    for (size_t i = 0; pos && i < np; ++i) pos[i] = (float)t->positions[i];
+    for (size_t i = 0; i < np; ++i) pos[i] = (float)t->positions[i];
     fputs(",\"positions\":", f);
-    web_json_f32(f, pos, pos ? np : 0);
+    web_json_f32(f, pos, np);
     free(pos);
-    float *col = malloc(((size_t)bodies * 3 + 1) * sizeof *col);
-    for (uint32_t i = 0; col && i < bodies; ++i) draw_color_for_slot(i, &col[3 * i]);
+    for (uint32_t i = 0; i < bodies; ++i) draw_color_for_slot(i, &col[3 * i]);
     fputs(",\"colors\":", f);
-    web_json_f32(f, col, col ? (size_t)bodies * 3 : 0);
+    web_json_f32(f, col, (size_t)bodies * 3);
     free(col);
     fprintf(f, ",\"camera\":{\"eye\":[%.9g,%.9g,%.9g],\"target\":[%.9g,%.9g,%.9g],\"fov\":%.9g,\"near\":%.9g,\"far\":%.9g}",
             eye.x, eye.y, eye.z, cam.target.x, cam.target.y, cam.target.z, cam.fov_y * 180.0 / 3.14159265358979323846,
             cam.distance * 1e-3, cam.distance * 100.0 + cr_v3_len(cr_v3_sub(fhi, flo)));
     fputs(",\"meshes\":[", f);
     bool first = true;
+    int rc = 0;
     if (planes.index_count) {
         fputc('{', f);
-        write_mesh_arrays(f, &planes);
+        rc |= write_mesh_arrays(f, &planes);
         fputc('}', f);
         first = false;
     }
@@ -386,9 +402,12 @@ static void write_data(FILE *f, const run_data *r)
     for (const cJSON *st = statics->child; st; st = st->next) {
         const cJSON *shape = cJSON_GetObjectItemCaseSensitive(st, "shape");
         if (strcmp(shape->valuestring, "surface") != 0) continue;
-        if (surface_mesh(cJSON_GetObjectItemCaseSensitive(st, "mesh"), &mesh)) continue;
+        if (surface_mesh(cJSON_GetObjectItemCaseSensitive(st, "mesh"), &mesh)) {
+            rc = -1;
+            break;
+        }
         fputs(first ? "{" : ",{", f);
-        write_mesh_arrays(f, &mesh);
+        rc |= write_mesh_arrays(f, &mesh);
         fputc('}', f);
         first = false;
     }
@@ -396,14 +415,16 @@ static void write_data(FILE *f, const run_data *r)
     draw_list_free(&mesh);
     draw_list_free(&planes);
     free(s.bodies);
+    return rc ? -1 : 0;
 }
 
 /* ---- the page -------------------------------------------------------------------- */
 
-#ifdef CAROM_HAVE_WEB
-/* Writes the template with its three markers replaced. */
-static void write_page(FILE *f, const run_data *r)
+/* Writes the template with its three markers replaced; 0, or -1 when out
+ * of memory. */
+static int write_page(FILE *f, const run_data *r)
 {
+    int rc = 0;
     const char *html = (const char *)web_page_html, *end = html + web_page_html_size;
     static const char *markers[3] = {"@CAROM_CSS@", "@CAROM_DATA@", "@CAROM_JS@"};
     const char *p = html;
@@ -423,10 +444,11 @@ static void write_page(FILE *f, const run_data *r)
         }
         fwrite(p, 1, (size_t)(next - p), f);
         if (which == 0) web_raw_escaped(f, web_page_css, web_page_css_size);
-        else if (which == 1) write_data(f, r);
+        else if (which == 1) rc |= write_data(f, r);
         else web_raw_escaped(f, web_page_js, web_page_js_size);
         p = next + strlen(markers[which]);
     }
+    return rc;
 }
 #endif
 
@@ -439,16 +461,21 @@ static int load_run(const export_args *a, run_data *r, char *err, size_t err_siz
     if (scene && traj && energy && scene_read(scene, &r->scene, err, err_size) == 0 &&
         trajectory_read(traj, &r->traj, err, err_size) == 0 && energy_read(energy, &r->energy, err, err_size) == 0) {
         rc = 0;
-        if (r->traj.samples && r->traj.bodies != r->scene.bodies)
+        if (r->traj.samples && r->traj.bodies != r->scene.bodies) {
             snprintf(err, err_size, "%s has %u bodies, %s %u: they are not of the same run", traj, r->traj.bodies, scene,
-                     r->scene.bodies), rc = -1;
-        else if (r->traj.samples && r->traj.samples != r->energy.samples)
+                     r->scene.bodies);
+            rc = -1;
+        } else if (r->traj.samples && r->traj.samples != r->energy.samples) {
             snprintf(err, err_size, "%s has %llu samples, %s %llu: they are not of the same run", traj,
-                     (unsigned long long)r->traj.samples, energy, (unsigned long long)r->energy.samples), rc = -1;
+                     (unsigned long long)r->traj.samples, energy, (unsigned long long)r->energy.samples);
+            rc = -1;
+        }
         for (uint64_t k = 0; rc == 0 && k < r->traj.samples; ++k)
-            if (r->traj.times[k] != r->energy.rows[7 * k])
+            if (r->traj.times[k] != r->energy.rows[7 * k]) {
                 snprintf(err, err_size, "sample %llu is at t = %.17g in %s but %.17g in %s: not of the same run",
-                         (unsigned long long)k, r->traj.times[k], traj, r->energy.rows[7 * k], energy), rc = -1;
+                         (unsigned long long)k, r->traj.times[k], traj, r->energy.rows[7 * k], energy);
+                rc = -1;
+            }
     }
     if (scene == NULL || traj == NULL || energy == NULL) snprintf(err, err_size, "out of memory");
     free(scene);
@@ -501,10 +528,14 @@ int cmd_export_web(int argc, char **argv)
         fprintf(stderr, "carom export-web: cannot create '%s': %s\n", out, strerror(errno ? errno : ENOMEM));
         rc = 1;
     } else {
-        write_page(f, &r);
+        bool oom = write_page(f, &r) != 0;
         bool bad = ferror(f) != 0;
         if (fclose(f) != 0) bad = true;
-        if (bad || rename(tmp, out) != 0) {
+        if (oom) {
+            fprintf(stderr, "carom export-web: out of memory writing '%s'\n", out);
+            unlink(tmp);
+            rc = 1;
+        } else if (bad || rename(tmp, out) != 0) {
             fprintf(stderr, "carom export-web: cannot write '%s': %s\n", out, strerror(errno ? errno : EIO));
             unlink(tmp);
             rc = 1;
@@ -520,7 +551,7 @@ int cmd_export_web(int argc, char **argv)
     free(default_out);
 #else
     fprintf(stderr, "carom export-web: this carom was built without the replay page (web/node_modules was missing\n"
-                    "when it was built; make setup installs it with npm ci) \n");
+                    "when it was built; make setup installs it with npm ci)\n");
     rc = 1;
 #endif
     free_run(&r);
