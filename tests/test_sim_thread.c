@@ -76,7 +76,7 @@ static bool time_below(const view_snapshot *s, const void *arg) { return s->time
 static void consistent(const view_snapshot *s)
 {
     assert_int_equal(s->body_count, BALLS);
-    assert_float_equal(s->time, (double)s->steps * DT, 1e-9);
+    assert_near(s->time, (double)s->steps * DT, 1e-9);
     for (uint32_t i = 1; i < s->body_count; ++i) {
         assert_true(s->bodies[i].position.z == s->bodies[0].position.z);
         assert_true(s->bodies[i].velocity.z == s->bodies[0].velocity.z);
@@ -164,7 +164,7 @@ static void pause_step_speed_reset(void **state)
     print_message("%llu steps in 0.4 s at speed 0.25\n", (unsigned long long)s->steps);
     /* Real time would be 400; a loaded machine may do fewer. */
     assert_true(s->steps >= 3 + 10 && s->steps <= 3 + 150);
-    assert_float_equal(s->speed, 0.25, 0.0);
+    assert_near(s->speed, 0.25, 0.0);
     /* Reset: back to the loaded state. */
     send(t, SIM_RESET, 0);
     double small = 1e-12;
@@ -188,9 +188,9 @@ static void spawn_and_drag(void **state)
     uint32_t n = BALLS + 1;
     const view_snapshot *s = wait_for(t, bodies_at_least, &n);
     assert_int_equal(s->body_count, BALLS + 1);
-    assert_float_equal(s->bodies[BALLS].radius, 0.2, 0.0);
-    assert_float_equal(s->bodies[BALLS].mass, 3.0, 0.0);
-    assert_float_equal(s->bodies[BALLS].position.x, 50.0, 0.0);
+    assert_near(s->bodies[BALLS].radius, 0.2, 0.0);
+    assert_near(s->bodies[BALLS].mass, 3.0, 0.0);
+    assert_near(s->bodies[BALLS].position.x, 50.0, 0.0);
 
     /* Drag ball 5 one metre along +x, stepping while held: it follows with
      * the velocity (target - x) / tau and keeps the last one on release. */
@@ -205,13 +205,43 @@ static void spawn_and_drag(void **state)
     cr_vec3 x = s->bodies[5].position;
     /* 500 steps = 10 time constants: within a millimetre of the target in x;
      * the others fell freely meanwhile. */
-    assert_float_equal(x.x, x0.x + 1.0, 1e-3);
+    assert_near(x.x, x0.x + 1.0, 1e-3);
     assert_true(s->bodies[6].position.z != x.z);
     send(t, SIM_DRAG_END, 0);
     cr_vec3 v = sim_drag_velocity(cr_v3(0, 0, 0), cr_v3(10, 0, 0), 0.05, 5.0);
-    assert_float_equal(v.x, 5.0, 1e-12); /* capped */
+    assert_near(v.x, 5.0, 1e-12); /* capped */
     v = sim_drag_velocity(cr_v3(0, 0, 0), cr_v3(0.1, 0, 0), 0.05, 5.0);
-    assert_float_equal(v.x, 2.0, 1e-12);
+    assert_near(v.x, 2.0, 1e-12);
+    sim_stop(t);
+}
+
+static void adaptive_steps_follow_the_wall_clock(void **state)
+{
+    (void)state;
+    sim_options o = sim_default_options();
+    o.adaptive = true;
+    sim_thread *t = NULL;
+    char err[256];
+    assert_int_equal(sim_start(&t, load, NULL, &o, err, sizeof err), 0);
+    sleep_s(0.4);
+    send(t, SIM_PAUSE, 1);
+    const view_snapshot *s = wait_for(t, is_paused, NULL);
+    sleep_s(0.05);
+    s = sim_acquire(t);
+    print_message("adaptive: %llu steps to t = %.4f s in 0.4 s of wall time, last dt %.3g ms\n",
+                  (unsigned long long)s->steps, s->time, 1e3 * s->dt);
+    /* Seed 004's non-uniform step: about real time, in steps of whatever
+     * length the computation took, never longer than 4 dt. */
+    assert_true(s->time > 0.05 && s->time < 0.8);
+    assert_true(s->time <= 4.0 * DT * (double)s->steps + 1e-12);
+    assert_true(fabs(s->time - DT * (double)s->steps) > 1e-9); /* not whole steps of dt */
+    for (uint32_t i = 1; i < s->body_count; ++i) assert_true(s->bodies[i].position.z == s->bodies[0].position.z);
+    /* A single step while paused is the scene's dt again. */
+    double t0 = s->time;
+    uint64_t want = s->steps + 1;
+    send(t, SIM_STEP, 0);
+    s = wait_for(t, steps_at_least, &want);
+    assert_near(s->time - t0, DT, 1e-12);
     sim_stop(t);
 }
 
@@ -241,6 +271,7 @@ int main(void)
         cmocka_unit_test(a_slow_frame_does_not_stall_physics),
         cmocka_unit_test(pause_step_speed_reset),
         cmocka_unit_test(spawn_and_drag),
+        cmocka_unit_test(adaptive_steps_follow_the_wall_clock),
         cmocka_unit_test(a_bad_scene_is_reported_before_any_thread),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

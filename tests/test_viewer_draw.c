@@ -29,18 +29,18 @@ static void camera_ray_inverts_project(void **state)
     int w = 640, h = 480;
     double px, py;
     assert_true(camera_project(&c, w, h, c.target, &px, &py));
-    assert_float_equal(px, 320.0, 1e-9);
-    assert_float_equal(py, 240.0, 1e-9);
+    assert_near(px, 320.0, 1e-9);
+    assert_near(py, 240.0, 1e-9);
     for (int i = 0; i < 50; ++i) {
         double x = 13.0 * i, y = 9.5 * i;
         cr_vec3 o, d;
         camera_ray(&c, w, h, x, y, &o, &d);
-        assert_float_equal(cr_v3_len(d), 1.0, 1e-12);
+        assert_near(cr_v3_len(d), 1.0, 1e-12);
         cr_vec3 p = cr_v3_madd(o, d, 3.7);
         double qx, qy;
         assert_true(camera_project(&c, w, h, p, &qx, &qy));
-        assert_float_equal(qx, x, 1e-7);
-        assert_float_equal(qy, y, 1e-7);
+        assert_near(qx, x, 1e-7);
+        assert_near(qy, y, 1e-7);
     }
     /* Behind the eye: not projected. */
     cr_vec3 f, r, u;
@@ -64,12 +64,12 @@ static void view_matrix_agrees_with_project(void **state)
             for (int j = 0; j < 4; ++j) clip[i] += p[j * 4 + i] * e[j];
         double px = (clip[0] / clip[3] + 1.0) * 0.5 * 640, py = (1.0 - clip[1] / clip[3]) * 0.5 * 480, qx, qy;
         assert_true(camera_project(&c, 640, 480, pts[k], &qx, &qy));
-        assert_float_equal(px, qx, 1e-3);
-        assert_float_equal(py, qy, 1e-3);
+        assert_near(px, qx, 1e-3);
+        assert_near(py, qy, 1e-3);
     }
     /* The target sits distance straight ahead. */
     double tz = v[2] * c.target.x + v[6] * c.target.y + v[10] * c.target.z + v[14];
-    assert_float_equal(tz, -c.distance, 1e-5);
+    assert_near(tz, -c.distance, 1e-5);
 }
 
 static void fitted_camera_sees_the_whole_box(void **state)
@@ -99,14 +99,14 @@ static void camera_gestures(void **state)
     cr_vec3 f, r, u;
     camera_basis(&c, &f, &r, &u);
     /* Panning right by a tenth of the view moves the target left along r. */
-    assert_float_equal(cr_v3_dot(cr_v3_sub(c.target, t0), r), -0.1 * 2 * c.distance * tan(c.fov_y / 2), 1e-12);
+    assert_near(cr_v3_dot(cr_v3_sub(c.target, t0), r), -0.1 * 2 * c.distance * tan(c.fov_y / 2), 1e-12);
     double d = c.distance;
     camera_zoom(&c, 0.5);
-    assert_float_equal(c.distance, 0.5 * d, 1e-15);
+    assert_near(c.distance, 0.5 * d, 1e-15);
     camera_override o = {.pitch = true, .value = {.pitch = -0.2}};
     camera_apply_override(&c, &o);
-    assert_float_equal(c.pitch, -0.2, 0.0);
-    assert_float_equal(c.distance, 0.5 * d, 1e-15);
+    assert_near(c.pitch, -0.2, 0.0);
+    assert_near(c.distance, 0.5 * d, 1e-15);
 }
 
 /* Signed area of triangle list k facing normal n, and a check that every
@@ -140,23 +140,23 @@ static void planes_of_an_open_box_are_cut_to_the_box(void **state)
     draw_list_init(&dl);
     assert_int_equal(draw_list_add_plane(&dl, &planes[0], planes, 5, cr_v3(0, 0, 1), 10.0, grey), 0);
     /* The floor is exactly the box's unit square. */
-    assert_float_equal(facing_area(&dl, 0, dl.index_count), 1.0, 1e-9);
+    assert_near(facing_area(&dl, 0, dl.index_count), 1.0, 1e-9);
     for (size_t i = 0; i < dl.vertex_count; ++i) {
         assert_true(fabs(dl.vertices[i].position[0]) <= 0.5 + 1e-6);
         assert_true(fabs(dl.vertices[i].position[1]) <= 0.5 + 1e-6);
-        assert_float_equal(dl.vertices[i].position[2], 0.0, 1e-7);
+        assert_near(dl.vertices[i].position[2], 0.0, 1e-7);
     }
     size_t floor_indices = dl.index_count, floor_vertices = dl.vertex_count;
     /* A wall: one box wide, from the floor up to the square's edge. */
     assert_int_equal(draw_list_add_plane(&dl, &planes[1], planes, 5, cr_v3(0, 0, 1), 10.0, grey), 0);
     double zmin = INFINITY;
     for (size_t i = floor_vertices; i < dl.vertex_count; ++i) {
-        assert_float_equal(dl.vertices[i].position[0], -0.5, 1e-7);
+        assert_near(dl.vertices[i].position[0], -0.5, 1e-7);
         assert_true(fabs(dl.vertices[i].position[1]) <= 0.5 + 1e-6);
         zmin = fmin(zmin, dl.vertices[i].position[2]);
     }
-    assert_float_equal(zmin, 0.0, 1e-7);
-    assert_float_equal(facing_area(&dl, floor_indices, dl.index_count), 1.0 * 11.0, 1e-6);
+    assert_near(zmin, 0.0, 1e-7);
+    assert_near(facing_area(&dl, floor_indices, dl.index_count), 1.0 * 11.0, 1e-6);
     /* A plane entirely on another's solid side draws nothing. */
     size_t before;
     draw_plane up = {{0, 0, 1}, {0, 0, 1}}, under_ceiling = {{0, 0, 0.5}, {0, 0, -1}};
@@ -183,8 +183,8 @@ static void box_faces_outwards_and_encloses_its_volume(void **state)
         cr_vec3 pa = cr_v3(a[0], a[1], a[2]), pb = cr_v3(b[0], b[1], b[2]), pd = cr_v3(d[0], d[1], d[2]);
         vol += cr_v3_dot(pa, cr_v3_cross(pb, pd)) / 6.0;
     }
-    assert_float_equal(vol, 1.0 * 2.0 * 3.0, 1e-4);
-    assert_float_equal(area, 2 * (1.0 * 2.0 + 2.0 * 3.0 + 1.0 * 3.0), 1e-4);
+    assert_near(vol, 1.0 * 2.0 * 3.0, 1e-4);
+    assert_near(area, 2 * (1.0 * 2.0 + 2.0 * 3.0 + 1.0 * 3.0), 1e-4);
     draw_list_free(&dl);
 }
 
@@ -207,7 +207,7 @@ static void bowl_surface_lies_on_its_sphere(void **state)
         const draw_vertex *v = &dl.vertices[i];
         cr_vec3 p = cr_v3(v->position[0], v->position[1], v->position[2]);
         cr_vec3 n = cr_v3(v->normal[0], v->normal[1], v->normal[2]);
-        assert_float_equal(cr_v3_len(cr_v3_sub(p, def.center)), def.radius, 1e-5);
+        assert_near(cr_v3_len(cr_v3_sub(p, def.center)), def.radius, 1e-5);
         assert_true(p.z <= def.center.z + 1e-5);
         /* Balls roll inside: the free side faces the centre. */
         assert_true(cr_v3_dot(n, cr_v3_sub(def.center, p)) > 0.0);
@@ -215,7 +215,7 @@ static void bowl_surface_lies_on_its_sphere(void **state)
     /* Height shading: the bottom is the cold end of the map. */
     float cold[3];
     draw_color_map(0.0, cold);
-    assert_float_equal(dl.vertices[0].color[2], cold[2], 1e-6);
+    assert_near(dl.vertices[0].color[2], cold[2], 1e-6);
     draw_list_free(&dl);
     cr_surface_destroy(s);
 }
@@ -238,23 +238,23 @@ static void snapshot_and_scene_draw(void **state)
     assert_int_equal(snapshot_capture(&s, w, 1), 0);
     assert_int_equal(s.body_count, 2);
     assert_int_equal(s.plane_count, 1);
-    assert_float_equal(s.bodies[1].radius, 0.25, 0.0);
-    assert_float_equal(s.bodies[0].velocity.x, 1.0, 0.0);
+    assert_near(s.bodies[1].radius, 0.25, 0.0);
+    assert_near(s.bodies[0].velocity.x, 1.0, 0.0);
     cr_vec3 lo, hi;
     snapshot_bounds(&s, &lo, &hi);
-    assert_float_equal(lo.x, -0.5, 1e-12);
-    assert_float_equal(hi.x, 3.25, 1e-12);
+    assert_near(lo.x, -0.5, 1e-12);
+    assert_near(hi.x, 3.25, 1e-12);
     double mass, r = snapshot_typical_radius(&s, &mass);
-    assert_float_equal(r, 0.5, 0.0); /* median of {0.5, 0.25} with two values: the upper */
-    assert_float_equal(mass, 1.0, 1e-12);
+    assert_near(r, 0.5, 0.0); /* median of {0.5, 0.25} with two values: the upper */
+    assert_near(mass, 1.0, 1e-12);
 
     draw_list dl;
     draw_list_init(&dl);
     draw_options o = {.color = DRAW_COLOR_ID, .highlight_slot = 1};
     assert_int_equal(scene_draw_build(&dl, &s, &o), 0);
     assert_int_equal(dl.sphere_count, 2);
-    assert_float_equal(dl.spheres[1].center[0], 3.0, 0.0);
-    assert_float_equal(dl.spheres[1].color[0], 1.0, 0.0); /* highlighted */
+    assert_near(dl.spheres[1].center[0], 3.0, 0.0);
+    assert_near(dl.spheres[1].color[0], 1.0, 0.0); /* highlighted */
     assert_true(dl.index_count >= 6);                     /* the floor */
     o.color = DRAW_COLOR_SPEED;
     o.highlight_slot = -1;
@@ -294,13 +294,13 @@ static void picking_balls_planes_and_spawns(void **state)
     pick_hit h = pick_ray(&s, cr_v3(-5, 0, 0.4), cr_v3(1, 0, 0));
     assert_true(h.hit);
     assert_int_equal(h.body, 0);
-    assert_float_equal(h.point.x, -sqrt(0.25 - 0.01), 1e-12);
+    assert_near(h.point.x, -sqrt(0.25 - 0.01), 1e-12);
     /* Straight down between them: the floor, from its free side. */
     h = pick_ray(&s, cr_v3(1.5, 0, 5), cr_v3(0, 0, -1));
     assert_true(h.hit);
     assert_int_equal(h.plane, 0);
     assert_int_equal(h.body, -1);
-    assert_float_equal(h.t, 5.0, 1e-12);
+    assert_near(h.t, 5.0, 1e-12);
     /* From below the floor (its solid side) nothing is hit. */
     h = pick_ray(&s, cr_v3(1.5, 0, -5), cr_v3(0, 0, 1));
     assert_false(h.hit);
@@ -314,7 +314,7 @@ static void picking_balls_planes_and_spawns(void **state)
     /* The drag plane. */
     cr_vec3 p;
     assert_true(pick_ray_plane(cr_v3(0, 0, 0), cr_v3(0, 1, 0), cr_v3(0, 2, 0), cr_v3(0, -1, 0), &p));
-    assert_float_equal(p.y, 2.0, 1e-15);
+    assert_near(p.y, 2.0, 1e-15);
     assert_false(pick_ray_plane(cr_v3(0, 0, 0), cr_v3(1, 0, 0), cr_v3(0, 2, 0), cr_v3(0, -1, 0), &p));
     snapshot_free(&s);
     cr_world_destroy(w);

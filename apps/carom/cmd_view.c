@@ -28,6 +28,9 @@ static const char view_help[] =
     "  --size WxH               window size (default 1280x720)\n"
     "  --speed S                simulated seconds per second, in (0, 64] (default 1)\n"
     "  --paused                 start paused (space runs, N steps)\n"
+    "  --adaptive               seed 004's global step: each step as long as the last\n"
+    "                           took to compute (x speed), in [dt/1000, 4 dt]; faster\n"
+    "                           and smoother, but not the states carom run computes\n"
     VIEW_ARGS_HELP
     "  --exit-after SECONDS     close by itself after this long (for scripts)\n"
     "  --screenshot FILE.png    with --exit-after: save the last frame\n"
@@ -44,7 +47,7 @@ typedef struct view_args {
     const char *scene, *screenshot;
     int width, height;
     double speed, exit_after;
-    bool paused;
+    bool paused, adaptive;
     camera_override camera;
     draw_color_mode color;
 } view_args;
@@ -70,6 +73,7 @@ static int parse(int argc, char **argv, view_args *a)
             fputs(view_help, stdout);
             return 1;
         } else if (strcmp(s, "--paused") == 0) a->paused = true;
+        else if (strcmp(s, "--adaptive") == 0) a->adaptive = true;
         else if ((v = arg_value(argc, argv, &i, "--size", NULL, &missing))) {
             if (missing) snprintf(err, sizeof err, "--size needs WIDTHxHEIGHT");
             else arg_size("--size", v, &a->width, &a->height, err, sizeof err);
@@ -123,6 +127,7 @@ int cmd_view(int argc, char **argv)
     o.sim = sim_default_options();
     o.sim.speed = a.speed;
     o.sim.paused = a.paused;
+    o.sim.adaptive = a.adaptive;
     char title[256];
     snprintf(title, sizeof title, "carom — %s", a.scene ? a.scene : "default scene");
     o.title = title;

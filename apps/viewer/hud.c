@@ -16,9 +16,9 @@ void hud_format(const view_snapshot *s, double fps, char *buf, size_t size)
     }
     snprintf(buf, size,
              "t = %.4f s%s\n"
-             "%.0f steps/s%s\n"
+             "%.0f steps/s   dt %.3g ms%s\n"
              "%u bodies   %u contacts   %u impacts\n"
              "E = %.6g J  (K %.4g + U %.4g)%s%s",
-             s->time, state, s->steps_per_second, rate, s->body_count, s->contacts, s->events, s->energy.total,
+             s->time, state, s->steps_per_second, 1e3 * s->dt, rate, s->body_count, s->contacts, s->events, s->energy.total,
              s->energy.kinetic, s->energy.potential, s->failed ? "\n" : "", s->failed ? s->error : "");
 }

@@ -8,7 +8,7 @@
 
 /* Writes lines like
  *   t = 1.234 s   x0.25 (paused)
- *   1520 steps/s   60 fps
+ *   1520 steps/s   dt 1 ms   60 fps
  *   2940 bodies   812 contacts
  *   E = -12.3456 J (K 1.2 + U -13.5)
  * into buf; fps < 0 leaves the frame rate out (a still image). */

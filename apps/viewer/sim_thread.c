@@ -40,6 +40,8 @@ struct sim_thread {
     bool paused, failed;
     char error[256];
     double speed, debt;
+    bool adaptive;
+    double base_dt; /* the scene's dt, which adaptive steps vary around */
     uint64_t single_steps;
     double drag_tau;
     bool dragging;
@@ -53,7 +55,7 @@ struct sim_thread {
 
 sim_options sim_default_options(void)
 {
-    sim_options o = {.speed = 1.0, .paused = false, .drag_tau = 0.05};
+    sim_options o = {.speed = 1.0, .paused = false, .drag_tau = 0.05, .adaptive = false};
     return o;
 }
 
@@ -144,6 +146,7 @@ static void reset(sim_thread *t)
     }
     cr_world_destroy(t->world);
     t->world = w;
+    t->base_dt = cr_world_get_def(w)->dt;
     t->world_key++;
     t->failed = false;
     t->error[0] = '\0';
@@ -243,9 +246,17 @@ static void *run(void *arg)
         if (t->failed) {
             /* the world refuses steps; wait for a reset */
         } else if (t->paused) {
+            if (t->single_steps && t->adaptive) cr_world_set_dt(t->world, t->base_dt);
             for (; t->single_steps > 0; --t->single_steps)
                 if (!(stepped = step(t))) break;
             t->single_steps = 0;
+        } else if (t->adaptive) {
+            /* Algorithm 1's non-uniform global time step: "the time used
+             * since the previous call to simulate()", one step of it. */
+            double h = fmin(fmax(elapsed * t->speed, 1e-3 * t->base_dt), 4.0 * t->base_dt);
+            cr_world_set_dt(t->world, h);
+            stepped = step(t);
+            t->debt = 0.0;
         } else {
             /* The time step of Algorithm 1: the wall time since the last
              * simulate(), in simulated seconds. */
@@ -259,7 +270,12 @@ static void *run(void *arg)
         if (measure_rate(t, now()) || stepped || n || failed_now != was_failed) prepare(t);
         /* Nothing due yet: wait for the next step's time or a command. */
         if (t->paused || t->failed) sleep_until(t, 0.02);
-        else if (t->debt < dt) sleep_until(t, fmin((dt - t->debt) / t->speed, 0.02));
+        else if (t->adaptive) {
+            /* A step faster than a thousandth of dt would only add rounding. */
+            double spent = now() - start;
+            if (spent * t->speed < 1e-3 * t->base_dt) sleep_until(t, 1e-3 * t->base_dt / t->speed - spent);
+        } else if (t->debt < dt)
+            sleep_until(t, fmin((dt - t->debt) / t->speed, 0.02));
     }
     free(commands);
     return NULL;
@@ -279,6 +295,7 @@ int sim_start(sim_thread **out, sim_loader *loader, void *ctx, const sim_options
     t->speed = o->speed > 0.0 ? o->speed : 1.0;
     t->paused = o->paused;
     t->drag_tau = o->drag_tau > 0.0 ? o->drag_tau : 0.05;
+    t->adaptive = o->adaptive;
     t->back = 0;
     t->pending = 1;
     t->front = 2;
@@ -288,6 +305,7 @@ int sim_start(sim_thread **out, sim_loader *loader, void *ctx, const sim_options
         return -1;
     }
     t->world_key = 1;
+    t->base_dt = cr_world_get_def(t->world)->dt;
     pthread_mutex_init(&t->lock, NULL);
     pthread_cond_init(&t->wake, NULL);
     /* The first prepare(), before the loop: the display has a frame at once. */

@@ -6,7 +6,10 @@
  *         prepare();
  *
  * simulate() steps the world (set 1, touched by this thread only) by the
- * wall time since the last call, times the speed; prepare() copies the
+ * wall time since the last call, times the speed: in whole steps of the
+ * scene's dt (reproducible: the same states as carom run), or, with
+ * `adaptive`, in one step as long as that time (seed 004's non-uniform
+ * global time step, through cr_world_set_dt); prepare() copies the
  * world into a snapshot (set 2) and publishes it; display() draws the
  * latest published snapshot. Snapshots are triple-buffered: the thread
  * writes one, one waits published, the display holds one, and handing one
@@ -52,6 +55,9 @@ typedef struct sim_options {
     double speed;       /* initial speed, default 1 (real time) */
     bool paused;        /* start paused */
     double drag_tau;    /* s; a dragged body's velocity is (target - x) / tau */
+    bool adaptive;      /* one step per simulate(), as long as the wall time since the
+                           last one times the speed, within [dt / 1000, 4 dt] of the
+                           scene's dt; single steps stay the scene's dt */
 } sim_options;
 
 sim_options sim_default_options(void);
