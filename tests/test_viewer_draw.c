@@ -320,6 +320,38 @@ static void picking_balls_planes_and_spawns(void **state)
     cr_world_destroy(w);
 }
 
+static void picking_a_surface(void **state)
+{
+    (void)state;
+    /* A bowl of radius 1.5 centred at (0, 0, 2): a ray straight down the
+     * axis meets its bottom at z = 0.5, from the inside (its free side). */
+    cr_world *w = make_world(cr_v3(0, 0, -9.81), 1e-3, CR_METHOD_IMPULSE);
+    cr_surface_def def = cr_default_surface_def();
+    def.type = CR_SURFACE_BOWL;
+    def.center = cr_v3(0, 0, 2);
+    def.radius = 1.5;
+    assert_int_equal(cr_world_add_surface(w, &def, NULL), CR_OK);
+    view_snapshot s;
+    memset(&s, 0, sizeof s);
+    assert_int_equal(snapshot_capture(&s, w, 1), 0);
+    assert_true(s.surfaces.index_count > 0);
+    pick_hit h = pick_ray(&s, cr_v3(0.01, 0.02, 5), cr_v3(0, 0, -1));
+    assert_true(h.hit);
+    assert_int_equal(h.body, -1);
+    assert_int_equal(h.plane, -1);
+    assert_near(h.point.z, 0.5, 2e-3); /* the tessellation's chord error */
+    assert_true(h.normal.z > 0.99);
+    /* From below, the bowl's outside is its solid side: not picked. */
+    h = pick_ray(&s, cr_v3(0.01, 0.02, -5), cr_v3(0, 0, 1));
+    assert_false(h.hit && h.t < 5.0);
+    /* A ball dropped there rests on the bottom. */
+    h = pick_ray(&s, cr_v3(0.01, 0.02, 5), cr_v3(0, 0, -1));
+    cr_vec3 c = pick_spawn_position(&s, &h, cr_v3(0.01, 0.02, 5), cr_v3(0, 0, -1), 0.1, 3.0);
+    assert_near(c.z, 0.6, 3e-3);
+    snapshot_free(&s);
+    cr_world_destroy(w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -332,6 +364,7 @@ int main(void)
         cmocka_unit_test(bowl_surface_lies_on_its_sphere),
         cmocka_unit_test(snapshot_and_scene_draw),
         cmocka_unit_test(picking_balls_planes_and_spawns),
+        cmocka_unit_test(picking_a_surface),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

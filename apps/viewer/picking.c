@@ -28,6 +28,35 @@ static bool on_free_side_of_others(const view_snapshot *s, uint32_t self, cr_vec
     return true;
 }
 
+/* Möller–Trumbore: t > 0 where the ray meets triangle (a, b, c) from its
+ * front (counter-clockwise) side, or INFINITY. */
+static double ray_triangle(cr_vec3 o, cr_vec3 d, cr_vec3 a, cr_vec3 b, cr_vec3 c, cr_vec3 *normal)
+{
+    cr_vec3 e1 = cr_v3_sub(b, a), e2 = cr_v3_sub(c, a);
+    cr_vec3 p = cr_v3_cross(d, e2);
+    double det = cr_v3_dot(e1, p);
+    if (!(det < 0.0) && !(det > 0.0)) return INFINITY;
+    cr_vec3 n = cr_v3_cross(e1, e2);
+    if (cr_v3_dot(n, d) >= 0.0) return INFINITY; /* seen from behind: not drawn */
+    double inv = 1.0 / det;
+    cr_vec3 s = cr_v3_sub(o, a);
+    double u = cr_v3_dot(s, p) * inv;
+    if (u < 0.0 || u > 1.0) return INFINITY;
+    cr_vec3 q = cr_v3_cross(s, e1);
+    double v = cr_v3_dot(d, q) * inv;
+    if (v < 0.0 || u + v > 1.0) return INFINITY;
+    double t = cr_v3_dot(e2, q) * inv;
+    if (!(t > 0.0)) return INFINITY;
+    *normal = cr_v3_normalize(n);
+    return t;
+}
+
+static cr_vec3 vertex(const draw_list *dl, uint32_t i)
+{
+    const float *p = dl->vertices[i].position;
+    return cr_v3(p[0], p[1], p[2]);
+}
+
 pick_hit pick_ray(const view_snapshot *s, cr_vec3 o, cr_vec3 d)
 {
     pick_hit h = {.hit = false, .t = INFINITY, .body = -1, .plane = -1};
@@ -50,11 +79,27 @@ pick_hit pick_ray(const view_snapshot *s, cr_vec3 o, cr_vec3 d)
         h.plane = i;
         h.body = -1;
     }
+    /* Surfaces, through their drawn triangles. */
+    const draw_list *m = &s->surfaces;
+    bool on_surface = false;
+    cr_vec3 surface_normal = cr_v3(0, 0, 1);
+    for (size_t k = 0; k + 2 < m->index_count; k += 3) {
+        cr_vec3 n;
+        double t = ray_triangle(o, d, vertex(m, m->indices[k]), vertex(m, m->indices[k + 1]),
+                                vertex(m, m->indices[k + 2]), &n);
+        if (t < h.t) {
+            h.t = t;
+            h.body = h.plane = -1;
+            on_surface = true;
+            surface_normal = n;
+        }
+    }
     if (h.t < INFINITY) {
         h.hit = true;
         h.point = cr_v3_madd(o, d, h.t);
         if (h.plane >= 0) h.normal = s->planes[h.plane].normal;
-        else h.normal = cr_v3_normalize(cr_v3_sub(h.point, s->bodies[h.body].position));
+        else if (h.body >= 0) h.normal = cr_v3_normalize(cr_v3_sub(h.point, s->bodies[h.body].position));
+        else h.normal = on_surface ? surface_normal : cr_v3(0, 0, 1);
     }
     return h;
 }

@@ -15,12 +15,13 @@ typedef struct pick_hit {
     double t;          /* distance along the ray */
     cr_vec3 point, normal;
     int64_t body;      /* index into the snapshot's bodies, or -1 */
-    int64_t plane;     /* index into the snapshot's planes, or -1 */
+    int64_t plane;     /* index into the snapshot's planes, or -1 (both -1: a surface) */
 } pick_hit;
 
-/* The nearest ball or plane along the ray (origin o, unit direction d).
- * Planes count only from their free side and where they are drawn (on the
- * free side of every other plane). */
+/* The nearest ball, plane or surface along the ray (origin o, unit
+ * direction d). Planes count only from their free side and where they are
+ * drawn (on the free side of every other plane); surfaces through their
+ * drawn triangles, from the free side. A surface hit has body and plane -1. */
 pick_hit pick_ray(const view_snapshot *s, cr_vec3 o, cr_vec3 d);
 
 /* Where a new ball of radius r goes for a click: resting on what was hit
