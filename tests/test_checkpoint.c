@@ -184,7 +184,9 @@ static void test_unsaveable_and_files(void **state)
     step_n(w, 30);
     step_n(r, 30);
     assert_true(state_hash(w) == state_hash(r));
+    cr_world_destroy(r);
     assert_int_equal(cr_world_load("no/such/file.bin", NULL, &r, NULL, NULL, msg, sizeof msg), CR_ERR_INVALID_ARGUMENT);
+    assert_null(r);
     assert_non_null(strstr(msg, "cannot open"));
     remove("ckpt_pit.bin");
     cr_world_destroy(w);
