@@ -3,7 +3,7 @@
 #   make test   set up, build, and run the test suite, plain and under ASan+UBSan
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: all setup build build-asan run test test-plain test-asan bench bench-peers clean
+.PHONY: all setup build build-asan run test test-plain test-asan bench bench-peers fuzz clean
 
 all: build
 
@@ -45,6 +45,17 @@ bench-peers: setup
 	cmake -S . -B build-peers -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCAROM_PEERS=ON -DCAROM_TESTS=OFF
 	cmake --build build-peers -j $(JOBS)
 	./build-peers/bench/peers/bench_peers --results bench/results $(PEERS_ARGS)
+
+# libFuzzer targets under ASan+UBSan (fuzz/, docs/reliability.md): clang from
+# scripts/setup-fuzz.sh, built into build-fuzz/, each target run FUZZ_SECONDS
+# from its seed corpus. Fails when a target finds a crash, leak or timeout.
+FUZZ_SECONDS ?= 60
+fuzz: setup
+	./scripts/setup-fuzz.sh
+	CC=clang cmake -S . -B build-fuzz -DCAROM_FUZZ=ON -DCAROM_TESTS=OFF -DCAROM_BENCH=OFF -DCAROM_VIEWER=OFF \
+	  -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O1 -g"
+	cmake --build build-fuzz --target carom_fuzzers -j $(JOBS)
+	FUZZ_SECONDS=$(FUZZ_SECONDS) ./scripts/fuzz.sh
 
 clean:
 	rm -rf build build-asan out
