@@ -28,7 +28,26 @@ size_t sc_push_key(sc_ctx *c, const char *key)
 {
     size_t mark = c->path_len;
     if (c->path_len > 0) path_append(c, ".");
-    path_append(c, key);
+    /* A key may hold a control character (a JSON escape such as "\n", or a
+     * raw one, which cJSON lets through): written as is it would break the
+     * one-line message, so it goes in escaped, as in sc_format_value. */
+    char piece[64];
+    size_t n = 0;
+    for (const char *p = key;; ++p) {
+        unsigned char u = (unsigned char)*p;
+        if (u == 0 || u < 0x20 || u == 0x7f || n + 7 >= sizeof piece) {
+            piece[n] = '\0';
+            path_append(c, piece);
+            n = 0;
+            if (u == 0) break;
+        }
+        if (u < 0x20 || u == 0x7f) {
+            snprintf(piece, sizeof piece, "\\u%04x", u);
+            path_append(c, piece);
+        } else {
+            piece[n++] = (char)u;
+        }
+    }
     return mark;
 }
 
