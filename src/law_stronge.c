@@ -290,7 +290,10 @@ cr_status cr_law_stronge_contact_ex(cr_mat3 K, cr_vec3 u0, double e, double mu,
     s.sticking = CR_STICKING_NONE;
     s.ray = -1;
     s.u = u0;
-    if ((st = drive(&pb, &s, msg, msg_size)) != CR_OK) return st;
+    if ((st = drive(&pb, &s, msg, msg_size)) != CR_OK) {
+        zero_result(out); /* out->u held u0: no half result on an error */
+        return st;
+    }
     stronge_trace(&pb, CR_STRONGE_END, s.p, s.u);
 
     cr_vec3 u = s.u;

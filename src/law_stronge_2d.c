@@ -202,7 +202,8 @@ cr_status cr_law_stronge_2d(const double K[2][2], const double u0[2], double e, 
     out->work_compression = s.wc;
     out->work_decompression = s.wd;
     out->steps = 0;
-    if (!cr_v3_isfinite(out->impulse) || !cr_v3_isfinite(out->u)) {
+    /* The works too, as in 3D: |u0| near 1e154 overflows u^2 first. */
+    if (!cr_v3_isfinite(out->impulse) || !cr_v3_isfinite(out->u) || !isfinite(s.wc) || !isfinite(s.wd)) {
         memset(out, 0, sizeof *out);
         stronge_msg(msg, msg_size, "stronge 2d: the impulse is not finite");
         return CR_ERR_NON_FINITE;
