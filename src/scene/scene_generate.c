@@ -372,7 +372,8 @@ static int random_fill(sc_ctx *c, const cJSON *spec, const sc_templates *t, sc_b
         hi = cr_v3_sub(max, cr_v3(r, r, r));
         cr_vec3 p = cr_v3(lo.x + (hi.x - lo.x) * rng_uniform(&rng), lo.y + (hi.y - lo.y) * rng_uniform(&rng),
                           lo.z + (hi.z - lo.z) * rng_uniform(&rng));
-        if (!clear_of_statics(p, r, statics, static_count, UINT32_MAX) || !grid_clear(&g, b, p, r)) continue;
+        /* The cheap test first (a surface static costs a closest point). */
+        if (!grid_clear(&g, b, p, r) || !clear_of_statics(p, r, statics, static_count, UINT32_MAX)) continue;
         cr_body_def def = *tmpl;
         def.position = p;
         def.velocity = random_velocity(&vrng, tmpl->velocity, speed);
@@ -536,11 +537,15 @@ static int on_surface(sc_ctx *c, const cJSON *spec, const sc_templates *t, sc_bo
         cr_vec3 p = cr_v3_madd(e.s, n, h);
         if (!cr_v3_isfinite(p)) continue;
         if (sd->type == CR_SURFACE_BOWL && p.z > sd->center.z) continue;
+        /* Clear of the balls placed so far first: it is the cheap test, and
+         * the one that fails when the box fills up (the closest point can
+         * take a coarse search, slow over 10^5 tries). */
+        if (!grid_clear(&g, b, p, r)) continue;
         /* Touching the surface there and nowhere deeper nearby (a fold or a
          * valley narrower than the ball would put it behind the surface). */
         cr_closest cl = cr_surface_closest(S, p, u, v, 1e-12);
         if (cl.distance < h - 1e-9 * r) continue;
-        if (!clear_of_statics(p, r, statics, static_count, k) || !grid_clear(&g, b, p, r)) continue;
+        if (!clear_of_statics(p, r, statics, static_count, k)) continue;
         cr_body_def def = *tmpl;
         def.position = p;
         def.velocity = cr_v3_add(cr_v3_reject(tmpl->velocity, n), tangent_velocity(&vrng, e.su, n, speed));
