@@ -305,6 +305,113 @@ static int check_overlap(sc_ctx *c, const sc_bodies *b, const sc_static *statics
     return 0;
 }
 
+/* ---- piles: too many overlapping pairs ----------------------------------- */
+
+/* Every step solves each overlapping pair as a contact, so bodies piled onto
+ * one another (10^5 coincident spheres) make a step O(n^2) in time and
+ * memory: a run that never ends rather than an error. Such a scene is
+ * refused, with or without allow_overlap, once its overlapping pairs exceed
+ * SC_PILE_PAIRS(n); 12 touching neighbours per sphere is the most that
+ * space allows, so a real scene stays far below. The count stops at the
+ * limit (and after SC_PILE_WORK(n) distance tests, when it gives up and lets
+ * the scene through), so that the check itself stays O(n). */
+#define SC_PILE_PAIRS(n) (64.0 * (double)(n) + 1e5)
+#define SC_PILE_WORK(n) (256.0 * (double)(n) + 1e7)
+
+typedef struct sc_pile { uint64_t key; uint32_t id; } sc_pile;
+
+static int pile_order(const void *a, const void *b)
+{
+    const sc_pile *x = a, *y = b;
+    if (x->key != y->key) return x->key < y->key ? -1 : 1;
+    return x->id < y->id ? -1 : (x->id > y->id);
+}
+
+/* Cells of 2 r_max, 21 bits per axis (far bodies share the edge cells:
+ * more distance tests, the same answer). */
+static uint64_t pile_key(int64_t i, int64_t j, int64_t k)
+{
+    return (uint64_t)i | (uint64_t)j << 21 | (uint64_t)k << 42;
+}
+
+static int64_t pile_cell(double x, double lo, double h)
+{
+    double v = floor((x - lo) / h);
+    return v < 0.0 ? 0 : (v > 2097151.0 ? 2097151 : (int64_t)v);
+}
+
+static int check_pileup(sc_ctx *c, const sc_bodies *b)
+{
+    uint32_t n = b->count;
+    if (n < 2) return 0;
+    double rmax = 0.0;
+    cr_vec3 lo = b->position[0];
+    for (uint32_t i = 0; i < n; ++i) {
+        rmax = fmax(rmax, b->radius[i]);
+        lo = cr_v3_min(lo, b->position[i]);
+    }
+    double h = 2.0 * rmax;
+    sc_pile *p = malloc((size_t)n * sizeof *p);
+    int64_t (*cell)[3] = malloc((size_t)n * sizeof *cell);
+    if (!p || !cell) {
+        free(p);
+        free(cell);
+        return sc_fail(c, "out of memory checking %u bodies for overlaps", n);
+    }
+    for (uint32_t i = 0; i < n; ++i) {
+        cell[i][0] = pile_cell(b->position[i].x, lo.x, h);
+        cell[i][1] = pile_cell(b->position[i].y, lo.y, h);
+        cell[i][2] = pile_cell(b->position[i].z, lo.z, h);
+        p[i].key = pile_key(cell[i][0], cell[i][1], cell[i][2]);
+        p[i].id = i;
+    }
+    qsort(p, n, sizeof *p, pile_order);
+    double pairs = 0.0, work = 0.0, limit = SC_PILE_PAIRS(n), work_limit = SC_PILE_WORK(n);
+    uint32_t first_a = 0, first_b = 0;
+    for (uint32_t s = 0; s < n && pairs <= limit && work <= work_limit; ++s) {
+        uint32_t i = p[s].id;
+        for (int dz = -1; dz <= 1; ++dz)
+            for (int dy = -1; dy <= 1; ++dy)
+                for (int dx = -1; dx <= 1; ++dx) {
+                    int64_t ci = cell[i][0] + dx, cj = cell[i][1] + dy, ck = cell[i][2] + dz;
+                    if (ci < 0 || cj < 0 || ck < 0 || ci > 2097151 || cj > 2097151 || ck > 2097151) continue;
+                    uint64_t key = pile_key(ci, cj, ck);
+                    /* Each pair once: the other body sorts after this one. */
+                    if (key < p[s].key) continue;
+                    size_t a = key == p[s].key ? s + 1 : 0, z = n;
+                    if (key != p[s].key) { /* first entry with this key */
+                        while (a < z) {
+                            size_t m = a + (z - a) / 2;
+                            if (p[m].key < key) a = m + 1;
+                            else z = m;
+                        }
+                    }
+                    for (size_t t = a; t < n && p[t].key == key && pairs <= limit && work <= work_limit; ++t) {
+                        uint32_t j = p[t].id;
+                        double rr = b->radius[i] + b->radius[j];
+                        work += 1.0;
+                        if (rr - cr_v3_len(cr_v3_sub(b->position[i], b->position[j])) > 1e-9 * rr) {
+                            if (pairs == 0.0) {
+                                first_a = i < j ? i : j;
+                                first_b = i < j ? j : i;
+                            }
+                            pairs += 1.0;
+                        }
+                    }
+                }
+    }
+    free(p);
+    free(cell);
+    if (pairs <= limit) return 0;
+    char na[96], nb[96];
+    sc_body_name(b, first_b, na, sizeof na);
+    sc_body_name(b, first_a, nb, sizeof nb);
+    return sc_fail(c,
+                   "more than %.0f overlapping pairs among %u bodies (%s overlaps %s, ...): each step would solve "
+                   "every pair, O(n^2); spread the bodies out (allow_overlap permits a few overlaps, not a pile)",
+                   limit, n, na, nb);
+}
+
 /* ---- the whole scene ---------------------------------------------------- */
 
 static void bodies_free(sc_bodies *b)
@@ -390,6 +497,7 @@ static int load_tree(sc_ctx *c, const cJSON *root, cr_scene *out)
     const cJSON *gen = cJSON_GetObjectItemCaseSensitive(root, "generate");
     if (rc == 0 && gen) rc = sc_generate(c, gen, &b, statics, static_count);
     if (rc == 0) rc = add_surfaces(c, &b, statics, static_count, out->statics);
+    if (rc == 0) rc = check_pileup(c, &b);
     if (rc == 0 && !out->allow_overlap) rc = check_overlap(c, &b, statics, static_count);
     out->body_count = b.count;
     out->static_count = static_count;
