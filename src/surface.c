@@ -112,11 +112,67 @@ cr_status cr_surface_def_validate(const cr_surface_def *d, char *msg, size_t siz
 void cr_surface_destroy(cr_surface *s)
 {
     if (!s) return;
+    free(s->grid_start);
+    free(s->grid_list);
     free(s->hills);
     free(s->control);
     free(s->knots_u);
     free(s->knots_v);
     free(s);
+}
+
+/* The support of a bump: beyond 8.5 widths it is below double precision. */
+#define CR_HILL_REACH 8.5
+
+static int clampi(double v, int hi) { return v < 0.0 ? 0 : (v > hi ? hi : (int)v); }
+
+/* Buckets the hills' bumps by the grid cells their supports reach. */
+static bool index_hills(cr_surface *s)
+{
+    uint32_t n = s->def.hill_count;
+    if (n == 0) return true;
+    double x0 = INFINITY, y0 = INFINITY, x1 = -INFINITY, y1 = -INFINITY, wmax = 0.0;
+    for (uint32_t k = 0; k < n; ++k) {
+        double r = CR_HILL_REACH * s->hills[k].width;
+        x0 = fmin(x0, s->hills[k].x - r);
+        x1 = fmax(x1, s->hills[k].x + r);
+        y0 = fmin(y0, s->hills[k].y - r);
+        y1 = fmax(y1, s->hills[k].y + r);
+        wmax = fmax(wmax, s->hills[k].width);
+    }
+    /* Cells of a few widths, at most 256 x 256. */
+    double cell = fmax(2.0 * wmax, fmax(x1 - x0, y1 - y0) / 256.0);
+    s->grid_x0 = x0;
+    s->grid_y0 = y0;
+    s->grid_cell = cell;
+    s->grid_nx = (int)ceil((x1 - x0) / cell) + 1;
+    s->grid_ny = (int)ceil((y1 - y0) / cell) + 1;
+    size_t cells = (size_t)s->grid_nx * (size_t)s->grid_ny;
+    s->grid_start = calloc(cells + 1, sizeof *s->grid_start);
+    if (!s->grid_start) return false;
+    for (int pass = 0; pass < 2; ++pass) {
+        for (uint32_t k = 0; k < n; ++k) {
+            double r = CR_HILL_REACH * s->hills[k].width;
+            int ia = clampi((s->hills[k].x - r - x0) / cell, s->grid_nx - 1);
+            int ib = clampi((s->hills[k].x + r - x0) / cell, s->grid_nx - 1);
+            int ja = clampi((s->hills[k].y - r - y0) / cell, s->grid_ny - 1);
+            int jb = clampi((s->hills[k].y + r - y0) / cell, s->grid_ny - 1);
+            for (int i = ia; i <= ib; ++i)
+                for (int j = ja; j <= jb; ++j) {
+                    size_t c = (size_t)j * (size_t)s->grid_nx + (size_t)i;
+                    if (pass == 0) s->grid_start[c + 1]++;
+                    else s->grid_list[s->grid_start[c]++] = k;
+                }
+        }
+        if (pass == 0) {
+            for (size_t c = 0; c < cells; ++c) s->grid_start[c + 1] += s->grid_start[c];
+            s->grid_list = malloc(sizeof *s->grid_list * (s->grid_start[cells] ? s->grid_start[cells] : 1));
+            if (!s->grid_list) return false;
+        }
+    }
+    for (size_t c = cells; c > 0; --c) s->grid_start[c] = s->grid_start[c - 1];
+    s->grid_start[0] = 0;
+    return true;
 }
 
 /* Clamped uniform knots: p+1 zeros, the interior evenly spaced, p+1 ones. */
@@ -161,6 +217,7 @@ cr_status cr_surface_create(const cr_surface_def *def, cr_surface **out, char *m
         }
         s->def.hills = s->hills;
         s->size = fmax(def->u_max - def->u_min, def->v_max - def->v_min);
+        if (!index_hills(s)) goto oom;
         break;
     case CR_SURFACE_BOWL:
         s->def.u_min = def->center.x - def->radius;

@@ -16,6 +16,11 @@ struct cr_surface {
     double orientation;    /* +1 or -1: which side of s_u x s_v is free */
     double size;           /* a length scale of the surface, for tolerances */
     double max_curvature;  /* cr_surface_max_curvature over a 64 x 64 grid, computed once */
+    /* Hills: a grid of the bumps whose support (8.5 widths) reaches each cell,
+     * so that an evaluation looks at the bumps near it, not all of them. */
+    double grid_x0, grid_y0, grid_cell;
+    int grid_nx, grid_ny;
+    uint32_t *grid_start, *grid_list;
     double max_curvature_u, max_curvature_v;
 };
 
