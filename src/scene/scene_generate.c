@@ -537,15 +537,15 @@ static int on_surface(sc_ctx *c, const cJSON *spec, const sc_templates *t, sc_bo
         cr_vec3 p = cr_v3_madd(e.s, n, h);
         if (!cr_v3_isfinite(p)) continue;
         if (sd->type == CR_SURFACE_BOWL && p.z > sd->center.z) continue;
-        /* Clear of the balls placed so far first: it is the cheap test, and
-         * the one that fails when the box fills up (the closest point can
-         * take a coarse search, slow over 10^5 tries). */
-        if (!grid_clear(&g, b, p, r)) continue;
+        /* The cheap tests first: clear of the balls placed so far (the one
+         * that fails when the box fills up) and of the other statics (a
+         * plane is one dot product). The closest point on this surface
+         * can take a coarse search, slow over 10^5 tries. */
+        if (!grid_clear(&g, b, p, r) || !clear_of_statics(p, r, statics, static_count, k)) continue;
         /* Touching the surface there and nowhere deeper nearby (a fold or a
          * valley narrower than the ball would put it behind the surface). */
         cr_closest cl = cr_surface_closest(S, p, u, v, 1e-12);
         if (cl.distance < h - 1e-9 * r) continue;
-        if (!clear_of_statics(p, r, statics, static_count, k)) continue;
         cr_body_def def = *tmpl;
         def.position = p;
         def.velocity = cr_v3_add(cr_v3_reject(tmpl->velocity, n), tangent_velocity(&vrng, e.su, n, speed));
