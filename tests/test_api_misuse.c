@@ -18,7 +18,7 @@ typedef struct misuse {
     cr_world *w;
     cr_body_id victim; /* a body the callback tries to remove */
     int calls;
-    cr_status remove, set_state, set_dt, add_plane, add_body, step;
+    cr_status remove, set_state, set_dt, add_plane, add_surface, add_body, step;
     char remove_msg[128];
     bool read_ok;      /* the reads inside the callback worked */
 } misuse;
@@ -36,6 +36,8 @@ static void misuse_callback(const cr_impact *im, void *ctx)
     m->set_dt = cr_world_set_dt(m->w, 0.5);
     cr_plane_def p = cr_default_plane_def();
     m->add_plane = cr_world_add_plane(m->w, &p, NULL);
+    cr_surface_def sd = cr_default_surface_def();
+    m->add_surface = cr_world_add_surface(m->w, &sd, NULL);
     cr_body_def d = cr_default_body_def();
     m->add_body = cr_world_add_body(m->w, &d, NULL);
     m->step = cr_world_step(m->w);
@@ -67,6 +69,7 @@ static void test_callback_cannot_change_the_world(void **state)
         assert_int_equal(m.set_state, CR_ERR_REENTRANT);
         assert_int_equal(m.set_dt, CR_ERR_REENTRANT);
         assert_int_equal(m.add_plane, CR_ERR_REENTRANT);
+        assert_int_equal(m.add_surface, CR_ERR_REENTRANT);
         assert_int_equal(m.add_body, CR_ERR_REENTRANT);
         assert_int_equal(m.step, CR_ERR_REENTRANT);
         assert_true(m.read_ok);
@@ -74,6 +77,7 @@ static void test_callback_cannot_change_the_world(void **state)
         assert_true(cr_body_is_valid(m.w, m.victim));
         assert_int_equal(cr_world_body_count(m.w), 2);
         assert_int_equal(cr_world_plane_count(m.w), 1);
+        assert_int_equal(cr_world_surface_count(m.w), 0);
         assert_true(cr_world_get_def(m.w)->dt == 1e-3);
         assert_true(state_of(m.w, ball).velocity.x == 0.0);
         assert_int_equal(cr_world_step_count(m.w), 100);
