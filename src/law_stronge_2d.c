@@ -38,7 +38,9 @@ static cr_status check_k2(const double K[2][2], char *msg, size_t msg_size)
         return CR_ERR_INVALID_ARGUMENT;
     }
     double dmax = fmax(K[0][0], K[1][1]), k12 = 0.5 * (K[0][1] + K[1][0]);
-    double piv0 = K[0][0], piv1 = piv0 > 0.0 ? K[1][1] - k12 * k12 / piv0 : 0.0;
+    /* k12 (k12 / piv0), not k12^2 / piv0: with subnormal entries (1e-310)
+     * the square underflows to 0 and an indefinite K passed. */
+    double piv0 = K[0][0], piv1 = piv0 > 0.0 ? K[1][1] - k12 * (k12 / piv0) : 0.0;
     if (!(piv0 > 1e-12 * dmax) || !(piv1 > 1e-12 * dmax)) {
         stronge_msg(msg, msg_size,
                     "K is not positive definite, or too ill-conditioned (Cholesky pivots %.17g, %.17g, "

@@ -171,6 +171,21 @@ static void test_stronge_2d_work_overflow(void **state)
     assert_true(r.impulse.x == 0.0 && r.impulse.y == 0.0);
 }
 
+/* The 2D law refuses an indefinite K of subnormal entries (its pivot test
+ * squared K12, which underflowed to 0, and returned a negative normal
+ * impulse of -1.3e96): src/law_stronge_2d.c. */
+static void test_stronge_2d_subnormal_K(void **state)
+{
+    (void)state;
+    const double K[2][2] = {{3.47667790392225e-310, 3.4698875173864e-310}, {3.4698875173864e-310, 5.287374496e-315}};
+    const double u0[2] = {3.47837550055027e-310, -2.291631732217177e-214};
+    cr_stronge_result r;
+    char msg[256];
+    assert_int_equal(cr_law_stronge_2d(K, u0, 0.5, 0.5, &r, msg, sizeof msg), CR_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(msg, "K is not positive definite"));
+    assert_true(r.impulse.x == 0.0 && r.impulse.y == 0.0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -181,6 +196,7 @@ int main(void)
         cmocka_unit_test(test_scene_key_with_newline),
         cmocka_unit_test(test_stronge_error_leaves_out_zeroed),
         cmocka_unit_test(test_stronge_2d_work_overflow),
+        cmocka_unit_test(test_stronge_2d_subnormal_K),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
