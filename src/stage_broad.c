@@ -35,6 +35,11 @@ double cr_world_max_overlap(cr_world *w, cr_body_id *a, cr_body_id *b)
     cr_body_id none = {0, 0};
     if (a) *a = none;
     if (b) *b = none;
+    /* It rebuilds the grid the events of a step are using. */
+    if (w->in_callback) {
+        cr_fail(w, CR_ERR_REENTRANT, "cr_world_max_overlap: called from a world callback");
+        return NAN;
+    }
     cr_bodies *bs = &w->bodies;
     cr_broad_phase *bp = &w->broad;
     double worst = 0.0;

@@ -105,6 +105,10 @@ cr_status cr_world_set_dt(cr_world *w, double dt)
 void cr_world_destroy(cr_world *w)
 {
     if (!w) return;
+    if (w->in_callback) { /* the step still runs on it: refused, as the header says */
+        cr_fail(w, CR_ERR_REENTRANT, "cr_world_destroy: called from a world callback; ignored");
+        return;
+    }
     cr_bodies_free(w);
     cr_free(w, w->planes.def);
     cr_free(w, w->planes.generation);

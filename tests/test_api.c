@@ -70,7 +70,7 @@ static void test_non_finite_stops_the_world(void **state)
     cr_world_destroy(w);
 }
 
-typedef struct reentry { cr_world *w; cr_status step, add; } reentry;
+typedef struct reentry { cr_world *w; cr_status step, add; double overlap; } reentry;
 static void reenter(const cr_impact *im, void *ctx)
 {
     (void)im;
@@ -78,12 +78,14 @@ static void reenter(const cr_impact *im, void *ctx)
     r->step = cr_world_step(r->w);
     cr_body_def d = cr_default_body_def();
     r->add = cr_world_add_body(r->w, &d, NULL);
+    r->overlap = cr_world_max_overlap(r->w, NULL, NULL);
+    cr_world_destroy(r->w); /* refused: the step is running on it */
 }
 
 static void test_callback_cannot_reenter(void **state)
 {
     (void)state;
-    reentry r = {NULL, CR_OK, CR_OK};
+    reentry r = {NULL, CR_OK, CR_OK, 0.0};
     cr_world_def def = cr_default_world_def();
     def.on_impact = reenter;
     def.callback_ctx = &r;
@@ -93,6 +95,8 @@ static void test_callback_cannot_reenter(void **state)
     step_n(r.w, 50);
     assert_int_equal(r.step, CR_ERR_REENTRANT);
     assert_int_equal(r.add, CR_ERR_REENTRANT);
+    assert_true(isnan(r.overlap));
+    assert_non_null(strstr(cr_world_last_error(r.w), "cr_world_destroy"));
     cr_world_destroy(r.w);
 }
 

@@ -91,6 +91,8 @@ cr_status cr_body_def_validate(const cr_body_def *def, char *message, size_t mes
 cr_status cr_plane_def_validate(const cr_plane_def *def, char *message, size_t message_size);
 
 cr_status cr_world_create(const cr_world_def *def, cr_world **out);
+/* Frees the world and everything in it. From inside the world's own callback
+ * it does nothing (the step is still running) and sets the last error. */
 void cr_world_destroy(cr_world *world);
 
 /* The message of the last failed call on this world ("" if none). */
@@ -167,7 +169,8 @@ const cr_step_stats *cr_world_stats(const cr_world *world);
 const char *cr_stage_name(int stage);
 
 /* The deepest overlap between two bodies or a body and a plane right now;
- * *a, *b name the pair (b null for a plane). Uses the broad phase: O(n). */
+ * *a, *b name the pair (b null for a plane). Uses the broad phase: O(n).
+ * NaN (and CR_ERR_REENTRANT in the last error) from inside a callback. */
 double cr_world_max_overlap(cr_world *world, cr_body_id *a, cr_body_id *b);
 
 #ifdef __cplusplus
