@@ -366,39 +366,37 @@ static int check_pileup(sc_ctx *c, const sc_bodies *b)
         p[i].id = i;
     }
     qsort(p, n, sizeof *p, pile_order);
+    /* For each body, its neighbours lie in 9 rows of 3 cells (dy, dz in
+     * {-1, 0, 1}); in key order a row is one contiguous range, and its lower
+     * end only grows from one body to the next, so one pointer per row
+     * walks the array once: O(n) besides the sort. Each pair is counted
+     * from its first body in sorted order. */
+    size_t row[9] = {0};
     double pairs = 0.0, work = 0.0, limit = SC_PILE_PAIRS(n), work_limit = SC_PILE_WORK(n);
     uint32_t first_a = 0, first_b = 0;
-    for (uint32_t s = 0; s < n && pairs <= limit && work <= work_limit; ++s) {
+    const int64_t top = 2097151;
+    for (size_t s = 0; s < n && pairs <= limit && work <= work_limit; ++s) {
         uint32_t i = p[s].id;
-        for (int dz = -1; dz <= 1; ++dz)
-            for (int dy = -1; dy <= 1; ++dy)
-                for (int dx = -1; dx <= 1; ++dx) {
-                    int64_t ci = cell[i][0] + dx, cj = cell[i][1] + dy, ck = cell[i][2] + dz;
-                    if (ci < 0 || cj < 0 || ck < 0 || ci > 2097151 || cj > 2097151 || ck > 2097151) continue;
-                    uint64_t key = pile_key(ci, cj, ck);
-                    /* Each pair once: the other body sorts after this one. */
-                    if (key < p[s].key) continue;
-                    size_t a = key == p[s].key ? s + 1 : 0, z = n;
-                    if (key != p[s].key) { /* first entry with this key */
-                        while (a < z) {
-                            size_t m = a + (z - a) / 2;
-                            if (p[m].key < key) a = m + 1;
-                            else z = m;
-                        }
+        int64_t ci = cell[i][0], cj = cell[i][1], ck = cell[i][2];
+        for (int r = 0; r < 9; ++r) {
+            int64_t rj = cj + r % 3 - 1, rk = ck + r / 3 - 1;
+            if (rj < 0 || rk < 0 || rj > top || rk > top) continue;
+            uint64_t lo_key = pile_key(ci > 0 ? ci - 1 : 0, rj, rk), hi_key = pile_key(ci < top ? ci + 1 : top, rj, rk);
+            while (row[r] < n && p[row[r]].key < lo_key) ++row[r];
+            for (size_t t = row[r] > s + 1 ? row[r] : s + 1; t < n && p[t].key <= hi_key; ++t) {
+                uint32_t j = p[t].id;
+                double rr = b->radius[i] + b->radius[j];
+                work += 1.0;
+                if (rr - cr_v3_len(cr_v3_sub(b->position[i], b->position[j])) > 1e-9 * rr) {
+                    if (pairs == 0.0) {
+                        first_a = i < j ? i : j;
+                        first_b = i < j ? j : i;
                     }
-                    for (size_t t = a; t < n && p[t].key == key && pairs <= limit && work <= work_limit; ++t) {
-                        uint32_t j = p[t].id;
-                        double rr = b->radius[i] + b->radius[j];
-                        work += 1.0;
-                        if (rr - cr_v3_len(cr_v3_sub(b->position[i], b->position[j])) > 1e-9 * rr) {
-                            if (pairs == 0.0) {
-                                first_a = i < j ? i : j;
-                                first_b = i < j ? j : i;
-                            }
-                            pairs += 1.0;
-                        }
-                    }
+                    pairs += 1.0;
                 }
+                if (pairs > limit || work > work_limit) break;
+            }
+        }
     }
     free(p);
     free(cell);
