@@ -38,6 +38,8 @@ carom_fuzz_entry carom_fuzz_scene;
 carom_fuzz_entry carom_fuzz_scene_step;
 /* fuzz_collide.c: the bytes as `carom collide` input (the CLI's own parser). */
 carom_fuzz_entry carom_fuzz_collide;
+/* fuzz_checkpoint.c: the bytes as a checkpoint through cr_world_load_buffer. */
+carom_fuzz_entry carom_fuzz_checkpoint;
 /* fuzz_stronge.c: the bytes decoded (no JSON) into a call of
  * cr_law_stronge_contact_ex, cr_law_stronge_ex, cr_law_stronge_2d or
  * cr_law_stronge_2d_body. */

@@ -18,6 +18,7 @@
 #include "../fuzz/fuzz_scene.c"
 #include "../fuzz/fuzz_collide.c"
 #include "../fuzz/fuzz_stronge.c"
+#include "../fuzz/fuzz_checkpoint.c"
 
 #include "test_helpers.h"
 
@@ -32,6 +33,7 @@ static const fz_target fz_targets[] = {
     {"scene_step", carom_fuzz_scene_step, {"corpus/scene_step", "regressions/scene_step", "regressions/scene", NULL}},
     {"collide", carom_fuzz_collide, {"corpus/collide", "regressions/collide", NULL}},
     {"stronge", carom_fuzz_stronge, {"corpus/stronge", "regressions/stronge", NULL}},
+    {"checkpoint", carom_fuzz_checkpoint, {"corpus/checkpoint", "regressions/checkpoint", NULL}},
 };
 
 static int by_name(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
@@ -118,6 +120,7 @@ static void test_scene(void **state) { (void)state; replay(&fz_targets[0]); }
 static void test_scene_step(void **state) { (void)state; replay(&fz_targets[1]); }
 static void test_collide(void **state) { (void)state; replay(&fz_targets[2]); }
 static void test_stronge(void **state) { (void)state; replay(&fz_targets[3]); }
+static void test_checkpoint(void **state) { (void)state; replay(&fz_targets[4]); }
 
 /* The fixes behind the kept crashers, stated directly. */
 
@@ -193,6 +196,7 @@ int main(void)
         cmocka_unit_test(test_scene_step),
         cmocka_unit_test(test_collide),
         cmocka_unit_test(test_stronge),
+        cmocka_unit_test(test_checkpoint),
         cmocka_unit_test(test_scene_key_with_newline),
         cmocka_unit_test(test_stronge_error_leaves_out_zeroed),
         cmocka_unit_test(test_stronge_2d_work_overflow),
