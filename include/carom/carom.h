@@ -5,6 +5,7 @@
 #include "carom/math.h"
 #include "carom/types.h"
 #include "carom/collide.h"
+#include "carom/shape.h"
 #include "carom/world.h"
 #include "carom/law_stronge.h"
 #include "carom/surface.h"

@@ -26,7 +26,10 @@ const char *cr_status_string(cr_status s);
  * object's id is caught as stale (DESIGN: conventions, after Box2D v3). */
 typedef struct cr_body_id { uint32_t index, generation; } cr_body_id;
 
-typedef enum cr_shape_type { CR_SHAPE_SPHERE = 0 } cr_shape_type;
+/* Body shapes (include/carom/shape.h): spheres are the balls and particles
+ * of seeds 000-004; boxes, convex hulls and closed triangle meshes are the
+ * polyhedral rigid bodies of seed 003. */
+typedef enum cr_shape_type { CR_SHAPE_SPHERE = 0, CR_SHAPE_BOX, CR_SHAPE_HULL, CR_SHAPE_MESH } cr_shape_type;
 typedef enum cr_static_type { CR_STATIC_PLANE = 0, CR_STATIC_SURFACE } cr_static_type;
 /* A static: a plane (type CR_STATIC_PLANE) or a surface, each numbered from 0. */
 typedef struct cr_static_id { uint32_t index, generation; cr_static_type type; } cr_static_id;

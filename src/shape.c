@@ -1,0 +1,166 @@
+/* Shapes: allocation, reference counting, spheres and boxes (closed-form
+ * mass properties), and the hull bookkeeping every polyhedron shares. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "shape_internal.h"
+
+static cr_status bad(char *msg, size_t size, const char *text, double value)
+{
+    if (msg && size) snprintf(msg, size, "%s, got %.17g", text, value);
+    return CR_ERR_INVALID_ARGUMENT;
+}
+
+static cr_status out_of_memory(char *msg, size_t size)
+{
+    if (msg && size) snprintf(msg, size, "out of memory");
+    return CR_ERR_OUT_OF_MEMORY;
+}
+
+cr_shape *cr_shape_alloc(cr_shape_type type)
+{
+    cr_shape *s = calloc(1, sizeof *s);
+    if (!s) return NULL;
+    s->type = type;
+    s->refcount = 1;
+    return s;
+}
+
+void cr_hull_free(cr_hull *h)
+{
+    free(h->vertices);
+    free(h->faces);
+    free(h->face_vertices);
+    free(h->edges);
+    free(h->edge_faces);
+    memset(h, 0, sizeof *h);
+}
+
+void cr_mesh_free(cr_mesh *m)
+{
+    free(m->vertices);
+    free(m->triangles);
+    free(m->normals);
+    free(m->nodes);
+    free(m->order);
+    memset(m, 0, sizeof *m);
+}
+
+void cr_shape_retain(cr_shape *s)
+{
+    if (s) s->refcount++;
+}
+
+void cr_shape_release(cr_shape *s)
+{
+    if (!s || --s->refcount > 0) return;
+    cr_hull_free(&s->hull);
+    cr_mesh_free(&s->mesh);
+    free(s);
+}
+
+cr_shape_type cr_shape_get_type(const cr_shape *s) { return s->type; }
+const cr_mass_properties *cr_shape_mass_properties(const cr_shape *s) { return &s->mass; }
+cr_vec3 cr_shape_offset(const cr_shape *s) { return s->offset; }
+double cr_shape_bounding_radius(const cr_shape *s) { return s->radius; }
+
+cr_status cr_shape_create_sphere(double r, cr_shape **out, char *msg, size_t size)
+{
+    *out = NULL;
+    if (!(r > 0.0 && isfinite(r))) return bad(msg, size, "sphere radius must be > 0 and finite", r);
+    cr_shape *s = cr_shape_alloc(CR_SHAPE_SPHERE);
+    if (!s) return out_of_memory(msg, size);
+    s->radius = r;
+    s->mass.volume = 4.0 / 3.0 * 3.14159265358979323846 * r * r * r;
+    s->mass.inertia_unit = cr_m3_diag(0.4 * s->mass.volume * r * r, 0.4 * s->mass.volume * r * r,
+                                      0.4 * s->mass.volume * r * r);
+    *out = s;
+    return CR_OK;
+}
+
+/* Each edge once, with the face on either side: the face that walks it
+ * a -> b (a < b) first, the one that walks b -> a second. A closed convex
+ * polyhedron has every edge walked once in each direction. */
+bool cr_hull_build_edges(cr_hull *h)
+{
+    uint32_t half = 0;
+    for (uint32_t f = 0; f < h->face_count; ++f) half += h->faces[f].count;
+    free(h->edges);
+    free(h->edge_faces);
+    h->edges = malloc(sizeof *h->edges * half);
+    h->edge_faces = malloc(sizeof *h->edge_faces * half);
+    if (!h->edges || !h->edge_faces) return false;
+    h->edge_count = 0;
+    for (uint32_t f = 0; f < h->face_count; ++f) {
+        const cr_hull_face *fc = &h->faces[f];
+        for (uint32_t k = 0; k < fc->count; ++k) {
+            uint32_t a = h->face_vertices[fc->first + k], b = h->face_vertices[fc->first + (k + 1) % fc->count];
+            uint32_t lo = a < b ? a : b, hi = a < b ? b : a, e = 0;
+            while (e < h->edge_count && !(h->edges[2 * e] == lo && h->edges[2 * e + 1] == hi)) ++e;
+            if (e == h->edge_count) {
+                h->edges[2 * e] = lo;
+                h->edges[2 * e + 1] = hi;
+                h->edge_faces[2 * e] = h->edge_faces[2 * e + 1] = UINT32_MAX;
+                h->edge_count++;
+            }
+            h->edge_faces[2 * e + (a < b ? 0 : 1)] = f;
+        }
+    }
+    return true;
+}
+
+bool cr_hull_init_box(cr_hull *h, cr_vec3 e)
+{
+    /* vertex i has +x when bit 0 is set, +y bit 1, +z bit 2; faces listed
+     * counter-clockwise from outside: +x, -x, +y, -y, +z, -z */
+    static const uint32_t quads[6][4] = {{1, 3, 7, 5}, {0, 4, 6, 2}, {2, 6, 7, 3},
+                                         {0, 1, 5, 4}, {4, 5, 7, 6}, {0, 2, 3, 1}};
+    static const double normals[6][3] = {{1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}, {0, 0, 1}, {0, 0, -1}};
+    memset(h, 0, sizeof *h);
+    h->vertices = malloc(8 * sizeof *h->vertices);
+    h->faces = malloc(6 * sizeof *h->faces);
+    h->face_vertices = malloc(24 * sizeof *h->face_vertices);
+    if (!h->vertices || !h->faces || !h->face_vertices) {
+        cr_hull_free(h);
+        return false;
+    }
+    h->vertex_count = 8;
+    h->face_count = 6;
+    for (uint32_t i = 0; i < 8; ++i)
+        h->vertices[i] = cr_v3(i & 1u ? e.x : -e.x, i & 2u ? e.y : -e.y, i & 4u ? e.z : -e.z);
+    for (uint32_t f = 0; f < 6; ++f) {
+        h->faces[f].first = 4 * f;
+        h->faces[f].count = 4;
+        h->faces[f].normal = cr_v3(normals[f][0], normals[f][1], normals[f][2]);
+        h->faces[f].offset = fabs(normals[f][0]) * e.x + fabs(normals[f][1]) * e.y + fabs(normals[f][2]) * e.z;
+        memcpy(&h->face_vertices[4 * f], quads[f], sizeof quads[f]);
+    }
+    if (!cr_hull_build_edges(h)) {
+        cr_hull_free(h);
+        return false;
+    }
+    return true;
+}
+
+cr_status cr_shape_create_box(cr_vec3 e, cr_shape **out, char *msg, size_t size)
+{
+    *out = NULL;
+    if (!(e.x > 0.0 && isfinite(e.x))) return bad(msg, size, "box half_extents[0] must be > 0 and finite", e.x);
+    if (!(e.y > 0.0 && isfinite(e.y))) return bad(msg, size, "box half_extents[1] must be > 0 and finite", e.y);
+    if (!(e.z > 0.0 && isfinite(e.z))) return bad(msg, size, "box half_extents[2] must be > 0 and finite", e.z);
+    cr_shape *s = cr_shape_alloc(CR_SHAPE_BOX);
+    if (!s) return out_of_memory(msg, size);
+    if (!cr_hull_init_box(&s->hull, e)) {
+        cr_shape_release(s);
+        return out_of_memory(msg, size);
+    }
+    s->half_extents = e;
+    s->radius = cr_v3_len(e);
+    double v = 8.0 * e.x * e.y * e.z;
+    s->mass.volume = v;
+    s->mass.inertia_unit = cr_m3_diag(v / 3.0 * (e.y * e.y + e.z * e.z), v / 3.0 * (e.x * e.x + e.z * e.z),
+                                      v / 3.0 * (e.x * e.x + e.y * e.y));
+    *out = s;
+    return CR_OK;
+}
