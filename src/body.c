@@ -108,6 +108,7 @@ cr_status cr_world_add_body(cr_world *w, const cr_body_def *def, cr_body_id *out
     b->t_local[i] = 0.0;
     b->stamp[i] = b->events[i] = b->visit[i] = 0;
     b->live_count++;
+    cr_dem_touch(w);
     if (out) {
         out->index = i;
         out->generation = b->generation[i];
@@ -126,6 +127,7 @@ cr_status cr_world_remove_body(cr_world *w, cr_body_id id)
     b->free_slots[b->free_count++] = id.index;
     b->live_count--;
     w->prev_count = 0; /* the slot may be reused: forget warm-start impulses */
+    cr_dem_body_removed(w, id.index);
     return CR_OK;
 }
 
@@ -166,6 +168,7 @@ cr_status cr_body_set_state(cr_world *w, cr_body_id id, const cr_body_state *s)
     b->v[id.index] = s->velocity;
     b->w[id.index] = b->inertia_kind[id.index] == CR_INERTIA_PARTICLE ? cr_v3_zero() : s->angular_velocity;
     b->q[id.index] = cr_q_normalize(s->orientation);
+    cr_dem_touch(w);
     return CR_OK;
 }
 

@@ -210,6 +210,11 @@ cr_status cr_world_save_buffer(const cr_world *w, const void *app, size_t app_si
     *data = NULL;
     *size = 0;
     if (w->in_callback) return fail(msg, msg_size, CR_ERR_REENTRANT, "called from a world callback");
+    /* Version 1 has no place for DEM's forces and contact history nor for
+     * periodic boxes: refused rather than restored into a different run. */
+    if (w->def.method == CR_METHOD_DEM)
+        return fail(msg, msg_size, CR_ERR_INVALID_ARGUMENT,
+                    "method dem (contact history, periodic boundaries) cannot be saved in checkpoint version 1");
     writer o = {0};
     put_bytes(&o, magic, sizeof magic);
     put_u32(&o, CR_CHECKPOINT_VERSION);

@@ -67,7 +67,7 @@ cr_status cr_world_def_validate(const cr_world_def *d, char *msg, size_t size)
     }
     if (!cr_v3_isfinite(d->gravity)) return bad(msg, size, "gravity: must be finite, got " VEC_FMT, VEC_ARG(d->gravity));
     if (!(d->dt > 0.0 && isfinite(d->dt))) return bad(msg, size, "dt: must be > 0 and finite, got %.17g", d->dt);
-    if (d->method != CR_METHOD_IMPULSE && d->method != CR_METHOD_EVENT)
+    if (d->method != CR_METHOD_IMPULSE && d->method != CR_METHOD_EVENT && d->method != CR_METHOD_DEM)
         return bad(msg, size, "method: unknown value %d", (int)d->method);
     if (d->law != CR_LAW_NEWTON && d->law != CR_LAW_STRONGE && d->law != CR_LAW_ROLLING)
         return bad(msg, size, "law: unknown value %d", (int)d->law);
@@ -81,6 +81,25 @@ cr_status cr_world_def_validate(const cr_world_def *d, char *msg, size_t size)
     if (d->max_events_per_body < 1)
         return bad(msg, size, "max_events_per_body: must be >= 1, got %d", d->max_events_per_body);
     if ((d->alloc == NULL) != (d->free == NULL)) return bad(msg, size, "alloc/free: give both or neither");
+    const cr_hooke *h = &d->hooke;
+    if (d->method == CR_METHOD_DEM && !(h->kn > 0.0 && isfinite(h->kn)))
+        return bad(msg, size, "hooke.kn: must be > 0 and finite with method dem, got %.17g", h->kn);
+    if (!(h->kn >= 0.0 && isfinite(h->kn))) return bad(msg, size, "hooke.kn: must be >= 0 and finite, got %.17g", h->kn);
+    if (!(h->kt >= 0.0 && isfinite(h->kt))) return bad(msg, size, "hooke.kt: must be >= 0 and finite, got %.17g", h->kt);
+    if (!(h->gamma_n >= 0.0 && isfinite(h->gamma_n)))
+        return bad(msg, size, "hooke.gamma_n: must be >= 0 and finite, got %.17g", h->gamma_n);
+    if (!(h->gamma_t >= 0.0 && isfinite(h->gamma_t)))
+        return bad(msg, size, "hooke.gamma_t: must be >= 0 and finite, got %.17g", h->gamma_t);
+    if (!(h->mu >= 0.0 && isfinite(h->mu))) return bad(msg, size, "hooke.mu: must be >= 0 and finite, got %.17g", h->mu);
+    const cr_periodic *p = &d->periodic;
+    if (p->x || p->y || p->z) {
+        if (d->method != CR_METHOD_DEM) return bad(msg, size, "periodic: only with method dem");
+        const bool axis[3] = {p->x, p->y, p->z};
+        const double lo[3] = {p->lo.x, p->lo.y, p->lo.z}, hi[3] = {p->hi.x, p->hi.y, p->hi.z};
+        for (int k = 0; k < 3; ++k)
+            if (axis[k] && !(isfinite(lo[k]) && isfinite(hi[k]) && hi[k] > lo[k]))
+                return bad(msg, size, "periodic: %c needs finite lo < hi, got lo %.17g, hi %.17g", 'x' + k, lo[k], hi[k]);
+    }
     return CR_OK;
 }
 

@@ -110,6 +110,7 @@ void cr_world_destroy(cr_world *w)
         return;
     }
     cr_bodies_free(w);
+    cr_dem_free(w);
     cr_free(w, w->planes.def);
     cr_free(w, w->planes.generation);
     for (uint32_t k = 0; k < w->surfaces.count; ++k) cr_surface_destroy(w->surfaces.surface[k]);
@@ -142,6 +143,9 @@ cr_status cr_world_add_plane(cr_world *w, const cr_plane_def *def, cr_static_id 
     if (w->in_callback) return cr_fail(w, CR_ERR_REENTRANT, "cr_world_add_plane: called from a world callback");
     cr_status s = cr_plane_def_validate(def, msg, sizeof msg);
     if (s != CR_OK) return cr_fail(w, s, "plane def: %s", msg);
+    if (w->def.method == CR_METHOD_DEM)
+        return cr_fail(w, CR_ERR_INVALID_ARGUMENT, "cr_world_add_plane: method dem has no planes (spheres only; a "
+                                                   "wall of kinematic spheres works)");
     cr_planes *p = &w->planes;
     uint32_t cap = p->capacity;
     if (!cr_grow(w, (void **)&p->def, &cap, p->count + 1, sizeof *p->def) ||
@@ -163,6 +167,8 @@ cr_status cr_world_add_surface(cr_world *w, const cr_surface_def *def, cr_static
 {
     char msg[256];
     if (w->in_callback) return cr_fail(w, CR_ERR_REENTRANT, "cr_world_add_surface: called from a world callback");
+    if (w->def.method == CR_METHOD_DEM)
+        return cr_fail(w, CR_ERR_INVALID_ARGUMENT, "cr_world_add_surface: method dem has no surfaces (spheres only)");
     cr_surface *surface;
     cr_status s = cr_surface_create(def, &surface, msg, sizeof msg);
     if (s != CR_OK) return cr_fail(w, s, "surface def: %s", msg);
@@ -226,6 +232,12 @@ cr_status cr_world_step(cr_world *w)
     w->stats.law_fallbacks = totals.law_fallbacks;
     w->stats.mean_closest_iterations = totals.mean_closest_iterations;
 
+    if (w->def.method == CR_METHOD_DEM) {
+        cr_status sd = cr_dem_step(w);
+        if (sd != CR_OK) return sd;
+        w->stats.total_contacts += w->stats.contacts;
+        return CR_OK;
+    }
     cr_status s = CR_OK;
     double t0 = now_seconds(), t1;
 #define STAGE(id, call)                              \

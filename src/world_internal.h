@@ -85,8 +85,11 @@ typedef struct cr_planes {
     uint32_t *generation;
 } cr_planes;
 
+typedef struct cr_dem cr_dem; /* dem.c: CR_METHOD_DEM's forces, list and history */
+
 struct cr_world {
     cr_world_def def;
+    cr_dem *dem;                /* CR_METHOD_DEM only; created by the first step */
     double resting_speed;       /* resolved from def.resting_speed */
     cr_bodies bodies;
     cr_planes planes;
@@ -209,6 +212,15 @@ cr_status cr_surface_resting_contacts(cr_world *w);
 void cr_rest_add(cr_world *w, uint32_t i, cr_vec3 n);
 /* End-of-step guard: a free ball found behind a surface is put back on it. */
 void cr_balls_keep_above_surfaces(cr_world *w);
+
+/* CR_METHOD_DEM (dem.c): the whole step; state changes from outside the
+ * step (bodies added, moved, removed) make it evaluate the forces again
+ * before the next one, and a removed body's contacts lose their history. */
+cr_status cr_dem_step(cr_world *w);
+void cr_dem_touch(cr_world *w);
+void cr_dem_body_removed(cr_world *w, uint32_t i);
+void cr_dem_free(cr_world *w);
+uint32_t cr_dem_pair_count(const cr_world *w);
 
 /* the impact law chosen for the world, applied to one contact */
 cr_vec3 cr_world_impact_impulse(cr_world *w, const cr_contact_side *a, const cr_contact_side *b,

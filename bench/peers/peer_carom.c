@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "carom/carom.h"
 #include "scene.h"
@@ -87,8 +88,111 @@ static int run_pit(int n, double cap)
     return 0;
 }
 
+/* The LAMMPS chute (scene.h): the same bodies, law, gravity, step and
+ * periodic box as in.chute. Every ke_every steps (and at step 0) a line
+ * "KE step=S trans=T rot=R" gives the kinetic energies as LAMMPS's thermo
+ * "ke" (all atoms, 1/2 m v^2) and "c_1" (compute erotate/sphere, 1/2 I w^2,
+ * I = 2/5 m r^2) print them. */
+static void chute_ke(cr_world *w, const cr_body_id *ids, const chute_scene *s, int step)
+{
+    double ke = 0.0, rot = 0.0;
+    for (int i = 0; i < s->n; ++i) {
+        cr_body_state bs;
+        cr_body_get_state(w, ids[i], &bs);
+        double m = s->mass[i], r = s->radius[i];
+        ke += 0.5 * m * cr_v3_len2(bs.velocity);
+        rot += 0.5 * 0.4 * m * r * r * cr_v3_len2(bs.angular_velocity);
+    }
+    printf("KE step=%d trans=%.17g rot=%.17g\n", step, ke, rot);
+}
+
+static int run_chute(const char *path, int steps_planned, double cap, int ke_every)
+{
+    chute_scene s;
+    if (chute_load(&s, path)) return 1;
+    double t_setup = peer_now();
+    cr_world_def def = cr_default_world_def();
+    def.method = CR_METHOD_DEM;
+    def.dt = CHUTE_DT;
+    double a = CHUTE_ANGLE_DEG * 3.14159265358979323846 / 180.0;
+    def.gravity = cr_v3(sin(a), 0.0, -cos(a)); /* LAMMPS fix gravity 1.0 chute 26.0 */
+    def.hooke.kn = CHUTE_KN;
+    def.hooke.kt = CHUTE_KT;
+    def.hooke.gamma_n = CHUTE_GAMMA_N;
+    def.hooke.gamma_t = CHUTE_GAMMA_T;
+    def.hooke.mu = CHUTE_MU;
+    def.periodic.x = def.periodic.y = true; /* boundary p p fs */
+    def.periodic.lo = cr_v3(s.lo[0], s.lo[1], s.lo[2]);
+    def.periodic.hi = cr_v3(s.hi[0], s.hi[1], s.hi[2]);
+    cr_world *w;
+    if (cr_world_create(&def, &w) != CR_OK) {
+        fprintf(stderr, "carom: cannot create the world\n");
+        return 1;
+    }
+    cr_body_id *ids = malloc(sizeof *ids * (size_t)s.n);
+    if (!ids) return 1;
+    cr_body_def d = cr_default_body_def();
+    d.inertia_kind = CR_INERTIA_SOLID;
+    for (int i = 0; i < s.n; ++i) {
+        /* LAMMPS's frozen type (fix freeze) is a kinematic body at rest */
+        d.type = s.type[i] == CHUTE_FROZEN_TYPE ? CR_BODY_KINEMATIC : CR_BODY_DYNAMIC;
+        d.radius = s.radius[i];
+        d.mass = s.mass[i];
+        d.position = cr_v3(s.pos[3 * i], s.pos[3 * i + 1], s.pos[3 * i + 2]);
+        d.velocity = d.type == CR_BODY_KINEMATIC ? cr_v3_zero() : cr_v3(s.vel[3 * i], s.vel[3 * i + 1], s.vel[3 * i + 2]);
+        d.angular_velocity =
+            d.type == CR_BODY_KINEMATIC ? cr_v3_zero() : cr_v3(s.ang[3 * i], s.ang[3 * i + 1], s.ang[3 * i + 2]);
+        if (cr_world_add_body(w, &d, &ids[i]) != CR_OK) {
+            fprintf(stderr, "carom: atom %ld: %s\n", s.id[i], cr_world_last_error(w));
+            return 1;
+        }
+    }
+    t_setup = peer_now() - t_setup;
+    if (ke_every > 0) chute_ke(w, ids, &s, 0);
+    double stepping = 0.0, contacts = 0.0;
+    int steps = 0;
+    while (steps < steps_planned && stepping < cap) {
+        double t0 = peer_now();
+        cr_status st = cr_world_step(w);
+        stepping += peer_now() - t0;
+        if (st != CR_OK) {
+            fprintf(stderr, "carom: step failed: %s\n", cr_world_last_error(w));
+            return 1;
+        }
+        ++steps;
+        contacts += cr_world_stats(w)->contacts;
+        if (ke_every > 0 && steps % ke_every == 0) chute_ke(w, ids, &s, steps);
+    }
+    /* quality: deepest overlap (pairs inside the box; cr_world_max_overlap
+     * does not look across the periodic boundary), atoms lost (non-finite or
+     * below the base), kinetic energy at the end */
+    double pen = cr_world_max_overlap(w, NULL, NULL), ke = 0.0;
+    int lost = 0;
+    for (int i = 0; i < s.n; ++i) {
+        cr_body_state bs;
+        cr_body_get_state(w, ids[i], &bs);
+        if (!cr_v3_isfinite(bs.position) || bs.position.z < s.lo[2] - 1.0) ++lost;
+        ke += 0.5 * s.mass[i] * cr_v3_len2(bs.velocity) +
+              0.5 * 0.4 * s.mass[i] * s.radius[i] * s.radius[i] * cr_v3_len2(bs.angular_velocity);
+    }
+    peer_result r = {"carom", "chute", s.n, s.n, steps, steps_planned, stepping, t_setup, pen, "geom", lost, ke, -1.0,
+                     contacts / (steps ? steps : 1), -1};
+    peer_print(&r);
+    cr_world_destroy(w);
+    free(ids);
+    chute_free(&s);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc >= 2 && !strcmp(argv[1], "chute")) {
+        if (argc < 5 || atoi(argv[3]) < 1 || !(atof(argv[4]) > 0.0)) {
+            fprintf(stderr, "usage: %s chute DATA_FILE STEPS CAP_SECONDS [KE_EVERY]\n", argv[0]);
+            return 2;
+        }
+        return run_chute(argv[2], atoi(argv[3]), atof(argv[4]), argc > 5 ? atoi(argv[5]) : 0);
+    }
     int size;
     double cap;
     int scene = peer_args(argc, argv, &size, &cap);

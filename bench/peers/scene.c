@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <ctype.h>
 
 double peer_now(void)
 {
@@ -218,4 +219,117 @@ void peer_skip(const char *engine, const char *scene, int size, const char *reas
 {
     printf("SKIP engine=%s scene=%s size=%d reason=%s\n", engine, scene, size, reason);
     fflush(stdout);
+}
+
+/* ---- the LAMMPS chute: a data file of atom_style sphere ------------------ */
+
+void chute_free(chute_scene *s)
+{
+    free(s->type), free(s->id), free(s->radius), free(s->mass), free(s->pos), free(s->vel), free(s->ang);
+    memset(s, 0, sizeof *s);
+}
+
+static int chute_bad(chute_scene *s, FILE *f, const char *path, long line, const char *what)
+{
+    fprintf(stderr, "%s:%ld: %s\n", path, line, what);
+    if (f) fclose(f);
+    chute_free(s);
+    return -1;
+}
+
+int chute_load(chute_scene *s, const char *path)
+{
+    memset(s, 0, sizeof *s);
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        fprintf(stderr, "%s: cannot open\n", path);
+        return -1;
+    }
+    char buf[1024];
+    long line = 0, natoms = -1, atoms_read = 0, vels_read = 0, max_id = 0;
+    long *index = NULL; /* id -> position in the file's Atoms order */
+    enum { HEADER, ATOMS, VELOCITIES, OTHER } section = HEADER;
+    int box = 0;
+    while (fgets(buf, sizeof buf, f)) {
+        ++line;
+        if (line == 1) continue; /* the title line */
+        char *hash = strchr(buf, '#');
+        if (hash) *hash = '\0';
+        char word[64];
+        if (sscanf(buf, "%63s", word) != 1) continue; /* blank */
+        if (!strcmp(word, "Atoms")) {
+            if (natoms < 0) return chute_bad(s, f, path, line, "Atoms before the atom count");
+            section = ATOMS;
+            continue;
+        }
+        if (!strcmp(word, "Velocities")) {
+            if (atoms_read != natoms) return chute_bad(s, f, path, line, "Velocities before all Atoms");
+            max_id = 0;
+            for (long k = 0; k < natoms; ++k) max_id = s->id[k] > max_id ? s->id[k] : max_id;
+            index = malloc(sizeof *index * (size_t)(max_id + 1));
+            if (!index) return chute_bad(s, f, path, line, "out of memory");
+            for (long k = 0; k <= max_id; ++k) index[k] = -1;
+            for (long k = 0; k < natoms; ++k) index[s->id[k]] = k;
+            section = VELOCITIES;
+            continue;
+        }
+        if (isupper((unsigned char)word[0])) { /* another section (Masses, Bonds, ...): not of this style */
+            section = OTHER;
+            continue;
+        }
+        if (section == HEADER) {
+            double a, b;
+            char t1[32], t2[32];
+            long v;
+            if (sscanf(buf, "%lf %lf %31s %31s", &a, &b, t1, t2) == 4 && t1[1] == 'l' && t1[2] == 'o') {
+                int k = t1[0] - 'x';
+                if (k < 0 || k > 2 || !(b > a)) return chute_bad(s, f, path, line, "bad box line");
+                s->lo[k] = a, s->hi[k] = b, box |= 1 << k;
+            } else if (sscanf(buf, "%ld %31s %31s", &v, t1, t2) >= 2 && !strcmp(t1, "atoms")) {
+                if (v < 1 || v > 100000000) return chute_bad(s, f, path, line, "bad atom count");
+                natoms = v;
+                size_t n = (size_t)v;
+                s->n = (int)v;
+                s->type = malloc(sizeof *s->type * n), s->id = malloc(sizeof *s->id * n);
+                s->radius = malloc(sizeof(double) * n), s->mass = malloc(sizeof(double) * n);
+                s->pos = malloc(sizeof(double) * 3 * n), s->vel = calloc(3 * n, sizeof(double));
+                s->ang = calloc(3 * n, sizeof(double));
+                if (!s->type || !s->id || !s->radius || !s->mass || !s->pos || !s->vel || !s->ang)
+                    return chute_bad(s, f, path, line, "out of memory");
+            }
+            continue;
+        }
+        if (section == ATOMS) {
+            long id;
+            int type;
+            double dia, dens, x, y, z;
+            if (sscanf(buf, "%ld %d %lf %lf %lf %lf %lf", &id, &type, &dia, &dens, &x, &y, &z) != 7)
+                return chute_bad(s, f, path, line, "Atoms: expected id type diameter density x y z");
+            if (atoms_read >= natoms) return chute_bad(s, f, path, line, "more Atoms than the count");
+            if (id < 1 || !(dia > 0.0) || !(dens > 0.0)) return chute_bad(s, f, path, line, "Atoms: bad id, diameter or density");
+            long k = atoms_read++;
+            double r = 0.5 * dia;
+            s->id[k] = id, s->type[k] = type, s->radius[k] = r;
+            s->mass[k] = 4.0 * 3.14159265358979323846 / 3.0 * r * r * r * dens; /* as LAMMPS AtomVecSphere */
+            s->pos[3 * k] = x, s->pos[3 * k + 1] = y, s->pos[3 * k + 2] = z;
+        } else if (section == VELOCITIES) {
+            long id;
+            double v[6];
+            if (sscanf(buf, "%ld %lf %lf %lf %lf %lf %lf", &id, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5]) != 7)
+                return chute_bad(s, f, path, line, "Velocities: expected id vx vy vz wx wy wz");
+            if (id < 1 || id > max_id || index[id] < 0) {
+                free(index);
+                return chute_bad(s, f, path, line, "Velocities: unknown atom id");
+            }
+            long k = index[id];
+            for (int c = 0; c < 3; ++c) s->vel[3 * k + c] = v[c], s->ang[3 * k + c] = v[3 + c];
+            ++vels_read;
+        }
+    }
+    free(index);
+    if (natoms < 0 || atoms_read != natoms) return chute_bad(s, f, path, line, "fewer Atoms than the count");
+    if (box != 7) return chute_bad(s, f, path, line, "missing box bounds");
+    if (vels_read != 0 && vels_read != natoms) return chute_bad(s, f, path, line, "Velocities do not cover every atom");
+    fclose(f);
+    return 0;
 }

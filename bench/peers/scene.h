@@ -85,6 +85,35 @@ double pit_kinetic(int n, const double *vel, const double *ang);
 double pyr_kinetic(int n, const double *vel, const double *ang);
 double pyr_max_drift(const pyr_scene *s, const double *pos, int *lost);
 
+/* LAMMPS's granular chute (bench/in.chute, data.chute; LJ units): 32,000
+ * spheres of atom_style sphere, type 2 frozen (fix freeze), periodic in x
+ * and y, gran/hooke/history kn = 2e5, kt = 2/7 kn, gamma_n = 50,
+ * gamma_t = 0, mu = 0.5, gravity 1 along the chute tilted 26 degrees
+ * (fix gravity 1.0 chute 26.0: g = (sin 26, 0, -cos 26)), dt = 1e-4. */
+#define CHUTE_KN 200000.0
+#define CHUTE_KT (CHUTE_KN * 2.0 / 7.0)
+#define CHUTE_GAMMA_N 50.0
+#define CHUTE_GAMMA_T 0.0
+#define CHUTE_MU 0.5
+#define CHUTE_ANGLE_DEG 26.0
+#define CHUTE_DT 1e-4
+#define CHUTE_STEPS 100
+#define CHUTE_FROZEN_TYPE 2
+
+typedef struct chute_scene {
+    int n;
+    double lo[3], hi[3];        /* the box (xlo xhi, ylo yhi, zlo zhi) */
+    int *type;                  /* per atom, in the order of the file */
+    long *id;
+    double *radius, *mass;      /* mass = density 4/3 pi r^3 (LAMMPS, 3d) */
+    double *pos, *vel, *ang;    /* 3n each: x, v, omega */
+} chute_scene;
+/* Reads a LAMMPS data file of atom_style sphere (Atoms: id type diameter
+ * density x y z [ix iy iz]; Velocities: id vx vy vz wx wy wz). 0 on
+ * success; on failure prints what is wrong to stderr. */
+int chute_load(chute_scene *s, const char *path);
+void chute_free(chute_scene *s);
+
 double peer_now(void);
 
 /* Parses the arguments every engine program takes: SCENE SIZE CAP_SECONDS.

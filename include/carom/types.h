@@ -61,8 +61,12 @@ typedef enum cr_body_type {
  * IMPULSE: fixed step, seed 000 impulses and position projection for bodies
  *   that touch, time-of-impact events for bodies that meet inside the step.
  * EVENT:   exact ballistic motion between time-ordered impacts (seed 004 §5-9);
- *   exact for gases and bouncing, not meant for dense piles. */
-typedef enum cr_method { CR_METHOD_IMPULSE = 0, CR_METHOD_EVENT } cr_method;
+ *   exact for gases and bouncing, not meant for dense piles.
+ * DEM:     soft spheres: a spring-dashpot contact force with tangential
+ *   history (LAMMPS gran/hooke/history, cr_world_def.hooke) and velocity
+ *   Verlet (LAMMPS fix nve/sphere); spheres only, no planes or surfaces.
+ *   The only method that supports periodic boundaries. */
+typedef enum cr_method { CR_METHOD_IMPULSE = 0, CR_METHOD_EVENT, CR_METHOD_DEM } cr_method;
 
 /* The law that turns one impacting contact into an impulse.
  * NEWTON:  seeds 000/001, restitution and clipped Coulomb friction;

@@ -35,6 +35,31 @@ typedef void cr_impact_fn(const cr_impact *impact, void *ctx);
 typedef void *cr_alloc_fn(size_t size, void *ctx);
 typedef void cr_free_fn(void *ptr, void *ctx);
 
+/* The spring-dashpot law of CR_METHOD_DEM (LAMMPS pair gran/hooke/history,
+ * docs/physics.md "DEM"): for two spheres overlapping by delta, with
+ * m_eff = m_a m_b / (m_a + m_b) (the other's mass when one is kinematic),
+ *   F_n = kn delta n - m_eff gamma_n v_n,
+ *   F_t = -(kt s + m_eff gamma_t v_t), |F_t| <= mu |F_n| (s rescaled to fit),
+ * s the shear displacement accumulated while the pair touches. The same
+ * values hold at every contact (bodies' restitution and friction are not
+ * used). */
+typedef struct cr_hooke {
+    double kn;                  /* normal stiffness, N/m (LJ: force/distance), > 0 with DEM */
+    double kt;                  /* tangential stiffness, >= 0 (LAMMPS's NULL: 2/7 kn) */
+    double gamma_n, gamma_t;    /* damping rates, 1/s, >= 0 (scaled by m_eff) */
+    double mu;                  /* Coulomb coefficient, >= 0 */
+} cr_hooke;
+
+/* Periodic boundaries (CR_METHOD_DEM only): along each flagged axis the
+ * world repeats with period hi - lo. Centres are wrapped into [lo, hi) at
+ * the end of each step; contacts across the boundary use the minimum image.
+ * Each periodic extent must hold at least 3 neighbour-cutoffs for the grid
+ * (smaller boxes fall back to testing all pairs). Default: none. */
+typedef struct cr_periodic {
+    bool x, y, z;
+    cr_vec3 lo, hi;
+} cr_periodic;
+
 typedef struct cr_world_def {
     cr_vec3 gravity;            /* m/s^2, default (0, 0, -9.81) */
     double dt;                  /* step, s, > 0; default 1e-3 */
@@ -47,7 +72,9 @@ typedef struct cr_world_def {
     int solver_iterations;      /* Gauss-Seidel passes over touching contacts; default 10 */
     int max_events_per_body;    /* impacts per body per step before the rest are left
                                    to projection (inelastic collapse guard); default 64 */
-    cr_impact_fn *on_impact;    /* optional: called for every resolved impact */
+    cr_hooke hooke;             /* CR_METHOD_DEM's contact law; default all 0 */
+    cr_periodic periodic;       /* default off */
+    cr_impact_fn *on_impact;    /* optional: called for every resolved impact (not with DEM) */
     void *callback_ctx;
     cr_alloc_fn *alloc;         /* optional allocator; default malloc/free */
     cr_free_fn *free;
