@@ -1,0 +1,245 @@
+/* CR_METHOD_DEM: the spring-dashpot law with tangential history (LAMMPS
+ * gran/hooke/history), frozen (kinematic, at rest) bodies and periodic
+ * boundaries.
+ *
+ * Head-on collision, analytic: with m_eff = m_a m_b / (m_a + m_b) the
+ * overlap obeys m_eff d'' = -kn d - m_eff gamma_n d' (LAMMPS scales gamma_n
+ * by m_eff), i.e. d'' + gamma_n d' + w0^2 d = 0 with w0^2 = kn / m_eff. The
+ * contact lasts until d returns to 0, half a damped period, t_c = pi / w_d,
+ * w_d = sqrt(w0^2 - gamma_n^2 / 4), and the normal relative speed comes out
+ * multiplied by e = exp(-gamma_n t_c / 2) = exp(-gamma_n pi / (2 w_d)).
+ */
+#include <string.h>
+
+#include "carom/checkpoint.h"
+#include "test_helpers.h"
+
+#define PI 3.14159265358979323846
+
+static cr_world_def dem_def(double dt, cr_vec3 g)
+{
+    cr_world_def d = cr_default_world_def();
+    d.method = CR_METHOD_DEM;
+    d.dt = dt;
+    d.gravity = g;
+    d.hooke.kn = 1e4;
+    d.hooke.kt = 2.0 / 7.0 * 1e4;
+    d.hooke.gamma_n = 20.0;
+    d.hooke.gamma_t = 0.0;
+    d.hooke.mu = 0.5;
+    return d;
+}
+
+static cr_body_id ball(cr_world *w, cr_body_type type, cr_vec3 x, cr_vec3 v, double r, double m, cr_inertia_kind in)
+{
+    cr_body_def b = cr_default_body_def();
+    b.type = type;
+    b.position = x;
+    b.velocity = v;
+    b.radius = r;
+    b.mass = m;
+    b.inertia_kind = in;
+    cr_body_id id;
+    assert_int_equal(cr_world_add_body(w, &b, &id), CR_OK);
+    return id;
+}
+
+static cr_body_state get(cr_world *w, cr_body_id id)
+{
+    cr_body_state s;
+    assert_int_equal(cr_body_get_state(w, id, &s), CR_OK);
+    return s;
+}
+
+/* Two equal spheres head on: duration pi / w_d and restitution
+ * exp(-gamma_n pi / (2 w_d)) within 1%, momentum conserved. */
+static void test_hooke_head_on(void **state)
+{
+    (void)state;
+    const double m = 1.0, r = 0.5, v0 = 0.5, dt = 1e-5;
+    cr_world_def d = dem_def(dt, cr_v3_zero());
+    cr_world *w = make_world_def(&d);
+    cr_body_id a = ball(w, CR_BODY_DYNAMIC, cr_v3(-0.51, 0, 0), cr_v3(v0, 0, 0), r, m, CR_INERTIA_SOLID);
+    cr_body_id b = ball(w, CR_BODY_DYNAMIC, cr_v3(0.51, 0, 0), cr_v3(-v0, 0, 0), r, m, CR_INERTIA_SOLID);
+    double meff = 0.5 * m, w0sq = d.hooke.kn / meff, wd = sqrt(w0sq - 0.25 * d.hooke.gamma_n * d.hooke.gamma_n);
+    double tc = PI / wd, e = exp(-d.hooke.gamma_n * PI / (2.0 * wd));
+    int touching = 0, began = 0, ended = 0;
+    for (int k = 0; k < 20000 && !ended; ++k) {
+        assert_int_equal(cr_world_step(w), CR_OK);
+        cr_body_state sa = get(w, a), sb = get(w, b);
+        bool touch = sb.position.x - sa.position.x < 2.0 * r;
+        if (touch) ++touching, began = 1;
+        if (began && !touch) ended = 1;
+        assert_true(fabs(sa.velocity.x + sb.velocity.x) < 1e-12); /* momentum */
+    }
+    assert_true(ended);
+    double measured_tc = touching * dt;
+    double measured_e = (get(w, b).velocity.x - get(w, a).velocity.x) / (2.0 * v0);
+    print_message("head on: t_c %.6g (analytic %.6g), e %.6g (analytic %.6g)\n", measured_tc, tc, measured_e, e);
+    assert_true(fabs(measured_tc - tc) < 0.01 * tc);
+    assert_true(fabs(measured_e - e) < 0.01 * e);
+    /* no tangential motion, no spin in a central impact */
+    assert_true(cr_v3_len(get(w, a).angular_velocity) < 1e-12);
+    cr_world_destroy(w);
+}
+
+/* A particle (no rotation, so it cannot roll) resting on a frozen sphere
+ * so large that it is a floor, under gravity tilted by theta: with
+ * tan theta < mu the tangential spring holds it (it creeps by the spring's
+ * stretch only); with tan theta > mu it slides with g (sin theta - mu cos theta). */
+static double tilt_run(double mu, double tan_theta, double *accel)
+{
+    const double m = 1.0, r = 0.5, R = 1e4, dt = 1e-4, g = 9.81, T = 1.0;
+    double th = atan(tan_theta);
+    cr_world_def d = dem_def(dt, cr_v3(g * sin(th), 0, -g * cos(th)));
+    d.hooke.mu = mu;
+    d.hooke.gamma_n = 200.0;
+    d.hooke.gamma_t = 200.0; /* damps the tangential spring's oscillation */
+    cr_world *w = make_world_def(&d);
+    ball(w, CR_BODY_KINEMATIC, cr_v3(0, 0, -R), cr_v3_zero(), R, 1.0, CR_INERTIA_SOLID);
+    double delta = m * g * cos(th) / d.hooke.kn; /* resting overlap */
+    cr_body_id p = ball(w, CR_BODY_DYNAMIC, cr_v3(0, 0, r - delta), cr_v3_zero(), r, m, CR_INERTIA_PARTICLE);
+    int n = (int)(T / dt + 0.5);
+    double x_half = 0.0;
+    for (int k = 1; k <= n; ++k) {
+        assert_int_equal(cr_world_step(w), CR_OK);
+        if (k == n / 2) x_half = get(w, p).position.x;
+    }
+    double x = get(w, p).position.x;
+    /* x(T) - 2 x(T/2) = a T^2 / 4 when x = x0 + a t^2 / 2 */
+    *accel = 4.0 * (x - 2.0 * x_half) / (T * T);
+    assert_true(get(w, p).position.z > 0.0); /* still on the floor */
+    cr_world_destroy(w);
+    return x;
+}
+
+static void test_hooke_stick_slide(void **state)
+{
+    (void)state;
+    const double mu = 0.5, g = 9.81;
+    double a;
+    double x = tilt_run(mu, 0.8 * mu, &a);
+    double th0 = atan(0.8 * mu), stretch = 1.0 * g * sin(th0) / (2.0 / 7.0 * 1e4); /* m g sin / kt */
+    print_message("stick: x(1 s) = %.4g (spring stretch m g sin / kt = %.4g), a = %.3g\n", x, stretch, a);
+    assert_true(fabs(x - stretch) < 0.01 * stretch); /* held by the spring, at rest */
+    x = tilt_run(mu, 1.2 * mu, &a);
+    double th = atan(1.2 * mu), want = g * (sin(th) - mu * cos(th));
+    print_message("slide: x(1 s) = %.4g, a = %.5g (Coulomb %.5g)\n", x, a, want);
+    assert_true(fabs(a - want) < 0.02 * want);
+}
+
+/* Periodic x: a sphere leaving through hi comes back through lo with the
+ * same velocity. */
+static void test_periodic_crossing(void **state)
+{
+    (void)state;
+    cr_world_def d = dem_def(1e-3, cr_v3_zero());
+    d.periodic.x = true;
+    d.periodic.lo = cr_v3(0, 0, 0);
+    d.periodic.hi = cr_v3(10, 10, 10);
+    cr_world *w = make_world_def(&d);
+    cr_vec3 v = cr_v3(3.0, 0.25, -0.5);
+    cr_body_id a = ball(w, CR_BODY_DYNAMIC, cr_v3(9.95, 5, 5), v, 0.5, 1.0, CR_INERTIA_SOLID);
+    for (int k = 0; k < 100; ++k) assert_int_equal(cr_world_step(w), CR_OK);
+    cr_body_state s = get(w, a);
+    assert_true(s.position.x >= 0.0 && s.position.x < 10.0);
+    assert_true(fabs(s.position.x - (9.95 + 0.3 - 10.0)) < 1e-12);
+    assert_true(fabs(s.position.y - 5.025) < 1e-12); /* y, z are not periodic here: no wrap needed */
+    assert_true(s.velocity.x == v.x && s.velocity.y == v.y && s.velocity.z == v.z);
+    cr_world_destroy(w);
+}
+
+/* A pair straddling the boundary collides through it: momentum conserved
+ * to 1e-12, the approach reversed. Box 10 uses the cell grid, box 2.5 the
+ * all-pairs fallback. */
+static void test_periodic_straddle(void **state)
+{
+    (void)state;
+    const double L[2] = {10.0, 2.5};
+    for (int c = 0; c < 2; ++c) {
+        cr_world_def d = dem_def(1e-5, cr_v3_zero());
+        d.periodic.x = d.periodic.y = d.periodic.z = true;
+        d.periodic.lo = cr_v3(0, 0, 0);
+        d.periodic.hi = cr_v3(L[c], L[c], L[c]);
+        cr_world *w = make_world_def(&d);
+        double h = 0.5 * L[c];
+        cr_body_id a = ball(w, CR_BODY_DYNAMIC, cr_v3(L[c] - 0.6, h, h), cr_v3(1, 0, 0), 0.5, 1.0, CR_INERTIA_SOLID);
+        cr_body_id b = ball(w, CR_BODY_DYNAMIC, cr_v3(0.6, h + 0.1, h), cr_v3(-1, 0, 0), 0.5, 2.0, CR_INERTIA_SOLID);
+        cr_vec3 p0 = cr_v3_add(cr_v3_scale(get(w, a).velocity, 1.0), cr_v3_scale(get(w, b).velocity, 2.0));
+        int touched = 0;
+        for (int k = 0; k < 30000; ++k) {
+            assert_int_equal(cr_world_step(w), CR_OK);
+            if (cr_world_stats(w)->contacts) touched = 1;
+        }
+        cr_body_state sa = get(w, a), sb = get(w, b);
+        cr_vec3 p1 = cr_v3_add(cr_v3_scale(sa.velocity, 1.0), cr_v3_scale(sb.velocity, 2.0));
+        print_message("straddle L=%g: va %.4g vb %.4g, |dp| %.3g\n", L[c], sa.velocity.x, sb.velocity.x,
+                      cr_v3_len(cr_v3_sub(p1, p0)));
+        assert_true(touched);
+        assert_true(cr_v3_len(cr_v3_sub(p1, p0)) < 1e-12);
+        assert_true(sa.velocity.x < 0.0 && sb.velocity.x > sa.velocity.x); /* they bounced apart */
+        assert_true(sa.position.x >= 0.0 && sa.position.x < L[c] && sb.position.x >= 0.0 && sb.position.x < L[c]);
+        cr_world_destroy(w);
+    }
+}
+
+/* What DEM worlds refuse, with messages naming the field. */
+static void test_dem_refusals(void **state)
+{
+    (void)state;
+    char msg[256];
+    cr_world_def d = dem_def(1e-4, cr_v3_zero());
+    d.hooke.kn = 0.0;
+    assert_int_equal(cr_world_def_validate(&d, msg, sizeof msg), CR_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(msg, "hooke.kn"));
+    d = cr_default_world_def();
+    d.periodic.x = true;
+    d.periodic.hi = cr_v3(1, 1, 1);
+    assert_int_equal(cr_world_def_validate(&d, msg, sizeof msg), CR_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(msg, "periodic"));
+    d = dem_def(1e-4, cr_v3_zero());
+    d.periodic.y = true; /* lo = hi = 0 */
+    assert_int_equal(cr_world_def_validate(&d, msg, sizeof msg), CR_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(msg, "periodic: y"));
+    d = dem_def(1e-4, cr_v3_zero());
+    cr_world *w = make_world_def(&d);
+    cr_plane_def p = cr_default_plane_def();
+    assert_int_equal(cr_world_add_plane(w, &p, NULL), CR_ERR_INVALID_ARGUMENT);
+    ball(w, CR_BODY_DYNAMIC, cr_v3_zero(), cr_v3_zero(), 0.5, 1.0, CR_INERTIA_SOLID);
+    assert_int_equal(cr_world_step(w), CR_OK);
+    unsigned char *buf = NULL;
+    size_t size = 0;
+    assert_int_equal(cr_world_save_buffer(w, NULL, 0, &buf, &size, msg, sizeof msg), CR_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(msg, "method dem"));
+    assert_null(buf);
+    cr_world_destroy(w);
+}
+
+/* Removing a body and reusing its slot: the new body inherits no history,
+ * and the world keeps stepping. */
+static void test_dem_remove_reuse(void **state)
+{
+    (void)state;
+    cr_world_def d = dem_def(1e-4, cr_v3(0, 0, -9.81));
+    cr_world *w = make_world_def(&d);
+    ball(w, CR_BODY_KINEMATIC, cr_v3(0, 0, -100), cr_v3_zero(), 100.0, 1.0, CR_INERTIA_SOLID);
+    cr_body_id a = ball(w, CR_BODY_DYNAMIC, cr_v3(0, 0, 0.4999), cr_v3(0.1, 0, 0), 0.5, 1.0, CR_INERTIA_SOLID);
+    for (int k = 0; k < 100; ++k) assert_int_equal(cr_world_step(w), CR_OK);
+    assert_int_equal(cr_world_remove_body(w, a), CR_OK);
+    cr_body_id b = ball(w, CR_BODY_DYNAMIC, cr_v3(0, 0, 0.4999), cr_v3_zero(), 0.5, 1.0, CR_INERTIA_PARTICLE);
+    assert_int_equal(b.index, a.index);
+    assert_int_equal(cr_world_step(w), CR_OK);
+    /* a fresh contact's first step: the shear is v_t dt = 0, no tangential force */
+    assert_true(fabs(get(w, b).velocity.x) < 1e-15);
+    cr_world_destroy(w);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_hooke_head_on),       cmocka_unit_test(test_hooke_stick_slide),
+        cmocka_unit_test(test_periodic_crossing),   cmocka_unit_test(test_periodic_straddle),
+        cmocka_unit_test(test_dem_refusals),        cmocka_unit_test(test_dem_remove_reuse),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
