@@ -13,6 +13,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -414,15 +415,65 @@ static void pyramid_table(int rows, const options *o)
 
 /* ---- the LAMMPS chute ----------------------------------------------------- */
 
+#define CHUTE_KE_EVERY 10
+#define CHUTE_KE_ROWS (CHUTE_STEPS / CHUTE_KE_EVERY + 1)
+/* carom against LAMMPS's thermo over the first 100 steps: the largest
+ * relative difference of the translational (thermo "ke") and rotational
+ * (compute erotate/sphere) kinetic energies allowed. Both integrate the same
+ * equations term for term; what is left is rounding (LAMMPS prints 15
+ * digits), which 100 steps of a dense flow do not amplify past this. */
+#define CHUTE_KE_TOLERANCE 1e-8
+
+typedef struct ke_series {
+    int n;
+    int step[CHUTE_KE_ROWS];
+    double ke[CHUTE_KE_ROWS], rot[CHUTE_KE_ROWS];
+} ke_series;
+
+static void ke_add(ke_series *k, int step, double ke, double rot)
+{
+    if (k->n < CHUTE_KE_ROWS) k->step[k->n] = step, k->ke[k->n] = ke, k->rot[k->n] = rot, k->n++;
+}
+
 typedef struct lammps_run {
     int ok, procs, steps, atoms;
     double loop_seconds, ke, erot;
+    ke_series thermo;
     char error[256];
 } lammps_run;
 
-static void run_lammps(const char *dir, const char *launcher, int procs, lammps_run *lr)
+/* Writes dir/in.chute into tmp/in.chute with "thermo EVERY" and 15-digit
+ * thermo output; in.chute itself is never touched. 0 on success. */
+static int write_thermo_input(const char *dir, const char *tmp, int every)
 {
-    char tmp[] = "/tmp/carom_chute_XXXXXX", cmd[4096], data[PATH_MAX + 32], link[PATH_MAX + 32];
+    char in[PATH_MAX + 32], outp[PATH_MAX + 32], line[1024];
+    snprintf(in, sizeof in, "%s/in.chute", dir);
+    snprintf(outp, sizeof outp, "%s/in.chute", tmp);
+    FILE *f = fopen(in, "r"), *g = fopen(outp, "w");
+    if (!f || !g) {
+        if (f) fclose(f);
+        if (g) fclose(g);
+        return -1;
+    }
+    while (fgets(line, sizeof line, f)) {
+        char word[64] = "";
+        sscanf(line, "%63s", word);
+        if (!strcmp(word, "thermo"))
+            fprintf(g, "thermo %d\n", every);
+        else if (!strcmp(word, "thermo_modify")) {
+            line[strcspn(line, "\n")] = '\0';
+            fprintf(g, "%s format float %%.15g\n", line);
+        } else
+            fputs(line, g);
+    }
+    fclose(f);
+    return fclose(g) == 0 ? 0 : -1;
+}
+
+static void run_lammps(const char *dir, const char *launcher, int procs, int thermo_every, lammps_run *lr)
+{
+    char tmp[] = "/tmp/carom_chute_XXXXXX", cmd[2 * PATH_MAX + 256], data[PATH_MAX + 32], link[PATH_MAX + 32];
+    char input[PATH_MAX + 32];
     memset(lr, 0, sizeof *lr);
     lr->procs = procs;
     if (!mkdtemp(tmp)) {
@@ -433,12 +484,22 @@ static void run_lammps(const char *dir, const char *launcher, int procs, lammps_
      * directory with a link to it, so that nothing is written next to it */
     snprintf(data, sizeof data, "%s/data.chute", dir);
     snprintf(link, sizeof link, "%s/data.chute", tmp);
+    snprintf(input, sizeof input, "%s/in.chute", dir);
     if (symlink(data, link) != 0) {
         snprintf(lr->error, sizeof lr->error, "symlink: %s", strerror(errno));
         rmdir(tmp);
         return;
     }
-    snprintf(cmd, sizeof cmd, "cd '%s' && %s lmp -in '%s/in.chute' -log none 2>&1", tmp, launcher, dir);
+    if (thermo_every > 0) {
+        if (write_thermo_input(dir, tmp, thermo_every) != 0) {
+            snprintf(lr->error, sizeof lr->error, "cannot write a thermo copy of in.chute in %s", tmp);
+            unlink(link);
+            rmdir(tmp);
+            return;
+        }
+        snprintf(input, sizeof input, "%s/in.chute", tmp);
+    }
+    snprintf(cmd, sizeof cmd, "cd '%s' && %s lmp -in '%s' -log none 2>&1", tmp, launcher, input);
     FILE *p = popen(cmd, "r");
     char line[1024];
     int in_thermo = 0;
@@ -453,7 +514,10 @@ static void run_lammps(const char *dir, const char *launcher, int procs, lammps_
         } else if (in_thermo) {
             int step, atoms;
             double ke, erot, vol;
-            if (sscanf(line, "%d %d %lf %lf %lf", &step, &atoms, &ke, &erot, &vol) == 5) lr->ke = ke, lr->erot = erot;
+            if (sscanf(line, "%d %d %lf %lf %lf", &step, &atoms, &ke, &erot, &vol) == 5) {
+                lr->ke = ke, lr->erot = erot;
+                ke_add(&lr->thermo, step, ke, erot);
+            }
         } else if (strstr(line, "ERROR") && !lr->error[0]) {
             snprintf(lr->error, sizeof lr->error, "%.200s", line);
             lr->error[strcspn(lr->error, "\n")] = '\0';
@@ -462,8 +526,78 @@ static void run_lammps(const char *dir, const char *launcher, int procs, lammps_
     int status = p ? pclose(p) : -1;
     if (status != 0 && !lr->error[0]) snprintf(lr->error, sizeof lr->error, "lmp exited with status %d", status);
     if (status != 0) lr->ok = 0;
+    if (thermo_every > 0) unlink(input);
     unlink(link);
     rmdir(tmp);
+}
+
+/* peer_carom chute DATA STEPS CAP [KE_EVERY]: its RESULT line into r, its
+ * KE lines into ke (may be NULL). */
+static void run_carom_chute(const options *o, int ke_every, result *r, ke_series *ke)
+{
+    char cmd[2 * PATH_MAX + 128], line[1024];
+    memset(r, 0, sizeof *r);
+    if (ke) memset(ke, 0, sizeof *ke);
+    snprintf(cmd, sizeof cmd, "'%s/peer_carom' chute '%s/data.chute' %d %g %d 2>&1", g_bindir, o->chute_dir,
+             CHUTE_STEPS, o->cap, ke_every);
+    FILE *p = popen(cmd, "r");
+    while (p && fgets(line, sizeof line, p)) {
+        line[strcspn(line, "\n")] = '\0';
+        int step;
+        double k, rot;
+        if (sscanf(line, "KE step=%d trans=%lf rot=%lf", &step, &k, &rot) == 3) {
+            if (ke) ke_add(ke, step, k, rot);
+        } else
+            parse_line(line, r);
+    }
+    int status = p ? pclose(p) : -1;
+    if (status != 0 && r->ok) r->ok = 0;
+    if (status != 0 && !r->reason[0]) snprintf(r->reason, sizeof r->reason, "peer_carom exited with status %d", status);
+}
+
+static double rel_diff(double a, double b) { return fabs(a - b) / fmax(fabs(b), 1e-300); }
+
+/* The energy check: carom's and LAMMPS's kinetic energies at the same steps.
+ * Returns 1 when it passes, 0 when it fails, -1 when it could not be made. */
+static int chute_energy_check(const options *o, int want_lammps)
+{
+    out("\n**Energy check** (carom against LAMMPS, the first %d steps, every %d): ", CHUTE_STEPS, CHUTE_KE_EVERY);
+    if (!want_lammps) {
+        out("not made (no LAMMPS).\n");
+        return -1;
+    }
+    fprintf(stderr, "[bench_peers] chute: energy check, lammps thermo every %d steps ...\n", CHUTE_KE_EVERY);
+    lammps_run lr;
+    run_lammps(o->chute_dir, "", 1, CHUTE_KE_EVERY, &lr);
+    fprintf(stderr, "[bench_peers] chute: energy check, carom ...\n");
+    result r;
+    ke_series ck;
+    run_carom_chute(o, CHUTE_KE_EVERY, &r, &ck);
+    if (!lr.ok || !r.ok) {
+        out("not made (%s).\n", !lr.ok ? lr.error : r.reason);
+        return -1;
+    }
+    double worst_ke = 0.0, worst_rot = 0.0;
+    int worst_ke_step = 0, worst_rot_step = 0, compared = 0;
+    for (int i = 0; i < lr.thermo.n; ++i)
+        for (int j = 0; j < ck.n; ++j)
+            if (ck.step[j] == lr.thermo.step[i]) {
+                double dk = rel_diff(ck.ke[j], lr.thermo.ke[i]), dr = rel_diff(ck.rot[j], lr.thermo.rot[i]);
+                if (dk >= worst_ke) worst_ke = dk, worst_ke_step = ck.step[j];
+                if (dr >= worst_rot) worst_rot = dr, worst_rot_step = ck.step[j];
+                ++compared;
+            }
+    int pass = compared == CHUTE_KE_ROWS && worst_ke <= CHUTE_KE_TOLERANCE && worst_rot <= CHUTE_KE_TOLERANCE;
+    out("%s. %d steps compared; largest relative difference, translational KE (thermo `ke`) %.2g (step %d), "
+        "rotational KE (`compute erotate/sphere`) %.2g (step %d); tolerance %.0e.\n\n",
+        pass ? "PASS" : "FAIL", compared, worst_ke, worst_ke_step, worst_rot, worst_rot_step, CHUTE_KE_TOLERANCE);
+    out("| step | LAMMPS ke | carom ke | LAMMPS c_1 (rot) | carom rot |\n|---:|---:|---:|---:|---:|\n");
+    for (int i = 0; i < lr.thermo.n; ++i)
+        for (int j = 0; j < ck.n; ++j)
+            if (ck.step[j] == lr.thermo.step[i])
+                out("| %d | %.15g | %.15g | %.15g | %.15g |\n", ck.step[j], lr.thermo.ke[i], ck.ke[j], lr.thermo.rot[i],
+                    ck.rot[j]);
+    return pass;
 }
 
 static void chute_table(const options *o, int cores)
@@ -476,6 +610,7 @@ static void chute_table(const options *o, int cores)
         return;
     }
     int want_lammps = has_word(o->engines, "lammps");
+    int want_carom = has_word(o->engines, "carom");
     first_line_of("command -v lmp", have, sizeof have);
     if (want_lammps && !have[0]) {
         out("Skipped: `lmp` not found (scripts/setup-peers.sh installs Debian's lammps).\n");
@@ -486,21 +621,35 @@ static void chute_table(const options *o, int cores)
     const char *root = geteuid() == 0 ? " --allow-run-as-root" : "";
     char load[32];
     load_now(load, sizeof load);
-    out("`lmp -in %s/in.chute` (100 steps of dt = 1e-4 from a developed flow), best of %d runs per core count; "
-        "steps/s and atom-steps/s from LAMMPS's own \"Loop time\" line; load average %s.\n\n",
+    out("`lmp -in %s/in.chute` (100 steps of dt = 1e-4 from a developed flow) and `peer_carom chute` (the same "
+        "data file, law, gravity, step and periodic box; carom method dem), best of %d runs per engine and core "
+        "count; LAMMPS's steps/s from its own \"Loop time\" line, carom's from the time inside `cr_world_step`; "
+        "load average %s.\n\n",
         o->chute_dir, o->lammps_repeats, load);
     out("| engine | procs | steps/s | atom-steps/s | carom / engine | KE at end (trans + rot) | atoms at end | "
         "command |\n");
     out("|---|---:|---:|---:|---:|---:|---:|---|\n");
-    out("| carom | | n/a | | | | | carom has no periodic boundaries, no frozen bodies and no "
-        "Hooke-history (spring-dashpot with tangential history) contact law yet: it cannot run this scene |\n");
-    if (!want_lammps) {
-        flush_notes();
-        return;
+    result best_carom = {0};
+    char carom_err[sizeof best_carom.reason] = "not asked for (--engines)";
+    for (int rep = 0; want_carom && rep < o->lammps_repeats; ++rep) {
+        result r;
+        fprintf(stderr, "[bench_peers] chute: carom, run %d ...\n", rep + 1);
+        run_carom_chute(o, 0, &r, NULL);
+        if (!r.ok) {
+            snprintf(carom_err, sizeof carom_err, "%s", r.reason);
+            continue;
+        }
+        if (!best_carom.ok || r.step_seconds < best_carom.step_seconds) best_carom = r;
     }
-    int procs_list[2] = {1, 2};
-    for (int k = 0; k < 2; ++k) {
-        int procs = procs_list[k];
+    double carom_sps = best_carom.ok && best_carom.step_seconds > 0 ? best_carom.steps / best_carom.step_seconds : 0.0;
+    if (best_carom.ok)
+        out("| carom | 1 | %.1f | %.3g M | 1 | %.6g | %d | `peer_carom chute data.chute %d %g` |\n", carom_sps,
+            carom_sps * best_carom.bodies / 1e6, best_carom.ke, best_carom.bodies - best_carom.lost, CHUTE_STEPS,
+            o->cap);
+    else
+        out("| carom | 1 | failed: %s | | | | | |\n", carom_err);
+    for (int k = 0; want_lammps && k < 2; ++k) {
+        int procs = k + 1;
         char launcher[128];
         if (mpirun)
             snprintf(launcher, sizeof launcher, "mpirun%s -np %d", root, procs);
@@ -518,7 +667,7 @@ static void chute_table(const options *o, int cores)
         for (int rep = 0; rep < o->lammps_repeats; ++rep) {
             lammps_run lr;
             fprintf(stderr, "[bench_peers] chute: lammps %d procs, run %d ...\n", procs, rep + 1);
-            run_lammps(o->chute_dir, launcher, procs, &lr);
+            run_lammps(o->chute_dir, launcher, procs, 0, &lr);
             if (!lr.ok) {
                 snprintf(err, sizeof err, "%s", lr.error);
                 continue;
@@ -530,11 +679,22 @@ static void chute_table(const options *o, int cores)
             continue;
         }
         double sps = best.steps / best.loop_seconds;
-        out("| lammps | %d | %.1f | %.3g M | n/a | %.6g + %.6g | %d | `%s%slmp -in in.chute` |\n", best.procs, sps,
-            sps * best.atoms / 1e6, best.ke, best.erot, best.atoms, launcher, launcher[0] ? " " : "");
+        char ratio[32] = "n/a";
+        if (carom_sps > 0) snprintf(ratio, sizeof ratio, "%.2f", carom_sps / sps);
+        out("| lammps | %d | %.1f | %.3g M | %s | %.6g + %.6g | %d | `%s%slmp -in in.chute` |\n", best.procs, sps,
+            sps * best.atoms / 1e6, ratio, best.ke, best.erot, best.atoms, launcher, launcher[0] ? " " : "");
     }
-    add_note("lammps: Debian's lmp is built with OpenMPI and without the OPENMP package; 2 procs are 2 MPI ranks. "
-             "LAMMPS reports no overlap figure for this input; \"atoms at end\" = 32000 means none lost.");
+    if (best_carom.ok)
+        out("\n**carom quality**: deepest overlap %.4g (%.2f%% of the diameter; pairs inside the box, not across "
+            "its periodic sides), %d atoms lost (non-finite or below the base), %.0f contacts per step, KE at end "
+            "%.9g (trans + rot).\n",
+            best_carom.max_pen, 100.0 * best_carom.max_pen, best_carom.lost, best_carom.contacts, best_carom.ke);
+    if (want_carom) chute_energy_check(o, want_lammps);
+    add_note("carom: single-threaded (method dem: LAMMPS's gran/hooke/history and fix nve/sphere, a Verlet list "
+             "with LAMMPS's skin 0.1); compare it with LAMMPS on 1 proc first.");
+    if (want_lammps)
+        add_note("lammps: Debian's lmp is built with OpenMPI and without the OPENMP package; 2 procs are 2 MPI ranks. "
+                 "LAMMPS reports no overlap figure for this input; \"atoms at end\" = 32000 means none lost.");
     flush_notes();
 }
 
