@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "carom/checkpoint.h"
+#include "scene/scene.h"
 #include "test_helpers.h"
 
 #define PI 3.14159265358979323846
@@ -234,12 +235,40 @@ static void test_dem_remove_reuse(void **state)
     cr_world_destroy(w);
 }
 
+/* The scene format's "method": "dem", "hooke" and "periodic" keys, and
+ * their errors named by JSON path. */
+static void test_dem_scene_keys(void **state)
+{
+    (void)state;
+    const char *ok = "{\"method\": \"dem\", \"dt\": 1e-4, \"hooke\": {\"kn\": 1e4, \"kt\": 2857, \"gamma_n\": 20, "
+                     "\"mu\": 0.5}, \"periodic\": {\"x\": true, \"lo\": [0, 0, 0], \"hi\": [4, 4, 4]}, "
+                     "\"bodies\": [{\"shape\": \"sphere\", \"radius\": 0.5, \"position\": [3.9, 2, 2], "
+                     "\"velocity\": [1, 0, 0]}]}";
+    cr_scene sc;
+    char err[512];
+    assert_int_equal(cr_scene_load_string(ok, "ok", &sc, err, sizeof err), 0);
+    const cr_world_def *d = cr_world_get_def(sc.world);
+    assert_int_equal(d->method, CR_METHOD_DEM);
+    assert_true(d->hooke.kn == 1e4 && d->hooke.mu == 0.5 && d->periodic.x && !d->periodic.y);
+    for (int k = 0; k < 200; ++k) assert_int_equal(cr_world_step(sc.world), CR_OK);
+    cr_body_state s = get(sc.world, cr_world_body_at(sc.world, 0));
+    assert_true(s.position.x >= 0.0 && s.position.x < 4.0); /* wrapped */
+    cr_scene_free(&sc);
+    const char *bad = "{\"method\": \"dem\", \"hooke\": {\"kn\": 1e4, \"mu\": -1}}";
+    assert_int_not_equal(cr_scene_load_string(bad, "bad", &sc, err, sizeof err), 0);
+    assert_non_null(strstr(err, "hooke.mu"));
+    const char *bad2 = "{\"method\": \"dem\", \"hooke\": {\"kn\": 1e4}, \"periodic\": {\"w\": true}}";
+    assert_int_not_equal(cr_scene_load_string(bad2, "bad2", &sc, err, sizeof err), 0);
+    assert_non_null(strstr(err, "periodic.w"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_hooke_head_on),       cmocka_unit_test(test_hooke_stick_slide),
         cmocka_unit_test(test_periodic_crossing),   cmocka_unit_test(test_periodic_straddle),
         cmocka_unit_test(test_dem_refusals),        cmocka_unit_test(test_dem_remove_reuse),
+        cmocka_unit_test(test_dem_scene_keys),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -20,13 +20,15 @@
 
 static const char *const top_keys[] = {
     "description", "gravity", "dt", "duration", "output", "method", "law", "k_p", "toi_tolerance",
-    "resting_speed", "solver_iterations", "max_events_per_body", "allow_overlap", "statics", "bodies",
-    "generate", NULL};
+    "resting_speed", "solver_iterations", "max_events_per_body", "hooke", "periodic", "allow_overlap", "statics",
+    "bodies", "generate", NULL};
+static const char *const hooke_keys[] = {"kn", "kt", "gamma_n", "gamma_t", "mu", NULL};
+static const char *const periodic_keys[] = {"x", "y", "z", "lo", "hi", NULL};
 static const char *const output_keys[] = {"every", NULL};
 static const char *const plane_keys[] = {"shape", "point", "normal", "restitution", "friction", NULL};
 static const char *const body_keys[] = {"shape", "radius", "mass", "inertia", "inner_radius", "position", "velocity",
                                         "angular_velocity", "restitution", "friction", "rolling_friction", "type", NULL};
-static const char *const method_names[] = {"impulse", "event", NULL};
+static const char *const method_names[] = {"impulse", "event", "dem", NULL};
 static const char *const law_names[] = {"newton", "stronge", "rolling", NULL};
 static const char *const static_shapes[] = {"plane", "surface", NULL};
 static const char *const body_shapes[] = {"sphere", NULL};
@@ -46,6 +48,29 @@ static int read_world_def(sc_ctx *c, const cJSON *root, cr_world_def *wd)
         sc_read_integer(c, root, "solver_iterations", 1, 1000, &iterations) ||
         sc_read_integer(c, root, "max_events_per_body", 1, 1e6, &max_events))
         return -1;
+    const cJSON *hooke = cJSON_GetObjectItemCaseSensitive(root, "hooke");
+    if (hooke) {
+        if (sc_expect_object(c, hooke, "hooke")) return -1;
+        size_t mark = sc_push_key(c, "hooke");
+        int rc = sc_check_keys(c, hooke, hooke_keys) || sc_read_number(c, hooke, "kn", SC_POSITIVE, &wd->hooke.kn) ||
+                 sc_read_number(c, hooke, "kt", SC_NONNEG, &wd->hooke.kt) ||
+                 sc_read_number(c, hooke, "gamma_n", SC_NONNEG, &wd->hooke.gamma_n) ||
+                 sc_read_number(c, hooke, "gamma_t", SC_NONNEG, &wd->hooke.gamma_t) ||
+                 sc_read_number(c, hooke, "mu", SC_NONNEG, &wd->hooke.mu);
+        sc_pop(c, mark);
+        if (rc) return -1;
+    }
+    const cJSON *periodic = cJSON_GetObjectItemCaseSensitive(root, "periodic");
+    if (periodic) {
+        if (sc_expect_object(c, periodic, "periodic")) return -1;
+        size_t mark = sc_push_key(c, "periodic");
+        cr_periodic *p = &wd->periodic;
+        int rc = sc_check_keys(c, periodic, periodic_keys) || sc_read_bool(c, periodic, "x", &p->x) ||
+                 sc_read_bool(c, periodic, "y", &p->y) || sc_read_bool(c, periodic, "z", &p->z) ||
+                 sc_read_vec3(c, periodic, "lo", &p->lo) || sc_read_vec3(c, periodic, "hi", &p->hi);
+        sc_pop(c, mark);
+        if (rc) return -1;
+    }
     wd->method = (cr_method)method;
     wd->law = (cr_law)law;
     wd->solver_iterations = (int)iterations;
