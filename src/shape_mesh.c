@@ -50,8 +50,8 @@ static cr_status check_edges(const uint32_t *idx, uint32_t n, char *msg, size_t 
         if (j - i == 1)
             st = FAIL("edge (%u, %u) of triangle %u borders no other triangle: the mesh is not closed", a, b, he[i].tri);
         else if (j - i > 2)
-            st = FAIL("edge (%u, %u) is shared by %zu triangles (%u, %u, %u, ...): the mesh is not a manifold", a, b,
-                      j - i, he[i].tri, he[i + 1].tri, he[i + 2].tri);
+            st = FAIL("edge (%u, %u) is shared by %zu triangles (%u, %u, %u, ...): the mesh is not a manifold", he[i].lo,
+                      he[i].hi, j - i, he[i].tri, he[i + 1].tri, he[i + 2].tri);
         else if (he[i].forward == he[i + 1].forward)
             st = FAIL("edge (%u, %u) is walked in the same direction by triangles %u and %u: one of them is flipped", a,
                       b, he[i].tri, he[i + 1].tri);
