@@ -64,4 +64,29 @@ bool cr_hull_build_edges(cr_hull *hull);
 void cr_hull_free(cr_hull *hull);
 void cr_mesh_free(cr_mesh *mesh);
 
+/* Mass properties of a closed, outward-oriented triangle surface (3 indices
+ * per triangle, counter-clockwise from outside) by volume integrals
+ * (shape_mass.c): volume, centroid and inertia about the centroid at unit
+ * density, in the vertices' frame. Unused vertices are ignored. */
+void cr_mass_from_triangles(const cr_vec3 *vertices, const uint32_t *triangles, uint32_t triangle_count,
+                            cr_mass_properties *out);
+/* The same for a hull, its polygon faces fanned into triangles; false when
+ * out of memory. */
+bool cr_mass_from_hull(const cr_hull *hull, cr_mass_properties *out);
+
+/* The convex hull of count points in their own frame (shape_hull.c):
+ * coplanar triangles merged into convex polygons, unused points dropped,
+ * edges listed. On failure writes a message naming the cause. */
+cr_status cr_hull_build(cr_hull *hull, const cr_vec3 *points, uint32_t count, char *message, size_t message_size);
+/* Moves every vertex by d and recomputes the face offsets. */
+void cr_hull_translate(cr_hull *hull, cr_vec3 d);
+
+/* Builds m->nodes and m->order over m's triangles (shape_mesh.c); false
+ * when out of memory. */
+bool cr_bvh_build(cr_mesh *m);
+/* Calls visit(user, t) for every triangle t whose bounding box overlaps the
+ * closed box [lo, hi], each once, in no particular order. */
+typedef void (*cr_bvh_visit)(void *user, uint32_t triangle);
+void cr_bvh_query(const cr_mesh *m, cr_vec3 lo, cr_vec3 hi, cr_bvh_visit visit, void *user);
+
 #endif
