@@ -94,7 +94,7 @@ bool cr_lcp_dense_reserve(cr_lcp_workspace *ws, uint32_t n)
     if (!grow((void **)&ws->A, c2, sizeof(double)) || !grow((void **)&ws->R, c2, sizeof(double)) ||
         !grow((void **)&ws->G, c2, sizeof(double)) || !grow((void **)&ws->colof, c, sizeof(uint32_t)) ||
         !grow((void **)&ws->b, c, sizeof(double)) || !grow((void **)&ws->x, c, sizeof(double)) ||
-        !grow((void **)&ws->y, c, sizeof(double)) || !grow((void **)&ws->wres, c, sizeof(double)) ||
+        !grow((void **)&ws->y, 2 * c, sizeof(double)) || !grow((void **)&ws->wres, 2 * c, sizeof(double)) ||
         !grow((void **)&ws->scratch, 4 * c, sizeof(double)) || !grow((void **)&ws->unknown, c, sizeof(uint32_t)) ||
         !grow((void **)&ws->perm, c, sizeof(uint32_t)) || !grow((void **)&ws->cperm, c, sizeof(uint32_t)) ||
         !grow((void **)&ws->state, c, sizeof(uint8_t)))
@@ -260,6 +260,10 @@ cr_status cr_lcp_solve(cr_lcp_row *rows, uint32_t row_count, cr_lcp_body *bodies
             m->b_ang = cr_m3_mul_v(bodies[m->eb].inv_inertia, r->jb_ang);
         }
         ws->diag[i] = cr_lcp_coupling(r, m) + r->cfm;
+        /* A is positive semidefinite, so |A_ij| <= sqrt(A_ii A_jj): finite
+         * diagonals and velocities keep the whole system finite. */
+        if (!isfinite(ws->diag[i]) || !isfinite(r->target - cr_lcp_row_velocity(r, ws->v, ws->w)))
+            return CR_ERR_NON_FINITE;
         ws->lambda[i] = isfinite(r->lambda) ? r->lambda : 0.0;
     }
 

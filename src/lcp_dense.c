@@ -42,6 +42,11 @@ enum { ST_ACTIVE, ST_DROPPED, ST_STICK, ST_SLIDE_POS, ST_SLIDE_NEG, ST_OFF };
 /* Rank cutoff of the factorisations (src/lcp_linalg.c): dependent equations
  * are left with a residual of about this, relative. */
 #define CR_LCP_RANK_CUTOFF 1e-11
+/* An unknown row whose residual exceeds this (relative) after the
+ * rank-revealing solve marks an inconsistent active set; the regularisation
+ * (relative to the largest diagonal) of the solve that then picks flips. */
+#define CR_LCP_CONFLICT 1e-9
+#define CR_LCP_CONFLICT_REG 1e-9
 
 static double slide_sign(uint8_t st) { return st == ST_SLIDE_POS ? 1.0 : -1.0; }
 
@@ -80,7 +85,8 @@ static void sync_friction(const cr_lcp_row *rows, const cr_lcp_island *isl, cons
 
 /* Solve for the current states: lam (all rows) and w = A lam - b. Returns
  * false when the solve produced a non-finite value. */
-static bool solve_states(const cr_lcp_row *rows, const cr_lcp_island *isl, cr_lcp_workspace *ws, double *lam)
+static bool solve_states(const cr_lcp_row *rows, const cr_lcp_island *isl, cr_lcp_workspace *ws, double *lam,
+                         double reg)
 {
     const uint32_t n = isl->n;
     const double *A = ws->A;
@@ -109,6 +115,12 @@ static bool solve_states(const cr_lcp_row *rows, const cr_lcp_island *isl, cr_lc
             double f = slide_sign(st) * r->mu;
             for (uint32_t i = 0; i < k; ++i) R[i * k + c] += f * A[u[i] * n + t];
         }
+    if (reg > 0.0) { /* only to choose flips, see below */
+        double dmax = 0.0;
+        for (uint32_t i = 0; i < k; ++i) dmax = fmax(dmax, fabs(R[i * k + i]));
+        for (uint32_t i = 0; i < k; ++i) R[i * k + i] += reg * dmax;
+        sliding = true;
+    }
     if (sliding)
         cr_lcp_lu_solve(R, k, rhs, ws->x, CR_LCP_RANK_CUTOFF, ws->scratch, ws->perm, ws->cperm);
     else
@@ -176,19 +188,42 @@ uint32_t cr_lcp_dense_solve(const cr_lcp_row *rows, const cr_lcp_island *isl, co
     bool single = false, ok = false, finite = true;
     while (it < max_it) {
         ++it;
-        if (!solve_states(rows, isl, ws, lam)) {
+        if (!solve_states(rows, isl, ws, lam, 0.0)) {
             finite = false;
             break;
         }
         compute_w(ws, n, lam, w);
         double lscale = 0.0;
         for (uint32_t j = 0; j < n; ++j) lscale = fmax(lscale, fabs(lam[j]));
-        const double tol_l = opt->tolerance * lscale, tol_w = opt->tolerance * fmax(bscale, maxdiag * lscale);
+        double tol_l = opt->tolerance * lscale, tol_w = opt->tolerance * fmax(bscale, maxdiag * lscale);
+        /* Inconsistent active equations (more contacts than the bodies'
+         * freedom allows, with targets no velocity meets): the rank-revealing
+         * solve left a dependent row unsatisfied and its lambda says nothing
+         * about which contact to drop. A regularised solve of the same set
+         * does: the conflict shows up as large multipliers, the wrong-signed
+         * ones get dropped. Its lambda is used for the checks only; with no
+         * flip left, the least-squares solution stands. */
+        bool conflict = false;
+        for (uint32_t j = 0; j < n; ++j) {
+            uint8_t st = ws->state[j];
+            if ((st == ST_ACTIVE || st == ST_STICK) && fabs(w[j]) > CR_LCP_CONFLICT * fmax(bscale, maxdiag * lscale))
+                conflict = true;
+        }
+        double *cl = lam, *cw = w;
+        if (conflict) {
+            cl = lam + n; /* the second halves of ws->y and ws->wres */
+            cw = w + n;
+            if (!solve_states(rows, isl, ws, cl, CR_LCP_CONFLICT_REG)) {
+                finite = false;
+                break;
+            }
+            compute_w(ws, n, cl, cw);
+        }
         uint32_t count = 0, first = CR_LCP_FIXED;
         for (uint32_t j = 0; j < n; ++j) {
             const cr_lcp_row *r = &rows[isl->rows[j]];
-            double lp = r->kind == CR_ROW_FRICTION ? lam[ws->local[r->parent]] : 0.0;
-            if (check_row(r, ws->state[j], lam[j], lp, w[j], tol_l, tol_w) != ws->state[j]) {
+            double lp = r->kind == CR_ROW_FRICTION ? cl[ws->local[r->parent]] : 0.0;
+            if (check_row(r, ws->state[j], cl[j], lp, cw[j], tol_l, tol_w) != ws->state[j]) {
                 if (first == CR_LCP_FIXED) first = j;
                 ++count;
             }
@@ -207,8 +242,8 @@ uint32_t cr_lcp_dense_solve(const cr_lcp_row *rows, const cr_lcp_island *isl, co
          * any state (a friction row reads its parent's lam, not its state). */
         for (uint32_t j = single ? first : 0; j < (single ? first + 1 : n); ++j) {
             const cr_lcp_row *r = &rows[isl->rows[j]];
-            double lp = r->kind == CR_ROW_FRICTION ? lam[ws->local[r->parent]] : 0.0;
-            ws->state[j] = check_row(r, ws->state[j], lam[j], lp, w[j], tol_l, tol_w);
+            double lp = r->kind == CR_ROW_FRICTION ? cl[ws->local[r->parent]] : 0.0;
+            ws->state[j] = check_row(r, ws->state[j], cl[j], lp, cw[j], tol_l, tol_w);
         }
         sync_friction(rows, isl, ws, ws->state);
     }

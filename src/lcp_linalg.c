@@ -33,34 +33,6 @@ static void swap_u(uint32_t *a, uint32_t *b)
     *b = t;
 }
 
-/* Plain Cholesky of the r x r positive definite G in place (lower part),
- * then G y = c. A non-positive pivot (only from roundoff) zeroes its
- * unknown rather than dividing by it. */
-static void chol_solve(double *G, uint32_t r, double *y)
-{
-    for (uint32_t j = 0; j < r; ++j) {
-        double d = G[j * r + j];
-        for (uint32_t k = 0; k < j; ++k) d -= G[j * r + k] * G[j * r + k];
-        d = d > 0.0 ? sqrt(d) : 0.0;
-        G[j * r + j] = d;
-        for (uint32_t i = j + 1; i < r; ++i) {
-            double s = G[i * r + j];
-            for (uint32_t k = 0; k < j; ++k) s -= G[i * r + k] * G[j * r + k];
-            G[i * r + j] = d > 0.0 ? s / d : 0.0;
-        }
-    }
-    for (uint32_t i = 0; i < r; ++i) { /* L z = y */
-        double s = y[i];
-        for (uint32_t k = 0; k < i; ++k) s -= G[i * r + k] * y[k];
-        y[i] = G[i * r + i] > 0.0 ? s / G[i * r + i] : 0.0;
-    }
-    for (uint32_t i = r; i-- > 0;) { /* L^T y = z */
-        double s = y[i];
-        for (uint32_t k = i + 1; k < r; ++k) s -= G[k * r + i] * y[k];
-        y[i] = G[i * r + i] > 0.0 ? s / G[i * r + i] : 0.0;
-    }
-}
-
 uint32_t cr_lcp_spd_solve(double *M, uint32_t n, const double *c, double *x, double cutoff, double *G, double *t,
                           uint32_t *perm)
 {
@@ -112,45 +84,53 @@ uint32_t cr_lcp_spd_solve(double *M, uint32_t n, const double *c, double *x, dou
         for (uint32_t i = 0; i < n; ++i) x[perm[i]] = z[i];
         return r;
     }
-    /* Rank deficient: L <- L sqrt(D), so that M ~ L L^T with L n x r. */
+    if (r == 0) return 0;
+    /* Rank deficient: with L <- L sqrt(D) (n x r, lower trapezoidal),
+     * M ~ L L^T. Dependent equations aside, L u = c with u = L^T x, and the
+     * first r equations (the pivots) give u = L11^-1 c. The minimum-norm x
+     * with L^T x = u is Q R^-T u for L = Q R (Householder): orthogonal
+     * transformations only, so the conditioning is that of L (the square
+     * root of M's), not squared as in the normal equations. */
+    double *Lc = G, *tau = G + (size_t)n * r, *u = y, *rd = z, *vec = cp;
     for (uint32_t j = 0; j < r; ++j) {
         double sd = sqrt(M[j * n + j]);
-        M[j * n + j] = sd;
-        for (uint32_t i = j + 1; i < n; ++i) M[i * n + j] *= sd;
+        for (uint32_t i = 0; i < n; ++i) Lc[i * r + j] = i < j ? 0.0 : (i == j ? sd : M[i * n + j] * sd);
     }
-    if (r == 0) return 0;
-    /* Rank r < n: M ~ L L^T with L the first r columns (n x r, lower
-     * trapezoidal). The minimum-norm solution lies in range(L): x = L y with
-     * (L^T L)^2 y = L^T c. */
+    for (uint32_t i = 0; i < r; ++i) {
+        double s = cp[i];
+        for (uint32_t k = 0; k < i; ++k) s -= Lc[i * r + k] * u[k];
+        u[i] = s / Lc[i * r + i];
+    }
     for (uint32_t j = 0; j < r; ++j) {
-        double s = 0.0;
-        for (uint32_t i = j; i < n; ++i) s += M[i * n + j] * cp[i];
-        y[j] = s;
-    }
-    for (uint32_t j = 0; j < r; ++j)
-        for (uint32_t l = 0; l <= j; ++l) {
-            double s = 0.0;
-            for (uint32_t i = j; i < n; ++i) s += M[i * n + j] * M[i * n + l];
-            G[j * r + l] = s;
-            G[l * r + j] = s;
+        double nrm = 0.0;
+        for (uint32_t i = j; i < n; ++i) nrm += Lc[i * r + j] * Lc[i * r + j];
+        nrm = sqrt(nrm);
+        double alpha = Lc[j * r + j] > 0.0 ? -nrm : nrm;
+        Lc[j * r + j] -= alpha; /* the Householder vector, in column j */
+        double vv = 0.0;
+        for (uint32_t i = j; i < n; ++i) vv += Lc[i * r + j] * Lc[i * r + j];
+        tau[j] = vv > 0.0 ? 2.0 / vv : 0.0;
+        rd[j] = alpha;
+        for (uint32_t k = j + 1; k < r; ++k) {
+            double sdot = 0.0;
+            for (uint32_t i = j; i < n; ++i) sdot += Lc[i * r + j] * Lc[i * r + k];
+            sdot *= tau[j];
+            for (uint32_t i = j; i < n; ++i) Lc[i * r + k] -= sdot * Lc[i * r + j];
         }
-    chol_solve(G, r, y); /* factorises G once ... */
-    for (uint32_t i = 0; i < r; ++i) { /* ... and reuses it for the second solve */
-        double s = y[i];
-        for (uint32_t k = 0; k < i; ++k) s -= G[i * r + k] * y[k];
-        y[i] = G[i * r + i] > 0.0 ? s / G[i * r + i] : 0.0;
     }
-    for (uint32_t i = r; i-- > 0;) {
-        double s = y[i];
-        for (uint32_t k = i + 1; k < r; ++k) s -= G[k * r + i] * y[k];
-        y[i] = G[i * r + i] > 0.0 ? s / G[i * r + i] : 0.0;
+    for (uint32_t j = 0; j < r; ++j) { /* R^T w = u; R's strict upper part is Lc above the diagonal */
+        double s = u[j];
+        for (uint32_t k = 0; k < j; ++k) s -= Lc[k * r + j] * vec[k];
+        vec[j] = rd[j] != 0.0 ? s / rd[j] : 0.0;
     }
-    for (uint32_t i = 0; i < n; ++i) {
-        double s = 0.0;
-        uint32_t top = i < r ? i + 1 : r;
-        for (uint32_t j = 0; j < top; ++j) s += M[i * n + j] * y[j];
-        x[perm[i]] = s;
+    for (uint32_t i = r; i < n; ++i) vec[i] = 0.0;
+    for (uint32_t j = r; j-- > 0;) { /* vec <- H_j vec, last reflection first */
+        double sdot = 0.0;
+        for (uint32_t i = j; i < n; ++i) sdot += Lc[i * r + j] * vec[i];
+        sdot *= tau[j];
+        for (uint32_t i = j; i < n; ++i) vec[i] -= sdot * Lc[i * r + j];
     }
+    for (uint32_t i = 0; i < n; ++i) x[perm[i]] = vec[i];
     return r;
 }
 
