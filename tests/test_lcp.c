@@ -1,0 +1,547 @@
+/* The constraint solver (src/lcp*.c): seed 003's one system for contacts
+ * and joints, with friction. Closed forms, then invariants on random
+ * problems, determinism and islands. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "lcp.h"
+#include "test_helpers.h"
+
+static const double G = 9.81, DT = 1.0 / 60.0;
+
+static cr_lcp_body particle(double m, cr_vec3 v)
+{
+    cr_lcp_body b;
+    memset(&b, 0, sizeof b);
+    b.inv_mass = 1.0 / m;
+    b.inv_inertia = cr_m3_zero();
+    b.v = v;
+    b.w = cr_v3_zero();
+    return b;
+}
+
+static cr_lcp_body box_body(double m, cr_vec3 h, cr_vec3 v)
+{
+    cr_lcp_body b = particle(m, v);
+    double ix = m / 3.0 * (h.y * h.y + h.z * h.z), iy = m / 3.0 * (h.x * h.x + h.z * h.z),
+           iz = m / 3.0 * (h.x * h.x + h.y * h.y);
+    b.inv_inertia = cr_m3_diag(1.0 / ix, 1.0 / iy, 1.0 / iz);
+    return b;
+}
+
+/* A row pushing a at offset ra along n and b at rb along -n. */
+static cr_lcp_row make_row(uint8_t kind, uint32_t a, cr_vec3 ra, uint32_t b, cr_vec3 rb, cr_vec3 n, double target)
+{
+    cr_lcp_row r;
+    memset(&r, 0, sizeof r);
+    r.kind = kind;
+    r.a = a;
+    r.b = b;
+    r.ja_lin = n;
+    r.ja_ang = cr_v3_cross(ra, n);
+    if (b != CR_LCP_FIXED) {
+        r.jb_lin = cr_v3_neg(n);
+        r.jb_ang = cr_v3_neg(cr_v3_cross(rb, n));
+    }
+    r.target = target;
+    return r;
+}
+
+static cr_status solve(cr_lcp_row *rows, uint32_t nr, cr_lcp_body *bodies, uint32_t nb, const cr_lcp_options *o,
+                       cr_lcp_stats *st)
+{
+    cr_lcp_workspace *ws = cr_lcp_workspace_create();
+    assert_non_null(ws);
+    cr_status s = cr_lcp_solve(rows, nr, bodies, nb, o, ws, st);
+    cr_lcp_workspace_destroy(ws);
+    return s;
+}
+
+static double row_vel(const cr_lcp_row *r, const cr_lcp_body *b)
+{
+    double s = 0.0;
+    if (r->a != CR_LCP_FIXED) s += cr_v3_dot(r->ja_lin, b[r->a].v) + cr_v3_dot(r->ja_ang, b[r->a].w);
+    if (r->b != CR_LCP_FIXED) s += cr_v3_dot(r->jb_lin, b[r->b].v) + cr_v3_dot(r->jb_ang, b[r->b].w);
+    return s;
+}
+
+static double row_diag(const cr_lcp_row *r, const cr_lcp_body *b)
+{
+    double s = 0.0;
+    if (r->a != CR_LCP_FIXED)
+        s += b[r->a].inv_mass * cr_v3_len2(r->ja_lin) + cr_v3_dot(r->ja_ang, cr_m3_mul_v(b[r->a].inv_inertia, r->ja_ang));
+    if (r->b != CR_LCP_FIXED)
+        s += b[r->b].inv_mass * cr_v3_len2(r->jb_lin) + cr_v3_dot(r->jb_ang, cr_m3_mul_v(b[r->b].inv_inertia, r->jb_ang));
+    return s;
+}
+
+/* Every row's conditions after the solve, relative tolerance tol against
+ * the impulse scale (max |lambda|) and the velocity scale (max |J v0 -
+ * target| and max A_ii max |lambda|). Returns the worst relative violation. */
+static double violation(const cr_lcp_row *rows, uint32_t nr, const cr_lcp_body *before, const cr_lcp_body *after)
+{
+    double ls = 1e-300, ws = 1e-300, dmax = 0.0;
+    for (uint32_t i = 0; i < nr; ++i) {
+        ls = fmax(ls, fabs(rows[i].lambda));
+        ws = fmax(ws, fabs(row_vel(&rows[i], before) - rows[i].target));
+        dmax = fmax(dmax, row_diag(&rows[i], before) + rows[i].cfm);
+    }
+    ws = fmax(ws, dmax * ls);
+    double worst = 0.0;
+    for (uint32_t i = 0; i < nr; ++i) {
+        const cr_lcp_row *r = &rows[i];
+        double l = r->lambda, w = row_vel(r, after) - r->target + r->cfm * l, v = 0.0;
+        if (r->kind == CR_ROW_EQUALITY) v = fabs(w) / ws;
+        if (r->kind == CR_ROW_NORMAL) {
+            if (l < 0.0) v = 1.0; /* lambda >= 0 holds exactly */
+            v = fmax(v, -w / ws);
+            v = fmax(v, fmin(l / ls, fabs(w) / ws));
+        }
+        if (r->kind == CR_ROW_FRICTION) {
+            double bound = r->mu * rows[r->parent].lambda;
+            if (fabs(l) > bound) v = 1.0; /* the bound holds exactly */
+            if (fabs(l) < bound - 1e-9 * ls) v = fmax(v, fabs(w) / ws); /* sticking */
+            else if (l * w > 0.0) v = fmax(v, fabs(w) / ws);            /* sliding opposes the slip */
+        }
+        worst = fmax(worst, v);
+    }
+    return worst;
+}
+
+static void test_particle(void **state)
+{
+    (void)state;
+    for (int k = 0; k < 3; ++k) {
+        double e = k * 0.5;
+        cr_lcp_body b = particle(2.0, cr_v3(0, 0, -3));
+        cr_lcp_row r = make_row(CR_ROW_NORMAL, 0, cr_v3_zero(), CR_LCP_FIXED, cr_v3_zero(), cr_v3(0, 0, 1), 3.0 * e);
+        cr_lcp_stats st;
+        assert_int_equal(solve(&r, 1, &b, 1, NULL, &st), CR_OK);
+        if (e == 0.0) {
+            assert_true(r.lambda == 6.0); /* exactly: a 1 x 1 L D L^T solve is c / d */
+            assert_true(b.v.z == 0.0);
+        }
+        assert_near(r.lambda, 2.0 * (1.0 + e) * 3.0, 1e-14);
+        assert_near(b.v.z, 3.0 * e, 1e-14);
+        assert_int_equal(st.islands, 1);
+        assert_int_equal(st.dense_islands, 1);
+        assert_int_equal(st.fallbacks, 0);
+    }
+}
+
+static void test_separating(void **state)
+{
+    (void)state;
+    cr_lcp_body b = particle(2.0, cr_v3(0.5, 0, 1.0));
+    cr_lcp_row r = make_row(CR_ROW_NORMAL, 0, cr_v3_zero(), CR_LCP_FIXED, cr_v3_zero(), cr_v3(0, 0, 1), 0.0);
+    r.lambda = 3.0; /* a stale warm start must not glue it */
+    assert_int_equal(solve(&r, 1, &b, 1, NULL, NULL), CR_OK);
+    assert_true(r.lambda == 0.0);
+    assert_true(b.v.z == 1.0 && b.v.x == 0.5);
+}
+
+/* Two unit particles stacked: row 0 the ground under body 0, row 1 between
+ * body 1 (above) and body 0. */
+static void stack_rows(cr_lcp_row r[2])
+{
+    r[0] = make_row(CR_ROW_NORMAL, 0, cr_v3_zero(), CR_LCP_FIXED, cr_v3_zero(), cr_v3(0, 0, 1), 0.0);
+    r[1] = make_row(CR_ROW_NORMAL, 1, cr_v3_zero(), 0, cr_v3_zero(), cr_v3(0, 0, 1), 0.0);
+}
+
+static void test_drop_and_readd(void **state)
+{
+    (void)state;
+    /* Lower body falling at 1, upper rising at 0.5: both active gives
+     * lambda = (0.5, -0.5); the seed's rule drops the upper contact. */
+    cr_lcp_body b[2] = {particle(1.0, cr_v3(0, 0, -1)), particle(1.0, cr_v3(0, 0, 0.5))};
+    cr_lcp_row r[2];
+    stack_rows(r);
+    assert_int_equal(solve(r, 2, b, 2, NULL, NULL), CR_OK);
+    assert_near(r[0].lambda, 1.0, 1e-15);
+    assert_true(r[1].lambda == 0.0);
+    assert_near(b[0].v.z, 0.0, 1e-15);
+    assert_near(b[1].v.z, 0.5, 1e-15);
+    /* Upper rising at 5: both multipliers come out negative, (-4, -5). The
+     * seed's rule drops both, leaving the lower body falling through the
+     * ground: the ground contact must come back. */
+    cr_lcp_body c[2] = {particle(1.0, cr_v3(0, 0, -1)), particle(1.0, cr_v3(0, 0, 5))};
+    stack_rows(r);
+    cr_lcp_stats st;
+    assert_int_equal(solve(r, 2, c, 2, NULL, &st), CR_OK);
+    assert_near(r[0].lambda, 1.0, 1e-15);
+    assert_true(r[1].lambda == 0.0);
+    assert_near(c[0].v.z, 0.0, 1e-15);
+    assert_near(c[1].v.z, 5.0, 1e-15);
+    assert_true(st.active_set_iterations >= 3);
+}
+
+/* A box resting on the ground with its 4 bottom corners (rank 3). */
+static uint32_t box_on_ground(cr_lcp_row *r, uint32_t body, cr_vec3 h, bool friction, double mu, cr_vec3 n,
+                              cr_vec3 t1, cr_vec3 t2)
+{
+    uint32_t k = 0;
+    for (int sx = -1; sx <= 1; sx += 2)
+        for (int sy = -1; sy <= 1; sy += 2) {
+            cr_vec3 p = cr_v3(sx * h.x, sy * h.y, -h.z);
+            uint32_t parent = k;
+            r[k++] = make_row(CR_ROW_NORMAL, body, p, CR_LCP_FIXED, cr_v3_zero(), n, 0.0);
+            if (!friction) continue;
+            r[k] = make_row(CR_ROW_FRICTION, body, p, CR_LCP_FIXED, cr_v3_zero(), t1, 0.0);
+            r[k].parent = parent;
+            r[k++].mu = mu;
+            r[k] = make_row(CR_ROW_FRICTION, body, p, CR_LCP_FIXED, cr_v3_zero(), t2, 0.0);
+            r[k].parent = parent;
+            r[k++].mu = mu;
+        }
+    return k;
+}
+
+static void test_box_resting(void **state)
+{
+    (void)state;
+    const double m = 3.0;
+    const cr_vec3 h = cr_v3(1.0, 0.5, 0.25);
+    for (int fr = 0; fr < 2; ++fr) {
+        cr_lcp_body b = box_body(m, h, cr_v3(0, 0, -G * DT));
+        cr_lcp_row r[12];
+        uint32_t n = box_on_ground(r, 0, h, fr == 1, 0.5, cr_v3(0, 0, 1), cr_v3(1, 0, 0), cr_v3(0, 1, 0));
+        cr_lcp_stats st;
+        assert_int_equal(solve(r, n, &b, 1, NULL, &st), CR_OK);
+        double sum = 0.0, l0 = r[0].lambda;
+        for (uint32_t i = 0; i < n; ++i)
+            if (r[i].kind == CR_ROW_NORMAL) {
+                sum += r[i].lambda;
+                assert_near(r[i].lambda, l0, 1e-9 * l0);
+            } else {
+                assert_near(r[i].lambda, 0.0, 1e-12 * l0);
+            }
+        assert_near(sum, m * G * DT, 1e-12 * m * G * DT);
+        assert_near(cr_v3_len(b.v), 0.0, 1e-12 * G * DT);
+        assert_near(cr_v3_len(b.w), 0.0, 1e-12 * G * DT);
+        assert_int_equal(st.fallbacks, 0);
+    }
+}
+
+static void test_incline(void **state)
+{
+    (void)state;
+    const double m = 2.0, th = 0.3;
+    const cr_vec3 h = cr_v3(1.0, 0.5, 0.25);
+    /* The incline's frame: z its normal, x down the slope. */
+    const cr_vec3 v0 = cr_v3(G * DT * sin(th), 0.0, -G * DT * cos(th));
+    const double mus[2] = {0.5, 0.2}; /* tan 0.3 = 0.309 */
+    for (int k = 0; k < 2; ++k) {
+        double mu = mus[k];
+        cr_lcp_body b = box_body(m, h, v0);
+        cr_lcp_row r[12];
+        uint32_t n = box_on_ground(r, 0, h, true, mu, cr_v3(0, 0, 1), cr_v3(1, 0, 0), cr_v3(0, 1, 0));
+        cr_lcp_stats st;
+        assert_int_equal(solve(r, n, &b, 1, NULL, &st), CR_OK);
+        assert_int_equal(st.fallbacks, 0);
+        double ln = 0.0;
+        for (uint32_t i = 0; i < n; i += 3) ln += r[i].lambda;
+        assert_near(ln, m * G * DT * cos(th), 1e-12 * m * G * DT);
+        assert_near(b.v.z, 0.0, 1e-12 * G * DT);
+        assert_near(b.v.y, 0.0, 1e-12 * G * DT);
+        assert_near(cr_v3_len(b.w), 0.0, 1e-12 * G * DT);
+        if (mu > tan(th)) {
+            assert_near(b.v.x, 0.0, 1e-12 * G * DT);
+        } else {
+            assert_near(b.v.x, G * DT * (sin(th) - mu * cos(th)), 1e-12 * G * DT);
+            for (uint32_t i = 0; i < n; i += 3) {
+                assert_true(r[i].lambda >= 0.0);
+                assert_true(r[i + 1].lambda == -mu * r[i].lambda); /* exactly mu lambda_n, opposing the slip */
+            }
+        }
+    }
+}
+
+static void test_ball_joint(void **state)
+{
+    (void)state;
+    uint64_t s = 11;
+    for (int c = 0; c < 20; ++c) {
+        cr_lcp_body b = particle(test_rand(&s, 0.5, 3.0), test_rand_vec(&s, -2, 2));
+        cr_quat q = {test_rand(&s, -1, 1), test_rand(&s, -1, 1), test_rand(&s, -1, 1), test_rand(&s, -1, 1)};
+        cr_mat3 rot = cr_q_to_m3(cr_q_normalize(q));
+        cr_mat3 d = cr_m3_diag(1 / test_rand(&s, 0.1, 1), 1 / test_rand(&s, 0.1, 1), 1 / test_rand(&s, 0.1, 1));
+        b.inv_inertia = cr_m3_mul(rot, cr_m3_mul(d, cr_m3_transpose(rot)));
+        b.w = test_rand_vec(&s, -3, 3);
+        cr_vec3 ra = test_rand_vec(&s, -1, 1);
+        cr_lcp_row r[3];
+        for (int k = 0; k < 3; ++k)
+            r[k] = make_row(CR_ROW_EQUALITY, 0, ra, CR_LCP_FIXED, cr_v3_zero(),
+                            cr_v3(k == 0, k == 1, k == 2), 0.0);
+        assert_int_equal(solve(r, 3, &b, 1, NULL, NULL), CR_OK);
+        cr_vec3 anchor = cr_v3_add(b.v, cr_v3_cross(b.w, ra));
+        assert_near(cr_v3_len(anchor), 0.0, 1e-12);
+    }
+}
+
+/* A random problem that has a feasible point v_ref (targets built from it),
+ * with up to 6 bodies and 12 rows. Returns the row count. */
+static uint32_t random_case(uint64_t *s, cr_lcp_row *r, cr_lcp_body *b, uint32_t *nb, bool friction)
+{
+    *nb = 1 + (uint32_t)(test_rand_u64(s) % 6);
+    cr_vec3 vr[6], wr[6];
+    for (uint32_t k = 0; k < *nb; ++k) {
+        b[k] = particle(test_rand(s, 0.1, 10.0), test_rand_vec(s, -2, 2));
+        cr_quat q = {test_rand(s, -1, 1), test_rand(s, -1, 1), test_rand(s, -1, 1), test_rand(s, -1, 1)};
+        cr_mat3 rot = cr_q_to_m3(cr_q_normalize(q));
+        double m = 1.0 / b[k].inv_mass;
+        cr_mat3 d = cr_m3_diag(1 / (m * test_rand(s, 0.05, 2)), 1 / (m * test_rand(s, 0.05, 2)),
+                               1 / (m * test_rand(s, 0.05, 2)));
+        b[k].inv_inertia = cr_m3_mul(rot, cr_m3_mul(d, cr_m3_transpose(rot)));
+        b[k].w = test_rand_vec(s, -2, 2);
+        if (test_rand(s, 0, 1) < 0.1) { /* a static body */
+            b[k].inv_mass = 0.0;
+            b[k].inv_inertia = cr_m3_zero();
+        }
+        vr[k] = test_rand_vec(s, -1, 1);
+        wr[k] = test_rand_vec(s, -1, 1);
+        if (b[k].inv_mass == 0.0) { /* it keeps its velocity */
+            vr[k] = b[k].v;
+            wr[k] = b[k].w;
+        }
+    }
+    cr_lcp_body ref[6];
+    for (uint32_t k = 0; k < *nb; ++k) {
+        ref[k] = b[k];
+        ref[k].v = vr[k];
+        ref[k].w = wr[k];
+    }
+    uint32_t want = 1 + (uint32_t)(test_rand_u64(s) % 12), n = 0;
+    while (n < want) {
+        uint32_t a = (uint32_t)(test_rand_u64(s) % *nb);
+        uint32_t bb = test_rand(s, 0, 1) < 0.3 ? CR_LCP_FIXED : (uint32_t)(test_rand_u64(s) % *nb);
+        if (bb == a) bb = CR_LCP_FIXED;
+        cr_vec3 ra = test_rand_vec(s, -1, 1), rb = test_rand_vec(s, -1, 1);
+        cr_vec3 nn = cr_v3_normalize(test_rand_vec(s, -1, 1));
+        double kind = test_rand(s, 0, 1);
+        if (kind < 0.25) {
+            r[n] = make_row(CR_ROW_EQUALITY, a, ra, bb, rb, nn, 0.0);
+            r[n].target = row_vel(&r[n], ref);
+            ++n;
+            continue;
+        }
+        r[n] = make_row(CR_ROW_NORMAL, a, ra, bb, rb, nn, 0.0);
+        r[n].target = row_vel(&r[n], ref) - (test_rand(s, 0, 1) < 0.5 ? 0.0 : test_rand(s, 0, 0.5));
+        if (test_rand(s, 0, 1) < 0.1) r[n].cfm = test_rand(s, 0, 0.1);
+        uint32_t parent = n++;
+        if (!friction || n + 2 > 12) continue;
+        cr_vec3 t1 = cr_v3_normalize(cr_v3_cross(nn, test_rand_vec(s, -1, 1))), t2 = cr_v3_cross(nn, t1);
+        double mu = test_rand(s, 0, 1) < 0.1 ? 0.0 : test_rand(s, 0.05, 1.2);
+        cr_vec3 ts[2] = {t1, t2};
+        for (int k = 0; k < 2; ++k) {
+            r[n] = make_row(CR_ROW_FRICTION, a, ra, bb, rb, ts[k], 0.0);
+            r[n].target = row_vel(&r[n], ref);
+            r[n].parent = parent;
+            r[n].mu = mu;
+            ++n;
+        }
+    }
+    return n;
+}
+
+static void test_random(void **state)
+{
+    (void)state;
+    uint64_t s = 2024;
+    int compared = 0, fallbacks = 0;
+    double worst = 0.0, worst_pgs = 0.0;
+    for (int c = 0; c < 500; ++c) {
+        cr_lcp_row r[12], rp[12];
+        cr_lcp_body b[6], before[6], bp[6];
+        uint32_t nb;
+        bool friction = c % 2 == 1;
+        uint32_t n = random_case(&s, r, b, &nb, friction);
+        memcpy(before, b, sizeof b);
+        memcpy(rp, r, sizeof r);
+        memcpy(bp, b, sizeof b);
+        cr_lcp_stats st;
+        assert_int_equal(solve(r, n, b, nb, NULL, &st), CR_OK);
+        fallbacks += (int)st.fallbacks;
+        double v = violation(r, n, before, b);
+        /* Known limit: with friction the active set can cycle; at the
+         * bound PGS (50 passes) finishes, less accurately. Counted below. */
+        if (st.fallbacks) continue;
+        worst = fmax(worst, v);
+        if (!(v <= 1e-9)) fail_msg("case %d (%u rows, %u bodies): violation %.3g", c, n, nb, v);
+        if (friction) continue;
+        /* Frictionless: the velocities solve a strictly convex QP, so they
+         * are unique; PGS that has converged must find them. */
+        cr_lcp_options o = cr_lcp_default_options();
+        o.dense_max_rows = 0;
+        o.pgs_iterations = 2000;
+        assert_int_equal(solve(rp, n, bp, nb, &o, &st), CR_OK);
+        assert_int_equal(st.pgs_islands, st.islands);
+        double vs = 1e-300;
+        for (uint32_t k = 0; k < nb; ++k) vs = fmax(vs, fmax(cr_v3_len(before[k].v), cr_v3_len(before[k].w)));
+        if (violation(rp, n, before, bp) > 1e-10) continue; /* not converged: ill-conditioned */
+        ++compared;
+        for (uint32_t k = 0; k < nb; ++k) {
+            double d = fmax(cr_v3_len(cr_v3_sub(bp[k].v, b[k].v)), cr_v3_len(cr_v3_sub(bp[k].w, b[k].w)));
+            worst_pgs = fmax(worst_pgs, d / vs);
+            if (!(d <= 1e-6 * vs)) fail_msg("case %d: PGS velocity differs by %.3g", c, d);
+        }
+    }
+    printf("random: worst dense violation %.3g, %d fallbacks; PGS compared on %d cases, worst %.3g\n", worst,
+           fallbacks, compared, worst_pgs);
+    assert_true(compared > 100);
+    /* Known limit: 34 of the 250 frictional cases cycle and fall back (PGS
+     * then finishes; the frictionless ones never do). Guard against worse. */
+    assert_true(fallbacks <= 40);
+}
+
+static void test_determinism(void **state)
+{
+    (void)state;
+    uint64_t s = 77;
+    for (int c = 0; c < 50; ++c) {
+        cr_lcp_row r1[12], r2[12];
+        cr_lcp_body b1[6], b2[6];
+        uint32_t nb;
+        uint32_t n = random_case(&s, r1, b1, &nb, true);
+        memcpy(r2, r1, sizeof r1);
+        memcpy(b2, b1, sizeof b1);
+        cr_lcp_options o = cr_lcp_default_options();
+        if (c % 2) o.dense_max_rows = 0;
+        assert_int_equal(solve(r1, n, b1, nb, &o, NULL), CR_OK);
+        /* The second solve reuses a workspace already grown (other sizes). */
+        cr_lcp_workspace *ws = cr_lcp_workspace_create();
+        cr_lcp_row junk[12];
+        cr_lcp_body bj[6];
+        uint32_t nbj, nj = random_case(&s, junk, bj, &nbj, true);
+        assert_int_equal(cr_lcp_solve(junk, nj, bj, nbj, &o, ws, NULL), CR_OK);
+        assert_int_equal(cr_lcp_solve(r2, n, b2, nb, &o, ws, NULL), CR_OK);
+        cr_lcp_workspace_destroy(ws);
+        for (uint32_t i = 0; i < n; ++i) assert_memory_equal(&r1[i].lambda, &r2[i].lambda, sizeof(double));
+        assert_memory_equal(b1, b2, nb * sizeof(cr_lcp_body));
+    }
+}
+
+/* A stack: box 'base' on the ground, box base+1 on it (4 contacts each,
+ * with friction). */
+static uint32_t box_stack(cr_lcp_row *r, uint32_t base, cr_vec3 h, double mu)
+{
+    uint32_t n = box_on_ground(r, base, h, true, mu, cr_v3(0, 0, 1), cr_v3(1, 0, 0), cr_v3(0, 1, 0));
+    for (int sx = -1; sx <= 1; sx += 2)
+        for (int sy = -1; sy <= 1; sy += 2) {
+            cr_vec3 pa = cr_v3(sx * h.x * 0.8, sy * h.y * 0.8, -h.z), pb = cr_v3(sx * h.x * 0.8, sy * h.y * 0.8, h.z);
+            uint32_t parent = n;
+            r[n++] = make_row(CR_ROW_NORMAL, base + 1, pa, base, pb, cr_v3(0, 0, 1), 0.0);
+            for (int k = 0; k < 2; ++k) {
+                r[n] = make_row(CR_ROW_FRICTION, base + 1, pa, base, pb, cr_v3(k == 0, k == 1, 0), 0.0);
+                r[n].parent = parent;
+                r[n++].mu = mu;
+            }
+        }
+    return n;
+}
+
+static void test_islands(void **state)
+{
+    (void)state;
+    const cr_vec3 h = cr_v3(0.5, 0.4, 0.3);
+    cr_lcp_body all[4] = {box_body(1.0, h, cr_v3(0.1, 0, -G * DT)), box_body(2.0, h, cr_v3(0.3, 0.2, -2 * G * DT)),
+                          box_body(1.5, h, cr_v3(-0.2, 0, -G * DT)), box_body(0.5, h, cr_v3(0, 0.1, 0.5))};
+    all[1].w = cr_v3(0.2, -0.1, 0.3);
+    cr_lcp_body one[2] = {all[0], all[1]}, two[2] = {all[2], all[3]};
+    cr_lcp_row r[48], r1[24], r2[24];
+    uint32_t n1 = box_stack(r, 0, h, 0.4);
+    uint32_t n2 = box_stack(r + n1, 2, h, 0.7);
+    for (uint32_t i = n1; i < n1 + n2; ++i)
+        if (r[i].kind == CR_ROW_FRICTION) r[i].parent += n1;
+    assert_int_equal(box_stack(r1, 0, h, 0.4), n1);
+    assert_int_equal(box_stack(r2, 0, h, 0.7), n2);
+    cr_lcp_stats st;
+    assert_int_equal(solve(r, n1 + n2, all, 4, NULL, &st), CR_OK);
+    assert_int_equal(st.islands, 2);
+    assert_int_equal(st.largest_island_rows, 24);
+    assert_int_equal(solve(r1, n1, one, 2, NULL, NULL), CR_OK);
+    assert_int_equal(solve(r2, n2, two, 2, NULL, NULL), CR_OK);
+    for (uint32_t i = 0; i < n1; ++i) assert_memory_equal(&r[i].lambda, &r1[i].lambda, sizeof(double));
+    for (uint32_t i = 0; i < n2; ++i) assert_memory_equal(&r[n1 + i].lambda, &r2[i].lambda, sizeof(double));
+    assert_memory_equal(&all[0], &one[0], 2 * sizeof(cr_lcp_body));
+    assert_memory_equal(&all[2], &two[0], 2 * sizeof(cr_lcp_body));
+}
+
+static void tall_stack(double mu, bool must_converge)
+{
+    /* 17 boxes stacked: 17 interfaces x 4 contacts x 3 rows = 204 rows in
+     * one island, every interface rank deficient. */
+    enum { NB = 17 };
+    const cr_vec3 h = cr_v3(0.5, 0.4, 0.3);
+    cr_lcp_body b[NB], before[NB];
+    static cr_lcp_row r[NB * 12];
+    uint32_t n = box_on_ground(r, 0, h, true, mu, cr_v3(0, 0, 1), cr_v3(1, 0, 0), cr_v3(0, 1, 0));
+    for (uint32_t k = 0; k < NB; ++k) b[k] = box_body(1.0 + 0.1 * k, h, cr_v3(0.01 * k, 0, -G * DT));
+    for (uint32_t k = 1; k < NB; ++k) {
+        cr_lcp_row tmp[24];
+        uint32_t m = box_stack(tmp, k - 1, h, mu);
+        for (uint32_t i = 12; i < m; ++i) r[n++] = tmp[i];
+    }
+    /* Each normal is followed by its two friction rows. */
+    for (uint32_t i = 0; i < n; ++i)
+        if (r[i].kind == CR_ROW_FRICTION) r[i].parent = r[i - 1].kind == CR_ROW_NORMAL ? i - 1 : i - 2;
+    memcpy(before, b, sizeof b);
+    cr_lcp_stats st;
+    cr_lcp_workspace *ws = cr_lcp_workspace_create();
+    clock_t t0 = clock();
+    assert_int_equal(cr_lcp_solve(r, n, b, NB, NULL, ws, &st), CR_OK);
+    double sec = (double)(clock() - t0) / CLOCKS_PER_SEC;
+    cr_lcp_workspace_destroy(ws);
+    double v = violation(r, n, before, b);
+    printf("tall stack, mu %g: %u rows, %u active-set iterations, %u fallbacks, %.2f ms, violation %.3g\n", mu, n,
+           st.active_set_iterations, st.fallbacks, 1e3 * sec, v);
+    assert_int_equal(st.largest_island_rows, n);
+    if (must_converge) {
+        assert_int_equal(st.fallbacks, 0);
+        assert_true(v <= 1e-9);
+    }
+}
+
+static void test_tall_stack_timing(void **state)
+{
+    (void)state;
+    tall_stack(0.0, true);
+    /* Known limit: with friction, tall stacks with slip between layers can
+     * cycle in the active set and end in the PGS fallback. */
+    tall_stack(0.5, false);
+}
+
+static void test_bad_input(void **state)
+{
+    (void)state;
+    cr_lcp_body b = particle(1.0, cr_v3(0, 0, -1));
+    cr_lcp_row r = make_row(CR_ROW_NORMAL, 3, cr_v3_zero(), CR_LCP_FIXED, cr_v3_zero(), cr_v3(0, 0, 1), 0.0);
+    assert_int_equal(solve(&r, 1, &b, 1, NULL, NULL), CR_ERR_INVALID_ARGUMENT);
+    r.a = 0;
+    r.target = NAN;
+    assert_int_equal(solve(&r, 1, &b, 1, NULL, NULL), CR_ERR_NON_FINITE);
+    assert_true(b.v.z == -1.0);
+    r.target = 0.0;
+    r.kind = CR_ROW_FRICTION;
+    r.parent = 0; /* not a normal row */
+    assert_int_equal(solve(&r, 1, &b, 1, NULL, NULL), CR_ERR_INVALID_ARGUMENT);
+    /* Huge values overflow: non-finite, bodies untouched. */
+    r = make_row(CR_ROW_NORMAL, 0, cr_v3_zero(), CR_LCP_FIXED, cr_v3_zero(), cr_v3(0, 0, 1e300), 0.0);
+    b.v.z = -1e300;
+    assert_int_equal(solve(&r, 1, &b, 1, NULL, NULL), CR_ERR_NON_FINITE);
+    assert_true(b.v.z == -1e300);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_particle),      cmocka_unit_test(test_separating),
+        cmocka_unit_test(test_drop_and_readd), cmocka_unit_test(test_box_resting),
+        cmocka_unit_test(test_incline),       cmocka_unit_test(test_ball_joint),
+        cmocka_unit_test(test_random),        cmocka_unit_test(test_determinism),
+        cmocka_unit_test(test_islands),       cmocka_unit_test(test_tall_stack_timing),
+        cmocka_unit_test(test_bad_input),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
