@@ -183,10 +183,14 @@ static uint32_t parallel_edges(const cr_hull *a, cr_pose pa, const cr_hull *b, c
             if (wl > 1e-9 * scale && cr_v3_dot(w, axis) > 0.0) {
                 nab = cr_v3_scale(w, 1.0 / wl);
                 gap = wl;
+            } else if (wl > 4.0 * fabs(sep) + 1e-9 * scale) {
+                continue; /* overlapping edges cross within the penetration depth; these are too far apart */
             }
-            if (gap > margin || gap >= best) continue;
+            /* The closest lines win (every pair on the touching faces passes
+             * the cone test with the face axis). */
+            if (gap > margin || wl >= best) continue;
             if (!in_edge_cone(a, pa, i, nab) || !in_edge_cone(b, pb, j, cr_v3_neg(nab))) continue;
-            best = gap;
+            best = wl;
             found = 2;
             double ends[2] = {lo, hi};
             uint64_t src[2] = {lo > 0.0 ? 1u : 0u, hi < la ? 3u : 2u}; /* which hull's endpoint bounds it */

@@ -176,7 +176,7 @@ static void visit_sphere(const cr_mesh *mesh, uint32_t tri, void *p)
     double side = cr_v3_dot(n, cr_v3_sub(c->q, v0)), dist = cr_v3_len(cr_v3_sub(c->q, cp));
     cr_vec3 nl; /* sphere towards mesh, mesh frame */
     double sep;
-    if (side > 0.0 && dist > 0.0) {
+    if (side >= 0.0 && dist > 0.0) {
         nl = cr_v3_scale(cr_v3_sub(cp, c->q), 1.0 / dist);
         sep = dist - c->r;
     } else if (region == 0) { /* centre on or behind the face: push out the front */
