@@ -276,6 +276,14 @@ static void test_random_boxes(void **state)
             /* no deeper than the SAT depth, but for the bias towards face axes */
             assert_true(m.p[i].separation >= d - 1e-3 * fmin(cr_v3_len(ha), cr_v3_len(hb)) - 1e-9);
         }
+        /* With a margin: nothing beyond it, nothing deeper than the SAT allows. */
+        cr_manifold mm;
+        cr_collide_hull_hull(&a, pa, &b, pb, 0.1, &mm);
+        if (d <= 0.1 - 1e-9 && deep) assert_true(mm.count >= 1);
+        for (uint32_t i = 0; i < mm.count; ++i) {
+            assert_true(mm.p[i].separation <= 0.1);
+            assert_true(mm.p[i].separation >= d - 1e-3 * fmin(cr_v3_len(ha), cr_v3_len(hb)) - 1e-9);
+        }
         /* Swapping A and B flips the normal where the best axis is clear. */
         cr_sat q;
         cr_sat_query(&a, pa, &b, pb, &q);
