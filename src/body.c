@@ -1,7 +1,9 @@
 /* Body storage: structure of arrays indexed by slot, ids with generations. */
 #include <string.h>
 
+#include "shape_internal.h"
 #include "surface_internal.h"
+#include "rigid.h"
 #include "world_internal.h"
 
 /* Every per-slot array, so that growing and freeing treat them alike. */
@@ -9,7 +11,8 @@
     X(generation) X(type) X(inertia_kind) X(x) X(v) X(w) X(q) X(mass) X(inv_mass) X(inertia)            \
     X(inv_inertia) X(radius) X(restitution) X(friction) X(user_data) X(acc) X(alpha) X(t_local) X(stamp) \
     X(events) X(visit) X(rolling_friction) X(inner_radius) X(surface) X(ball_state) X(su) X(sv) X(vpath)    \
-    X(dvel) X(t_state) X(energy_on) X(energy_acc) X(energy_drag) X(replanned) X(rest) X(energy_before)
+    X(dvel) X(t_state) X(energy_on) X(energy_acc) X(energy_drag) X(replanned) X(rest) X(energy_before)    \
+    X(shape) X(inertia_local) X(inv_inertia_local)
 
 static bool grow_bodies(cr_world *w, uint32_t need)
 {
@@ -24,6 +27,8 @@ static bool grow_bodies(cr_world *w, uint32_t need)
     }
     CR_BODY_ARRAYS(GROW)
 #undef GROW
+    /* slots filled in place (checkpoint loading) have no shape until told */
+    for (uint32_t i = b->capacity; i < cap; ++i) b->shape[i] = NULL;
     uint32_t c = b->capacity;
     if (!cr_grow(w, (void **)&b->free_slots, &c, cap, sizeof *b->free_slots)) return false;
     b->capacity = cap;
@@ -35,11 +40,46 @@ bool cr_bodies_reserve(cr_world *w, uint32_t n) { return grow_bodies(w, n); }
 void cr_bodies_free(cr_world *w)
 {
     cr_bodies *b = &w->bodies;
+    for (uint32_t i = 0; i < b->slot_count; ++i)
+        if (cr_slot_alive(b, i)) cr_shape_release(b->shape[i]);
 #define FREE(field) cr_free(w, b->field);
     CR_BODY_ARRAYS(FREE)
 #undef FREE
     cr_free(w, b->free_slots);
     memset(b, 0, sizeof *b);
+}
+
+/* Mass, inertia (scalar for the sphere pipeline, tensor for the rigid one)
+ * and their inverses; static and kinematic bodies have zero inverses. */
+static void body_set_mass(cr_bodies *b, uint32_t i, const cr_body_def *def)
+{
+    bool dynamic = def->type == CR_BODY_DYNAMIC;
+    if (def->shape == CR_SHAPE_SPHERE) {
+        double r = def->radius, m = def->density > 0.0 ? def->density * 4.0 / 3.0 * 3.14159265358979323846 * r * r * r
+                                                         : def->mass;
+        b->mass[i] = m;
+        b->radius[i] = r;
+        b->inertia[i] = def->inertia_kind == CR_INERTIA_HOLLOW && def->inner_radius > 0.0
+                            ? cr_hollow_sphere_inertia(m, r, def->inner_radius)
+                            : cr_sphere_inertia(def->inertia_kind, m, r, def->inertia);
+        b->inertia_local[i] = cr_m3_diag(b->inertia[i], b->inertia[i], b->inertia[i]);
+    } else {
+        const cr_mass_properties *mp = cr_shape_mass_properties(def->shape_ref);
+        double m = def->density > 0.0 ? def->density * mp->volume : def->mass;
+        b->mass[i] = m;
+        b->radius[i] = cr_shape_bounding_radius(def->shape_ref);
+        b->inertia_local[i] = cr_m3_scale(mp->inertia_unit, m / mp->volume);
+        /* the scalar stands for the tensor where a scalar is asked for (energy of
+         * spheres; never used for a polyhedron's dynamics) */
+        b->inertia[i] = (b->inertia_local[i].m[0][0] + b->inertia_local[i].m[1][1] + b->inertia_local[i].m[2][2]) / 3.0;
+    }
+    b->inv_mass[i] = dynamic ? 1.0 / b->mass[i] : 0.0;
+    b->inv_inertia[i] = dynamic && b->inertia[i] > 0.0 ? 1.0 / b->inertia[i] : 0.0;
+    bool ok = true;
+    b->inv_inertia_local[i] = dynamic && def->inertia_kind != CR_INERTIA_PARTICLE
+                                  ? cr_m3_inverse(b->inertia_local[i], &ok)
+                                  : cr_m3_zero();
+    if (!ok) b->inv_inertia_local[i] = cr_m3_zero();
 }
 
 static bool id_alive(const cr_world *w, cr_body_id id)
@@ -56,6 +96,14 @@ cr_status cr_world_add_body(cr_world *w, const cr_body_def *def, cr_body_id *out
     if (w->in_callback) return cr_fail(w, CR_ERR_REENTRANT, "cr_world_add_body: called from a world callback");
     cr_status s = cr_body_def_validate(def, msg, sizeof msg);
     if (s != CR_OK) return cr_fail(w, s, "body def: %s", msg);
+    bool polyhedron = def->shape != CR_SHAPE_SPHERE;
+    if (polyhedron && w->surfaces.count > 0)
+        return cr_fail(w, CR_ERR_INVALID_ARGUMENT,
+                       "body def: shape: a box, hull or mesh cannot join a world with parametric surfaces (seed 004 "
+                       "surfaces are for balls)");
+    if (polyhedron && w->def.method != CR_METHOD_IMPULSE)
+        return cr_fail(w, CR_ERR_INVALID_ARGUMENT,
+                       "body def: shape: rigid bodies step with the impulse method only (world method is event)");
     for (uint32_t k = 0; k < w->surfaces.count; ++k) {
         const cr_surface *sf = w->surfaces.surface[k];
         double ku = sf->max_curvature_u, kv = sf->max_curvature_v, kmax = sf->max_curvature;
@@ -78,18 +126,17 @@ cr_status cr_world_add_body(cr_world *w, const cr_body_def *def, cr_body_id *out
     b->type[i] = (uint8_t)def->type;
     b->inertia_kind[i] = (uint8_t)def->inertia_kind;
     b->x[i] = def->position;
-    b->v[i] = def->velocity;
+    b->v[i] = def->type == CR_BODY_STATIC ? cr_v3_zero() : def->velocity;
     b->q[i] = cr_q_normalize(def->orientation);
-    b->mass[i] = def->mass;
-    b->radius[i] = def->radius;
-    b->inertia[i] = def->inertia_kind == CR_INERTIA_HOLLOW && def->inner_radius > 0.0
-                        ? cr_hollow_sphere_inertia(def->mass, def->radius, def->inner_radius)
-                        : cr_sphere_inertia(def->inertia_kind, def->mass, def->radius, def->inertia);
     bool dynamic = def->type == CR_BODY_DYNAMIC;
-    b->inv_mass[i] = dynamic ? 1.0 / def->mass : 0.0;
-    b->inv_inertia[i] = dynamic && b->inertia[i] > 0.0 ? 1.0 / b->inertia[i] : 0.0;
+    body_set_mass(b, i, def);
     /* A particle has no rotational degree of freedom: it never spins. */
-    b->w[i] = def->inertia_kind == CR_INERTIA_PARTICLE ? cr_v3_zero() : def->angular_velocity;
+    b->w[i] = def->inertia_kind == CR_INERTIA_PARTICLE || def->type == CR_BODY_STATIC ? cr_v3_zero()
+                                                                                      : def->angular_velocity;
+    b->shape[i] = def->shape_ref;
+    cr_shape_retain(def->shape_ref);
+    if (polyhedron) w->polyhedra++;
+    (void)dynamic;
     b->restitution[i] = def->restitution;
     b->friction[i] = def->friction;
     b->user_data[i] = def->user_data;
@@ -123,6 +170,12 @@ cr_status cr_world_remove_body(cr_world *w, cr_body_id id)
         return cr_fail(w, CR_ERR_STALE_ID, "cr_world_remove_body: stale body id {index %u, generation %u}", id.index,
                        id.generation);
     cr_bodies *b = &w->bodies;
+    if (w->rigid && !cr_rigid_body_removed(w, id.index))
+        return cr_fail(w, CR_ERR_INVALID_ARGUMENT, "cr_world_remove_body: body %u is held by a joint; remove the joint first",
+                       id.index);
+    if (b->shape[id.index] && cr_shape_get_type(b->shape[id.index]) != CR_SHAPE_SPHERE) w->polyhedra--;
+    cr_shape_release(b->shape[id.index]);
+    b->shape[id.index] = NULL;
     b->generation[id.index] += 1; /* even: free; the old id is now stale */
     b->free_slots[b->free_count++] = id.index;
     b->live_count--;
@@ -164,9 +217,10 @@ cr_status cr_body_set_state(cr_world *w, cr_body_id id, const cr_body_state *s)
     if (!cr_v3_isfinite(s->position) || !cr_v3_isfinite(s->velocity) || !cr_v3_isfinite(s->angular_velocity))
         return cr_fail(w, CR_ERR_INVALID_ARGUMENT, "cr_body_set_state: body %u: state must be finite", id.index);
     cr_bodies *b = &w->bodies;
+    bool still = b->type[id.index] == CR_BODY_STATIC;
     b->x[id.index] = s->position;
-    b->v[id.index] = s->velocity;
-    b->w[id.index] = b->inertia_kind[id.index] == CR_INERTIA_PARTICLE ? cr_v3_zero() : s->angular_velocity;
+    b->v[id.index] = still ? cr_v3_zero() : s->velocity;
+    b->w[id.index] = b->inertia_kind[id.index] == CR_INERTIA_PARTICLE || still ? cr_v3_zero() : s->angular_velocity;
     b->q[id.index] = cr_q_normalize(s->orientation);
     cr_dem_touch(w);
     return CR_OK;
@@ -192,6 +246,21 @@ cr_status cr_body_get_def(const cr_world *w, cr_body_id id, cr_body_def *out)
     out->rolling_friction = b->rolling_friction[i];
     out->inner_radius = b->inner_radius[i];
     out->user_data = b->user_data[i];
+    out->shape_ref = b->shape[i];
+    out->shape = b->shape[i] ? cr_shape_get_type(b->shape[i]) : CR_SHAPE_SPHERE;
+    return CR_OK;
+}
+
+cr_status cr_body_get_inertia(const cr_world *w, cr_body_id id, double *mass, cr_mat3 *inertia_world)
+{
+    if (!id_alive(w, id)) return CR_ERR_STALE_ID;
+    const cr_bodies *b = &w->bodies;
+    uint32_t i = id.index;
+    if (mass) *mass = b->mass[i];
+    if (inertia_world) {
+        cr_mat3 R = cr_q_to_m3(b->q[i]);
+        *inertia_world = cr_m3_mul(cr_m3_mul(R, b->inertia_local[i]), cr_m3_transpose(R));
+    }
     return CR_OK;
 }
 

@@ -2,6 +2,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+#include "shape_internal.h"
 #include "world_internal.h"
 
 cr_world_def cr_default_world_def(void)
@@ -32,6 +33,16 @@ cr_body_def cr_default_body_def(void)
     d.restitution = 0.5;
     d.friction = 0.3;
     d.internal_magic = CR_MAGIC_BODY_DEF;
+    return d;
+}
+
+cr_joint_def cr_default_joint_def(void)
+{
+    cr_joint_def d = {0};
+    d.type = CR_JOINT_BALL;
+    d.axis = cr_v3(0.0, 0.0, 1.0);
+    d.length = -1.0;
+    d.internal_magic = CR_MAGIC_JOINT_DEF;
     return d;
 }
 
@@ -80,6 +91,8 @@ cr_status cr_world_def_validate(const cr_world_def *d, char *msg, size_t size)
         return bad(msg, size, "solver_iterations: must be in [1, 1000], got %d", d->solver_iterations);
     if (d->max_events_per_body < 1)
         return bad(msg, size, "max_events_per_body: must be >= 1, got %d", d->max_events_per_body);
+    if (d->collision_order != CR_ORDER_ROUNDS && d->collision_order != CR_ORDER_SIMULTANEOUS)
+        return bad(msg, size, "collision_order: unknown value %d", (int)d->collision_order);
     if ((d->alloc == NULL) != (d->free == NULL)) return bad(msg, size, "alloc/free: give both or neither");
     const cr_hooke *h = &d->hooke;
     if (d->method == CR_METHOD_DEM && !(h->kn > 0.0 && isfinite(h->kn)))
@@ -109,11 +122,27 @@ cr_status cr_body_def_validate(const cr_body_def *d, char *msg, size_t size)
         if (msg && size) snprintf(msg, size, "body def: not made by cr_default_body_def()");
         return CR_ERR_UNINITIALIZED_DEF;
     }
-    if (d->type != CR_BODY_DYNAMIC && d->type != CR_BODY_KINEMATIC)
+    if (d->type != CR_BODY_DYNAMIC && d->type != CR_BODY_KINEMATIC && d->type != CR_BODY_STATIC)
         return bad(msg, size, "type: unknown value %d", (int)d->type);
-    if (d->shape != CR_SHAPE_SPHERE) return bad(msg, size, "shape: unknown value %d", (int)d->shape);
-    if (!(d->radius > 0.0 && isfinite(d->radius))) return bad(msg, size, "radius: must be > 0 and finite, got %.17g", d->radius);
-    if (!(d->mass > 0.0 && isfinite(d->mass))) return bad(msg, size, "mass: must be > 0 and finite, got %.17g", d->mass);
+    if (d->shape > CR_SHAPE_MESH) return bad(msg, size, "shape: unknown value %d", (int)d->shape);
+    if (d->shape == CR_SHAPE_SPHERE) {
+        if (d->shape_ref && cr_shape_get_type(d->shape_ref) != CR_SHAPE_SPHERE)
+            return bad(msg, size, "shape_ref: a sphere body takes no box, hull or mesh shape");
+        if (!(d->radius > 0.0 && isfinite(d->radius)))
+            return bad(msg, size, "radius: must be > 0 and finite, got %.17g", d->radius);
+        if (d->shape_ref && cr_shape_bounding_radius(d->shape_ref) != d->radius)
+            return bad(msg, size, "radius: %.17g differs from the sphere shape's %.17g", d->radius,
+                       cr_shape_bounding_radius(d->shape_ref));
+    } else {
+        if (!d->shape_ref) return bad(msg, size, "shape_ref: a box, hull or mesh body needs its shape");
+        if (cr_shape_get_type(d->shape_ref) != d->shape)
+            return bad(msg, size, "shape: %d does not match shape_ref's type %d", (int)d->shape,
+                       (int)cr_shape_get_type(d->shape_ref));
+    }
+    if (!(d->density >= 0.0 && isfinite(d->density)))
+        return bad(msg, size, "density: must be >= 0 and finite (0: use mass), got %.17g", d->density);
+    if (d->density == 0.0 && !(d->mass > 0.0 && isfinite(d->mass)))
+        return bad(msg, size, "mass: must be > 0 and finite, got %.17g", d->mass);
     if (d->inertia_kind > CR_INERTIA_CUSTOM) return bad(msg, size, "inertia: unknown kind %d", (int)d->inertia_kind);
     if (d->inertia_kind == CR_INERTIA_CUSTOM && !(d->inertia > 0.0 && isfinite(d->inertia)))
         return bad(msg, size, "inertia: must be > 0 and finite, got %.17g", d->inertia);
@@ -133,6 +162,23 @@ cr_status cr_body_def_validate(const cr_body_def *d, char *msg, size_t size)
         return bad(msg, size, "rolling_friction: must be >= 0 and finite, got %.17g", d->rolling_friction);
     if (!(d->inner_radius >= 0.0 && d->inner_radius < d->radius))
         return bad(msg, size, "inner_radius: must be in [0, radius), got %.17g", d->inner_radius);
+    return CR_OK;
+}
+
+cr_status cr_joint_def_validate(const cr_joint_def *d, char *msg, size_t size)
+{
+    if (!d || d->internal_magic != CR_MAGIC_JOINT_DEF) {
+        if (msg && size) snprintf(msg, size, "joint def: not made by cr_default_joint_def()");
+        return CR_ERR_UNINITIALIZED_DEF;
+    }
+    if (d->type > CR_JOINT_DISTANCE) return bad(msg, size, "type: unknown value %d", (int)d->type);
+    if (!cr_v3_isfinite(d->anchor)) return bad(msg, size, "anchor: must be finite, got " VEC_FMT, VEC_ARG(d->anchor));
+    if (!cr_v3_isfinite(d->anchor_b))
+        return bad(msg, size, "anchor_b: must be finite, got " VEC_FMT, VEC_ARG(d->anchor_b));
+    double l = cr_v3_len(d->axis);
+    if (d->type == CR_JOINT_HINGE && !(l > 0.0 && isfinite(l)))
+        return bad(msg, size, "axis: must be non-zero and finite, got " VEC_FMT, VEC_ARG(d->axis));
+    if (!isfinite(d->length)) return bad(msg, size, "length: must be finite (< 0: the current distance), got %.17g", d->length);
     return CR_OK;
 }
 

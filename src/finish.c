@@ -49,7 +49,7 @@ static double max_penetration(const cr_world *w)
     return worst;
 }
 
-static cr_status check_finite(cr_world *w)
+cr_status cr_check_finite(cr_world *w)
 {
     const cr_bodies *b = &w->bodies;
     for (uint32_t i = 0; i < b->slot_count; ++i) {
@@ -113,7 +113,7 @@ cr_status cr_stage_finish(cr_world *w)
     }
     cr_balls_keep_above_surfaces(w);
     if (surfaces) cap_surface_energy(w);
-    cr_status s = check_finite(w);
+    cr_status s = cr_check_finite(w);
     if (s != CR_OK) return s;
     w->stats.max_penetration = max_penetration(w);
     w->steps++;

@@ -11,6 +11,7 @@
 #define CR_MAGIC_WORLD_DEF 0x43525744u
 #define CR_MAGIC_BODY_DEF 0x43524244u
 #define CR_MAGIC_PLANE_DEF 0x43525044u
+#define CR_MAGIC_JOINT_DEF 0x43524a44u
 
 /* A touching contact solved at velocity level in the impulse method. */
 typedef struct cr_contact {
@@ -70,6 +71,10 @@ typedef struct cr_bodies {
     uint32_t *stamp;            /* bumped at every event: older predictions are stale */
     uint32_t *events;           /* impacts this step (inelastic collapse guard) */
     uint32_t *visit;            /* query dedupe marks */
+    /* rigid bodies (seed 003): the shape (NULL for a sphere without one) and
+     * the inertia tensor about the centre of mass in the body frame */
+    struct cr_shape **shape;
+    cr_mat3 *inertia_local, *inv_inertia_local;
 } cr_bodies;
 
 #define CR_NO_SURFACE UINT32_MAX
@@ -105,6 +110,8 @@ struct cr_world {
     uint32_t *query;            /* scratch list of bodies from a grid query */
     uint32_t query_capacity;
     uint32_t visit_mark;
+    uint32_t polyhedra;         /* live box, hull and mesh bodies */
+    struct cr_rigid *rigid;     /* rigid-body state (rigid.h): joints, contacts, solver; NULL until needed */
     cr_step_stats stats;
     double time;
     uint64_t steps;
@@ -203,6 +210,13 @@ double cr_body_energy(const cr_world *w, uint32_t i);
  * as it has any: returns what it could not cover). */
 double cr_body_cap_energy(cr_world *w, uint32_t i, double e0);
 double cr_body_kinetic(const cr_world *w, uint32_t i);
+/* Kinetic energy body i would have with velocity v and angular velocity om
+ * (its inertia tensor for a polyhedron). */
+double cr_body_kinetic_of(const cr_world *w, uint32_t i, cr_vec3 v, cr_vec3 om);
+/* Angular momentum about the centre, I_world om. */
+cr_vec3 cr_body_spin_momentum(const cr_world *w, uint32_t i, cr_vec3 om);
+/* A finiteness check of every body's state; stops the world naming the body. */
+cr_status cr_check_finite(cr_world *w);
 void cr_body_scale_kinetic(cr_world *w, uint32_t i, double k);
 /* Resting contacts of balls on surfaces (rolling_rest.c): the balls and
  * walls each one leans on, found from the broad phase's pairs, and their

@@ -26,18 +26,18 @@ out="$tmp/new/nested/out"   # created with its parents
 grep -q "^carom: 10 steps" "$tmp/stdout" || fail "no summary line: $(cat "$tmp/stdout")"
 grep -q "max penetration" "$tmp/stdout" || fail "summary lacks max penetration"
 
-[ "$(head -n1 "$out/trajectory.csv")" = "t,id,x,y,z,vx,vy,vz,wx,wy,wz" ] || fail "trajectory header: $(head -n1 "$out/trajectory.csv")"
+[ "$(head -n1 "$out/trajectory.csv")" = "t,id,x,y,z,vx,vy,vz,wx,wy,wz,qw,qx,qy,qz" ] || fail "trajectory header: $(head -n1 "$out/trajectory.csv")"
 [ "$(head -n1 "$out/energy.csv")" = "t,kinetic,potential,total,px,py,pz" ] || fail "energy header: $(head -n1 "$out/energy.csv")"
 rows=$(($(wc -l < "$out/trajectory.csv") - 1))
 [ "$rows" -eq $((bodies * samples)) ] || fail "trajectory rows: $rows, expected $((bodies * samples))"
 erows=$(($(wc -l < "$out/energy.csv") - 1))
 [ "$erows" -eq "$samples" ] || fail "energy rows: $erows, expected $samples"
-# Every row has 11 fields; ids run 0..bodies-1 in each sample.
-awk -F, 'NR > 1 && NF != 11 { exit 1 }' "$out/trajectory.csv" || fail "a trajectory row without 11 fields"
+# Every row has 15 fields; ids run 0..bodies-1 in each sample.
+awk -F, 'NR > 1 && NF != 15 { exit 1 }' "$out/trajectory.csv" || fail "a trajectory row without 15 fields"
 awk -F, -v n=$bodies 'NR > 1 && $2 != (NR - 2) % n { exit 1 }' "$out/trajectory.csv" || fail "ids out of scene order"
 # t = 0 rows are the initial state, exactly.
-[ "$(sed -n 2p "$out/trajectory.csv")" = "0,0,0,0,1,0.5,0,0,0,0,0" ] || fail "t=0 row of body 0: $(sed -n 2p "$out/trajectory.csv")"
-[ "$(sed -n 3p "$out/trajectory.csv")" = "0,1,1.5,-0.25,2,0,1,0,0,0,3" ] || fail "t=0 row of body 1: $(sed -n 3p "$out/trajectory.csv")"
+[ "$(sed -n 2p "$out/trajectory.csv")" = "0,0,0,0,1,0.5,0,0,0,0,0,1,0,0,0" ] || fail "t=0 row of body 0: $(sed -n 2p "$out/trajectory.csv")"
+[ "$(sed -n 3p "$out/trajectory.csv")" = "0,1,1.5,-0.25,2,0,1,0,0,0,3,1,0,0,0" ] || fail "t=0 row of body 1: $(sed -n 3p "$out/trajectory.csv")"
 # Only the result files (scene.json: statics and radii for export-web): no
 # temporaries left behind.
 [ "$(ls -A "$out" | tr '\n' ' ')" = "energy.csv scene.json trajectory.csv " ] || fail "unexpected files: $(ls -A "$out")"

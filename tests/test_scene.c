@@ -201,11 +201,12 @@ static void test_wrong_type(void **state)
     EXPECT_ERROR("{\"bodies\": {}}", "bodies: expected an array of objects, got {}");
     EXPECT_ERROR("{\"bodies\": [3]}", "bodies[0]: expected an object, got 3");
     EXPECT_ERROR("{\"allow_overlap\": 1}", "allow_overlap: expected true or false, got 1");
-    EXPECT_ERROR("{\"method\": \"euler\"}", "method: expected one of \"impulse\", \"event\", got \"euler\"");
+    EXPECT_ERROR("{\"method\": \"euler\"}", "method: expected one of \"impulse\", \"event\", \"dem\", got \"euler\"");
     EXPECT_ERROR("{\"law\": 1}", "law: expected one of", "got 1");
-    EXPECT_ERROR("{\"bodies\": [{\"shape\": \"box\"}]}", "bodies[0].shape: expected one of \"sphere\", got \"box\"");
+    EXPECT_ERROR("{\"bodies\": [{\"shape\": \"cone\"}]}",
+                 "bodies[0].shape: expected one of \"sphere\", \"box\", \"hull\", \"mesh\", got \"cone\"");
     EXPECT_ERROR("{\"bodies\": [{\"inertia\": \"cube\"}]}", "bodies[0].inertia:", "got \"cube\"");
-    EXPECT_ERROR("{\"bodies\": [{\"type\": \"static\"}]}", "bodies[0].type:", "got \"static\"");
+    EXPECT_ERROR("{\"bodies\": [{\"type\": \"frozen\"}]}", "bodies[0].type:", "got \"frozen\"");
     EXPECT_ERROR("{\"solver_iterations\": 2.5}", "solver_iterations: expected an integer, got 2.5");
     EXPECT_ERROR("[]", "expected a JSON object at the top level, got []");
 }

@@ -25,7 +25,7 @@ static const char run_help[] =
     "\n"
     "Runs SCENE (a JSON scene file; without it, the embedded default scene) for\n"
     "its duration and writes, every output.every seconds of simulated time:\n"
-    "  DIR/trajectory.csv  t,id,x,y,z,vx,vy,vz,wx,wy,wz  (one row per body per sample)\n"
+    "  DIR/trajectory.csv  t,id,x,y,z,vx,vy,vz,wx,wy,wz,qw,qx,qy,qz  (one row per body per sample)\n"
     "  DIR/energy.csv      t,kinetic,potential,total,px,py,pz\n"
     "  DIR/scene.json      statics and body radii (for carom export-web)\n"
     "Files appear only when the run succeeds; numbers are printed exactly (%.17g).\n"

@@ -15,7 +15,7 @@
 #include "output.h"
 #include "output_scene.h"
 
-#define TRAJECTORY_HEADER "t,id,x,y,z,vx,vy,vz,wx,wy,wz\n"
+#define TRAJECTORY_HEADER "t,id,x,y,z,vx,vy,vz,wx,wy,wz,qw,qx,qy,qz\n"
 #define ENERGY_HEADER "t,kinetic,potential,total,px,py,pz\n"
 
 static char *join(const char *dir, const char *name)
@@ -150,9 +150,10 @@ int output_sample(run_output *o, const cr_world *world, uint32_t body_count, cha
             snprintf(err, err_size, "cannot read body %u: %s", i, cr_world_last_error(world));
             return -1;
         }
-        fprintf(o->trajectory, "%.17g,%u,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g\n", t, i,
-                s.position.x, s.position.y, s.position.z, s.velocity.x, s.velocity.y, s.velocity.z,
-                s.angular_velocity.x, s.angular_velocity.y, s.angular_velocity.z);
+        fprintf(o->trajectory, "%.17g,%u,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g\n",
+                t, i, s.position.x, s.position.y, s.position.z, s.velocity.x, s.velocity.y, s.velocity.z,
+                s.angular_velocity.x, s.angular_velocity.y, s.angular_velocity.z, s.orientation.w, s.orientation.x,
+                s.orientation.y, s.orientation.z);
     }
     cr_energy en = cr_world_energy(world);
     fprintf(o->energy, "%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g\n", t, en.kinetic, en.potential, en.total,

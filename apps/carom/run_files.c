@@ -11,7 +11,7 @@
 #include "run_files.h"
 
 #define ENERGY_HEADER "t,kinetic,potential,total,px,py,pz"
-#define TRAJECTORY_HEADER "t,id,x,y,z,vx,vy,vz,wx,wy,wz"
+#define TRAJECTORY_HEADER "t,id,x,y,z,vx,vy,vz,wx,wy,wz,qw,qx,qy,qz"
 
 /* Parses exactly n comma-separated finite numbers; 0 or -1. */
 static int parse_row(char *line, int n, double *out)
@@ -136,9 +136,9 @@ int trajectory_read(const char *path, trajectory_table *t, char *err, size_t err
     while (getline(&line, &cap, f) >= 0) {
         ++lineno;
         chomp(line);
-        double r[11];
-        if (parse_row(line, 11, r)) {
-            snprintf(err, err_size, "%s: line %llu: expected 11 finite numbers separated by commas, got '%.80s'", path,
+        double r[15];
+        if (parse_row(line, 15, r)) {
+            snprintf(err, err_size, "%s: line %llu: expected 15 finite numbers separated by commas, got '%.80s'", path,
                      (unsigned long long)lineno, line);
             rc = -1;
             break;

@@ -33,7 +33,12 @@ int scene_draw_build(draw_list *dl, const view_snapshot *s, const draw_options *
         else if (o->color == DRAW_COLOR_SPEED) draw_color_map(vmax > 0.0 ? cr_v3_len(b->velocity) / vmax : 0.0, c);
         else if (o->color == DRAW_COLOR_STATE) state_color(b->state, c);
         else draw_color_for_slot(b->slot, c);
-        if (draw_list_add_sphere(dl, b->position, b->radius, c, b->orientation)) return -1;
+        /* boxes as boxes; hulls and meshes as their bounding spheres for now */
+        if (b->half_extents.x > 0.0) {
+            if (draw_list_add_box(dl, b->position, b->half_extents, b->orientation, c)) return -1;
+        } else if (draw_list_add_sphere(dl, b->position, b->radius, c, b->orientation)) {
+            return -1;
+        }
     }
     /* Planes are drawn as large squares around the stage's centre (the
      * floor under a pile looks endless), cut by the other planes (a box's

@@ -56,6 +56,7 @@ int snapshot_capture(view_snapshot *s, const cr_world *world, uint64_t world_key
         b->angular_velocity = st.angular_velocity;
         b->orientation = st.orientation;
         b->radius = def.radius;
+        b->half_extents = def.shape_ref ? cr_shape_half_extents(def.shape_ref) : cr_v3_zero();
         b->mass = def.mass;
         b->slot = slot;
         b->kinematic = def.type == CR_BODY_KINEMATIC;

@@ -18,7 +18,8 @@
 typedef struct view_body {
     cr_vec3 position, velocity, angular_velocity;
     cr_quat orientation;
-    double radius, mass;
+    double radius, mass;          /* radius: a polyhedron's bounding sphere */
+    cr_vec3 half_extents;         /* a box's; zero for the other shapes */
     uint32_t slot;    /* the body's world slot (= scene id while none was removed) */
     bool kinematic;
     cr_ball_state state; /* on a surface: rolling, sliding, still; else flying */

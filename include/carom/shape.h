@@ -60,6 +60,8 @@ const cr_mass_properties *cr_shape_mass_properties(const cr_shape *shape);
 cr_vec3 cr_shape_offset(const cr_shape *shape);
 /* Largest distance of the shape from its centroid. */
 double cr_shape_bounding_radius(const cr_shape *shape);
+/* A box's half extents; zero for the other shapes. */
+cr_vec3 cr_shape_half_extents(const cr_shape *shape);
 
 #ifdef __cplusplus
 }

@@ -54,8 +54,19 @@ typedef enum cr_inertia_kind {
 
 typedef enum cr_body_type {
     CR_BODY_DYNAMIC = 0,  /* moved by forces and impulses */
-    CR_BODY_KINEMATIC     /* moved by its velocity only: infinite mass to others */
+    CR_BODY_KINEMATIC,    /* moved by its velocity only (the user sets it): infinite mass to others */
+    CR_BODY_STATIC        /* never moves: infinite mass, velocity zero */
 } cr_body_type;
+
+/* Joints between rigid bodies (seed 003: "real" constraints solved in the
+ * same system as the contacts). */
+typedef enum cr_joint_type {
+    CR_JOINT_BALL = 0,    /* ball and socket: the anchor points coincide */
+    CR_JOINT_HINGE,       /* ball and socket, and the bodies turn only about the axis */
+    CR_JOINT_FIXED,       /* no relative motion */
+    CR_JOINT_DISTANCE     /* the anchor points keep their distance */
+} cr_joint_type;
+typedef struct cr_joint_id { uint32_t index, generation; } cr_joint_id;
 
 /* Which regime the step uses (DESIGN: "plan for both from the start").
  * IMPULSE: fixed step, seed 000 impulses and position projection for bodies
@@ -75,5 +86,16 @@ typedef enum cr_method { CR_METHOD_IMPULSE = 0, CR_METHOD_EVENT, CR_METHOD_DEM }
  *          a ball rolling on a surface weighing m + I/r^2 (its spin follows);
  *          Newton's law for every other contact. */
 typedef enum cr_law { CR_LAW_NEWTON = 0, CR_LAW_STRONGE, CR_LAW_ROLLING } cr_law;
+
+/* Which contacts a round of seed 003's colliding contact takes together
+ * (rigid-body worlds; docs/physics/rigid.md, Newton's cradle).
+ * ROUNDS:       the colliding ones (c-dot < 0), as the seed writes it; a
+ *               contact that merely touches joins a later round once it
+ *               collides, so an impact runs down a row of touching bodies
+ *               one contact at a time (the cradle's last ball flies off).
+ * SIMULTANEOUS: the colliding ones and every touching one in one system
+ *               (a touching contact may not close): the row moves off
+ *               together, momentum and (e = 1) energy kept. */
+typedef enum cr_collision_order { CR_ORDER_ROUNDS = 0, CR_ORDER_SIMULTANEOUS } cr_collision_order;
 
 #endif

@@ -74,6 +74,7 @@ typedef struct cr_world_def {
                                    to projection (inelastic collapse guard); default 64 */
     cr_hooke hooke;             /* CR_METHOD_DEM's contact law; default all 0 */
     cr_periodic periodic;       /* default off */
+    cr_collision_order collision_order; /* rigid-body worlds: default CR_ORDER_ROUNDS (seed 003) */
     cr_impact_fn *on_impact;    /* optional: called for every resolved impact (not with DEM) */
     void *callback_ctx;
     cr_alloc_fn *alloc;         /* optional allocator; default malloc/free */
@@ -84,12 +85,14 @@ typedef struct cr_world_def {
 
 typedef struct cr_body_def {
     cr_body_type type;
-    cr_shape_type shape;
-    double radius;              /* m, > 0 */
+    cr_shape_type shape;        /* CR_SHAPE_SPHERE uses radius; the others need shape_ref */
+    double radius;              /* m, > 0 (spheres) */
+    struct cr_shape *shape_ref; /* a box, hull or mesh (carom/shape.h); the world keeps a reference */
     double mass;                /* kg, > 0 */
+    double density;             /* kg/m^3; > 0: mass = density x the shape's volume (mass ignored) */
     cr_inertia_kind inertia_kind;
     double inertia;             /* kg m^2, with CR_INERTIA_CUSTOM only */
-    cr_vec3 position, velocity, angular_velocity;
+    cr_vec3 position, velocity, angular_velocity; /* position: the centre of mass */
     cr_quat orientation;
     double restitution;         /* in [0, 1]; a contact uses the product of both sides */
     double friction;            /* >= 0; a contact uses the product of both sides */
@@ -107,15 +110,30 @@ typedef struct cr_plane_def {
     uint32_t internal_magic;
 } cr_plane_def;
 
+/* A joint between body a and body b, or between a and the fixed world when b
+ * is the null id. The anchor (and axis) are given in world coordinates at
+ * the bodies' current poses; the world keeps them in each body's frame. */
+typedef struct cr_joint_def {
+    cr_joint_type type;
+    cr_body_id a, b;
+    cr_vec3 anchor;             /* world point the joint holds together (BALL, HINGE, FIXED) */
+    cr_vec3 anchor_b;           /* DISTANCE: b's anchor (a's is anchor) */
+    cr_vec3 axis;               /* HINGE: the turning axis, non-zero */
+    double length;              /* DISTANCE: < 0 means the anchors' current distance */
+    uint32_t internal_magic;
+} cr_joint_def;
+
 cr_world_def cr_default_world_def(void);
 cr_body_def cr_default_body_def(void);
 cr_plane_def cr_default_plane_def(void);
+cr_joint_def cr_default_joint_def(void);
 
 /* Checks a def without creating anything; on failure *message (if given)
  * says which field is wrong and its value. */
 cr_status cr_world_def_validate(const cr_world_def *def, char *message, size_t message_size);
 cr_status cr_body_def_validate(const cr_body_def *def, char *message, size_t message_size);
 cr_status cr_plane_def_validate(const cr_plane_def *def, char *message, size_t message_size);
+cr_status cr_joint_def_validate(const cr_joint_def *def, char *message, size_t message_size);
 
 cr_status cr_world_create(const cr_world_def *def, cr_world **out);
 /* Frees the world and everything in it. From inside the world's own callback
@@ -153,6 +171,35 @@ typedef struct cr_body_state {
 } cr_body_state;
 
 cr_status cr_body_get_state(const cr_world *world, cr_body_id id, cr_body_state *out);
+/* The body's mass and its inertia tensor about the centre of mass, in the
+ * world frame at its current orientation (zero inverse for static and
+ * kinematic bodies). */
+cr_status cr_body_get_inertia(const cr_world *world, cr_body_id id, double *mass, cr_mat3 *inertia_world);
+
+/* ---- rigid bodies: joints and contacts (seed 003) ------------------------
+ * A world holding a box, hull or mesh body, or a joint, steps as a rigid-body
+ * world: every body (spheres too) goes through seed 003's multiplier system
+ * (docs/physics/rigid.md). Such a world takes no parametric surfaces and
+ * only the impulse method. */
+cr_status cr_world_add_joint(cr_world *world, const cr_joint_def *def, cr_joint_id *out);
+cr_status cr_world_remove_joint(cr_world *world, cr_joint_id id);
+uint32_t cr_world_joint_count(const cr_world *world);
+/* How far a joint is from holding: the anchors' distance (BALL, HINGE,
+ * FIXED), or |distance - length| (DISTANCE), m. */
+cr_status cr_joint_get_error(const cr_world *world, cr_joint_id id, double *error);
+
+/* A contact point of the last step, with the impulses that acted at it
+ * (force = impulse / dt for resting contact). */
+typedef struct cr_contact_report {
+    cr_body_id a, b;             /* b null for a plane (static_id names it) */
+    cr_static_id static_id;
+    cr_vec3 point, normal;       /* normal from b (or the plane) towards a */
+    double separation;           /* < 0 overlapping, at the step's start */
+    double normal_impulse;       /* >= 0, resting and colliding phases together */
+    cr_vec3 friction_impulse;    /* acting on a, in the contact plane */
+} cr_contact_report;
+uint32_t cr_world_contact_count(const cr_world *world);
+cr_status cr_world_get_contact(const cr_world *world, uint32_t k, cr_contact_report *out);
 cr_status cr_body_set_state(cr_world *world, cr_body_id id, const cr_body_state *state);
 cr_status cr_body_get_def(const cr_world *world, cr_body_id id, cr_body_def *out);
 cr_status cr_plane_get_def(const cr_world *world, cr_static_id id, cr_plane_def *out);

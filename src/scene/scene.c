@@ -21,24 +21,26 @@
 static const char *const top_keys[] = {
     "description", "gravity", "dt", "duration", "output", "method", "law", "k_p", "toi_tolerance",
     "resting_speed", "solver_iterations", "max_events_per_body", "hooke", "periodic", "allow_overlap", "statics",
-    "bodies", "generate", NULL};
+    "bodies", "generate", "joints", "collision_order", NULL};
 static const char *const hooke_keys[] = {"kn", "kt", "gamma_n", "gamma_t", "mu", NULL};
 static const char *const periodic_keys[] = {"x", "y", "z", "lo", "hi", NULL};
 static const char *const output_keys[] = {"every", NULL};
 static const char *const plane_keys[] = {"shape", "point", "normal", "restitution", "friction", NULL};
 static const char *const body_keys[] = {"shape", "radius", "mass", "inertia", "inner_radius", "position", "velocity",
-                                        "angular_velocity", "restitution", "friction", "rolling_friction", "type", NULL};
+                                        "angular_velocity", "restitution", "friction", "rolling_friction", "type",
+                                        "half_extents", "points", "file", "density", "orientation", NULL};
 static const char *const method_names[] = {"impulse", "event", "dem", NULL};
 static const char *const law_names[] = {"newton", "stronge", "rolling", NULL};
+static const char *const order_names[] = {"rounds", "simultaneous", NULL};
 static const char *const static_shapes[] = {"plane", "surface", NULL};
-static const char *const body_shapes[] = {"sphere", NULL};
-static const char *const body_types[] = {"dynamic", "kinematic", NULL};
+static const char *const body_shapes[] = {"sphere", "box", "hull", "mesh", NULL};
+static const char *const body_types[] = {"dynamic", "kinematic", "static", NULL};
 
 /* ---- world and run settings ---------------------------------------------- */
 
 static int read_world_def(sc_ctx *c, const cJSON *root, cr_world_def *wd)
 {
-    int method = (int)wd->method, law = (int)wd->law;
+    int method = (int)wd->method, law = (int)wd->law, order = (int)wd->collision_order;
     double iterations = wd->solver_iterations, max_events = wd->max_events_per_body;
     if (sc_read_vec3(c, root, "gravity", &wd->gravity) || sc_read_number(c, root, "dt", SC_POSITIVE, &wd->dt) ||
         sc_read_enum(c, root, "method", method_names, &method) || sc_read_enum(c, root, "law", law_names, &law) ||
@@ -46,8 +48,10 @@ static int read_world_def(sc_ctx *c, const cJSON *root, cr_world_def *wd)
         sc_read_number(c, root, "toi_tolerance", SC_POSITIVE, &wd->toi_tolerance) ||
         sc_read_number(c, root, "resting_speed", SC_ANY, &wd->resting_speed) ||
         sc_read_integer(c, root, "solver_iterations", 1, 1000, &iterations) ||
-        sc_read_integer(c, root, "max_events_per_body", 1, 1e6, &max_events))
+        sc_read_integer(c, root, "max_events_per_body", 1, 1e6, &max_events) ||
+        sc_read_enum(c, root, "collision_order", order_names, &order))
         return -1;
+    wd->collision_order = (cr_collision_order)order;
     const cJSON *hooke = cJSON_GetObjectItemCaseSensitive(root, "hooke");
     if (hooke) {
         if (sc_expect_object(c, hooke, "hooke")) return -1;
@@ -217,7 +221,6 @@ int sc_read_body(sc_ctx *c, const cJSON *obj, bool template_mode, cr_body_def *d
         sc_read_number(c, obj, "inner_radius", SC_NONNEG, &def->inner_radius) ||
         sc_read_enum(c, obj, "type", body_types, &type))
         return -1;
-    def->shape = CR_SHAPE_SPHERE;
     def->type = (cr_body_type)type;
     /* A particle has no rotational degree of freedom (seed 000/001); a spin
      * given to one would be dropped without a word. */
@@ -236,8 +239,13 @@ int sc_read_body(sc_ctx *c, const cJSON *obj, bool template_mode, cr_body_def *d
         snprintf(what, sizeof what, "must be in [0, radius) = [0, %s)", rs);
         return sc_fail_number(c, "inner_radius", def->inner_radius, what);
     }
+    if (sc_read_body_shape(c, obj, shape, template_mode, def)) return -1;
     char msg[256];
-    if (cr_body_def_validate(def, msg, sizeof msg) != CR_OK) return sc_fail_core(c, msg);
+    if (cr_body_def_validate(def, msg, sizeof msg) != CR_OK) {
+        cr_shape_release(def->shape_ref);
+        def->shape_ref = NULL;
+        return sc_fail_core(c, msg);
+    }
     return 0;
 }
 
@@ -293,7 +301,10 @@ static int read_bodies(sc_ctx *c, const cJSON *root, sc_bodies *b)
     for (const cJSON *e = arr->child; e; e = e->next, ++i) {
         size_t m2 = sc_push_index(c, i);
         cr_body_def def = cr_default_body_def();
-        if (sc_read_body(c, e, false, &def) || sc_add_body(c, b, &def)) return -1;
+        if (sc_read_body(c, e, false, &def)) return -1;
+        int rc = sc_add_body(c, b, &def);
+        cr_shape_release(def.shape_ref); /* the world holds its own reference */
+        if (rc) return -1;
         sc_pop(c, m2);
     }
     sc_pop(c, mark);
@@ -491,6 +502,16 @@ static int add_surfaces(sc_ctx *c, const sc_bodies *b, sc_static *statics, uint3
     return 0;
 }
 
+static bool rigid_scene(const cr_world *w)
+{
+    if (cr_world_joint_count(w) > 0) return true;
+    for (uint32_t i = 0; i < cr_world_body_capacity(w); ++i) {
+        cr_body_def d;
+        if (cr_body_get_def(w, cr_world_body_at(w, i), &d) == CR_OK && d.shape != CR_SHAPE_SPHERE) return true;
+    }
+    return false;
+}
+
 static int load_tree(sc_ctx *c, const cJSON *root, cr_scene *out)
 {
     if (!cJSON_IsObject(root)) return sc_fail_value(c, NULL, root, "expected a JSON object at the top level");
@@ -520,8 +541,13 @@ static int load_tree(sc_ctx *c, const cJSON *root, cr_scene *out)
     const cJSON *gen = cJSON_GetObjectItemCaseSensitive(root, "generate");
     if (rc == 0 && gen) rc = sc_generate(c, gen, &b, statics, static_count);
     if (rc == 0) rc = add_surfaces(c, &b, statics, static_count, out->statics);
-    if (rc == 0) rc = check_pileup(c, &b);
-    if (rc == 0 && !out->allow_overlap) rc = check_overlap(c, &b, statics, static_count);
+    if (rc == 0) rc = sc_read_joints(c, root, out->world, b.count);
+    /* The starting checks compare spheres; a polyhedron's bounding sphere
+     * would call a stack of boxes a pile. Rigid-body overlaps are taken out
+     * by the drift correction (docs/physics/rigid.md). */
+    bool spheres_only = rc == 0 && !rigid_scene(out->world);
+    if (rc == 0 && spheres_only) rc = check_pileup(c, &b);
+    if (rc == 0 && spheres_only && !out->allow_overlap) rc = check_overlap(c, &b, statics, static_count);
     out->body_count = b.count;
     out->static_count = static_count;
     bodies_free(&b);
@@ -557,9 +583,9 @@ static int parse_error(sc_ctx *c, const char *json, size_t len, const char *end)
                    nonfinite ? " (JSON has no NaN or Infinity; numbers must be finite)" : "");
 }
 
-int cr_scene_load_string(const char *json, const char *name, cr_scene *out, char *err, size_t err_size)
+static int load_text(const char *json, const char *name, bool from_file, cr_scene *out, char *err, size_t err_size)
 {
-    sc_ctx c = {.name = name ? name : "scene", .err = err, .err_size = err_size};
+    sc_ctx c = {.name = name ? name : "scene", .scene_dir = from_file, .err = err, .err_size = err_size};
     if (err && err_size) err[0] = '\0';
     memset(out, 0, sizeof *out);
     if (json == NULL) return sc_fail(&c, "no scene text");
@@ -611,14 +637,14 @@ int cr_scene_load_file(const char *path, cr_scene *out, char *err, size_t err_si
         if (err && err_size) snprintf(err, err_size, "%s: empty file", path);
         return -1;
     }
-    int rc = cr_scene_load_string(text, path, out, err, err_size);
+    int rc = load_text(text, path, true, out, err, err_size);
     free(text);
     return rc;
 }
 
 int cr_scene_load_default(cr_scene *out, char *err, size_t err_size)
 {
-    return cr_scene_load_string(carom_default_scene, "scenes/default.json (embedded)", out, err, err_size);
+    return load_text(carom_default_scene, "scenes/default.json (embedded)", false, out, err, err_size);
 }
 
 void cr_scene_free(cr_scene *s)
@@ -630,6 +656,11 @@ void cr_scene_free(cr_scene *s)
     free(s->owned);
     free(s->statics);
     memset(s, 0, sizeof *s);
+}
+
+int cr_scene_load_string(const char *json, const char *name, cr_scene *out, char *err, size_t err_size)
+{
+    return load_text(json, name, false, out, err, err_size);
 }
 
 uint64_t cr_scene_sample_count(const cr_scene *s)

@@ -17,6 +17,7 @@
 
 typedef struct sc_ctx {
     const char *name;   /* the scene's file name, first in every message */
+    bool scene_dir;     /* name is the scene file's path: mesh files are relative to its folder */
     char *err;
     size_t err_size;
     char path[512];     /* e.g. "generate[0].body.radius" */
@@ -131,6 +132,12 @@ typedef struct sc_bodies {
 /* Reads a body object (bodies[i] or a generator's template) into def, which
  * holds the defaults on entry. template_mode forbids "position". */
 int sc_read_body(sc_ctx *c, const cJSON *obj, bool template_mode, cr_body_def *def);
+/* A body's shape keys ("half_extents", "points", "file"), "density" and
+ * "orientation" (scene_rigid.c); makes def->shape_ref for a polyhedron,
+ * which the caller releases after adding the body. */
+int sc_read_body_shape(sc_ctx *c, const cJSON *obj, int shape, bool template_mode, cr_body_def *def);
+/* The "joints" array, after the bodies (scene_rigid.c). */
+int sc_read_joints(sc_ctx *c, const cJSON *root, cr_world *world, uint32_t bodies);
 /* Adds def as the next body; the path in c names it for messages. */
 int sc_add_body(sc_ctx *c, sc_bodies *b, const cr_body_def *def);
 /* Writes "bodies[3]" or "generate[0] body 12 (id 15)" for body id. */

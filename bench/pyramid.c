@@ -1,0 +1,99 @@
+/* Box pyramid benchmark (issue 5): pyramids of unit boxes (half extent 0.5,
+ * mass 1, mu = 0.6, e = 0) with 10, 20 and 50 rows (55, 210, 1,275 boxes)
+ * on a plane, at 60 Hz for 5 simulated seconds. Prints steps/s, the deepest
+ * penetration, how far the top box moved, and per-stage time.
+ *
+ * usage: bench_pyramid [ROWS ...] [--seconds S]   (default: 10 20 50, S = 5)
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "carom/carom.h"
+
+static double now(void)
+{
+    struct timespec ts;
+    timespec_get(&ts, TIME_UTC);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int run(int rows, double seconds)
+{
+    const double h = 0.5, gap = 0.05;
+    cr_world_def def = cr_default_world_def();
+    def.dt = 1.0 / 60.0;
+    cr_world *w;
+    if (cr_world_create(&def, &w) != CR_OK) return 1;
+    cr_plane_def p = cr_default_plane_def();
+    cr_world_add_plane(w, &p, NULL);
+    cr_shape *box;
+    char msg[256];
+    if (cr_shape_create_box(cr_v3(h, h, h), &box, msg, sizeof msg) != CR_OK) return 1;
+    cr_body_def d = cr_default_body_def();
+    d.shape = CR_SHAPE_BOX;
+    d.shape_ref = box;
+    d.mass = 1.0;
+    d.friction = 0.6;
+    d.restitution = 0.0;
+    cr_body_id top = {0, 0};
+    int n = 0;
+    for (int k = 0; k < rows; ++k)
+        for (int i = 0; i < rows - k; ++i) {
+            d.position = cr_v3((2 * h + gap) * (i + 0.5 * k), 0.0, h + 2 * h * k);
+            if (cr_world_add_body(w, &d, &top) != CR_OK) return 1;
+            ++n;
+        }
+    cr_shape_release(box);
+    cr_body_state s0;
+    cr_body_get_state(w, top, &s0);
+    int steps = (int)(seconds / def.dt + 0.5);
+    double stage[CR_STAGE_COUNT] = {0}, max_pen = 0.0;
+    uint64_t contacts = 0;
+    double t0 = now();
+    for (int s = 0; s < steps; ++s) {
+        if (cr_world_step(w) != CR_OK) {
+            fprintf(stderr, "step failed: %s\n", cr_world_last_error(w));
+            return 1;
+        }
+        const cr_step_stats *st = cr_world_stats(w);
+        for (int k = 0; k < CR_STAGE_COUNT; ++k) stage[k] += st->stage_seconds[k];
+        if (st->max_penetration > max_pen) max_pen = st->max_penetration;
+        contacts += st->contacts;
+    }
+    double wall = now() - t0;
+    cr_body_state s1;
+    cr_body_get_state(w, top, &s1);
+    printf("pyramid rows=%-3d boxes=%-5d steps/s %9.1f  contacts/step %7.0f  max_penetration %.3g m  top moved %.3g m\n",
+           rows, n, steps / wall, (double)contacts / steps, max_pen, cr_v3_len(cr_v3_sub(s1.position, s0.position)));
+    printf("  per stage (ms/step):");
+    for (int k = 0; k < CR_STAGE_COUNT; ++k) printf(" %s %.3f", cr_stage_name(k), 1e3 * stage[k] / steps);
+    printf("\n");
+    cr_world_destroy(w);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    int rows[16], count = 0;
+    double seconds = 5.0;
+    for (int i = 1; i < argc; ++i) {
+        if (strcmp(argv[i], "--seconds") == 0 && i + 1 < argc) seconds = atof(argv[++i]);
+        else if (count < 16) rows[count++] = atoi(argv[i]);
+    }
+    if (count == 0) {
+        rows[0] = 10;
+        rows[1] = 20;
+        rows[2] = 50;
+        count = 3;
+    }
+    for (int i = 0; i < count; ++i) {
+        if (rows[i] < 1) {
+            fprintf(stderr, "bench_pyramid: rows must be >= 1, got %d\n", rows[i]);
+            return 2;
+        }
+        if (run(rows[i], seconds)) return 1;
+    }
+    return 0;
+}

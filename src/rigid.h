@@ -1,0 +1,106 @@
+/* Rigid bodies: the state of seed 003's pipeline kept in the world (joints,
+ * this step's contacts, the multiplier rows) and the stages it runs.
+ * Internal. A world steps through it once it holds a box, hull or mesh body
+ * or a joint (cr_world_is_rigid); spheres then go through it too. */
+#ifndef CAROM_RIGID_H
+#define CAROM_RIGID_H
+
+#include "collide_poly.h"
+#include "lcp.h"
+#include "world_internal.h"
+
+#define CR_NO_BODY UINT32_MAX
+
+typedef struct cr_joint {
+    cr_joint_type type;
+    uint32_t generation;        /* odd: alive */
+    uint32_t a, b;              /* body slots; b = CR_NO_BODY for the fixed world */
+    cr_vec3 la, lb;             /* anchors in each body's frame (b's in world when b is the world) */
+    cr_vec3 axis_a, axis_b;     /* hinge axis in each frame */
+    cr_vec3 perp_a[2];          /* hinge: two directions normal to the axis, in a's frame */
+    cr_quat q_rel;              /* fixed: q_b^-1 q_a when made */
+    double length;              /* distance */
+    double lambda[6];           /* last step's multipliers (warm start) */
+} cr_joint;
+
+/* A contact point between two bodies, or a body and a plane. */
+typedef struct cr_rigid_contact {
+    uint32_t a, b;              /* body slots; b = plane index when is_plane */
+    bool is_plane;
+    uint32_t feature;           /* the narrow phase's feature key: with a, b, the contact's identity */
+    cr_vec3 point, normal;      /* world; normal from b towards a */
+    double separation;          /* at the step's start */
+    cr_vec3 la, lb, nb;         /* A's and B's surface points and the normal in their own frames (projection) */
+    cr_vec3 t1, t2;             /* friction directions */
+    double restitution, friction;
+    double jn;                  /* normal impulse of the step: collisions plus resting contact */
+    cr_vec3 jt;                 /* friction impulse of the step on a, world */
+    double rest_n;              /* resting-phase normal multiplier (warm start) */
+    cr_vec3 rest_t;             /* resting-phase friction impulse, world (warm start) */
+} cr_rigid_contact;
+
+typedef struct cr_rigid {
+    cr_joint *joints;
+    uint32_t joint_count, joint_capacity, joint_live;
+    cr_rigid_contact *contacts, *prev;
+    uint32_t contact_count, contact_capacity, prev_count, prev_capacity;
+    cr_lcp_row *rows;
+    uint32_t row_capacity;
+    cr_lcp_body *lb;            /* one per body slot */
+    uint32_t lb_capacity;
+    uint32_t *colliding;        /* contact indices of a collision round */
+    uint8_t *in_round;          /* contact took part in the current round */
+    uint32_t colliding_capacity;
+    cr_mat3 *inv_inertia_world; /* per slot, this step */
+    uint32_t inertia_capacity;
+    cr_lcp_workspace *ws;
+    cr_lcp_stats lcp_stats;
+} cr_rigid;
+
+static inline bool cr_world_is_rigid(const cr_world *w)
+{
+    return w->polyhedra > 0 || (w->rigid && w->rigid->joint_live > 0);
+}
+
+/* Creates the world's rigid state on first use. */
+cr_status cr_rigid_ensure(cr_world *w);
+void cr_rigid_free(cr_world *w);
+/* False when a joint still holds body slot i (it may not be removed). */
+bool cr_rigid_body_removed(cr_world *w, uint32_t i);
+
+/* The stages of a rigid-body step (rigid_step.c), as cr_world_step calls them. */
+cr_status cr_rigid_predict(cr_world *w);
+cr_status cr_rigid_broad_phase(cr_world *w);
+cr_status cr_rigid_contacts(cr_world *w);
+cr_status cr_rigid_solve(cr_world *w);
+cr_status cr_rigid_finish(cr_world *w);
+
+/* Narrow phase over the broad phase's pairs and the planes (rigid_contacts.c). */
+cr_status cr_rigid_find_contacts(cr_world *w);
+/* A body's pose for the narrow phase. */
+cr_pose cr_rigid_pose(const cr_world *w, uint32_t i);
+
+/* Joint rows (joint.c): appends the velocity rows of every joint to rows
+ * (target 0 + bias); returns the number appended. */
+uint32_t cr_joint_rows(cr_world *w, cr_lcp_row *rows, bool position_level);
+/* Stores the joint rows' multipliers back for warm starting. */
+void cr_joint_store(cr_world *w, const cr_lcp_row *rows);
+/* Rows a joint needs. */
+uint32_t cr_joint_row_count(const cr_joint *j);
+double cr_joint_error(const cr_world *w, const cr_joint *j);
+
+/* The solver's settings for rigid bodies: the direct method's active-set
+ * loop is cut short (CR_RIGID_ACTIVE_SET_ITERATIONS), then projected
+ * Gauss-Seidel finishes from where it got to (docs/physics/rigid.md). */
+#define CR_RIGID_ACTIVE_SET_ITERATIONS 32
+static inline cr_lcp_options cr_rigid_lcp_options(void)
+{
+    cr_lcp_options o = cr_lcp_default_options();
+    o.max_active_set_iterations = CR_RIGID_ACTIVE_SET_ITERATIONS;
+    return o;
+}
+
+/* Room for n rows. */
+bool cr_rigid_reserve_rows(cr_world *w, uint32_t n);
+
+#endif

@@ -1,0 +1,185 @@
+/* Rigid-body narrow phase: the contact points of every broad-phase pair and
+ * every body against every plane (seed 003's vertex/face and edge/edge
+ * contacts, from collide_poly), with the previous step's multipliers
+ * carried over to the contacts that persist. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "rigid.h"
+
+cr_pose cr_rigid_pose(const cr_world *w, uint32_t i)
+{
+    cr_pose p = {w->bodies.x[i], cr_q_to_m3(w->bodies.q[i])};
+    return p;
+}
+
+/* What body i collides with: its convex hull, its triangles (a mesh that
+ * does not move under impulses), or a sphere of its radius. */
+typedef enum { GEOM_SPHERE, GEOM_HULL, GEOM_MESH } geom_kind;
+
+static geom_kind geom_of(const cr_world *w, uint32_t i)
+{
+    const cr_shape *s = w->bodies.shape[i];
+    if (!s || s->type == CR_SHAPE_SPHERE) return GEOM_SPHERE;
+    if (s->type == CR_SHAPE_MESH && !cr_slot_dynamic(&w->bodies, i)) return GEOM_MESH;
+    return GEOM_HULL;
+}
+
+static void flip(cr_manifold *m)
+{
+    for (uint32_t k = 0; k < m->count; ++k) {
+        m->p[k].normal = cr_v3_neg(m->p[k].normal);
+        if (m->p[k].kind == CR_FEATURE_VERTEX_FACE) m->p[k].kind = CR_FEATURE_FACE_VERTEX;
+        else if (m->p[k].kind == CR_FEATURE_FACE_VERTEX) m->p[k].kind = CR_FEATURE_VERTEX_FACE;
+    }
+}
+
+/* The manifold of bodies a and b, normal from b towards a. */
+static void collide_pair(const cr_world *w, uint32_t a, uint32_t b, double margin, cr_manifold *m)
+{
+    geom_kind ga = geom_of(w, a), gb = geom_of(w, b);
+    const cr_bodies *bs = &w->bodies;
+    m->count = 0;
+    if (ga == GEOM_MESH && gb == GEOM_MESH) return; /* neither moves */
+    bool swap = ga < gb;                            /* order: mesh, hull, sphere */
+    uint32_t i = swap ? b : a, j = swap ? a : b;
+    geom_kind gi = swap ? gb : ga, gj = swap ? ga : gb;
+    cr_pose pi = cr_rigid_pose(w, i), pj = cr_rigid_pose(w, j);
+    if (gi == GEOM_SPHERE)
+        cr_collide_sphere_sphere(bs->x[i], bs->radius[i], bs->x[j], bs->radius[j], margin, m);
+    else if (gi == GEOM_HULL && gj == GEOM_HULL)
+        cr_collide_hull_hull(&bs->shape[i]->hull, pi, &bs->shape[j]->hull, pj, margin, m);
+    else if (gi == GEOM_HULL)
+        cr_collide_hull_sphere(&bs->shape[i]->hull, pi, bs->x[j], bs->radius[j], margin, m);
+    else if (gj == GEOM_HULL)
+        cr_collide_mesh_hull(&bs->shape[i]->mesh, pi, &bs->shape[j]->hull, pj, margin, m);
+    else
+        cr_collide_mesh_sphere(&bs->shape[i]->mesh, pi, bs->x[j], bs->radius[j], margin, m);
+    if (swap) flip(m);
+}
+
+static void collide_plane(const cr_world *w, uint32_t a, uint32_t k, double margin, cr_manifold *m)
+{
+    const cr_plane_def *p = &w->planes.def[k];
+    double offset = cr_v3_dot(p->normal, p->point);
+    m->count = 0;
+    switch (geom_of(w, a)) {
+    case GEOM_SPHERE: cr_collide_sphere_plane(w->bodies.x[a], w->bodies.radius[a], p->normal, offset, margin, m); break;
+    case GEOM_HULL: cr_collide_hull_plane(&w->bodies.shape[a]->hull, cr_rigid_pose(w, a), p->normal, offset, margin, m); break;
+    case GEOM_MESH: break; /* a mesh that does not move never meets a plane that does not either */
+    }
+}
+
+/* Order of contacts for warm-start lookup: pair, then feature. */
+static int contact_cmp(const void *pa, const void *pb)
+{
+    const cr_rigid_contact *x = pa, *y = pb;
+    if (x->a != y->a) return x->a < y->a ? -1 : 1;
+    if (x->is_plane != y->is_plane) return x->is_plane ? 1 : -1;
+    if (x->b != y->b) return x->b < y->b ? -1 : 1;
+    if (x->feature != y->feature) return x->feature < y->feature ? -1 : 1;
+    return 0;
+}
+
+static const cr_rigid_contact *find_prev(const cr_rigid *r, const cr_rigid_contact *c)
+{
+    uint32_t lo = 0, hi = r->prev_count;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        int s = contact_cmp(&r->prev[mid], c);
+        if (s == 0) return &r->prev[mid];
+        if (s < 0) lo = mid + 1;
+        else hi = mid;
+    }
+    return NULL;
+}
+
+/* Speculative margin of a pair: what it can close in one step, plus a
+ * little, so that a contact is in the system before the bodies meet and
+ * nothing passes through a thin body between steps. */
+static double pair_margin(const cr_world *w, uint32_t a, uint32_t b)
+{
+    const cr_bodies *bs = &w->bodies;
+    double ra = bs->radius[a], rb = b == CR_NO_BODY ? INFINITY : bs->radius[b];
+    double speed = cr_v3_len(bs->v[a]) + cr_v3_len(bs->w[a]) * ra;
+    if (b != CR_NO_BODY) speed += cr_v3_len(bs->v[b]) + cr_v3_len(bs->w[b]) * rb;
+    return 0.02 * fmin(ra, rb) + (speed + cr_v3_len(w->def.gravity) * w->def.dt) * w->def.dt;
+}
+
+static bool add_points(cr_world *w, uint32_t a, uint32_t b, bool is_plane, const cr_manifold *m)
+{
+    cr_rigid *r = w->rigid;
+    if (!cr_grow(w, (void **)&r->contacts, &r->contact_capacity, r->contact_count + m->count, sizeof *r->contacts))
+        return false;
+    const cr_bodies *bs = &w->bodies;
+    cr_mat3 RaT = cr_m3_transpose(cr_q_to_m3(bs->q[a]));
+    cr_mat3 RbT = is_plane ? cr_m3_identity() : cr_m3_transpose(cr_q_to_m3(bs->q[b]));
+    cr_vec3 xb = is_plane ? cr_v3_zero() : bs->x[b];
+    double e = bs->restitution[a] * (is_plane ? w->planes.def[b].restitution : bs->restitution[b]);
+    double mu = bs->friction[a] * (is_plane ? w->planes.def[b].friction : bs->friction[b]);
+    for (uint32_t k = 0; k < m->count; ++k) {
+        const cr_contact_point *p = &m->p[k];
+        cr_rigid_contact *c = &r->contacts[r->contact_count++];
+        memset(c, 0, sizeof *c);
+        c->a = a;
+        c->b = b;
+        c->is_plane = is_plane;
+        c->feature = p->id;
+        c->point = p->point;
+        c->normal = p->normal;
+        c->separation = p->separation;
+        c->restitution = e;
+        c->friction = mu;
+        /* each side's surface point: half the gap either way along the normal */
+        cr_vec3 pa = cr_v3_madd(p->point, p->normal, 0.5 * p->separation);
+        cr_vec3 pb = cr_v3_madd(p->point, p->normal, -0.5 * p->separation);
+        c->la = cr_m3_mul_v(RaT, cr_v3_sub(pa, bs->x[a]));
+        c->lb = cr_m3_mul_v(RbT, cr_v3_sub(pb, xb));
+        c->nb = cr_m3_mul_v(RbT, p->normal);
+        const cr_rigid_contact *old = find_prev(r, c);
+        if (old) {
+            c->rest_n = old->rest_n;
+            c->rest_t = old->rest_t;
+        }
+    }
+    return true;
+}
+
+cr_status cr_rigid_find_contacts(cr_world *w)
+{
+    cr_rigid *r = w->rigid;
+    const cr_bodies *bs = &w->bodies;
+    r->contact_count = 0;
+    cr_manifold m;
+    for (uint32_t p = 0; p < w->broad.pair_count; ++p) {
+        uint32_t a = w->broad.pairs[p].a, b = w->broad.pairs[p].b;
+        if (!cr_slot_dynamic(bs, a) && !cr_slot_dynamic(bs, b)) continue;
+        collide_pair(w, a, b, pair_margin(w, a, b), &m);
+        if (m.count && !add_points(w, a, b, false, &m)) goto oom;
+    }
+    for (uint32_t a = 0; a < bs->slot_count; ++a) {
+        if (!cr_slot_alive(bs, a) || !cr_slot_dynamic(bs, a)) continue;
+        double margin = pair_margin(w, a, CR_NO_BODY);
+        for (uint32_t k = 0; k < w->planes.count; ++k) {
+            collide_plane(w, a, k, margin, &m);
+            if (m.count && !add_points(w, a, k, true, &m)) goto oom;
+        }
+    }
+    w->stats.contacts = r->contact_count;
+    return CR_OK;
+oom:
+    return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "rigid contacts: out of memory");
+}
+
+/* Keeps this step's contacts, sorted, for the next step's warm start. */
+bool cr_rigid_keep_contacts(cr_world *w)
+{
+    cr_rigid *r = w->rigid;
+    if (!cr_grow(w, (void **)&r->prev, &r->prev_capacity, r->contact_count, sizeof *r->prev)) return false;
+    if (r->contact_count) memcpy(r->prev, r->contacts, r->contact_count * sizeof *r->prev);
+    r->prev_count = r->contact_count;
+    /* qsort gives the same order for the same input; a feature reported
+     * twice for a pair shares one warm start */
+    qsort(r->prev, r->prev_count, sizeof *r->prev, contact_cmp);
+    return true;
+}

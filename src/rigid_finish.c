@@ -1,0 +1,174 @@
+/* The end of a rigid-body step: motion over the step, then the drift
+ * correction of joints and overlaps, then the guards. */
+#include <string.h>
+
+#include "rigid.h"
+
+bool cr_rigid_keep_contacts(cr_world *w);
+
+/* Joint passes of the drift correction: the joint error is nonlinear in the
+ * poses, so a few Newton steps take it to rounding. */
+#define CR_JOINT_PROJECTIONS 3
+
+/* Free motion over dt: x by v; q by the constant angular velocity; then the
+ * angular velocity that keeps the angular momentum I w of the torque-free
+ * body (its world inertia turned with it), never with more spin energy. */
+static void move(cr_world *w, uint32_t i, double dt)
+{
+    cr_bodies *b = &w->bodies;
+    b->x[i] = cr_v3_madd(b->x[i], b->v[i], dt);
+    if (!cr_slot_dynamic(b, i)) {
+        b->q[i] = cr_q_integrate(b->q[i], b->w[i], dt);
+        return;
+    }
+    cr_vec3 L = cr_body_spin_momentum(w, i, b->w[i]);
+    double spin = cr_v3_dot(L, b->w[i]);
+    b->q[i] = cr_q_integrate(b->q[i], b->w[i], dt);
+    cr_mat3 R = cr_q_to_m3(b->q[i]);
+    cr_vec3 om = cr_m3_mul_v(R, cr_m3_mul_v(b->inv_inertia_local[i], cr_m3_mul_v(cr_m3_transpose(R), L)));
+    double spin_after = cr_v3_dot(L, om);
+    if (spin_after > spin && spin_after > 0.0) om = cr_v3_scale(om, sqrt(spin / spin_after));
+    b->w[i] = om;
+}
+
+/* Separation of a contact at the bodies' present poses, from its surface
+ * points and normal carried in each body's frame. */
+static double separation_now(const cr_world *w, const cr_rigid_contact *c, cr_vec3 *normal)
+{
+    const cr_bodies *b = &w->bodies;
+    cr_vec3 pa = cr_v3_add(b->x[c->a], cr_m3_mul_v(cr_q_to_m3(b->q[c->a]), c->la));
+    cr_vec3 pb = c->lb, n = c->nb;
+    if (!c->is_plane) {
+        cr_mat3 Rb = cr_q_to_m3(b->q[c->b]);
+        pb = cr_v3_add(b->x[c->b], cr_m3_mul_v(Rb, c->lb));
+        n = cr_m3_mul_v(Rb, c->nb);
+    }
+    if (normal) *normal = n;
+    return cr_v3_dot(cr_v3_sub(pa, pb), n);
+}
+
+static void load_pseudo(cr_world *w)
+{
+    cr_rigid *r = w->rigid;
+    const cr_bodies *b = &w->bodies;
+    for (uint32_t i = 0; i < b->slot_count; ++i) {
+        bool live = cr_slot_alive(b, i) && cr_slot_dynamic(b, i);
+        cr_mat3 R = cr_q_to_m3(b->q[i]);
+        r->lb[i].inv_mass = live ? b->inv_mass[i] : 0.0;
+        r->lb[i].inv_inertia = live ? cr_m3_mul(cr_m3_mul(R, b->inv_inertia_local[i]), cr_m3_transpose(R)) : cr_m3_zero();
+        r->lb[i].v = r->lb[i].w = cr_v3_zero();
+    }
+}
+
+/* One projection: rows at position level solved for displacements
+ * (J dx = -c), applied to positions and orientations. */
+static cr_status project(cr_world *w, uint32_t rows)
+{
+    cr_rigid *r = w->rigid;
+    cr_bodies *b = &w->bodies;
+    cr_lcp_options opt = cr_rigid_lcp_options();
+    cr_lcp_stats st;
+    load_pseudo(w);
+    cr_status s = cr_lcp_solve(r->rows, rows, r->lb, b->slot_count, &opt, r->ws, &st);
+    if (s == CR_ERR_OUT_OF_MEMORY) return cr_fail(w, s, "rigid drift correction: out of memory");
+    if (s != CR_OK) return CR_OK; /* no correction this step; the finiteness check follows */
+    for (uint32_t i = 0; i < b->slot_count; ++i) {
+        if (!cr_slot_alive(b, i) || !cr_slot_dynamic(b, i)) continue;
+        b->x[i] = cr_v3_add(b->x[i], r->lb[i].v);
+        b->q[i] = cr_q_integrate(b->q[i], r->lb[i].w, 1.0);
+    }
+    return CR_OK;
+}
+
+/* Seed 000 c.5's position projection generalised to rigid bodies: overlaps
+ * are taken out by the fraction k_p, through the bodies' masses and inertias
+ * (the multiplier system at position level); joints are put back together
+ * whole. Energy it would add is taken out of each body's kinetic energy. */
+static cr_status correct_drift(cr_world *w)
+{
+    cr_rigid *r = w->rigid;
+    cr_bodies *b = &w->bodies;
+    for (uint32_t i = 0; i < b->slot_count; ++i)
+        if (cr_slot_alive(b, i) && cr_slot_dynamic(b, i)) b->energy_before[i] = cr_body_energy(w, i);
+    for (int pass = 0; pass < CR_JOINT_PROJECTIONS; ++pass) {
+        uint32_t n = cr_joint_rows(w, r->rows, true);
+        if (pass == 0 && w->def.k_p > 0.0)
+            for (uint32_t k = 0; k < r->contact_count; ++k) {
+                cr_rigid_contact *c = &r->contacts[k];
+                cr_vec3 nrm;
+                double sep = separation_now(w, c, &nrm);
+                if (!(sep < 0.0)) continue;
+                cr_lcp_row *row = &r->rows[n++];
+                memset(row, 0, sizeof *row);
+                row->kind = CR_ROW_NORMAL;
+                row->a = c->a;
+                row->b = c->is_plane ? CR_LCP_FIXED : c->b;
+                cr_vec3 pa = cr_v3_add(b->x[c->a], cr_m3_mul_v(cr_q_to_m3(b->q[c->a]), c->la));
+                row->ja_lin = nrm;
+                row->ja_ang = cr_v3_cross(cr_v3_sub(pa, b->x[c->a]), nrm);
+                if (!c->is_plane) {
+                    row->jb_lin = cr_v3_neg(nrm);
+                    row->jb_ang = cr_v3_neg(cr_v3_cross(cr_v3_sub(pa, b->x[c->b]), nrm));
+                }
+                row->target = -w->def.k_p * sep;
+            }
+        if (n == 0) break;
+        cr_status s = project(w, n);
+        if (s != CR_OK) return s;
+        if (r->joint_live == 0) break;
+    }
+    for (uint32_t i = 0; i < b->slot_count; ++i)
+        if (cr_slot_alive(b, i) && cr_slot_dynamic(b, i)) cr_body_cap_energy(w, i, b->energy_before[i]);
+    return CR_OK;
+}
+
+static double max_penetration(const cr_world *w)
+{
+    double worst = 0.0;
+    for (uint32_t k = 0; k < w->rigid->contact_count; ++k)
+        worst = fmax(worst, -separation_now(w, &w->rigid->contacts[k], NULL));
+    return worst;
+}
+
+cr_status cr_rigid_finish(cr_world *w)
+{
+    cr_bodies *b = &w->bodies;
+    double dt = w->def.dt;
+    for (uint32_t i = 0; i < b->slot_count; ++i)
+        if (cr_slot_alive(b, i) && b->type[i] != CR_BODY_STATIC) move(w, i, dt);
+    uint32_t need = 3 * w->rigid->contact_count;
+    for (uint32_t k = 0; k < w->rigid->joint_count; ++k) need += 6;
+    if (!cr_rigid_reserve_rows(w, need)) return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "rigid bodies: out of memory");
+    cr_status s = correct_drift(w);
+    if (s != CR_OK) return s;
+    s = cr_check_finite(w);
+    if (s != CR_OK) return s;
+    w->stats.max_penetration = max_penetration(w);
+    if (!cr_rigid_keep_contacts(w)) return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "rigid bodies: out of memory");
+    w->steps++;
+    w->time = w->time_base + (double)(w->steps - w->steps_base) * dt;
+    return CR_OK;
+}
+
+uint32_t cr_world_contact_count(const cr_world *w) { return w->rigid && cr_world_is_rigid(w) ? w->rigid->contact_count : 0; }
+
+cr_status cr_world_get_contact(const cr_world *w, uint32_t k, cr_contact_report *out)
+{
+    if (k >= cr_world_contact_count(w)) return CR_ERR_INVALID_ARGUMENT;
+    const cr_rigid_contact *c = &w->rigid->contacts[k];
+    memset(out, 0, sizeof *out);
+    out->a = cr_world_body_at(w, c->a);
+    if (c->is_plane) {
+        out->static_id.index = c->b;
+        out->static_id.generation = 1;
+        out->static_id.type = CR_STATIC_PLANE;
+    } else {
+        out->b = cr_world_body_at(w, c->b);
+    }
+    out->point = c->point;
+    out->normal = c->normal;
+    out->separation = c->separation;
+    out->normal_impulse = c->jn;
+    out->friction_impulse = c->jt;
+    return CR_OK;
+}
