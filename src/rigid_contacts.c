@@ -180,6 +180,6 @@ bool cr_rigid_keep_contacts(cr_world *w)
     r->prev_count = r->contact_count;
     /* qsort gives the same order for the same input; a feature reported
      * twice for a pair shares one warm start */
-    qsort(r->prev, r->prev_count, sizeof *r->prev, contact_cmp);
+    if (r->prev_count) qsort(r->prev, r->prev_count, sizeof *r->prev, contact_cmp);
     return true;
 }
