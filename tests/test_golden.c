@@ -15,6 +15,7 @@ typedef struct golden_case { const char *scene; int steps; } golden_case;
 static const golden_case cases[] = {
     {"default.json", 150}, {"pit.json", 200},   {"gas.json", 200},   {"bounce.json", 1500},
     {"incline.json", 500}, {"boiling.json", 120}, {"bowl.json", 300}, {"slope.json", 300},
+    {"pyramid.json", 120}, {"chain.json", 300},
 };
 #define CASES (sizeof cases / sizeof cases[0])
 
