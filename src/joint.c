@@ -145,32 +145,33 @@ cr_status cr_joint_get_error(const cr_world *w, cr_joint_id id, double *error)
     return CR_OK;
 }
 
-static cr_lcp_row linear_row(const cr_joint *j, cr_vec3 e, cr_vec3 ra, cr_vec3 rb, double target)
+/* A row of J for the joint: c-dot = ja_lin.v_a + ja_ang.w_a + jb_lin.v_b + jb_ang.w_b. */
+static cr_lcp_row joint_row(const cr_joint *j, cr_vec3 ja_lin, cr_vec3 ja_ang, cr_vec3 jb_lin, cr_vec3 jb_ang,
+                            double target)
 {
     cr_lcp_row row;
     memset(&row, 0, sizeof row);
     row.kind = CR_ROW_EQUALITY;
     row.a = j->a;
     row.b = j->b == CR_NO_BODY ? CR_LCP_FIXED : j->b;
-    row.ja_lin = e;
-    row.ja_ang = cr_v3_cross(ra, e);
-    row.jb_lin = cr_v3_neg(e);
-    row.jb_ang = cr_v3_neg(cr_v3_cross(rb, e));
+    row.ja_lin = ja_lin;
+    row.ja_ang = ja_ang;
+    row.jb_lin = jb_lin;
+    row.jb_ang = jb_ang;
     row.target = target;
     return row;
 }
 
+/* The anchors' relative velocity along e. */
+static cr_lcp_row linear_row(const cr_joint *j, cr_vec3 e, cr_vec3 ra, cr_vec3 rb, double target)
+{
+    return joint_row(j, e, cr_v3_cross(ra, e), cr_v3_neg(e), cr_v3_neg(cr_v3_cross(rb, e)), target);
+}
+
+/* The bodies' relative angular velocity about e. */
 static cr_lcp_row angular_row(const cr_joint *j, cr_vec3 e, double target)
 {
-    cr_lcp_row row;
-    memset(&row, 0, sizeof row);
-    row.kind = CR_ROW_EQUALITY;
-    row.a = j->a;
-    row.b = j->b == CR_NO_BODY ? CR_LCP_FIXED : j->b;
-    row.ja_ang = e;
-    row.jb_ang = cr_v3_neg(e);
-    row.target = target;
-    return row;
+    return joint_row(j, cr_v3_zero(), e, cr_v3_zero(), cr_v3_neg(e), target);
 }
 
 /* Velocity level: c-dot = 0 for every row (targets 0, multipliers warm

@@ -77,33 +77,21 @@ cr_status cr_rigid_predict(cr_world *w)
     return CR_OK;
 }
 
-cr_status cr_rigid_broad_phase(cr_world *w)
+/* The bounding sphere swept over the step, with the speculative margin. The
+ * grid's cell follows the moving bodies: a large static mesh goes on the
+ * broad phase's list of large boxes. */
+static double rigid_box(const cr_world *w, uint32_t i, cr_vec3 *lo, cr_vec3 *hi)
 {
-    cr_bodies *b = &w->bodies;
-    cr_broad_phase *bp = &w->broad;
-    uint32_t n = b->slot_count;
-    if (!cr_broad_reserve(w, bp, n)) return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "broad phase: out of memory");
-    double dt = w->def.dt, rmax = 0.0;
-    for (uint32_t i = 0; i < n; ++i) {
-        if (!cr_slot_alive(b, i)) {
-            bp->lo[i] = cr_v3(1.0, 0.0, 0.0);
-            bp->hi[i] = cr_v3(0.0, 0.0, 0.0);
-            continue;
-        }
-        /* the bounding sphere swept over the step, with the speculative margin */
-        cr_vec3 x0 = b->x[i], x1 = cr_v3_madd(x0, cr_v3_madd(b->v[i], w->def.gravity, dt), dt);
-        double pad = b->radius[i] * 1.02 + cr_v3_len(b->w[i]) * b->radius[i] * dt;
-        cr_vec3 padv = cr_v3(pad, pad, pad);
-        bp->lo[i] = cr_v3_sub(cr_v3_min(x0, x1), padv);
-        bp->hi[i] = cr_v3_add(cr_v3_max(x0, x1), padv);
-        /* the grid's cell follows the moving bodies; a large static mesh goes
-         * on the broad phase's list of large boxes */
-        if (cr_slot_dynamic(b, i) && b->radius[i] > rmax) rmax = b->radius[i];
-    }
-    bp->size_hint = rmax > 0.0 ? 2.0 * rmax * 1.25 : 1.0;
-    if (!cr_broad_build(w, bp, n)) return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "broad phase: out of memory");
-    w->stats.candidate_pairs = bp->pair_count;
-    return CR_OK;
+    const cr_bodies *b = &w->bodies;
+    double dt = w->def.dt;
+    cr_vec3 x0 = b->x[i], x1 = cr_v3_madd(x0, cr_v3_madd(b->v[i], w->def.gravity, dt), dt);
+    double pad = b->radius[i] * 1.02 + cr_v3_len(b->w[i]) * b->radius[i] * dt;
+    cr_vec3 padv = cr_v3(pad, pad, pad);
+    *lo = cr_v3_sub(cr_v3_min(x0, x1), padv);
+    *hi = cr_v3_add(cr_v3_max(x0, x1), padv);
+    return cr_slot_dynamic(b, i) ? b->radius[i] : 0.0;
 }
+
+cr_status cr_rigid_broad_phase(cr_world *w) { return cr_broad_phase_boxes(w, rigid_box); }
 
 cr_status cr_rigid_contacts(cr_world *w) { return cr_rigid_find_contacts(w); }

@@ -1,27 +1,20 @@
 /* Stage 2, broad phase: each body's box over the whole step, then the grid. */
 #include "world_internal.h"
 
-cr_status cr_stage_broad_phase(cr_world *w)
+cr_status cr_broad_phase_boxes(cr_world *w, cr_body_box_fn *box)
 {
     cr_bodies *b = &w->bodies;
     cr_broad_phase *bp = &w->broad;
     uint32_t n = b->slot_count;
     if (!cr_broad_reserve(w, bp, n)) return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "broad phase: out of memory");
-    double dt = w->def.dt, rmax = 0.0;
+    double rmax = 0.0;
     for (uint32_t i = 0; i < n; ++i) {
         if (!cr_slot_alive(b, i)) {
             bp->lo[i] = cr_v3(1.0, 0.0, 0.0); /* empty box: skipped */
             bp->hi[i] = cr_v3(0.0, 0.0, 0.0);
             continue;
         }
-        /* The path from x(0) to x(dt); a parabola strays from its chord by
-         * at most |a| dt^2 / 8. */
-        cr_vec3 x0 = b->x[i], x1 = cr_body_position_at(w, i, dt);
-        double r = b->radius[i];
-        double pad = r + cr_touch_margin(r) + 0.125 * cr_v3_len(b->acc[i]) * dt * dt;
-        cr_vec3 padv = cr_v3(pad, pad, pad);
-        bp->lo[i] = cr_v3_sub(cr_v3_min(x0, x1), padv);
-        bp->hi[i] = cr_v3_add(cr_v3_max(x0, x1), padv);
+        double r = box(w, i, &bp->lo[i], &bp->hi[i]);
         if (r > rmax) rmax = r;
     }
     bp->size_hint = rmax > 0.0 ? 2.0 * rmax * 1.25 : 1.0;
@@ -29,6 +22,23 @@ cr_status cr_stage_broad_phase(cr_world *w)
     w->stats.candidate_pairs = bp->pair_count;
     return CR_OK;
 }
+
+/* The path from x(0) to x(dt); a parabola strays from its chord by at most
+ * |a| dt^2 / 8. */
+static double sphere_box(const cr_world *w, uint32_t i, cr_vec3 *lo, cr_vec3 *hi)
+{
+    const cr_bodies *b = &w->bodies;
+    double dt = w->def.dt;
+    cr_vec3 x0 = b->x[i], x1 = cr_body_position_at(w, i, dt);
+    double r = b->radius[i];
+    double pad = r + cr_touch_margin(r) + 0.125 * cr_v3_len(b->acc[i]) * dt * dt;
+    cr_vec3 padv = cr_v3(pad, pad, pad);
+    *lo = cr_v3_sub(cr_v3_min(x0, x1), padv);
+    *hi = cr_v3_add(cr_v3_max(x0, x1), padv);
+    return r;
+}
+
+cr_status cr_stage_broad_phase(cr_world *w) { return cr_broad_phase_boxes(w, sphere_box); }
 
 double cr_world_max_overlap(cr_world *w, cr_body_id *a, cr_body_id *b)
 {

@@ -185,6 +185,11 @@ static inline double cr_surface_bind_speed(const cr_world *w, cr_vec3 v)
  * after every impact the body takes part in. */
 void cr_body_predict_forces(cr_world *w, uint32_t i);
 
+/* Fills the broad phase with each live body's box (box returns the radius
+ * that sizes the grid, 0 for a body that should not) and builds the pairs. */
+typedef double cr_body_box_fn(const cr_world *w, uint32_t i, cr_vec3 *lo, cr_vec3 *hi);
+cr_status cr_broad_phase_boxes(cr_world *w, cr_body_box_fn *box);
+
 /* the stages of cr_world_step, one file each */
 void cr_stage_predict(cr_world *w);
 cr_status cr_stage_broad_phase(cr_world *w);

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "scene.h"
+#include "scene_test_helpers.h"
 
 /* ---- helpers -------------------------------------------------------------- */
 
@@ -39,24 +40,6 @@ static void load_ok(const char *json, cr_scene *s)
     assert_non_null(s->world);
 }
 
-/* Loading json fails, and the message holds every one of the fragments
- * (the JSON path and the offending value). */
-static void expect_error(const char *json, const char *const *fragments)
-{
-    cr_scene s;
-    char err[512] = "";
-    int rc = cr_scene_load_string(json, "scene.json", &s, err, sizeof err);
-    if (rc == 0) print_error("loaded, expected an error: %s\n", json);
-    assert_int_equal(rc, -1);
-    assert_null(s.world);
-    assert_true(strncmp(err, "scene.json: ", 12) == 0);
-    for (; *fragments; ++fragments) {
-        if (strstr(err, *fragments) == NULL) print_error("message '%s' lacks '%s'\n", err, *fragments);
-        assert_non_null(strstr(err, *fragments));
-    }
-}
-
-#define EXPECT_ERROR(json, ...) expect_error(json, (const char *const[]){__VA_ARGS__, NULL})
 
 static void assert_vec_equal(cr_vec3 a, cr_vec3 b)
 {

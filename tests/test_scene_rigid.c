@@ -9,21 +9,8 @@
 
 #include "rigid_helpers.h"
 #include "scene.h"
+#include "scene_test_helpers.h"
 
-static void expect_error(const char *json, const char *const *fragments)
-{
-    cr_scene s;
-    char err[512] = "";
-    int rc = cr_scene_load_string(json, "scene.json", &s, err, sizeof err);
-    if (rc == 0) print_error("loaded, expected an error: %s\n", json);
-    assert_int_equal(rc, -1);
-    assert_null(s.world);
-    for (; *fragments; ++fragments) {
-        if (strstr(err, *fragments) == NULL) print_error("message '%s' lacks '%s'\n", err, *fragments);
-        assert_non_null(strstr(err, *fragments));
-    }
-}
-#define EXPECT_ERROR(json, ...) expect_error(json, (const char *const[]){__VA_ARGS__, NULL})
 
 static void test_rigid_keys_refused(void **state)
 {
