@@ -328,6 +328,7 @@ static int write_data(FILE *f, const run_data *r)
         b->radius = r->scene.radius[i];
         b->mass = 1.0;
         b->orientation = cr_q_identity();
+        b->shape = -1;
         b->slot = i;
     }
     s.body_count = bodies;
