@@ -72,9 +72,9 @@ cmp -s "$tmp/xyz_rows" "$tmp/csv_rows" || fail "xyz rows differ from the CSV: $(
 awk 'NR % 4 == 3 && ($1 != "X" || $6 != "0.10000000000000001") { exit 1 } NR % 4 == 0 && $6 != "0.20000000000000001" { exit 1 }' \
     "$out/trajectory.xyz" || fail "xyz species or radius"
 
-# ---- scene.json: the plane and both radii.
+# ---- scene.json: the plane, both radii and shapes (spheres: no triangles).
 grep -q '"statics":\[{"shape":"plane","point":\[0,0,0\],"normal":\[0,0,1\]}\]' "$out/scene.json" || fail "scene.json statics: $(cat "$out/scene.json")"
-grep -q '"bodies":\[{"id":0,"radius":0.1,"mass":1,"inertia":"particle","type":"dynamic"},{"id":1,"radius":0.2,"mass":2,"inertia":"solid"' \
+grep -q '"bodies":\[{"id":0,"radius":0.1,"mass":1,"inertia":"particle","type":"dynamic","shape":"sphere"},{"id":1,"radius":0.2,"mass":2,"inertia":"solid","type":"dynamic","shape":"sphere"}\],"shapes":\[\]' \
     "$out/scene.json" || fail "scene.json bodies: $(cat "$out/scene.json")"
 
 # ---- A second run replaces the series whole (nothing of the first stays).

@@ -3,7 +3,9 @@
 # elsewhere) replaying a run; bad or mismatched run files exit 2 and write
 # nothing. Then, in headless Chromium (tests/web/replay.test.mjs): the scene
 # is drawn, the plot has every sample, play/pause/speed work, and after
-# scrubbing to the end the bodies are drawn where trajectory.csv says.
+# scrubbing to the end the bodies are drawn where trajectory.csv says; a
+# box and a hull are recorded in scene.json and drawn turned by the
+# trajectory's quaternions.
 # usage: bash cli_web.sh CAROM_BINARY SOURCE_DIR
 set -u
 carom=$1
@@ -74,4 +76,23 @@ if ! command -v node > /dev/null || [ ! -x "$chromium" ] || [ ! -d "$src/web/nod
     exit 0
 fi
 CHROMIUM=$chromium timeout 120 node "$src/tests/web/replay.test.mjs" "$page" "$tmp/run" "$src" || fail "browser test"
+
+# Polyhedra: a spinning box (body 0, so that the pixel check looks at it),
+# a hull, a ball; no gravity, so the box turns in place. scene.json records
+# the shapes; the page draws them turned by the trajectory's quaternions.
+cat > "$tmp/box.json" <<'JSON'
+{ "dt": 0.002, "duration": 0.4, "gravity": [0, 0, 0], "output": {"every": 0.02},
+  "statics": [ {"shape": "plane", "point": [0, 0, 0], "normal": [0, 0, 1]} ],
+  "bodies": [ {"shape": "box", "half_extents": [0.4, 0.25, 0.15], "position": [0, 0, 0.8],
+               "orientation": [0.9239, 0.3827, 0, 0], "angular_velocity": [0.5, 1, 3]},
+              {"shape": "hull", "points": [[0, 0, 0], [0.4, 0, 0], [0, 0.4, 0], [0, 0, 0.4]],
+               "position": [1, 0.5, 0.6], "angular_velocity": [0, 2, 0]},
+              {"radius": 0.15, "position": [-0.8, 0.4, 0.5]} ] }
+JSON
+"$carom" run "$tmp/box.json" --out "$tmp/boxrun" --quiet || fail "run of the box scene"
+grep -q '"shape":"box","half_extents":\[0.4,0.25,0.15\]' "$tmp/boxrun/scene.json" || fail "scene.json lacks the box"
+grep -q '"shapes":\[{"shape":"hull","triangles":\[' "$tmp/boxrun/scene.json" || fail "scene.json lacks the hull's triangles"
+"$carom" export-web "$tmp/boxrun" --quiet || fail "export-web of the box scene"
+EXPECT_SHAPES=box,hull,sphere CHROMIUM=$chromium timeout 120 node "$src/tests/web/replay.test.mjs" \
+    "$tmp/boxrun/replay.html" "$tmp/boxrun" "$src" || fail "browser test of the box scene"
 echo "cli_web: ok"

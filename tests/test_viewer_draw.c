@@ -352,6 +352,100 @@ static void picking_a_surface(void **state)
     cr_world_destroy(w);
 }
 
+/* A hull shared by two bodies and a mesh: the snapshot holds each shape's
+ * triangles once, the draw list places them at each body's pose, a copy has
+ * its own triangles, and a shape no body uses any more is dropped. */
+static cr_body_id add_shaped(cr_world *w, cr_shape *s, cr_shape_type type, cr_vec3 x, cr_quat q)
+{
+    cr_body_def d = cr_default_body_def();
+    d.shape = type;
+    d.shape_ref = s;
+    d.position = x;
+    d.orientation = q;
+    cr_body_id id;
+    assert_int_equal(cr_world_add_body(w, &d, &id), CR_OK);
+    return id;
+}
+
+static void snapshot_of_hulls_and_meshes(void **state)
+{
+    (void)state;
+    char msg[256];
+    cr_world *w = make_world(cr_v3(0, 0, 0), 1e-3, CR_METHOD_IMPULSE);
+    cr_vec3 pts[5] = {cr_v3(0, 0, 0), cr_v3(1, 0, 0), cr_v3(0, 1, 0), cr_v3(0, 0, 1), cr_v3(0.6, 0.6, 0.6)};
+    cr_shape *hull, *mesh;
+    assert_int_equal(cr_shape_create_hull(pts, 5, &hull, msg, sizeof msg), CR_OK);
+    const uint32_t tet[12] = {0, 2, 1, 0, 1, 3, 0, 3, 2, 1, 2, 3};
+    assert_int_equal(cr_shape_create_mesh(pts, 4, tet, 4, &mesh, msg, sizeof msg), CR_OK);
+    cr_quat q = {cos(0.4), sin(0.4) * 0.6, 0.0, sin(0.4) * 0.8};
+    add_shaped(w, hull, CR_SHAPE_HULL, cr_v3(0, 0, 1), cr_q_identity());
+    cr_body_id m = add_shaped(w, mesh, CR_SHAPE_MESH, cr_v3(2, 0, 1), q);
+    add_shaped(w, hull, CR_SHAPE_HULL, cr_v3(-2, 1, 1), q);
+    uint32_t nh = cr_shape_triangles(hull, NULL, 0), nm = cr_shape_triangles(mesh, NULL, 0);
+    assert_int_equal(nm, 4);
+
+    view_snapshot s;
+    memset(&s, 0, sizeof s);
+    assert_int_equal(snapshot_capture(&s, w, 1), 0);
+    assert_int_equal(s.body_count, 3);
+    assert_int_equal(s.shape_count, 2);
+    assert_int_equal(s.bodies[0].shape, s.bodies[2].shape);
+    assert_true(s.bodies[1].shape >= 0 && s.bodies[1].shape != s.bodies[0].shape);
+    assert_int_equal(s.shapes[s.bodies[0].shape].triangle_count, nh);
+    assert_int_equal(s.shapes[s.bodies[1].shape].triangle_count, nm);
+    const cr_vec3 *t0 = s.shapes[s.bodies[0].shape].triangles;
+    /* Captured again: the same table, not copied anew. */
+    assert_int_equal(snapshot_capture(&s, w, 1), 0);
+    assert_ptr_equal(s.shapes[s.bodies[0].shape].triangles, t0);
+
+    draw_list dl;
+    draw_list_init(&dl);
+    draw_options o = {.color = DRAW_COLOR_ID, .highlight_slot = -1};
+    assert_int_equal(scene_draw_build(&dl, &s, &o), 0);
+    assert_int_equal(dl.sphere_count, 0);
+    assert_int_equal(dl.vertex_count, 3 * (size_t)(2 * nh + nm));
+    assert_int_equal(dl.index_count, dl.vertex_count);
+    /* Body 2's first vertex: its position plus its rotation of the shape's. */
+    const view_shape *v = &s.shapes[s.bodies[2].shape];
+    cr_vec3 want = cr_v3_add(cr_v3(-2, 1, 1), cr_m3_mul_v(cr_q_to_m3(cr_q_normalize(q)), v->triangles[0]));
+    const draw_vertex *dv = &dl.vertices[3 * (size_t)(nh + nm)];
+    assert_near(dv->position[0], want.x, 1e-6);
+    assert_near(dv->position[1], want.y, 1e-6);
+    assert_near(dv->position[2], want.z, 1e-6);
+    /* Every triangle counter-clockwise about its outward normal. */
+    for (size_t i = 0; i < dl.index_count; i += 3) {
+        const float *a = dl.vertices[dl.indices[i]].position, *b = dl.vertices[dl.indices[i + 1]].position,
+                    *c = dl.vertices[dl.indices[i + 2]].position, *n = dl.vertices[dl.indices[i]].normal;
+        cr_vec3 e1 = cr_v3(b[0] - a[0], b[1] - a[1], b[2] - a[2]), e2 = cr_v3(c[0] - a[0], c[1] - a[1], c[2] - a[2]);
+        assert_true(cr_v3_dot(cr_v3_cross(e1, e2), cr_v3(n[0], n[1], n[2])) > 0.0);
+    }
+
+    view_snapshot c;
+    memset(&c, 0, sizeof c);
+    assert_int_equal(snapshot_copy(&c, &s), 0);
+    assert_int_equal(c.shape_count, 2);
+    assert_true(c.shapes[0].triangles != s.shapes[0].triangles);
+    assert_memory_equal(c.shapes[0].triangles, s.shapes[0].triangles, 3 * (size_t)s.shapes[0].triangle_count * sizeof(cr_vec3));
+
+    /* The mesh body removed: its shape leaves the table. */
+    assert_int_equal(cr_world_remove_body(w, m), CR_OK);
+    assert_int_equal(snapshot_capture(&s, w, 1), 0);
+    assert_int_equal(s.body_count, 2);
+    assert_int_equal(s.shape_count, 1);
+    assert_int_equal(s.bodies[0].shape, 0);
+    assert_int_equal(s.bodies[1].shape, 0);
+    assert_int_equal(snapshot_copy(&c, &s), 0);
+    assert_int_equal(c.shape_count, 1);
+    assert_int_equal(c.shapes[0].triangle_count, nh);
+
+    draw_list_free(&dl);
+    snapshot_free(&c);
+    snapshot_free(&s);
+    cr_world_destroy(w);
+    cr_shape_release(hull);
+    cr_shape_release(mesh);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -363,6 +457,7 @@ int main(void)
         cmocka_unit_test(box_faces_outwards_and_encloses_its_volume),
         cmocka_unit_test(bowl_surface_lies_on_its_sphere),
         cmocka_unit_test(snapshot_and_scene_draw),
+        cmocka_unit_test(snapshot_of_hulls_and_meshes),
         cmocka_unit_test(picking_balls_planes_and_spawns),
         cmocka_unit_test(picking_a_surface),
     };

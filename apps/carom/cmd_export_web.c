@@ -100,10 +100,23 @@ static int parse(int argc, char **argv, export_args *a)
 
 /* ---- scene.json -------------------------------------------------------------- */
 
+/* A body's shape as the page draws it: a sphere of its radius, a box, or
+ * triangles (a hull or mesh) shared through scene.json's "shapes". */
+typedef enum web_shape_kind { WEB_SPHERE = 0, WEB_BOX, WEB_HULL, WEB_MESH } web_shape_kind;
+static const char *const web_shape_names[4] = {"sphere", "box", "hull", "mesh"};
+
+typedef struct web_body_shape {
+    web_shape_kind kind;
+    cr_vec3 half_extents; /* box */
+    uint32_t index;       /* hull, mesh: in shapes */
+} web_body_shape;
+
 typedef struct web_scene {
     cJSON *root;
     double *radius;
+    web_body_shape *shapes;
     uint32_t bodies;
+    uint32_t shape_count; /* entries of scene.json's "shapes" */
     view_plane *planes;
     uint32_t plane_count;
 } web_scene;
@@ -112,6 +125,7 @@ static void scene_free(web_scene *s)
 {
     cJSON_Delete(s->root);
     free(s->radius);
+    free(s->shapes);
     free(s->planes);
     memset(s, 0, sizeof *s);
 }
@@ -170,9 +184,29 @@ static int scene_read(const char *path, web_scene *s, char *err, size_t err_size
         snprintf(err, err_size, "%s: bodies: expected an array", path);
         goto bad;
     }
+    /* Hull and mesh triangles: 9 finite numbers each (older runs have none). */
+    const cJSON *shapes = cJSON_GetObjectItemCaseSensitive(s->root, "shapes");
+    if (shapes && !cJSON_IsArray(shapes)) {
+        snprintf(err, err_size, "%s: shapes: expected an array", path);
+        goto bad;
+    }
+    uint32_t i = 0;
+    for (const cJSON *sh = shapes ? shapes->child : NULL; sh; sh = sh->next, ++i) {
+        int nt = 0;
+        if (!mesh_array(sh, "triangles", 9, &nt)) {
+            snprintf(err, err_size, "%s: shapes[%u].triangles: expected 9 numbers per triangle", path, i);
+            goto bad;
+        }
+    }
+    s->shape_count = i;
     s->bodies = (uint32_t)cJSON_GetArraySize(bodies);
     s->radius = malloc((s->bodies ? s->bodies : 1) * sizeof *s->radius);
-    uint32_t i = 0;
+    s->shapes = calloc(s->bodies ? s->bodies : 1, sizeof *s->shapes);
+    if (s->radius == NULL || s->shapes == NULL) {
+        snprintf(err, err_size, "%s: out of memory", path);
+        goto bad;
+    }
+    i = 0;
     for (const cJSON *b = bodies->child; b; b = b->next, ++i) {
         const cJSON *id = cJSON_GetObjectItemCaseSensitive(b, "id"), *r = cJSON_GetObjectItemCaseSensitive(b, "radius");
         if (!cJSON_IsNumber(id) || id->valuedouble != i || !cJSON_IsNumber(r) || !(r->valuedouble > 0.0) ||
@@ -181,6 +215,35 @@ static int scene_read(const char *path, web_scene *s, char *err, size_t err_size
             goto bad;
         }
         s->radius[i] = r->valuedouble;
+        /* "shape": absent (older runs) is a sphere. */
+        const cJSON *shape = cJSON_GetObjectItemCaseSensitive(b, "shape");
+        web_body_shape *bs = &s->shapes[i];
+        if (shape) {
+            int k = 0;
+            while (k < 4 && !(cJSON_IsString(shape) && strcmp(shape->valuestring, web_shape_names[k]) == 0)) ++k;
+            if (k == 4) {
+                snprintf(err, err_size, "%s: bodies[%u].shape: expected \"sphere\", \"box\", \"hull\" or \"mesh\"", path, i);
+                goto bad;
+            }
+            bs->kind = (web_shape_kind)k;
+        }
+        if (bs->kind == WEB_BOX) {
+            cr_vec3 h;
+            if (!vec3_of(cJSON_GetObjectItemCaseSensitive(b, "half_extents"), &h) || !(h.x > 0 && h.y > 0 && h.z > 0)) {
+                snprintf(err, err_size, "%s: bodies[%u]: a box needs \"half_extents\" > 0", path, i);
+                goto bad;
+            }
+            bs->half_extents = h;
+        } else if (bs->kind == WEB_HULL || bs->kind == WEB_MESH) {
+            const cJSON *k = cJSON_GetObjectItemCaseSensitive(b, "shape_index");
+            if (!cJSON_IsNumber(k) || k->valuedouble < 0 || k->valuedouble >= s->shape_count ||
+                k->valuedouble != floor(k->valuedouble)) {
+                snprintf(err, err_size, "%s: bodies[%u].shape_index: expected an index into \"shapes\" (%u of them)",
+                         path, i, s->shape_count);
+                goto bad;
+            }
+            bs->index = (uint32_t)k->valuedouble;
+        }
     }
     const cJSON *statics = cJSON_GetObjectItemCaseSensitive(s->root, "statics");
     if (!cJSON_IsArray(statics)) {
@@ -328,6 +391,7 @@ static int write_data(FILE *f, const run_data *r)
         b->radius = r->scene.radius[i];
         b->mass = 1.0;
         b->orientation = cr_q_identity();
+        b->shape = -1;
         b->slot = i;
     }
     s.body_count = bodies;
@@ -359,6 +423,7 @@ static int write_data(FILE *f, const run_data *r)
     }
     view_camera cam = camera_fit(flo, fhi, 1.6);
     cr_vec3 eye = camera_eye(&cam);
+    int rc = 0;
 
     fputs("{\"format\":\"carom-replay\",\"version\":1,\"title\":", f);
     web_json_string(f, r->title);
@@ -384,12 +449,42 @@ static int write_data(FILE *f, const run_data *r)
     fputs(",\"colors\":", f);
     web_json_f32(f, col, (size_t)bodies * 3);
     free(col);
+    /* Shapes: per body its kind (a box's half extents, a hull's or mesh's
+     * triangles by index), the triangles once per shape, and every
+     * sample's orientation (qw, qx, qy, qz) as float32. */
+    fputs(",\"shapes\":[", f);
+    for (uint32_t i = 0; i < bodies; ++i) {
+        const web_body_shape *bs = &r->scene.shapes[i];
+        fprintf(f, "%s{\"shape\":\"%s\"", i ? "," : "", web_shape_names[bs->kind]);
+        if (bs->kind == WEB_BOX)
+            fprintf(f, ",\"half_extents\":[%.9g,%.9g,%.9g]", bs->half_extents.x, bs->half_extents.y, bs->half_extents.z);
+        else if (bs->kind != WEB_SPHERE)
+            fprintf(f, ",\"mesh\":%u", bs->index);
+        fputc('}', f);
+    }
+    fputs("],\"polyhedra\":[", f);
+    const cJSON *polys = cJSON_GetObjectItemCaseSensitive(r->scene.root, "shapes");
+    int written = 0;
+    for (const cJSON *sh = polys ? polys->child : NULL; sh; sh = sh->next) {
+        const cJSON *tri = cJSON_GetObjectItemCaseSensitive(sh, "triangles");
+        size_t nf = (size_t)cJSON_GetArraySize(tri), k = 0;
+        float *v = malloc((nf + 1) * sizeof *v);
+        if (v == NULL) {
+            rc = -1;
+            break;
+        }
+        for (const cJSON *x = tri->child; x; x = x->next) v[k++] = (float)x->valuedouble;
+        if (written++) fputc(',', f);
+        web_json_f32(f, v, nf);
+        free(v);
+    }
+    fputs("],\"orientations\":", f);
+    web_json_f32(f, t->orientations, (size_t)t->samples * bodies * 4);
     fprintf(f, ",\"camera\":{\"eye\":[%.9g,%.9g,%.9g],\"target\":[%.9g,%.9g,%.9g],\"fov\":%.9g,\"near\":%.9g,\"far\":%.9g}",
             eye.x, eye.y, eye.z, cam.target.x, cam.target.y, cam.target.z, cam.fov_y * 180.0 / 3.14159265358979323846,
             cam.distance * 1e-3, cam.distance * 100.0 + cr_v3_len(cr_v3_sub(fhi, flo)));
     fputs(",\"meshes\":[", f);
     bool first = true;
-    int rc = 0;
     if (planes.index_count) {
         fputc('{', f);
         rc |= write_mesh_arrays(f, &planes);

@@ -81,6 +81,40 @@ static cJSON *surface_json(const cr_surface *s)
     return o;
 }
 
+static const char *shape_name(cr_shape_type t)
+{
+    switch (t) {
+    case CR_SHAPE_SPHERE: return "sphere";
+    case CR_SHAPE_BOX: return "box";
+    case CR_SHAPE_HULL: return "hull";
+    case CR_SHAPE_MESH: return "mesh";
+    }
+    return "sphere";
+}
+
+/* A hull's or mesh's triangles in the body frame (cr_shape_triangles): 9
+ * numbers per triangle, counter-clockwise from outside. */
+static cJSON *shape_json(const cr_shape *shape)
+{
+    uint32_t n = cr_shape_triangles(shape, NULL, 0);
+    cr_vec3 *t = malloc(3 * (size_t)(n ? n : 1) * sizeof *t);
+    float *f = malloc(9 * (size_t)(n ? n : 1) * sizeof *f);
+    cJSON *o = t && f ? cJSON_CreateObject() : NULL;
+    if (o) {
+        cr_shape_triangles(shape, t, n);
+        for (size_t i = 0; i < 3 * (size_t)n; ++i) {
+            f[3 * i] = (float)t[i].x;
+            f[3 * i + 1] = (float)t[i].y;
+            f[3 * i + 2] = (float)t[i].z;
+        }
+        cJSON_AddStringToObject(o, "shape", shape_name(cr_shape_get_type(shape)));
+        cJSON_AddItemToObject(o, "triangles", float_array(f, 9 * (size_t)n, 1, 1));
+    }
+    free(t);
+    free(f);
+    return o;
+}
+
 static cJSON *scene_json(const cr_world *w)
 {
     const cr_world_def *wd = cr_world_get_def(w);
@@ -106,6 +140,9 @@ static cJSON *scene_json(const cr_world *w)
         if (o) cJSON_AddItemToArray(statics, o);
     }
     cJSON *bodies = cJSON_AddArrayToObject(root, "bodies");
+    cJSON *shapes = cJSON_AddArrayToObject(root, "shapes");
+    const cr_shape **seen = NULL; /* the hull and mesh shapes written, in order */
+    uint32_t seen_count = 0;
     uint32_t cap = cr_world_body_capacity(w);
     for (uint32_t slot = 0; slot < cap; ++slot) {
         cr_body_id id = cr_world_body_at(w, slot);
@@ -117,8 +154,29 @@ static cJSON *scene_json(const cr_world *w)
         cJSON_AddNumberToObject(b, "mass", d.mass);
         cJSON_AddStringToObject(b, "inertia", inertia_name(d.inertia_kind));
         cJSON_AddStringToObject(b, "type", d.type == CR_BODY_KINEMATIC ? "kinematic" : "dynamic");
+        cJSON_AddStringToObject(b, "shape", shape_name(d.shape));
+        if (d.shape_ref && d.shape == CR_SHAPE_BOX) {
+            cJSON_AddItemToObject(b, "half_extents", vec3(cr_shape_half_extents(d.shape_ref)));
+        } else if (d.shape_ref && (d.shape == CR_SHAPE_HULL || d.shape == CR_SHAPE_MESH)) {
+            uint32_t k = 0;
+            while (k < seen_count && seen[k] != d.shape_ref) ++k;
+            if (k == seen_count) {
+                const cr_shape **grown = realloc(seen, (seen_count + 1) * sizeof *seen);
+                cJSON *t = grown ? shape_json(d.shape_ref) : NULL;
+                if (grown) seen = grown;
+                if (t == NULL) {
+                    free(seen);
+                    cJSON_Delete(root);
+                    return NULL;
+                }
+                seen[seen_count++] = d.shape_ref;
+                cJSON_AddItemToArray(shapes, t);
+            }
+            cJSON_AddNumberToObject(b, "shape_index", k);
+        }
         cJSON_AddItemToArray(bodies, b);
     }
+    free(seen);
     return root;
 }
 

@@ -129,7 +129,7 @@ int trajectory_read(const char *path, trajectory_table *t, char *err, size_t err
         free(line);
         return -1;
     }
-    uint64_t pos_cap = 0, speed_cap = 0, time_cap = 0, lineno = 1, rows = 0;
+    uint64_t pos_cap = 0, quat_cap = 0, speed_cap = 0, time_cap = 0, lineno = 1, rows = 0;
     uint32_t expect_id = 0;
     bool bodies_known = false;
     int rc = 0;
@@ -172,9 +172,11 @@ int trajectory_read(const char *path, trajectory_table *t, char *err, size_t err
             break;
         }
         if (grow((void **)&t->positions, &pos_cap, 3 * (rows + 1), sizeof *t->positions) ||
-            grow((void **)&t->speeds, &speed_cap, rows + 1, sizeof *t->speeds))
+            grow((void **)&t->speeds, &speed_cap, rows + 1, sizeof *t->speeds) ||
+            grow((void **)&t->orientations, &quat_cap, 4 * (rows + 1), sizeof *t->orientations))
             goto oom;
         memcpy(&t->positions[3 * rows], &r[2], 3 * sizeof(double));
+        for (int k = 0; k < 4; ++k) t->orientations[4 * rows + k] = (float)r[11 + k];
         t->speeds[rows] = (float)sqrt(r[5] * r[5] + r[6] * r[6] + r[7] * r[7]);
         ++rows;
         expect_id = bodies_known && expect_id + 1 == t->bodies ? 0 : expect_id + 1;
@@ -202,6 +204,7 @@ void trajectory_free(trajectory_table *t)
 {
     free(t->times);
     free(t->positions);
+    free(t->orientations);
     free(t->speeds);
     memset(t, 0, sizeof *t);
 }

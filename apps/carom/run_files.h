@@ -16,13 +16,15 @@ typedef struct energy_table {
 int energy_read(const char *path, energy_table *out, char *err, size_t err_size);
 void energy_free(energy_table *e);
 
-/* trajectory.csv: rows of t, id, x, y, z, vx, vy, vz, wx, wy, wz, ids
- * 0..bodies-1 in every sample. Positions are kept (3 per body per sample),
+/* trajectory.csv: rows of t, id, x, y, z, vx, vy, vz, wx, wy, wz, qw, qx,
+ * qy, qz, ids 0..bodies-1 in every sample. Positions are kept (3 per body
+ * per sample), orientations (4 per body per sample, single precision),
  * speeds (1 per body per sample) and the sample times. A run without bodies
  * reads as zero samples of zero bodies. */
 typedef struct trajectory_table {
     double *times;     /* samples */
     double *positions; /* samples * bodies * 3 */
+    float *orientations; /* samples * bodies * 4: qw, qx, qy, qz */
     float *speeds;     /* samples * bodies */
     uint64_t samples;
     uint32_t bodies;

@@ -184,6 +184,25 @@ int draw_list_add_box(draw_list *dl, cr_vec3 centre, cr_vec3 half, cr_quat orien
     return 0;
 }
 
+int draw_list_add_triangles(draw_list *dl, const cr_vec3 *tri, const cr_vec3 *normals, uint32_t count,
+                            cr_vec3 centre, cr_quat orientation, const float color[3])
+{
+    if (count == 0) return 0;
+    if (add_vertices(dl, 3 * (size_t)count, 3 * (size_t)count)) return -1;
+    cr_mat3 r = cr_q_to_m3(cr_q_normalize(orientation));
+    uint32_t base = (uint32_t)dl->vertex_count;
+    for (uint32_t t = 0; t < count; ++t) {
+        cr_vec3 n = cr_m3_mul_v(r, normals[t]);
+        for (uint32_t k = 0; k < 3; ++k) {
+            cr_vec3 p = cr_v3_add(centre, cr_m3_mul_v(r, tri[3 * t + k]));
+            put_vertex(&dl->vertices[base + 3 * t + k], p, n, color, 0.0, 0.0, 0.0);
+            dl->indices[dl->index_count++] = base + 3 * t + k;
+        }
+    }
+    dl->vertex_count += 3 * (size_t)count;
+    return 0;
+}
+
 /* ---- parametric surfaces ---------------------------------------------------- */
 
 typedef struct surface_sample {

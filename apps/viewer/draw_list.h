@@ -81,6 +81,11 @@ int draw_list_add_plane(draw_list *dl, const draw_plane *plane, const draw_plane
                         cr_vec3 centre, double half_size, const float color[3]);
 /* A box (for rigid bodies): centre, half extents along its axes, orientation. */
 int draw_list_add_box(draw_list *dl, cr_vec3 centre, cr_vec3 half, cr_quat orientation, const float color[3]);
+/* A polyhedron's triangles (3 points each, in the body's frame,
+ * counter-clockwise from outside; normals: one unit outward normal per
+ * triangle) placed at centre with the orientation, flat-shaded. */
+int draw_list_add_triangles(draw_list *dl, const cr_vec3 *triangles, const cr_vec3 *normals, uint32_t count,
+                            cr_vec3 centre, cr_quat orientation, const float color[3]);
 /* A parametric surface tessellated n x n over its domain (a bowl in polar
  * rings), coloured by height or curvature, normals towards the free side. */
 int draw_list_add_surface(draw_list *dl, const cr_surface *surface, int n, draw_surface_shading shading);

@@ -33,8 +33,12 @@ int scene_draw_build(draw_list *dl, const view_snapshot *s, const draw_options *
         else if (o->color == DRAW_COLOR_SPEED) draw_color_map(vmax > 0.0 ? cr_v3_len(b->velocity) / vmax : 0.0, c);
         else if (o->color == DRAW_COLOR_STATE) state_color(b->state, c);
         else draw_color_for_slot(b->slot, c);
-        /* boxes as boxes; hulls and meshes as their bounding spheres for now */
-        if (b->half_extents.x > 0.0) {
+        /* boxes as boxes, hulls and meshes as their triangles, at the body's pose */
+        if (b->shape >= 0 && (uint32_t)b->shape < s->shape_count) {
+            const view_shape *v = &s->shapes[b->shape];
+            if (draw_list_add_triangles(dl, v->triangles, v->normals, v->triangle_count, b->position, b->orientation, c))
+                return -1;
+        } else if (b->half_extents.x > 0.0) {
             if (draw_list_add_box(dl, b->position, b->half_extents, b->orientation, c)) return -1;
         } else if (draw_list_add_sphere(dl, b->position, b->radius, c, b->orientation)) {
             return -1;

@@ -1,5 +1,6 @@
 /* carom viewer — a snapshot turned into a draw list: every ball a sphere,
- * every plane a large polygon cut by the others, every surface its cached
+ * every box, hull and mesh its lit triangles at the body's pose, every
+ * plane a large polygon cut by the others, every surface its cached
  * tessellation. Shared by the window and the headless renderer. */
 #ifndef CAROM_VIEWER_SCENE_DRAW_H
 #define CAROM_VIEWER_SCENE_DRAW_H

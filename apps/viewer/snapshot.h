@@ -20,6 +20,7 @@ typedef struct view_body {
     cr_quat orientation;
     double radius, mass;          /* radius: a polyhedron's bounding sphere */
     cr_vec3 half_extents;         /* a box's; zero for the other shapes */
+    int32_t shape;                /* a hull's or mesh's triangles: index in view_snapshot.shapes; -1 none */
     uint32_t slot;    /* the body's world slot (= scene id while none was removed) */
     bool kinematic;
     cr_ball_state state; /* on a surface: rolling, sliding, still; else flying */
@@ -27,11 +28,30 @@ typedef struct view_body {
 
 typedef draw_plane view_plane;
 
+/* A hull's or mesh's triangles, copied from the shape once (the snapshot's
+ * own copy: the display never touches the world's shapes or their
+ * reference counts). key is the shape's address, for finding it again
+ * while the world lives, never dereferenced; type, triangle count, volume
+ * and bounding radius guard against a new shape at a freed one's address. */
+typedef struct view_shape {
+    const void *key;
+    cr_shape_type type;
+    uint32_t triangle_count;
+    double volume, radius;
+    cr_vec3 *triangles; /* 3 per triangle, body frame, counter-clockwise from outside */
+    cr_vec3 *normals;   /* unit outward normal per triangle */
+} view_shape;
+
 typedef struct view_snapshot {
     view_body *bodies;
     uint32_t body_count, body_capacity;
     view_plane *planes;
     uint32_t plane_count, plane_capacity;
+    /* The distinct hull and mesh shapes of the bodies, each copied once
+     * while it lives (per world_key); entries no body uses are dropped. */
+    view_shape *shapes;
+    uint32_t shape_count, shape_capacity;
+    uint64_t shapes_key;
     /* Parametric surfaces do not move: tessellated once per world (per
      * world_key) and kept. */
     draw_list surfaces;

@@ -62,6 +62,12 @@ cr_vec3 cr_shape_offset(const cr_shape *shape);
 double cr_shape_bounding_radius(const cr_shape *shape);
 /* A box's half extents; zero for the other shapes. */
 cr_vec3 cr_shape_half_extents(const cr_shape *shape);
+/* The shape's surface as triangles, for drawing: 3 vertices each in the
+ * shape's frame (= the body's frame), counter-clockwise seen from outside. A
+ * box or hull gives its polygon faces fanned, a mesh its triangles as they
+ * are, a sphere none. Writes at most capacity triangles (3 capacity points)
+ * to out and returns how many the shape has: call with out NULL to ask. */
+uint32_t cr_shape_triangles(const cr_shape *shape, cr_vec3 *out, uint32_t capacity);
 
 #ifdef __cplusplus
 }

@@ -3,7 +3,8 @@
 // (the pixel where a ball's centre projects is ball-coloured, not the
 // background), the plot holds every recorded sample, playing advances the
 // time, and after scrubbing the timeline to its end every body is drawn
-// where trajectory.csv's last sample puts it.
+// where trajectory.csv's last sample puts it, boxes, hulls and meshes
+// turned by its quaternion.
 //
 // usage: node replay.test.mjs PAGE.html RUN_DIR SOURCE_DIR
 // CHROMIUM overrides the browser (default /usr/bin/chromium).
@@ -93,10 +94,10 @@ try {
     let differ = 0;
     for (let i = 0; i < all.length; i += 4)
       if (Math.abs(all[i] - 34) + Math.abs(all[i + 1] - 37) + Math.abs(all[i + 2] - 43) > 12) differ++;
-    carom.balls.visible = false;
+    carom.setBodiesVisible(false);
     carom.renderer.render(carom.scene, carom.camera);
     const without = pixel();
-    carom.balls.visible = true;
+    carom.setBodiesVisible(true);
     carom.renderer.render(carom.scene, carom.camera);
     return { withBall, without, differ, pixels: all.length / 4, x, y };
   });
@@ -140,9 +141,26 @@ try {
         `body ${i} drawn at ${end.drawn[i]} but the trajectory says ${row.slice(2, 5)}`);
     }
   }
+  // Orientation: boxes, hulls and meshes are drawn turned by the last
+  // sample's quaternion (qw, qx, qy, qz: columns 11-14), spheres as
+  // spheres. EXPECT_SHAPES (comma-separated) names what each body must be.
+  const turned = await page.evaluate(() => Array.from({ length: carom.bodies },
+    (_, i) => ({ shape: carom.drawnShape(i), q: carom.drawnQuaternion(i) })));
+  const expectShapes = process.env.EXPECT_SHAPES ? process.env.EXPECT_SHAPES.split(',') : null;
+  let solids = 0;
+  for (let i = 0; i < bodies; ++i) {
+    if (expectShapes) assert.equal(turned[i].shape, expectShapes[i], `body ${i} drawn as a ${expectShapes[i]}`);
+    if (turned[i].shape === 'sphere') continue;
+    ++solids;
+    const want = lastSample[i].slice(11, 15);
+    assert.equal(want.length, 4, 'trajectory.csv has qw, qx, qy, qz');
+    for (let k = 0; k < 4; ++k)
+      assert.ok(Math.abs(turned[i].q[k] - want[k]) <= 1e-6,
+        `body ${i} drawn with quaternion ${turned[i].q} but the trajectory says ${want}`);
+  }
   assert.deepEqual(errors, [], 'no script errors');
   console.log(`replay.test: ok (${samples} samples, ${bodies} bodies; ball 0 at pixel ` +
-    `${look.x.toFixed(0)},${look.y.toFixed(0)}; scene on ${(100 * look.differ / look.pixels).toFixed(1)}% of the canvas)`);
+    `${look.x.toFixed(0)},${look.y.toFixed(0)}; ${solids} turned solids; scene on ${(100 * look.differ / look.pixels).toFixed(1)}% of the canvas)`);
 } catch (e) {
   failed = true;
   console.error(`replay.test: FAIL: ${e.message}`);

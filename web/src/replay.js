@@ -5,7 +5,8 @@
 // as JSON in <script id="carom-data">. Nothing is fetched: the file opens
 // from disk. The page draws the bodies as instanced spheres and the statics
 // as the meshes the C code made (the same plane clipping and surface
-// tessellation as carom view), and plays the samples back with a timeline,
+// tessellation as carom view), boxes, hulls and meshes as meshes turned by
+// the trajectory's quaternions (qw, qx, qy, qz), and plays the samples back with a timeline,
 // a speed control and an energy plot that follows the time.
 //
 // window.carom exposes the state for tests and the curious: what is drawn
@@ -100,7 +101,7 @@ for (const m of data.meshes) {
   scene.add(new THREE.Mesh(geo, mat));
 }
 
-// Bodies: one instanced sphere mesh; each instance is translated and scaled.
+// Spheres: one instanced sphere mesh; each instance is translated and scaled.
 const sphere = new THREE.SphereGeometry(1, 32, 16);
 const balls = new THREE.InstancedMesh(sphere, new THREE.MeshStandardMaterial({ roughness: 0.35, metalness: 0 }),
   Math.max(bodies, 1));
@@ -115,6 +116,34 @@ balls.instanceMatrix.setUsage(THREE.DynamicDrawUsage);
 }
 balls.frustumCulled = false;
 scene.add(balls);
+
+// Boxes, hulls and meshes: one mesh per body, its geometry shared per shape
+// (a box's scaled unit cube, a hull's or mesh's triangles in the body
+// frame, flat-shaded), placed by the trajectory's position and quaternion.
+// Their instances in the sphere mesh stay at zero scale.
+const shapes = data.shapes || [];
+const orientations = data.orientations ? f32(data.orientations) : null; // samples * bodies * 4: w, x, y, z
+const polyGeometry = (data.polyhedra || []).map((b64) => {
+  const g = new THREE.BufferGeometry();
+  g.setAttribute('position', new THREE.BufferAttribute(f32(b64), 3));
+  g.computeVertexNormals(); // not indexed: one normal per triangle
+  return g;
+});
+const unitBox = new THREE.BoxGeometry(2, 2, 2);
+const solids = new Array(bodies).fill(null);
+const bodyGroup = new THREE.Group();
+scene.add(bodyGroup);
+for (let i = 0; i < bodies; ++i) {
+  const sh = shapes[i];
+  if (!sh || sh.shape === 'sphere') continue;
+  const c = new THREE.Color().setRGB(bodyColors[3 * i], bodyColors[3 * i + 1], bodyColors[3 * i + 2], THREE.SRGBColorSpace);
+  const mat = new THREE.MeshStandardMaterial({ color: c, roughness: 0.45, metalness: 0, side: THREE.FrontSide });
+  const mesh = new THREE.Mesh(sh.shape === 'box' ? unitBox : polyGeometry[sh.mesh], mat);
+  if (sh.shape === 'box') mesh.scale.fromArray(sh.half_extents);
+  mesh.frustumCulled = false;
+  solids[i] = mesh;
+  bodyGroup.add(mesh);
+}
 
 // ---- playback ------------------------------------------------------------
 
@@ -138,6 +167,13 @@ const matrix = new THREE.Matrix4();
 const q = new THREE.Quaternion();
 const p = new THREE.Vector3();
 const s = new THREE.Vector3();
+const qa = new THREE.Quaternion();
+const qb = new THREE.Quaternion();
+// Body i's orientation in sample k (three.js orders x, y, z, w).
+function quatAt(out, k, i) {
+  const o = 4 * (k * bodies + i);
+  return out.set(orientations[o + 1], orientations[o + 2], orientations[o + 3], orientations[o]);
+}
 // Bodies at time t: linear between the two samples around it, exactly a
 // sample's positions at a sample's time.
 function placeBodies(t) {
@@ -152,9 +188,19 @@ function placeBodies(t) {
     else p.set(positions[a + j] + f * (positions[b + j] - positions[a + j]),
       positions[a + j + 1] + f * (positions[b + j + 1] - positions[a + j + 1]),
       positions[a + j + 2] + f * (positions[b + j + 2] - positions[a + j + 2]));
-    s.setScalar(radius[i]);
+    const solid = solids[i];
+    s.setScalar(solid ? 0 : radius[i]);
     matrix.compose(p, q, s);
     balls.setMatrixAt(i, matrix);
+    if (solid) {
+      solid.position.copy(p);
+      if (orientations) {
+        // Between two samples: the shorter arc (slerp); at a sample: its quaternion.
+        quatAt(qa, k, i);
+        if (f > 0) solid.quaternion.slerpQuaternions(qa, quatAt(qb, k1, i), f);
+        else solid.quaternion.copy(qa);
+      }
+    }
   }
   balls.instanceMatrix.needsUpdate = true;
   state.sample = k;
@@ -278,12 +324,24 @@ requestAnimationFrame(frame);
 
 window.carom = {
   samples, bodies, times, energy, state, scene, camera, renderer, balls, plot,
-  // Where body i is drawn now: the translation of its instance matrix.
+  solids,
+  // Where body i is drawn now: its mesh's position (boxes, hulls, meshes)
+  // or the translation of its sphere instance.
   drawnPosition(i) {
+    if (solids[i]) return solids[i].position.toArray();
     const m = new THREE.Matrix4();
     balls.getMatrixAt(i, m);
     return [m.elements[12], m.elements[13], m.elements[14]];
   },
+  // Body i's drawn orientation as [w, x, y, z] (spheres: identity).
+  drawnQuaternion(i) {
+    const o = solids[i] ? solids[i].quaternion : new THREE.Quaternion();
+    return [o.w, o.x, o.y, o.z];
+  },
+  // The shape body i is drawn as: 'sphere', 'box', 'hull' or 'mesh'.
+  drawnShape(i) { return shapes[i] ? shapes[i].shape : 'sphere'; },
+  // Hides or shows every body (spheres and the rest).
+  setBodiesVisible(on) { balls.visible = on; bodyGroup.visible = on; },
   // The pixel (CSS pixels from the canvas's top-left) where point xyz is drawn.
   project(xyz) {
     const v = new THREE.Vector3().fromArray(xyz).project(camera);
