@@ -90,30 +90,49 @@ static cr_vec3 minkowski_mid(const arc *aa, uint32_t na, const arc *ab, uint32_t
     return cr_v3_zero();
 }
 
+/* B's edges in world coordinates, once per query rather than once per edge
+ * of A: the start point, the unit direction and the Gauss-map arcs. */
+#define CR_EDGE_CACHE 64
+typedef struct edge_world {
+    cr_vec3 q0, dir;
+    arc arcs[2];
+    uint32_t arc_count;
+} edge_world;
+
+static edge_world edge_in_world(const cr_hull *h, cr_pose p, cr_vec3 centre, uint32_t e)
+{
+    edge_world w;
+    w.q0 = cr_pose_point(p, h->vertices[h->edges[2 * e]]);
+    w.dir = cr_v3_normalize(cr_v3_sub(cr_pose_point(p, h->vertices[h->edges[2 * e + 1]]), w.q0));
+    w.arc_count = edge_arcs(h, p, centre, e, w.arcs);
+    return w;
+}
+
 static void edge_query(const cr_hull *a, cr_pose pa, const cr_hull *b, cr_pose pb, cr_sat *s)
 {
     cr_vec3 ca = vertex_average(a), cb = vertex_average(b);
     s->edge = -HUGE_VAL;
     s->ea = s->eb = 0;
     s->edge_axis = cr_v3(0, 0, 1);
+    edge_world cache[CR_EDGE_CACHE];
+    bool cached = b->edge_count <= CR_EDGE_CACHE;
+    if (cached)
+        for (uint32_t j = 0; j < b->edge_count; ++j) cache[j] = edge_in_world(b, pb, cb, j);
     for (uint32_t i = 0; i < a->edge_count; ++i) {
         arc aa[2];
         uint32_t na = edge_arcs(a, pa, ca, i, aa);
         cr_vec3 p0 = cr_pose_point(pa, a->vertices[a->edges[2 * i]]);
         cr_vec3 ea = cr_v3_normalize(cr_v3_sub(cr_pose_point(pa, a->vertices[a->edges[2 * i + 1]]), p0));
         for (uint32_t j = 0; j < b->edge_count; ++j) {
-            cr_vec3 q0 = cr_pose_point(pb, b->vertices[b->edges[2 * j]]);
-            cr_vec3 eb = cr_v3_normalize(cr_v3_sub(cr_pose_point(pb, b->vertices[b->edges[2 * j + 1]]), q0));
-            cr_vec3 axis = cr_v3_cross(ea, eb);
+            edge_world eb = cached ? cache[j] : edge_in_world(b, pb, cb, j);
+            cr_vec3 axis = cr_v3_cross(ea, eb.dir);
             double len = cr_v3_len(axis);
             if (len < CR_PARALLEL_SIN) continue; /* parallel: covered by the face axes, see collide_hull.c */
-            arc ab[2];
-            uint32_t nb = edge_arcs(b, pb, cb, j, ab);
-            cr_vec3 mid = minkowski_mid(aa, na, ab, nb);
+            cr_vec3 mid = minkowski_mid(aa, na, eb.arcs, eb.arc_count);
             if (cr_v3_len2(mid) == 0.0) continue;
             axis = cr_v3_scale(axis, 1.0 / len);
             if (cr_v3_dot(axis, mid) < 0.0) axis = cr_v3_neg(axis); /* the crossing lies on A's arc: outward */
-            double sep = cr_v3_dot(axis, cr_v3_sub(q0, p0));
+            double sep = cr_v3_dot(axis, cr_v3_sub(eb.q0, p0));
             if (sep > s->edge) {
                 s->edge = sep;
                 s->ea = i;
