@@ -25,13 +25,16 @@ static void apply(const cr_lcp_minv *m, double dl, cr_vec3 *v, cr_vec3 *w)
     }
 }
 
+/* x clamped to [lo, hi] for finite x (inline: libm's fmin and fmax are calls). */
+static inline double clamp(double x, double lo, double hi) { return x < lo ? lo : (x > hi ? hi : x); }
+
 static void bounds(const cr_lcp_row *r, const double *lambda, double *lo, double *hi)
 {
     *lo = -INFINITY;
     *hi = INFINITY;
     if (r->kind == CR_ROW_NORMAL) *lo = 0.0;
     if (r->kind == CR_ROW_FRICTION) {
-        *hi = r->mu * fmax(lambda[r->parent], 0.0);
+        *hi = r->mu * (lambda[r->parent] > 0.0 ? lambda[r->parent] : 0.0);
         *lo = -*hi;
     }
 }
@@ -48,7 +51,7 @@ double cr_lcp_pgs_solve(const cr_lcp_row *rows, const cr_lcp_island *isl, uint32
             double lo, hi;
             bounds(r, lambda, &lo, &hi);
             if (!(ws->diag[g] > 0.0) || !isfinite(lambda[g])) lambda[g] = 0.0;
-            lambda[g] = fmin(fmax(lambda[g], lo), hi);
+            lambda[g] = clamp(lambda[g], lo, hi);
             apply(&ws->minv[g], lambda[g], ws->v, ws->w);
         }
     for (uint32_t it = 0; it < iterations; ++it)
@@ -60,7 +63,7 @@ double cr_lcp_pgs_solve(const cr_lcp_row *rows, const cr_lcp_island *isl, uint32
             double wv = cr_lcp_row_velocity(r, ws->v, ws->w) - r->target + r->cfm * lambda[g];
             double lo, hi;
             bounds(r, lambda, &lo, &hi);
-            double nl = fmin(fmax(lambda[g] - wv / d, lo), hi);
+            double nl = clamp(lambda[g] - wv / d, lo, hi);
             apply(&ws->minv[g], nl - lambda[g], ws->v, ws->w);
             lambda[g] = nl;
         }
