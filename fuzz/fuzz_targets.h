@@ -36,6 +36,8 @@ typedef int carom_fuzz_entry(const uint8_t *data, size_t size, char *why, size_t
 carom_fuzz_entry carom_fuzz_scene;
 /* fuzz_scene.c: the same, then a few steps of the loaded world. */
 carom_fuzz_entry carom_fuzz_scene_step;
+/* fuzz_shape.c: the bytes as an OBJ file, or ('H' first) a hull's points. */
+carom_fuzz_entry carom_fuzz_shape;
 /* fuzz_collide.c: the bytes as `carom collide` input (the CLI's own parser). */
 carom_fuzz_entry carom_fuzz_collide;
 /* fuzz_checkpoint.c: the bytes as a checkpoint through cr_world_load_buffer. */

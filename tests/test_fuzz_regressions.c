@@ -19,6 +19,7 @@
 #include "../fuzz/fuzz_collide.c"
 #include "../fuzz/fuzz_stronge.c"
 #include "../fuzz/fuzz_checkpoint.c"
+#include "../fuzz/fuzz_shape.c"
 
 #include "test_helpers.h"
 
@@ -34,6 +35,7 @@ static const fz_target fz_targets[] = {
     {"collide", carom_fuzz_collide, {"corpus/collide", "regressions/collide", NULL}},
     {"stronge", carom_fuzz_stronge, {"corpus/stronge", "regressions/stronge", NULL}},
     {"checkpoint", carom_fuzz_checkpoint, {"corpus/checkpoint", "regressions/checkpoint", NULL}},
+    {"shape", carom_fuzz_shape, {"corpus/shape", "regressions/shape", NULL}},
 };
 
 static int by_name(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
@@ -121,6 +123,7 @@ static void test_scene_step(void **state) { (void)state; replay(&fz_targets[1]);
 static void test_collide(void **state) { (void)state; replay(&fz_targets[2]); }
 static void test_stronge(void **state) { (void)state; replay(&fz_targets[3]); }
 static void test_checkpoint(void **state) { (void)state; replay(&fz_targets[4]); }
+static void test_shape(void **state) { (void)state; replay(&fz_targets[5]); }
 
 /* The fixes behind the kept crashers, stated directly. */
 
@@ -197,6 +200,7 @@ int main(void)
         cmocka_unit_test(test_collide),
         cmocka_unit_test(test_stronge),
         cmocka_unit_test(test_checkpoint),
+        cmocka_unit_test(test_shape),
         cmocka_unit_test(test_scene_key_with_newline),
         cmocka_unit_test(test_stronge_error_leaves_out_zeroed),
         cmocka_unit_test(test_stronge_2d_work_overflow),
