@@ -3,7 +3,9 @@
  * on a plane, at 60 Hz for 5 simulated seconds. Prints steps/s, the deepest
  * penetration, how far the top box moved, and per-stage time.
  *
- * usage: bench_pyramid [ROWS ...] [--seconds S]   (default: 10 20 50, S = 5)
+ * usage: bench_pyramid [ROWS ...] [--seconds S] [--sleep T]
+ *        (default: 10 20 50, S = 5, T = 0: no sleeping; T > 0: islands still
+ *        for T seconds sleep, def.sleep_time) 
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,11 +21,12 @@ static double now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static int run(int rows, double seconds)
+static int run(int rows, double seconds, double sleep_time)
 {
     const double h = 0.5, gap = 0.05;
     cr_world_def def = cr_default_world_def();
     def.dt = 1.0 / 60.0;
+    def.sleep_time = sleep_time;
     cr_world *w;
     if (cr_world_create(&def, &w) != CR_OK) return 1;
     cr_plane_def p = cr_default_plane_def();
@@ -65,8 +68,10 @@ static int run(int rows, double seconds)
     double wall = now() - t0;
     cr_body_state s1;
     cr_body_get_state(w, top, &s1);
-    printf("pyramid rows=%-3d boxes=%-5d steps/s %9.1f  contacts/step %7.0f  max_penetration %.3g m  top moved %.3g m\n",
-           rows, n, steps / wall, (double)contacts / steps, max_pen, cr_v3_len(cr_v3_sub(s1.position, s0.position)));
+    printf("pyramid rows=%-3d boxes=%-5d steps/s %9.1f  contacts/step %7.0f  max_penetration %.3g m  top moved %.3g m  "
+           "asleep at the end %u\n",
+           rows, n, steps / wall, (double)contacts / steps, max_pen, cr_v3_len(cr_v3_sub(s1.position, s0.position)),
+           cr_world_stats(w)->sleeping);
     printf("  per stage (ms/step):");
     for (int k = 0; k < CR_STAGE_COUNT; ++k) printf(" %s %.3f", cr_stage_name(k), 1e3 * stage[k] / steps);
     printf("\n");
@@ -77,9 +82,10 @@ static int run(int rows, double seconds)
 int main(int argc, char **argv)
 {
     int rows[16], count = 0;
-    double seconds = 5.0;
+    double seconds = 5.0, sleep_time = 0.0;
     for (int i = 1; i < argc; ++i) {
         if (strcmp(argv[i], "--seconds") == 0 && i + 1 < argc) seconds = atof(argv[++i]);
+        else if (strcmp(argv[i], "--sleep") == 0 && i + 1 < argc) sleep_time = atof(argv[++i]);
         else if (count < 16) rows[count++] = atoi(argv[i]);
     }
     if (count == 0) {
@@ -93,7 +99,7 @@ int main(int argc, char **argv)
             fprintf(stderr, "bench_pyramid: rows must be >= 1, got %d\n", rows[i]);
             return 2;
         }
-        if (run(rows[i], seconds)) return 1;
+        if (run(rows[i], seconds, sleep_time)) return 1;
     }
     return 0;
 }

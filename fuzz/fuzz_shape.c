@@ -71,9 +71,13 @@ static int fz_hull(const uint8_t *data, size_t size, char *why, size_t why_size)
             for (uint32_t i = 0; i < n && rc == CAROM_FUZZ_ACCEPTED; ++i) {
                 cr_vec3 y = cr_v3_sub(p[i], off);
                 for (uint32_t f = 0; f < tris; ++f) {
-                    cr_vec3 nrm = cr_v3_cross(cr_v3_sub(t[3 * f + 1], t[3 * f]), cr_v3_sub(t[3 * f + 2], t[3 * f]));
+                    cr_vec3 e1 = cr_v3_sub(t[3 * f + 1], t[3 * f]), e2 = cr_v3_sub(t[3 * f + 2], t[3 * f]);
+                    cr_vec3 nrm = cr_v3_cross(e1, e2);
                     double l = cr_v3_len(nrm);
-                    if (!(l > 0.0)) continue;
+                    /* a sliver of a polygon face (three nearly collinear
+                     * corners) has no reliable plane: the face's other
+                     * triangles hold it */
+                    if (!(l > 1e-3 * fmax(cr_v3_len2(e1), cr_v3_len2(e2)))) continue;
                     double d = cr_v3_dot(cr_v3_scale(nrm, 1.0 / l), cr_v3_sub(y, t[3 * f]));
                     if (d > 1e-6 * (1.0 + extent)) {
                         rc = fz_say(CAROM_FUZZ_BROKEN, why, why_size, "point %u lies %.3g outside the hull", i, d);

@@ -12,7 +12,7 @@
     X(inv_inertia) X(radius) X(restitution) X(friction) X(user_data) X(acc) X(alpha) X(t_local) X(stamp) \
     X(events) X(visit) X(rolling_friction) X(inner_radius) X(surface) X(ball_state) X(su) X(sv) X(vpath)    \
     X(dvel) X(t_state) X(energy_on) X(energy_acc) X(energy_drag) X(replanned) X(rest) X(energy_before)    \
-    X(shape) X(inertia_local) X(inv_inertia_local)
+    X(shape) X(inertia_local) X(inv_inertia_local) X(still) X(asleep) X(island)
 
 static bool grow_bodies(cr_world *w, uint32_t need)
 {
@@ -134,6 +134,9 @@ cr_status cr_world_add_body(cr_world *w, const cr_body_def *def, cr_body_id *out
     b->w[i] = def->inertia_kind == CR_INERTIA_PARTICLE || def->type == CR_BODY_STATIC ? cr_v3_zero()
                                                                                       : def->angular_velocity;
     b->shape[i] = def->shape_ref;
+    b->still[i] = 0.0;
+    b->asleep[i] = 0;
+    b->island[i] = i;
     cr_shape_retain(def->shape_ref);
     if (polyhedron) w->polyhedra++;
     (void)dynamic;
@@ -217,6 +220,7 @@ cr_status cr_body_set_state(cr_world *w, cr_body_id id, const cr_body_state *s)
     if (!cr_v3_isfinite(s->position) || !cr_v3_isfinite(s->velocity) || !cr_v3_isfinite(s->angular_velocity))
         return cr_fail(w, CR_ERR_INVALID_ARGUMENT, "cr_body_set_state: body %u: state must be finite", id.index);
     cr_bodies *b = &w->bodies;
+    if (w->rigid) cr_rigid_wake(w, id.index);
     bool still = b->type[id.index] == CR_BODY_STATIC;
     b->x[id.index] = s->position;
     b->v[id.index] = still ? cr_v3_zero() : s->velocity;

@@ -419,6 +419,9 @@ static bool read_bodies(reader *r, cr_world *w)
         b->ball_state[i] = (uint8_t)state;
         /* spheres only (rigid-body worlds are refused): scalar inertia */
         b->shape[i] = NULL;
+        b->still[i] = 0.0;
+        b->asleep[i] = 0;
+        b->island[i] = i;
         b->inertia_local[i] = cr_m3_diag(b->inertia[i], b->inertia[i], b->inertia[i]);
         b->inv_inertia_local[i] = cr_m3_diag(b->inv_inertia[i], b->inv_inertia[i], b->inv_inertia[i]);
         /* What each step rebuilds. */

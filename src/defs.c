@@ -17,6 +17,7 @@ cr_world_def cr_default_world_def(void)
     d.resting_speed = -1.0;
     d.solver_iterations = 10;
     d.max_events_per_body = 64;
+    d.sleep_speed = 0.01;
     d.internal_magic = CR_MAGIC_WORLD_DEF;
     return d;
 }
@@ -91,6 +92,10 @@ cr_status cr_world_def_validate(const cr_world_def *d, char *msg, size_t size)
         return bad(msg, size, "solver_iterations: must be in [1, 1000], got %d", d->solver_iterations);
     if (d->max_events_per_body < 1)
         return bad(msg, size, "max_events_per_body: must be >= 1, got %d", d->max_events_per_body);
+    if (!(d->sleep_time >= 0.0 && isfinite(d->sleep_time)))
+        return bad(msg, size, "sleep_time: must be >= 0 and finite (0: never), got %.17g", d->sleep_time);
+    if (!(d->sleep_speed >= 0.0 && isfinite(d->sleep_speed)))
+        return bad(msg, size, "sleep_speed: must be >= 0 and finite, got %.17g", d->sleep_speed);
     if (d->collision_order != CR_ORDER_ROUNDS && d->collision_order != CR_ORDER_SIMULTANEOUS)
         return bad(msg, size, "collision_order: unknown value %d", (int)d->collision_order);
     if ((d->alloc == NULL) != (d->free == NULL)) return bad(msg, size, "alloc/free: give both or neither");

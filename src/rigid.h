@@ -53,6 +53,8 @@ typedef struct cr_rigid {
     uint32_t colliding_capacity;
     cr_mat3 *inv_inertia_world; /* per slot, this step */
     uint32_t inertia_capacity;
+    double *island_still;       /* per slot: an island's least still time (sleeping) */
+    uint32_t island_capacity;
     cr_lcp_workspace *ws;
     cr_lcp_stats lcp_stats;
 } cr_rigid;
@@ -99,6 +101,16 @@ static inline cr_lcp_options cr_rigid_lcp_options(void)
     o.max_active_set_iterations = CR_RIGID_ACTIVE_SET_ITERATIONS;
     return o;
 }
+
+/* Sleeping (rigid_sleep.c). A body moves when it is dynamic and awake. */
+static inline bool cr_rigid_moves(const cr_bodies *b, uint32_t i) { return b->type[i] == CR_BODY_DYNAMIC && !b->asleep[i]; }
+/* Wakes body i's island (no-op for an awake body). */
+void cr_rigid_wake(cr_world *w, uint32_t i);
+/* Before the narrow phase: a sleeping body that an awake moving body (or a
+ * moving kinematic one) may touch wakes with its island. */
+void cr_rigid_wake_touched(cr_world *w);
+/* After the step: still times, islands, and islands that fall asleep. */
+cr_status cr_rigid_update_sleep(cr_world *w);
 
 /* Room for n rows. */
 bool cr_rigid_reserve_rows(cr_world *w, uint32_t n);

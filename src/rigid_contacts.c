@@ -176,15 +176,16 @@ cr_status cr_rigid_find_contacts(cr_world *w)
     cr_rigid *r = w->rigid;
     const cr_bodies *bs = &w->bodies;
     r->contact_count = 0;
+    cr_rigid_wake_touched(w);
     cr_manifold m;
     for (uint32_t p = 0; p < w->broad.pair_count; ++p) {
         uint32_t a = w->broad.pairs[p].a, b = w->broad.pairs[p].b;
-        if (!cr_slot_dynamic(bs, a) && !cr_slot_dynamic(bs, b)) continue;
+        if (!cr_rigid_moves(bs, a) && !cr_rigid_moves(bs, b)) continue; /* static, kinematic or asleep */
         collide_pair(w, a, b, pair_margin(w, a, b), &m);
         if (m.count && !add_points(w, a, b, false, &m)) goto oom;
     }
     for (uint32_t a = 0; a < bs->slot_count; ++a) {
-        if (!cr_slot_alive(bs, a) || !cr_slot_dynamic(bs, a)) continue;
+        if (!cr_slot_alive(bs, a) || !cr_rigid_moves(bs, a)) continue;
         double margin = pair_margin(w, a, CR_NO_BODY);
         for (uint32_t k = 0; k < w->planes.count; ++k) {
             collide_plane(w, a, k, margin, &m);

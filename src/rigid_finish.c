@@ -135,7 +135,7 @@ cr_status cr_rigid_finish(cr_world *w)
     cr_bodies *b = &w->bodies;
     double dt = w->def.dt;
     for (uint32_t i = 0; i < b->slot_count; ++i)
-        if (cr_slot_alive(b, i) && b->type[i] != CR_BODY_STATIC) move(w, i, dt);
+        if (cr_slot_alive(b, i) && b->type[i] != CR_BODY_STATIC && !b->asleep[i]) move(w, i, dt);
     uint32_t need = 3 * w->rigid->contact_count;
     for (uint32_t k = 0; k < w->rigid->joint_count; ++k) need += 6;
     if (!cr_rigid_reserve_rows(w, need)) return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "rigid bodies: out of memory");
@@ -144,6 +144,7 @@ cr_status cr_rigid_finish(cr_world *w)
     s = cr_check_finite(w);
     if (s != CR_OK) return s;
     w->stats.max_penetration = max_penetration(w);
+    if ((s = cr_rigid_update_sleep(w)) != CR_OK) return s;
     if (!cr_rigid_keep_contacts(w)) return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "rigid bodies: out of memory");
     w->steps++;
     w->time = w->time_base + (double)(w->steps - w->steps_base) * dt;

@@ -240,7 +240,7 @@ static cr_status rest(cr_world *w)
     cr_bodies *b = &w->bodies;
     double dt = w->def.dt;
     for (uint32_t i = 0; i < b->slot_count; ++i)
-        if (cr_slot_alive(b, i) && cr_slot_dynamic(b, i)) b->v[i] = cr_v3_madd(b->v[i], w->def.gravity, dt);
+        if (cr_slot_alive(b, i) && cr_rigid_moves(b, i)) b->v[i] = cr_v3_madd(b->v[i], w->def.gravity, dt);
     uint32_t jrows = joint_rows_total(w);
     if (!cr_rigid_reserve_rows(w, jrows + 3 * r->contact_count))
         return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "rigid contact solve: out of memory");

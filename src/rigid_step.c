@@ -44,6 +44,7 @@ void cr_rigid_free(cr_world *w)
     cr_free(w, r->colliding);
     cr_free(w, r->in_round);
     cr_free(w, r->inv_inertia_world);
+    cr_free(w, r->island_still);
     cr_lcp_workspace_destroy(r->ws);
     cr_free(w, r);
     w->rigid = NULL;
@@ -69,7 +70,8 @@ cr_status cr_rigid_predict(cr_world *w)
     uint32_t n = b->slot_count;
     uint32_t c1 = r->inertia_capacity;
     if (!cr_grow(w, (void **)&r->inv_inertia_world, &c1, n, sizeof *r->inv_inertia_world) ||
-        !cr_grow(w, (void **)&r->lb, &r->lb_capacity, n, sizeof *r->lb))
+        !cr_grow(w, (void **)&r->lb, &r->lb_capacity, n, sizeof *r->lb) ||
+        !cr_grow(w, (void **)&r->island_still, &r->island_capacity, n, sizeof *r->island_still))
         return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "rigid bodies: out of memory");
     r->inertia_capacity = c1;
     for (uint32_t i = 0; i < n; ++i)
@@ -89,7 +91,7 @@ static double rigid_box(const cr_world *w, uint32_t i, cr_vec3 *lo, cr_vec3 *hi)
     cr_vec3 padv = cr_v3(pad, pad, pad);
     *lo = cr_v3_sub(cr_v3_min(x0, x1), padv);
     *hi = cr_v3_add(cr_v3_max(x0, x1), padv);
-    return cr_slot_dynamic(b, i) ? b->radius[i] : 0.0;
+    return cr_rigid_moves(b, i) ? b->radius[i] : 0.0;
 }
 
 cr_status cr_rigid_broad_phase(cr_world *w) { return cr_broad_phase_boxes(w, rigid_box); }

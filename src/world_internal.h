@@ -75,6 +75,11 @@ typedef struct cr_bodies {
      * the inertia tensor about the centre of mass in the body frame */
     struct cr_shape **shape;
     cr_mat3 *inertia_local, *inv_inertia_local;
+    /* rigid-body sleeping: time spent still, asleep, and the island it was
+     * in when it fell asleep (wakes together) */
+    double *still;
+    uint8_t *asleep;
+    uint32_t *island;
 } cr_bodies;
 
 #define CR_NO_SURFACE UINT32_MAX

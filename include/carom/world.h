@@ -75,6 +75,9 @@ typedef struct cr_world_def {
     cr_hooke hooke;             /* CR_METHOD_DEM's contact law; default all 0 */
     cr_periodic periodic;       /* default off */
     cr_collision_order collision_order; /* rigid-body worlds: default CR_ORDER_ROUNDS (seed 003) */
+    double sleep_time;          /* rigid-body worlds: an island whose bodies all stayed slower than
+                                   sleep_speed this long sleeps until touched; 0 (default): never */
+    double sleep_speed;         /* m/s, speed of a point at the bounding radius; default 0.01 */
     cr_impact_fn *on_impact;    /* optional: called for every resolved impact (not with DEM) */
     void *callback_ctx;
     cr_alloc_fn *alloc;         /* optional allocator; default malloc/free */
@@ -199,6 +202,10 @@ typedef struct cr_contact_report {
     cr_vec3 friction_impulse;    /* acting on a, in the contact plane */
 } cr_contact_report;
 uint32_t cr_world_contact_count(const cr_world *world);
+/* Whether a body sleeps (def.sleep_time > 0): it keeps its pose, costs
+ * nothing, and wakes with its island when an awake body touches it, a joint
+ * is added to it, or its state is set. */
+bool cr_body_is_asleep(const cr_world *world, cr_body_id id);
 cr_status cr_world_get_contact(const cr_world *world, uint32_t k, cr_contact_report *out);
 cr_status cr_body_set_state(cr_world *world, cr_body_id id, const cr_body_state *state);
 cr_status cr_body_get_def(const cr_world *world, cr_body_id id, cr_body_def *out);
@@ -238,6 +245,7 @@ typedef struct cr_step_stats {
     uint64_t total_contacts, total_events;
     uint64_t law_fallbacks;     /* stronge impacts that fell back to Newton's law (running total) */
     double mean_closest_iterations; /* closest-point Newton iterations per call, all steps */
+    uint32_t sleeping;          /* rigid-body worlds: bodies asleep after the step */
 } cr_step_stats;
 const cr_step_stats *cr_world_stats(const cr_world *world);
 const char *cr_stage_name(int stage);
