@@ -188,6 +188,20 @@ void cr_bvh_query(const cr_mesh *m, cr_vec3 lo, cr_vec3 hi, cr_bvh_visit visit, 
     }
 }
 
+/* A solid's second moment C = integral of r r^T is positive definite, and
+ * I = tr(C) 1 - C; a closed, consistently oriented surface that crosses
+ * itself (or holds inverted pockets) can have a positive volume and still
+ * give a C no solid has, hence moments of inertia no body has (found by
+ * fuzzing). Sylvester's criterion on C = tr(I)/2 1 - I, to rounding. */
+static bool solid_inertia(const cr_mat3 *I)
+{
+    double half = 0.5 * (I->m[0][0] + I->m[1][1] + I->m[2][2]);
+    cr_mat3 C = cr_m3_add(cr_m3_scale(*I, -1.0), cr_m3_diag(half, half, half));
+    double tol = 1e-12 * half;
+    double m1 = C.m[0][0], m2 = C.m[0][0] * C.m[1][1] - C.m[0][1] * C.m[1][0], m3 = cr_m3_det(C);
+    return half > 0.0 && m1 > tol && m2 > tol * tol && m3 > tol * tol * tol;
+}
+
 cr_status cr_shape_create_mesh(const cr_vec3 *vertices, uint32_t nv, const uint32_t *idx, uint32_t n, cr_shape **out,
                                char *msg, size_t size)
 {
@@ -200,6 +214,10 @@ cr_status cr_shape_create_mesh(const cr_vec3 *vertices, uint32_t nv, const uint3
         return FAIL("mesh volume %g is not positive: the triangles are oriented inward (they must be "
                     "counter-clockwise seen from outside)",
                     mass.volume);
+    if (!solid_inertia(&mass.inertia_unit))
+        return FAIL("mesh inertia (%g, %g, %g on the diagonal) is not a solid's: the surface crosses itself or "
+                    "encloses inverted parts",
+                    mass.inertia_unit.m[0][0], mass.inertia_unit.m[1][1], mass.inertia_unit.m[2][2]);
 
     cr_shape *s = cr_shape_alloc(CR_SHAPE_MESH);
     if (!s) goto oom;
