@@ -112,6 +112,10 @@ void cr_rigid_wake_touched(cr_world *w);
 /* After the step: still times, islands, and islands that fall asleep. */
 cr_status cr_rigid_update_sleep(cr_world *w);
 
+/* The deepest overlap among the last step's contacts at the bodies' present
+ * poses, naming the pair (b null for a plane). */
+double cr_rigid_max_overlap(const cr_world *w, cr_body_id *a, cr_body_id *b);
+
 /* Room for n rows. */
 bool cr_rigid_reserve_rows(cr_world *w, uint32_t n);
 

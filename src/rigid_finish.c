@@ -122,11 +122,17 @@ static cr_status correct_drift(cr_world *w)
     return CR_OK;
 }
 
-static double max_penetration(const cr_world *w)
+double cr_rigid_max_overlap(const cr_world *w, cr_body_id *a, cr_body_id *b)
 {
     double worst = 0.0;
-    for (uint32_t k = 0; k < w->rigid->contact_count; ++k)
-        worst = fmax(worst, -separation_now(w, &w->rigid->contacts[k], NULL));
+    for (uint32_t k = 0; w->rigid && k < w->rigid->contact_count; ++k) {
+        const cr_rigid_contact *c = &w->rigid->contacts[k];
+        double depth = -separation_now(w, c, NULL);
+        if (!(depth > worst)) continue;
+        worst = depth;
+        if (a) *a = cr_world_body_at(w, c->a);
+        if (b) *b = c->is_plane ? (cr_body_id){0, 0} : cr_world_body_at(w, c->b);
+    }
     return worst;
 }
 
@@ -143,7 +149,7 @@ cr_status cr_rigid_finish(cr_world *w)
     if (s != CR_OK) return s;
     s = cr_check_finite(w);
     if (s != CR_OK) return s;
-    w->stats.max_penetration = max_penetration(w);
+    w->stats.max_penetration = cr_rigid_max_overlap(w, NULL, NULL);
     if ((s = cr_rigid_update_sleep(w)) != CR_OK) return s;
     if (!cr_rigid_keep_contacts(w)) return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "rigid bodies: out of memory");
     w->steps++;

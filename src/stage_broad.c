@@ -1,4 +1,5 @@
 /* Stage 2, broad phase: each body's box over the whole step, then the grid. */
+#include "rigid.h"
 #include "world_internal.h"
 
 cr_status cr_broad_phase_boxes(cr_world *w, cr_body_box_fn *box)
@@ -50,6 +51,8 @@ double cr_world_max_overlap(cr_world *w, cr_body_id *a, cr_body_id *b)
         cr_fail(w, CR_ERR_REENTRANT, "cr_world_max_overlap: called from a world callback");
         return NAN;
     }
+    /* polyhedra are not their bounding spheres: the last step's contacts */
+    if (cr_world_is_rigid(w)) return cr_rigid_max_overlap(w, a, b);
     cr_bodies *bs = &w->bodies;
     cr_broad_phase *bp = &w->broad;
     double worst = 0.0;

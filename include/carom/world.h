@@ -252,6 +252,8 @@ const char *cr_stage_name(int stage);
 
 /* The deepest overlap between two bodies or a body and a plane right now;
  * *a, *b name the pair (b null for a plane). Uses the broad phase: O(n).
+ * In a rigid-body world: the deepest of the last step's contacts, measured
+ * at the bodies' present poses (polyhedra are not their bounding spheres).
  * NaN (and CR_ERR_REENTRANT in the last error) from inside a callback. */
 double cr_world_max_overlap(cr_world *world, cr_body_id *a, cr_body_id *b);
 
