@@ -9,6 +9,10 @@ bool cr_rigid_keep_contacts(cr_world *w);
 /* Joint passes of the drift correction: the joint error is nonlinear in the
  * poses, so a few Newton steps take it to rounding. */
 #define CR_JOINT_PROJECTIONS 3
+/* Islands of the drift correction solved by the direct method: joints
+ * (exact, so that they do not come apart); the overlaps of a big pile are
+ * taken out by Gauss-Seidel, a fraction k_p a step anyway. */
+#define CR_PROJECTION_DENSE_ROWS 64
 
 /* Free motion over dt: x by v; q by the constant angular velocity; then the
  * angular velocity that keeps the angular momentum I w of the torque-free
@@ -67,6 +71,7 @@ static cr_status project(cr_world *w, uint32_t rows)
     cr_rigid *r = w->rigid;
     cr_bodies *b = &w->bodies;
     cr_lcp_options opt = cr_rigid_lcp_options();
+    opt.dense_max_rows = CR_PROJECTION_DENSE_ROWS;
     cr_lcp_stats st;
     load_pseudo(w);
     cr_status s = cr_lcp_solve(r->rows, rows, r->lb, b->slot_count, &opt, r->ws, &st);
