@@ -513,11 +513,20 @@ static cr_status build(cr_world *w, const dem_box *bx)
     }
     d->start[n] = d->pair_count;
     if (!reserve_pairs(w, d, d->pair_count + 1)) return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "dem: out of memory");
-    /* reverse index: for each body, the pairs where it is second, in list order */
+    /* reverse index: for each body, the pairs where it is second and the
+     * first body lies in another work item, in list order */
     memset(d->rstart, 0, sizeof *d->rstart * (n + 1));
-    for (uint32_t k = 0; k < d->pair_count; ++k) d->rstart[d->nb[k] + 1]++;
+    for (uint32_t i = 0; i < n; ++i) {
+        uint32_t end = (i / DEM_CHUNK + 1) * DEM_CHUNK;
+        for (uint32_t k = d->start[i]; k < d->start[i + 1]; ++k)
+            if (d->nb[k] >= end) d->rstart[d->nb[k] + 1]++;
+    }
     for (uint32_t i = 0; i < n; ++i) d->rstart[i + 1] += d->rstart[i];
-    for (uint32_t k = 0; k < d->pair_count; ++k) d->rk[d->rstart[d->nb[k]]++] = k;
+    for (uint32_t i = 0; i < n; ++i) {
+        uint32_t end = (i / DEM_CHUNK + 1) * DEM_CHUNK;
+        for (uint32_t k = d->start[i]; k < d->start[i + 1]; ++k)
+            if (d->nb[k] >= end) d->rk[d->rstart[d->nb[k]]++] = k;
+    }
     for (uint32_t i = n; i > 0; --i) d->rstart[i] = d->rstart[i - 1];
     d->rstart[0] = 0;
     /* history: the saved pairs by their first body in the new order */
@@ -581,12 +590,14 @@ static inline cr_quat turn(cr_quat q, cr_vec3 w, double h)
     double a2 = cr_v3_len2(w) * h * h;
     if (!(a2 < 1e-4)) return cr_q_integrate(q, w, h);
     /* angle a = |w| h: cos(a/2) and sin(a/2) / |w| */
-    double c = 1.0 - a2 / 8.0 + a2 * a2 / 384.0, s = h * (0.5 - a2 / 48.0 + a2 * a2 / 3840.0);
+    double c = 1.0 + a2 * (-1.0 / 8.0 + a2 * (1.0 / 384.0)), s = h * (0.5 + a2 * (-1.0 / 48.0 + a2 * (1.0 / 3840.0)));
     cr_quat d = {c, w.x * s, w.y * s, w.z * s};
     cr_quat r = cr_q_mul(d, q);
     double l2 = r.w * r.w + r.x * r.x + r.y * r.y + r.z * r.z;
-    if (!(l2 > 0.0 && isfinite(l2))) return cr_q_identity();
-    double il = 1.0 / sqrt(l2); /* one division, not four */
+    /* |d| = 1 to the series' error and |q| = 1: one Newton step of 1 / sqrt
+     * about 1 renormalises to rounding without a square root */
+    double il = fabs(l2 - 1.0) < 1e-6 ? 1.5 - 0.5 * l2 : 1.0 / sqrt(l2);
+    if (!isfinite(il) || !(l2 > 0.0)) return cr_q_identity();
     r.w *= il, r.x *= il, r.y *= il, r.z *= il;
     return r;
 }
@@ -634,9 +645,13 @@ static void task_pairs(uint32_t c0, uint32_t c1, uint32_t worker, void *arg)
     for (uint32_t c = c0; c < c1; ++c) {
         uint32_t i0 = c * DEM_CHUNK, i1 = i0 + DEM_CHUNK < d->n ? i0 + DEM_CHUNK : d->n;
         uint32_t contacts = 0;
+        /* bodies of the item: their sums start here (pairs of the item
+         * only; task_sum adds those from other items) */
+        memset(d->f + i0, 0, sizeof *d->f * (i1 - i0));
+        memset(d->t + i0, 0, sizeof *d->t * (i1 - i0));
         for (uint32_t i = i0; i < i1; ++i) {
             uint32_t k0 = d->start[i], k1 = d->start[i + 1];
-            cr_vec3 fi = cr_v3_zero(), ti = cr_v3_zero();
+            cr_vec3 fi = d->f[i], ti = d->t[i];
             const double xi = xr[4 * i], yi = xr[4 * i + 1], zi = xr[4 * i + 2], radi = xr[4 * i + 3];
             const cr_vec3 vi = d->v[i], wi = d->w[i];
             const double mi = d->mass[i];
@@ -687,8 +702,13 @@ static void task_pairs(uint32_t c0, uint32_t c1, uint32_t worker, void *arg)
                 shear[k] = s;
                 touch[k] = 1;
                 cr_vec3 fij = cr_v3_madd(fs, del, ccel), tor = cr_v3_scale(cr_v3_cross(del, fs), rinv);
-                d->pf[k].f = fij, d->pf[k].t = tor;
                 fi = cr_v3_add(fi, fij), ti = cr_v3_madd(ti, tor, -radi);
+                if (j < i1) {
+                    /* Newton's third law inside the item */
+                    d->f[j] = cr_v3_sub(d->f[j], fij), d->t[j] = cr_v3_madd(d->t[j], tor, -radj);
+                } else {
+                    d->pf[k].f = fij, d->pf[k].t = tor;
+                }
             }
             d->f[i] = fi, d->t[i] = ti;
         }
@@ -709,7 +729,8 @@ static void task_sum(uint32_t c0, uint32_t c1, uint32_t worker, void *arg)
         uint32_t i0 = c * DEM_CHUNK, i1 = i0 + DEM_CHUNK < d->n ? i0 + DEM_CHUNK : d->n;
         uint8_t bad = 0;
         for (uint32_t i = i0; i < i1; ++i) {
-            /* the pairs where i is first, summed by task_pairs */
+            /* the pairs inside i's work item, summed by task_pairs, then
+             * those where i is second to a body of an earlier item */
             cr_vec3 f = d->f[i], t = d->t[i];
             const double rad = d->xr[4 * i + 3];
             for (uint32_t e = d->rstart[i]; e < d->rstart[i + 1]; ++e) {
