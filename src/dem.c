@@ -88,6 +88,7 @@ struct cr_dem {
     uint32_t *rank, rank_cap;   /* Morton rank of each linear cell */
     int32_t rank_dims[3];
     uint32_t *order;           /* live slots (scratch of a build) */
+    uint32_t *scr, scr_cap, per_body; /* neighbours found by the work items (scratch of a build) */
     /* per chunk results */
     uint32_t *chunk_count, chunk_cap;
     uint8_t *chunk_flag;
@@ -102,7 +103,7 @@ static void free_arrays(cr_world *w, cr_dem *d)
     void *ps[] = {d->xr,    d->v,     d->w,     d->f,    d->t,      d->x_build,  d->q,     d->mass,
                   d->inv_mass, d->inv_inertia, d->flags, d->slot, d->cell, d->sorted_of, d->start, d->rstart,
                   d->nb,    d->rk,    d->shear, d->pf,   d->touch,    d->ha,    d->hb,
-                  d->hs,    d->hstart, d->cell_start, d->rank, d->order, d->chunk_count, d->chunk_flag};
+                  d->hs,    d->hstart, d->scr, d->cell_start, d->rank, d->order, d->chunk_count, d->chunk_flag};
     for (size_t k = 0; k < sizeof ps / sizeof ps[0]; ++k) cr_free(w, ps[k]);
 }
 
@@ -359,6 +360,87 @@ static bool save_history(cr_world *w, cr_dem *d)
     return true;
 }
 
+typedef struct list_ctx {
+    cr_dem *d;
+    const dem_box *bx;
+    double skin;
+    bool brute;
+    int32_t dims[3];
+    uint32_t *scr, room;
+} list_ctx;
+
+/* The listed neighbours j > i of the first bodies of each work item, into
+ * the item's room of the scratch array; start[i] gets the count of body i,
+ * chunk_count the item's (more than the room: the item must run again). */
+static void task_list(uint32_t c0, uint32_t c1, uint32_t worker, void *arg)
+{
+    (void)worker;
+    const list_ctx *L = arg;
+    cr_dem *d = L->d;
+    const dem_box *bx = L->bx;
+    const double *xr = d->xr;
+    const uint8_t *fl = d->flags;
+    const uint32_t *rank = d->rank, *cell_start = d->cell_start;
+    const double skin = L->skin;
+    const int32_t *dims = L->dims;
+    const uint32_t n = d->n;
+    for (uint32_t c = c0; c < c1; ++c) {
+        uint32_t i0 = c * DEM_CHUNK, i1 = i0 + DEM_CHUNK < n ? i0 + DEM_CHUNK : n;
+        uint32_t *out = L->scr + (size_t)c * L->room, room = L->room, m = 0;
+        for (uint32_t i = i0; i < i1; ++i) {
+            uint32_t m0 = m;
+            const double xi = xr[4 * i], yi = xr[4 * i + 1], zi = xr[4 * i + 2], ri = xr[4 * i + 3];
+            const bool dyn_i = fl[i] & DEM_DYN;
+#define DEM_TRY(j)                                                                                   \
+    do {                                                                                             \
+        if ((dyn_i || (fl[j] & DEM_DYN))) {                                                          \
+            const double *pj = xr + 4 * (size_t)(j);                                                 \
+            double cut = ri + pj[3] + skin;                                                          \
+            if (cr_v3_len2(min_image(bx, cr_v3(xi - pj[0], yi - pj[1], zi - pj[2]))) < cut * cut) { \
+                if (m < room) out[m] = (j);                                                          \
+                ++m;                                                                                 \
+            }                                                                                        \
+        }                                                                                            \
+    } while (0)
+            if (L->brute) {
+                for (uint32_t j = i + 1; j < n; ++j) DEM_TRY(j);
+                d->start[i] = m - m0;
+                continue;
+            }
+            uint32_t ci = d->cell[i];
+            int32_t cx = (int32_t)(ci % (uint32_t)dims[0]), cy = (int32_t)(ci / (uint32_t)dims[0] % (uint32_t)dims[1]),
+                    cz = (int32_t)(ci / ((uint32_t)dims[0] * (uint32_t)dims[1]));
+            for (int dz = -1; dz <= 1; ++dz) {
+                int32_t z = cz + dz;
+                if (z < 0 || z >= dims[2]) {
+                    if (!bx->periodic[2]) continue;
+                    z = (z + dims[2]) % dims[2];
+                }
+                for (int dy = -1; dy <= 1; ++dy) {
+                    int32_t y = cy + dy;
+                    if (y < 0 || y >= dims[1]) {
+                        if (!bx->periodic[1]) continue;
+                        y = (y + dims[1]) % dims[1];
+                    }
+                    for (int dx = -1; dx <= 1; ++dx) {
+                        int32_t x = cx + dx;
+                        if (x < 0 || x >= dims[0]) {
+                            if (!bx->periodic[0]) continue;
+                            x = (x + dims[0]) % dims[0];
+                        }
+                        uint32_t r = rank[((uint32_t)z * (uint32_t)dims[1] + (uint32_t)y) * (uint32_t)dims[0] + (uint32_t)x];
+                        uint32_t s0 = cell_start[r], s1 = cell_start[r + 1];
+                        for (uint32_t j = s0 > i + 1 ? s0 : i + 1; j < s1; ++j) DEM_TRY(j);
+                    }
+                }
+            }
+#undef DEM_TRY
+            d->start[i] = m - m0;
+        }
+        d->chunk_count[c] = m;
+    }
+}
+
 /* Gather the world's live bodies in Morton order of their grid cells, build
  * the half list and its reverse index, and carry the saved history over. */
 static cr_status build(cr_world *w, const dem_box *bx)
@@ -383,8 +465,8 @@ static cr_status build(cr_world *w, const dem_box *bx)
     /* LAMMPS's chute: skin 0.1 for diameter 1 */
     double skin = 0.1 * 2.0 * rmax, cell = 2.0 * rmax + skin;
     d->skin = skin;
-    int32_t dims[3];
-    double inv_cell[3], origin[3];
+    int32_t dims[3] = {1, 1, 1};
+    double inv_cell[3] = {0, 0, 0}, origin[3] = {0, 0, 0};
     bool brute = n == 0 || !(cell > 0.0);
     uint64_t total = 1;
     for (int k = 0; k < 3 && !brute; ++k) {
@@ -458,60 +540,45 @@ static cr_status build(cr_world *w, const dem_box *bx)
             d->cell[s] = ((uint32_t)c[2] * (uint32_t)dims[1] + (uint32_t)c[1]) * (uint32_t)dims[0] + (uint32_t)c[0];
         }
 
-    /* the half list, in sorted order */
+    /* the half list, in sorted order, one work item per DEM_CHUNK first
+     * bodies, each into its own room in a scratch array, then joined */
+    list_ctx L = {d, bx, skin, brute, {dims[0], dims[1], dims[2]}, NULL, 0};
+    uint32_t chunks = chunk_count_of(n);
+    for (;;) {
+        uint64_t per = d->per_body ? d->per_body : 16u;
+        uint64_t room = per * DEM_CHUNK + 256u, need = room * chunks;
+        if (need > UINT32_MAX / 2) return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "dem: out of memory");
+        if (!cr_grow(w, (void **)&d->scr, &d->scr_cap, (uint32_t)need + 1, sizeof *d->scr))
+            return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "dem: out of memory");
+        L.scr = d->scr, L.room = (uint32_t)room;
+        run_items(w, task_list, chunks, &L);
+        bool over = false;
+        for (uint32_t c = 0; c < chunks; ++c) over |= d->chunk_count[c] > room;
+        if (!over) break;
+        d->per_body = (uint32_t)(2 * per); /* a denser world than the last: again with more room */
+    }
+    uint32_t listed = 0, most = 0;
+    for (uint32_t c = 0; c < chunks; ++c) {
+        listed += d->chunk_count[c];
+        uint32_t i0 = c * DEM_CHUNK, i1 = i0 + DEM_CHUNK < n ? i0 + DEM_CHUNK : n;
+        uint32_t per = (d->chunk_count[c] + (i1 - i0) - 1) / (i1 - i0);
+        if (per > most) most = per;
+    }
+    if (!reserve_pairs(w, d, listed + 1)) return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "dem: out of memory");
     d->pair_count = 0;
-    const double *xr = d->xr;
-    const uint8_t *fl = d->flags;
-    for (uint32_t i = 0; i < n; ++i) {
-        d->start[i] = d->pair_count;
-        const double xi = xr[4 * i], yi = xr[4 * i + 1], zi = xr[4 * i + 2], ri = xr[4 * i + 3];
-        const bool dyn_i = fl[i] & DEM_DYN;
-#define DEM_TRY(j)                                                                                   \
-    do {                                                                                             \
-        if ((dyn_i || (fl[j] & DEM_DYN))) {                                                          \
-            const double *pj = xr + 4 * (size_t)(j);                                                 \
-            double cut = ri + pj[3] + skin;                                                          \
-            if (cr_v3_len2(min_image(bx, cr_v3(xi - pj[0], yi - pj[1], zi - pj[2]))) < cut * cut) { \
-                if (d->pair_count == d->pair_cap && !reserve_pairs(w, d, d->pair_count + 1))         \
-                    return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "dem: out of memory");                   \
-                d->nb[d->pair_count++] = (j);                                                        \
-            }                                                                                        \
-        }                                                                                            \
-    } while (0)
-        if (brute) {
-            for (uint32_t j = i + 1; j < n; ++j) DEM_TRY(j);
-            continue;
-        }
-        uint32_t ci = d->cell[i];
-        int32_t cx = (int32_t)(ci % (uint32_t)dims[0]), cy = (int32_t)(ci / (uint32_t)dims[0] % (uint32_t)dims[1]),
-                cz = (int32_t)(ci / ((uint32_t)dims[0] * (uint32_t)dims[1]));
-        for (int dz = -1; dz <= 1; ++dz) {
-            int32_t z = cz + dz;
-            if (z < 0 || z >= dims[2]) {
-                if (!bx->periodic[2]) continue;
-                z = (z + dims[2]) % dims[2];
-            }
-            for (int dy = -1; dy <= 1; ++dy) {
-                int32_t y = cy + dy;
-                if (y < 0 || y >= dims[1]) {
-                    if (!bx->periodic[1]) continue;
-                    y = (y + dims[1]) % dims[1];
-                }
-                for (int dx = -1; dx <= 1; ++dx) {
-                    int32_t x = cx + dx;
-                    if (x < 0 || x >= dims[0]) {
-                        if (!bx->periodic[0]) continue;
-                        x = (x + dims[0]) % dims[0];
-                    }
-                    uint32_t r = d->rank[((uint32_t)z * (uint32_t)dims[1] + (uint32_t)y) * (uint32_t)dims[0] + (uint32_t)x];
-                    uint32_t s0 = d->cell_start[r], s1 = d->cell_start[r + 1];
-                    for (uint32_t j = s0 > i + 1 ? s0 : i + 1; j < s1; ++j) DEM_TRY(j);
-                }
-            }
-        }
-#undef DEM_TRY
+    for (uint32_t c = 0; c < chunks; ++c) {
+        memcpy(d->nb + d->pair_count, d->scr + (size_t)c * L.room, sizeof *d->nb * d->chunk_count[c]);
+        d->pair_count += d->chunk_count[c];
+    }
+    /* start[i] held the count of body i */
+    for (uint32_t i = 0, k = 0; i < n; ++i) {
+        uint32_t cnt = d->start[i];
+        d->start[i] = k;
+        k += cnt;
     }
     d->start[n] = d->pair_count;
+    /* room for the next build: this one's densest item, with a margin */
+    d->per_body = most + most / 2 + 4;
     if (!reserve_pairs(w, d, d->pair_count + 1)) return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "dem: out of memory");
     /* reverse index: for each body, the pairs where it is second and the
      * first body lies in another work item, in list order */
@@ -824,13 +891,17 @@ cr_status cr_dem_step(cr_world *w)
                    .gt = hk->gamma_t,
                    .mu = hk->mu,
                    .g = w->def.gravity};
-    double t0 = now_seconds(), t1;
+    double t0 = now_seconds(), t1, setup = 0.0;
     cr_status s;
     if (!d->forces_valid || !d->list_valid) {
-        /* set-up: the forces of the current state, history not advanced */
+        /* set-up: the forces of the current state, history not advanced
+         * (timed with the list builds) */
         if ((s = build(w, &cx.bx)) != CR_OK) return s;
         cx.update_shear = false, cx.kick = false;
         if ((s = forces(w, &cx)) != CR_OK) return s;
+        t1 = now_seconds();
+        setup = t1 - t0;
+        t0 = t1;
     }
     uint32_t chunks = chunk_count_of(d->n);
     cx.lim = 0.25 * d->skin * d->skin;
@@ -847,7 +918,7 @@ cr_status cr_dem_step(cr_world *w)
     }
     w->stats.candidate_pairs = d->pair_count;
     t1 = now_seconds();
-    w->stats.stage_seconds[CR_STAGE_BROAD_PHASE] = t1 - t0;
+    w->stats.stage_seconds[CR_STAGE_BROAD_PHASE] = t1 - t0 + setup;
     t0 = t1;
     cx.update_shear = true, cx.kick = true;
     if ((s = forces(w, &cx)) != CR_OK) return s;

@@ -150,7 +150,7 @@ static int run_chute(const char *path, int steps_planned, double cap, int ke_eve
     }
     t_setup = peer_now() - t_setup;
     if (ke_every > 0) chute_ke(w, ids, &s, 0);
-    double stepping = 0.0, contacts = 0.0;
+    double stepping = 0.0, contacts = 0.0, stage[CR_STAGE_COUNT] = {0};
     int steps = 0;
     while (steps < steps_planned && stepping < cap) {
         double t0 = peer_now();
@@ -162,6 +162,7 @@ static int run_chute(const char *path, int steps_planned, double cap, int ke_eve
         }
         ++steps;
         contacts += cr_world_stats(w)->contacts;
+        for (int k = 0; k < CR_STAGE_COUNT; ++k) stage[k] += cr_world_stats(w)->stage_seconds[k];
         if (ke_every > 0 && steps % ke_every == 0) chute_ke(w, ids, &s, steps);
     }
     /* quality: deepest overlap (pairs inside the box; cr_world_max_overlap
@@ -179,6 +180,10 @@ static int run_chute(const char *path, int steps_planned, double cap, int ke_eve
     peer_result r = {"carom", "chute", s.n, s.n, steps, steps_planned, stepping, t_setup, pen, "geom", lost, ke, -1.0,
                      contacts / (steps ? steps : 1), -1};
     peer_print(&r);
+    /* where the time went (method dem: move, list builds, forces, write-back), on stderr */
+    fprintf(stderr, "carom chute stages (ms/step, %d threads): move %.3f, list %.3f, forces %.3f, write-back %.3f\n",
+            threads, 1e3 * stage[CR_STAGE_PREDICT] / steps, 1e3 * stage[CR_STAGE_BROAD_PHASE] / steps,
+            1e3 * stage[CR_STAGE_CONTACTS] / steps, 1e3 * stage[CR_STAGE_FINISH] / steps);
     cr_world_destroy(w);
     free(ids);
     chute_free(&s);
