@@ -663,8 +663,13 @@ static inline cr_quat turn(cr_quat q, cr_vec3 w, double h)
     double l2 = r.w * r.w + r.x * r.x + r.y * r.y + r.z * r.z;
     /* |d| = 1 to the series' error and |q| = 1: one Newton step of 1 / sqrt
      * about 1 renormalises to rounding without a square root */
-    double il = fabs(l2 - 1.0) < 1e-6 ? 1.5 - 0.5 * l2 : 1.0 / sqrt(l2);
-    if (!isfinite(il) || !(l2 > 0.0)) return cr_q_identity();
+    double il;
+    if (fabs(l2 - 1.0) < 1e-6) {
+        il = 1.5 - 0.5 * l2;
+    } else {
+        if (!(l2 > 0.0 && isfinite(l2))) return cr_q_identity();
+        il = 1.0 / sqrt(l2);
+    }
     r.w *= il, r.x *= il, r.y *= il, r.z *= il;
     return r;
 }
@@ -675,21 +680,31 @@ static void task_move(uint32_t c0, uint32_t c1, uint32_t worker, void *arg)
     (void)worker;
     const step_ctx *cx = arg;
     cr_dem *d = cx->d;
+    const dem_box box = cx->bx;
+    const double h = cx->h, dt = cx->dt, lim = cx->lim;
+    const uint32_t n = d->n;
+    double *xr = d->xr;
+    cr_vec3 *v = d->v, *wv = d->w;
+    cr_quat *q = d->q;
+    const cr_vec3 *f = d->f, *t = d->t, *x_build = d->x_build;
+    const double *inv_mass = d->inv_mass, *inv_inertia = d->inv_inertia;
+    const uint8_t *flags = d->flags;
     for (uint32_t c = c0; c < c1; ++c) {
-        uint32_t i0 = c * DEM_CHUNK, i1 = i0 + DEM_CHUNK < d->n ? i0 + DEM_CHUNK : d->n;
-        uint8_t far = 0;
+        uint32_t i0 = c * DEM_CHUNK, i1 = i0 + DEM_CHUNK < n ? i0 + DEM_CHUNK : n;
+        bool far = false;
         for (uint32_t i = i0; i < i1; ++i) {
-            double *x = d->xr + 4 * (size_t)i;
-            if (d->flags[i] & DEM_DYN) {
-                d->v[i] = cr_v3_madd(d->v[i], d->f[i], cx->h * d->inv_mass[i]);
-                d->w[i] = cr_v3_madd(d->w[i], d->t[i], cx->h * d->inv_inertia[i]);
+            double *x = xr + 4 * (size_t)i;
+            const uint8_t fl = flags[i];
+            if (fl & DEM_DYN) {
+                v[i] = cr_v3_madd(v[i], f[i], h * inv_mass[i]);
+                wv[i] = cr_v3_madd(wv[i], t[i], h * inv_inertia[i]);
             }
-            cr_vec3 v = d->v[i];
-            x[0] += v.x * cx->dt, x[1] += v.y * cx->dt, x[2] += v.z * cx->dt;
-            if (d->flags[i] & DEM_ROT) d->q[i] = turn(d->q[i], d->w[i], cx->dt);
-            wrap3(&cx->bx, x);
-            cr_vec3 dx = min_image(&cx->bx, cr_v3(x[0] - d->x_build[i].x, x[1] - d->x_build[i].y, x[2] - d->x_build[i].z));
-            if (cr_v3_len2(dx) > cx->lim) far = 1;
+            const cr_vec3 vi = v[i];
+            x[0] += vi.x * dt, x[1] += vi.y * dt, x[2] += vi.z * dt;
+            if (fl & DEM_ROT) q[i] = turn(q[i], wv[i], dt);
+            wrap3(&box, x);
+            cr_vec3 dx = min_image(&box, cr_v3(x[0] - x_build[i].x, x[1] - x_build[i].y, x[2] - x_build[i].z));
+            far |= cr_v3_len2(dx) > lim;
         }
         d->chunk_flag[c] = far;
     }
@@ -703,26 +718,35 @@ static void task_pairs(uint32_t c0, uint32_t c1, uint32_t worker, void *arg)
     (void)worker;
     const step_ctx *cx = arg;
     cr_dem *d = cx->d;
-    const dem_box *bx = &cx->bx;
+    /* everything in locals: the stores to touch (bytes) could alias any
+     * field read through d or cx */
+    const dem_box box = cx->bx, *bx = &box;
     const double kn = cx->kn, kt = cx->kt, gn = cx->gn, gt = cx->gt, mu = cx->mu, dt = cx->dt;
-    const double *xr = d->xr;
-    const uint32_t *nb = d->nb;
+    const bool update_shear = cx->update_shear;
+    const double *xr = d->xr, *mass = d->mass;
+    const uint32_t *nb = d->nb, *start = d->start, n = d->n;
+    const cr_vec3 *v = d->v, *wv = d->w;
+    const uint8_t *flags = d->flags;
+    cr_vec3 *f = d->f, *t = d->t;
+    dem_pf *pf = d->pf;
+    uint32_t *chunk_count = d->chunk_count;
     uint8_t *touch = d->touch;
     cr_vec3 *shear = d->shear;
+
     for (uint32_t c = c0; c < c1; ++c) {
-        uint32_t i0 = c * DEM_CHUNK, i1 = i0 + DEM_CHUNK < d->n ? i0 + DEM_CHUNK : d->n;
+        uint32_t i0 = c * DEM_CHUNK, i1 = i0 + DEM_CHUNK < n ? i0 + DEM_CHUNK : n;
         uint32_t contacts = 0;
         /* bodies of the item: their sums start here (pairs of the item
          * only; task_sum adds those from other items) */
-        memset(d->f + i0, 0, sizeof *d->f * (i1 - i0));
-        memset(d->t + i0, 0, sizeof *d->t * (i1 - i0));
+        memset(f + i0, 0, sizeof *f * (i1 - i0));
+        memset(t + i0, 0, sizeof *t * (i1 - i0));
         for (uint32_t i = i0; i < i1; ++i) {
-            uint32_t k0 = d->start[i], k1 = d->start[i + 1];
-            cr_vec3 fi = d->f[i], ti = d->t[i];
+            uint32_t k0 = start[i], k1 = start[i + 1];
+            cr_vec3 fi = f[i], ti = t[i];
             const double xi = xr[4 * i], yi = xr[4 * i + 1], zi = xr[4 * i + 2], radi = xr[4 * i + 3];
-            const cr_vec3 vi = d->v[i], wi = d->w[i];
-            const double mi = d->mass[i];
-            const bool dyn_i = d->flags[i] & DEM_DYN;
+            const cr_vec3 vi = v[i], wi = wv[i];
+            const double mi = mass[i];
+            const bool dyn_i = flags[i] & DEM_DYN;
             for (uint32_t k = k0; k < k1; ++k) {
                 const uint32_t j = nb[k];
                 const double *pj = xr + 4 * (size_t)j;
@@ -735,24 +759,24 @@ static void task_pairs(uint32_t c0, uint32_t c1, uint32_t worker, void *arg)
                 }
                 ++contacts;
                 double r = sqrt(rsq), rinv = 1.0 / r, rsqinv = 1.0 / rsq;
-                cr_vec3 vr = cr_v3_sub(vi, d->v[j]);
+                cr_vec3 vr = cr_v3_sub(vi, v[j]);
                 double vnnr = cr_v3_dot(vr, del);
                 cr_vec3 vn = cr_v3_scale(del, vnnr * rsqinv);
                 cr_vec3 vt = cr_v3_sub(vr, vn);
-                cr_vec3 wr = cr_v3_scale(cr_v3_add(cr_v3_scale(wi, radi), cr_v3_scale(d->w[j], radj)), rinv);
-                double mj = d->mass[j];
-                double meff = !dyn_i ? mj : !(d->flags[j] & DEM_DYN) ? mi : mi * mj / (mi + mj);
+                cr_vec3 wr = cr_v3_scale(cr_v3_add(cr_v3_scale(wi, radi), cr_v3_scale(wv[j], radj)), rinv);
+                double mj = mass[j];
+                double meff = !dyn_i ? mj : !(flags[j] & DEM_DYN) ? mi : mi * mj / (mi + mj);
                 double damp = meff * gn * vnnr * rsqinv;
                 double ccel = kn * (radsum - r) * rinv - damp;
                 /* relative tangential velocity of the contact point */
                 cr_vec3 vtr = cr_v3(vt.x - (del.z * wr.y - del.y * wr.z), vt.y - (del.x * wr.z - del.z * wr.x),
                                     vt.z - (del.y * wr.x - del.x * wr.y));
                 cr_vec3 s = shear[k];
-                if (cx->update_shear) s = cr_v3_madd(s, vtr, dt);
+                if (update_shear) s = cr_v3_madd(s, vtr, dt);
                 double shrmag = cr_v3_len(s);
                 /* rotate the shear displacement into the tangent plane */
                 double rsht = cr_v3_dot(s, del) * rsqinv;
-                if (cx->update_shear) s = cr_v3_madd(s, del, -rsht);
+                if (update_shear) s = cr_v3_madd(s, del, -rsht);
                 cr_vec3 fs = cr_v3_scale(cr_v3_madd(cr_v3_scale(s, kt), vtr, meff * gt), -1.0);
                 double fsm2 = cr_v3_len2(fs), fn = mu * fabs(ccel * r);
                 if (fsm2 > fn * fn) {
@@ -772,14 +796,14 @@ static void task_pairs(uint32_t c0, uint32_t c1, uint32_t worker, void *arg)
                 fi = cr_v3_add(fi, fij), ti = cr_v3_madd(ti, tor, -radi);
                 if (j < i1) {
                     /* Newton's third law inside the item */
-                    d->f[j] = cr_v3_sub(d->f[j], fij), d->t[j] = cr_v3_madd(d->t[j], tor, -radj);
+                    f[j] = cr_v3_sub(f[j], fij), t[j] = cr_v3_madd(t[j], tor, -radj);
                 } else {
-                    d->pf[k].f = fij, d->pf[k].t = tor;
+                    pf[k].f = fij, pf[k].t = tor;
                 }
             }
-            d->f[i] = fi, d->t[i] = ti;
+            f[i] = fi, t[i] = ti;
         }
-        d->chunk_count[c] = contacts;
+        chunk_count[c] = contacts;
     }
 }
 
@@ -791,31 +815,38 @@ static void task_sum(uint32_t c0, uint32_t c1, uint32_t worker, void *arg)
     (void)worker;
     const step_ctx *cx = arg;
     cr_dem *d = cx->d;
-    const uint8_t *touch = d->touch;
+    const uint8_t *touch = d->touch, *flags = d->flags;
+    const uint32_t *rstart = d->rstart, *rk = d->rk, n = d->n;
+    const dem_pf *pf = d->pf;
+    const double *xr = d->xr, *mass = d->mass, *inv_mass = d->inv_mass, *inv_inertia = d->inv_inertia;
+    cr_vec3 *fo = d->f, *to = d->t, *v = d->v, *wv = d->w;
+    const cr_vec3 g = cx->g;
+    const double h = cx->h;
+    const bool kick = cx->kick;
     for (uint32_t c = c0; c < c1; ++c) {
-        uint32_t i0 = c * DEM_CHUNK, i1 = i0 + DEM_CHUNK < d->n ? i0 + DEM_CHUNK : d->n;
-        uint8_t bad = 0;
+        uint32_t i0 = c * DEM_CHUNK, i1 = i0 + DEM_CHUNK < n ? i0 + DEM_CHUNK : n;
+        double zero = 0.0; /* stays 0 unless a number is not finite */
         for (uint32_t i = i0; i < i1; ++i) {
             /* the pairs inside i's work item, summed by task_pairs, then
              * those where i is second to a body of an earlier item */
-            cr_vec3 f = d->f[i], t = d->t[i];
-            const double rad = d->xr[4 * i + 3];
-            for (uint32_t e = d->rstart[i]; e < d->rstart[i + 1]; ++e) {
-                uint32_t k = d->rk[e];
-                if (touch[k]) f = cr_v3_sub(f, d->pf[k].f), t = cr_v3_madd(t, d->pf[k].t, -rad);
+            cr_vec3 f = fo[i], t = to[i];
+            const double rad = xr[4 * i + 3];
+            for (uint32_t e = rstart[i]; e < rstart[i + 1]; ++e) {
+                uint32_t k = rk[e];
+                if (touch[k]) f = cr_v3_sub(f, pf[k].f), t = cr_v3_madd(t, pf[k].t, -rad);
             }
-            const bool dyn = d->flags[i] & DEM_DYN;
-            if (dyn) f = cr_v3_madd(f, cx->g, d->mass[i]);
-            d->f[i] = f, d->t[i] = t;
-            if (!cx->kick) continue;
+            const bool dyn = flags[i] & DEM_DYN;
+            if (dyn) f = cr_v3_madd(f, g, mass[i]);
+            fo[i] = f, to[i] = t;
+            if (!kick) continue;
             if (dyn) {
-                d->v[i] = cr_v3_madd(d->v[i], f, cx->h * d->inv_mass[i]);
-                d->w[i] = cr_v3_madd(d->w[i], t, cx->h * d->inv_inertia[i]);
+                v[i] = cr_v3_madd(v[i], f, h * inv_mass[i]);
+                wv[i] = cr_v3_madd(wv[i], t, h * inv_inertia[i]);
             }
-            const double *x = d->xr + 4 * (size_t)i;
-            if (!isfinite(x[0] + x[1] + x[2]) || !cr_v3_isfinite(d->v[i]) || !cr_v3_isfinite(d->w[i])) bad = 1;
+            const double *x = xr + 4 * (size_t)i;
+            zero += 0.0 * (x[0] + x[1] + x[2] + v[i].x + v[i].y + v[i].z + wv[i].x + wv[i].y + wv[i].z);
         }
-        d->chunk_flag[c] = bad;
+        d->chunk_flag[c] = !(zero == 0.0);
     }
 }
 
