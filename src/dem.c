@@ -77,6 +77,7 @@ struct cr_dem {
     uint32_t *nb, *rk;
     cr_vec3 *shear;          /* history */
     dem_pf *pf;              /* force on the first body and torque lever (d x F_t) / r */
+    uint32_t *ck, *ci;       /* touching pairs: pair and first body, each work item from its start[i0] */
     uint8_t *touch;
     uint32_t pair_count, pair_cap;
     /* history kept across a build, by world slots */
@@ -102,7 +103,7 @@ static void free_arrays(cr_world *w, cr_dem *d)
 {
     void *ps[] = {d->xr,    d->v,     d->w,     d->f,    d->t,      d->x_build,  d->q,     d->mass,
                   d->inv_mass, d->inv_inertia, d->flags, d->slot, d->cell, d->sorted_of, d->start, d->rstart,
-                  d->nb,    d->rk,    d->shear, d->pf,   d->touch,    d->ha,    d->hb,
+                  d->nb,    d->rk,    d->shear, d->pf,   d->touch, d->ck, d->ci,    d->ha,    d->hb,
                   d->hs,    d->hstart, d->scr, d->cell_start, d->rank, d->order, d->chunk_count, d->chunk_flag};
     for (size_t k = 0; k < sizeof ps / sizeof ps[0]; ++k) cr_free(w, ps[k]);
 }
@@ -259,7 +260,8 @@ static bool reserve_pairs(cr_world *w, cr_dem *d, uint32_t need)
     uint32_t c = cap_for(need), o = d->pair_cap;
     if (!regrow(w, (void **)&d->nb, o, c, sizeof(uint32_t)) || !regrow(w, (void **)&d->rk, o, c, sizeof(uint32_t)) ||
         !regrow(w, (void **)&d->shear, o, c, sizeof(cr_vec3)) || !regrow(w, (void **)&d->pf, o, c, sizeof(dem_pf)) ||
-        !regrow(w, (void **)&d->touch, o, c, 1))
+        !regrow(w, (void **)&d->touch, o, c, 1) || !regrow(w, (void **)&d->ck, o, c, sizeof(uint32_t)) ||
+        !regrow(w, (void **)&d->ci, o, c, sizeof(uint32_t)))
         return false;
     d->pair_cap = c;
     return true;
@@ -732,6 +734,7 @@ static void task_pairs(uint32_t c0, uint32_t c1, uint32_t worker, void *arg)
     uint32_t *chunk_count = d->chunk_count;
     uint8_t *touch = d->touch;
     cr_vec3 *shear = d->shear;
+    uint32_t *d_ck = d->ck, *d_ci = d->ci;
 
     for (uint32_t c = c0; c < c1; ++c) {
         uint32_t i0 = c * DEM_CHUNK, i1 = i0 + DEM_CHUNK < n ? i0 + DEM_CHUNK : n;
@@ -740,68 +743,71 @@ static void task_pairs(uint32_t c0, uint32_t c1, uint32_t worker, void *arg)
          * only; task_sum adds those from other items) */
         memset(f + i0, 0, sizeof *f * (i1 - i0));
         memset(t + i0, 0, sizeof *t * (i1 - i0));
+        /* screen, without branches: the touching pairs' indices into the
+         * item's part of ck (a pair not touching loses its history) */
+        const uint32_t base = start[i0];
+        uint32_t *ck = d_ck + base, *ci = d_ci + base;
         for (uint32_t i = i0; i < i1; ++i) {
-            uint32_t k0 = start[i], k1 = start[i + 1];
-            cr_vec3 fi = f[i], ti = t[i];
             const double xi = xr[4 * i], yi = xr[4 * i + 1], zi = xr[4 * i + 2], radi = xr[4 * i + 3];
-            const cr_vec3 vi = v[i], wi = wv[i];
-            const double mi = mass[i];
-            const bool dyn_i = flags[i] & DEM_DYN;
-            for (uint32_t k = k0; k < k1; ++k) {
-                const uint32_t j = nb[k];
-                const double *pj = xr + 4 * (size_t)j;
+            for (uint32_t k = start[i], k1 = start[i + 1]; k < k1; ++k) {
+                const double *pj = xr + 4 * (size_t)nb[k];
                 cr_vec3 del = min_image(bx, cr_v3(xi - pj[0], yi - pj[1], zi - pj[2]));
-                const double radj = pj[3], radsum = radi + radj;
-                double rsq = cr_v3_len2(del);
-                if (!(rsq < radsum * radsum)) {
-                    if (touch[k]) shear[k] = cr_v3_zero(), touch[k] = 0; /* unset non-touching neighbours */
-                    continue;
-                }
-                ++contacts;
-                double r = sqrt(rsq), rinv = 1.0 / r, rsqinv = 1.0 / rsq;
-                cr_vec3 vr = cr_v3_sub(vi, v[j]);
-                double vnnr = cr_v3_dot(vr, del);
-                cr_vec3 vn = cr_v3_scale(del, vnnr * rsqinv);
-                cr_vec3 vt = cr_v3_sub(vr, vn);
-                cr_vec3 wr = cr_v3_scale(cr_v3_add(cr_v3_scale(wi, radi), cr_v3_scale(wv[j], radj)), rinv);
-                double mj = mass[j];
-                double meff = !dyn_i ? mj : !(flags[j] & DEM_DYN) ? mi : mi * mj / (mi + mj);
-                double damp = meff * gn * vnnr * rsqinv;
-                double ccel = kn * (radsum - r) * rinv - damp;
-                /* relative tangential velocity of the contact point */
-                cr_vec3 vtr = cr_v3(vt.x - (del.z * wr.y - del.y * wr.z), vt.y - (del.x * wr.z - del.z * wr.x),
-                                    vt.z - (del.y * wr.x - del.x * wr.y));
-                cr_vec3 s = shear[k];
-                if (update_shear) s = cr_v3_madd(s, vtr, dt);
-                double shrmag = cr_v3_len(s);
-                /* rotate the shear displacement into the tangent plane */
-                double rsht = cr_v3_dot(s, del) * rsqinv;
-                if (update_shear) s = cr_v3_madd(s, del, -rsht);
-                cr_vec3 fs = cr_v3_scale(cr_v3_madd(cr_v3_scale(s, kt), vtr, meff * gt), -1.0);
-                double fsm2 = cr_v3_len2(fs), fn = mu * fabs(ccel * r);
-                if (fsm2 > fn * fn) {
-                    /* Coulomb: the shear history is rescaled with the force */
-                    if (shrmag != 0.0) {
-                        double qq = fn / sqrt(fsm2);
-                        cr_vec3 g = kt > 0.0 ? cr_v3_scale(vtr, meff * gt / kt) : cr_v3_zero();
-                        s = cr_v3_sub(cr_v3_scale(cr_v3_add(s, g), qq), g);
-                        fs = cr_v3_scale(fs, qq);
-                    } else {
-                        fs = cr_v3_zero();
-                    }
-                }
-                shear[k] = s;
-                touch[k] = 1;
-                cr_vec3 fij = cr_v3_madd(fs, del, ccel), tor = cr_v3_scale(cr_v3_cross(del, fs), rinv);
-                fi = cr_v3_add(fi, fij), ti = cr_v3_madd(ti, tor, -radi);
-                if (j < i1) {
-                    /* Newton's third law inside the item */
-                    f[j] = cr_v3_sub(f[j], fij), t[j] = cr_v3_madd(t[j], tor, -radj);
+                const double radsum = radi + pj[3];
+                const uint32_t hit = cr_v3_len2(del) < radsum * radsum;
+                touch[k] &= (uint8_t)hit;
+                ck[contacts] = k, ci[contacts] = i;
+                contacts += hit;
+            }
+        }
+        /* the law on the touching pairs, in list order */
+        for (uint32_t e = 0; e < contacts; ++e) {
+            const uint32_t k = ck[e], i = ci[e], j = nb[k];
+            const double *pi = xr + 4 * (size_t)i, *pj = xr + 4 * (size_t)j;
+            cr_vec3 del = min_image(bx, cr_v3(pi[0] - pj[0], pi[1] - pj[1], pi[2] - pj[2]));
+            const double radi = pi[3], radj = pj[3], radsum = radi + radj;
+            double rsq = cr_v3_len2(del);
+            double r = sqrt(rsq), rinv = 1.0 / r, rsqinv = 1.0 / rsq;
+            cr_vec3 vr = cr_v3_sub(v[i], v[j]);
+            double vnnr = cr_v3_dot(vr, del);
+            cr_vec3 vn = cr_v3_scale(del, vnnr * rsqinv);
+            cr_vec3 vt = cr_v3_sub(vr, vn);
+            cr_vec3 wr = cr_v3_scale(cr_v3_add(cr_v3_scale(wv[i], radi), cr_v3_scale(wv[j], radj)), rinv);
+            double mi = mass[i], mj = mass[j];
+            double meff = !(flags[i] & DEM_DYN) ? mj : !(flags[j] & DEM_DYN) ? mi : mi * mj / (mi + mj);
+            double damp = meff * gn * vnnr * rsqinv;
+            double ccel = kn * (radsum - r) * rinv - damp;
+            /* relative tangential velocity of the contact point */
+            cr_vec3 vtr = cr_v3(vt.x - (del.z * wr.y - del.y * wr.z), vt.y - (del.x * wr.z - del.z * wr.x),
+                                vt.z - (del.y * wr.x - del.x * wr.y));
+            cr_vec3 s = touch[k] ? shear[k] : cr_v3_zero(); /* a new contact starts without history */
+            if (update_shear) s = cr_v3_madd(s, vtr, dt);
+            double shrmag = cr_v3_len(s);
+            /* rotate the shear displacement into the tangent plane */
+            double rsht = cr_v3_dot(s, del) * rsqinv;
+            if (update_shear) s = cr_v3_madd(s, del, -rsht);
+            cr_vec3 fs = cr_v3_scale(cr_v3_madd(cr_v3_scale(s, kt), vtr, meff * gt), -1.0);
+            double fsm2 = cr_v3_len2(fs), fn = mu * fabs(ccel * r);
+            if (fsm2 > fn * fn) {
+                /* Coulomb: the shear history is rescaled with the force */
+                if (shrmag != 0.0) {
+                    double qq = fn / sqrt(fsm2);
+                    cr_vec3 g = kt > 0.0 ? cr_v3_scale(vtr, meff * gt / kt) : cr_v3_zero();
+                    s = cr_v3_sub(cr_v3_scale(cr_v3_add(s, g), qq), g);
+                    fs = cr_v3_scale(fs, qq);
                 } else {
-                    pf[k].f = fij, pf[k].t = tor;
+                    fs = cr_v3_zero();
                 }
             }
-            f[i] = fi, t[i] = ti;
+            shear[k] = s;
+            touch[k] = 1;
+            cr_vec3 fij = cr_v3_madd(fs, del, ccel), tor = cr_v3_scale(cr_v3_cross(del, fs), rinv);
+            f[i] = cr_v3_add(f[i], fij), t[i] = cr_v3_madd(t[i], tor, -radi);
+            if (j < i1) {
+                /* Newton's third law inside the item */
+                f[j] = cr_v3_sub(f[j], fij), t[j] = cr_v3_madd(t[j], tor, -radj);
+            } else {
+                pf[k].f = fij, pf[k].t = tor;
+            }
         }
         chunk_count[c] = contacts;
     }
