@@ -389,6 +389,7 @@ static void task_list(uint32_t c0, uint32_t c1, uint32_t worker, void *arg)
     for (uint32_t c = c0; c < c1; ++c) {
         uint32_t i0 = c * DEM_CHUNK, i1 = i0 + DEM_CHUNK < n ? i0 + DEM_CHUNK : n;
         uint32_t *out = L->scr + (size_t)c * L->room, room = L->room, m = 0;
+        uint32_t rs0[27], rs1[27], nr = 0, prev_cell = UINT32_MAX;
         for (uint32_t i = i0; i < i1; ++i) {
             uint32_t m0 = m;
             const double xi = xr[4 * i], yi = xr[4 * i + 1], zi = xr[4 * i + 2], ri = xr[4 * i + 3];
@@ -409,33 +410,40 @@ static void task_list(uint32_t c0, uint32_t c1, uint32_t worker, void *arg)
                 d->start[i] = m - m0;
                 continue;
             }
+            /* the ranges of sorted bodies in the 27 cells around i's cell,
+             * kept while the next bodies share the cell */
             uint32_t ci = d->cell[i];
-            int32_t cx = (int32_t)(ci % (uint32_t)dims[0]), cy = (int32_t)(ci / (uint32_t)dims[0] % (uint32_t)dims[1]),
-                    cz = (int32_t)(ci / ((uint32_t)dims[0] * (uint32_t)dims[1]));
-            for (int dz = -1; dz <= 1; ++dz) {
-                int32_t z = cz + dz;
-                if (z < 0 || z >= dims[2]) {
-                    if (!bx->periodic[2]) continue;
-                    z = (z + dims[2]) % dims[2];
-                }
-                for (int dy = -1; dy <= 1; ++dy) {
-                    int32_t y = cy + dy;
-                    if (y < 0 || y >= dims[1]) {
-                        if (!bx->periodic[1]) continue;
-                        y = (y + dims[1]) % dims[1];
+            if (ci != prev_cell) {
+                prev_cell = ci, nr = 0;
+                int32_t cx = (int32_t)(ci % (uint32_t)dims[0]), cy = (int32_t)(ci / (uint32_t)dims[0] % (uint32_t)dims[1]),
+                        cz = (int32_t)(ci / ((uint32_t)dims[0] * (uint32_t)dims[1]));
+                for (int dz = -1; dz <= 1; ++dz) {
+                    int32_t z = cz + dz;
+                    if (z < 0 || z >= dims[2]) {
+                        if (!bx->periodic[2]) continue;
+                        z = (z + dims[2]) % dims[2];
                     }
-                    for (int dx = -1; dx <= 1; ++dx) {
-                        int32_t x = cx + dx;
-                        if (x < 0 || x >= dims[0]) {
-                            if (!bx->periodic[0]) continue;
-                            x = (x + dims[0]) % dims[0];
+                    for (int dy = -1; dy <= 1; ++dy) {
+                        int32_t y = cy + dy;
+                        if (y < 0 || y >= dims[1]) {
+                            if (!bx->periodic[1]) continue;
+                            y = (y + dims[1]) % dims[1];
                         }
-                        uint32_t r = rank[((uint32_t)z * (uint32_t)dims[1] + (uint32_t)y) * (uint32_t)dims[0] + (uint32_t)x];
-                        uint32_t s0 = cell_start[r], s1 = cell_start[r + 1];
-                        for (uint32_t j = s0 > i + 1 ? s0 : i + 1; j < s1; ++j) DEM_TRY(j);
+                        for (int dx = -1; dx <= 1; ++dx) {
+                            int32_t x = cx + dx;
+                            if (x < 0 || x >= dims[0]) {
+                                if (!bx->periodic[0]) continue;
+                                x = (x + dims[0]) % dims[0];
+                            }
+                            uint32_t r = rank[((uint32_t)z * (uint32_t)dims[1] + (uint32_t)y) * (uint32_t)dims[0] + (uint32_t)x];
+                            if (cell_start[r] == cell_start[r + 1]) continue;
+                            rs0[nr] = cell_start[r], rs1[nr++] = cell_start[r + 1];
+                        }
                     }
                 }
             }
+            for (uint32_t e = 0; e < nr; ++e)
+                for (uint32_t j = rs0[e] > i + 1 ? rs0[e] : i + 1; j < rs1[e]; ++j) DEM_TRY(j);
 #undef DEM_TRY
             d->start[i] = m - m0;
         }
