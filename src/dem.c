@@ -28,9 +28,9 @@
  *
  * Pairs come from a Verlet list with a skin, rebuilt from a cell grid when a
  * body has moved more than half the skin since the last build; the list is
- * grouped by the pair's first body (slot order), and each pair's shear
- * history is carried into the new list by its body pair. A pair that stops
- * touching loses its history, as in LAMMPS.
+ * grouped by the pair's first body (sorted order, below), and each pair's
+ * shear history is carried into the new list by its body pair. A pair that
+ * stops touching loses its history, as in LAMMPS.
  */
 #include <stdlib.h>
 #include <string.h>
