@@ -18,6 +18,7 @@ cr_world_def cr_default_world_def(void)
     d.solver_iterations = 10;
     d.max_events_per_body = 64;
     d.sleep_speed = 0.01;
+    d.worker_count = 1;
     d.internal_magic = CR_MAGIC_WORLD_DEF;
     return d;
 }
@@ -83,6 +84,10 @@ cr_status cr_world_def_validate(const cr_world_def *d, char *msg, size_t size)
         return bad(msg, size, "method: unknown value %d", (int)d->method);
     if (d->law != CR_LAW_NEWTON && d->law != CR_LAW_STRONGE && d->law != CR_LAW_ROLLING)
         return bad(msg, size, "law: unknown value %d", (int)d->law);
+    if (d->worker_count < 1 || d->worker_count > 64)
+        return bad(msg, size, "worker_count: must be in [1, 64], got %u", (unsigned)d->worker_count);
+    if ((d->enqueue_task == NULL) != (d->finish_task == NULL))
+        return bad(msg, size, "enqueue_task, finish_task: set both or neither");
     if (!(d->k_p >= 0.0 && d->k_p <= 1.0)) return bad(msg, size, "k_p: must be in [0, 1], got %.17g", d->k_p);
     if (!(d->toi_tolerance > 0.0 && isfinite(d->toi_tolerance)))
         return bad(msg, size, "toi_tolerance: must be > 0 and finite, got %.17g", d->toi_tolerance);

@@ -262,13 +262,96 @@ static void test_dem_scene_keys(void **state)
     assert_non_null(strstr(err, "periodic.w"));
 }
 
+/* A task system that runs the items backwards, one at a time: the order
+ * and split of work items must not change a bit. */
+static void *reverse_enqueue(cr_task_fn *task, uint32_t count, uint32_t min_range, void *task_ctx, void *user_ctx)
+{
+    (void)min_range;
+    ++*(int *)user_ctx;
+    for (uint32_t i = count; i > 0; --i) task(i - 1, i, 0, task_ctx);
+    return NULL;
+}
+
+static void never_finish(void *task, void *user_ctx)
+{
+    (void)task, (void)user_ctx;
+    fail();
+}
+
+/* A periodic bed of 1,800 spheres (several work items) falling on a frozen
+ * floor, stepped with 1 and 2 worker threads and with an application task
+ * system: positions, velocities, spins and orientations agree to the bit. */
+static cr_world *bed(uint32_t workers, int *enqueued)
+{
+    cr_world_def d = dem_def(1e-4, cr_v3(3.0, 0, -9.81));
+    d.hooke.kn = 2e5;
+    d.hooke.kt = 2.0 / 7.0 * 2e5;
+    d.hooke.gamma_n = 50.0;
+    d.periodic.x = d.periodic.y = true;
+    d.periodic.lo = cr_v3(0, 0, -1);
+    d.periodic.hi = cr_v3(15, 15, 20);
+    d.worker_count = workers;
+    if (enqueued) {
+        d.enqueue_task = reverse_enqueue;
+        d.finish_task = never_finish;
+        d.user_task_context = enqueued;
+    }
+    cr_world *w = make_world_def(&d);
+    uint32_t seed = 12345u;
+    for (int ix = 0; ix < 15; ++ix)
+        for (int iy = 0; iy < 15; ++iy) {
+            ball(w, CR_BODY_KINEMATIC, cr_v3(ix + 0.5, iy + 0.5, 0.0), cr_v3_zero(), 0.5, 1.0, CR_INERTIA_SOLID);
+            for (int iz = 1; iz < 8; ++iz) {
+                seed = seed * 1664525u + 1013904223u;
+                double jx = (double)(seed >> 8) / 16777216.0 - 0.5;
+                seed = seed * 1664525u + 1013904223u;
+                double jy = (double)(seed >> 8) / 16777216.0 - 0.5;
+                ball(w, CR_BODY_DYNAMIC, cr_v3(ix + 0.5 + 0.04 * jx, iy + 0.5 + 0.04 * jy, 0.97 * iz),
+                     cr_v3(jx, jy, -3.0), 0.5, 1.0, CR_INERTIA_SOLID);
+            }
+        }
+    return w;
+}
+
+static void test_dem_threads_bitwise(void **state)
+{
+    (void)state;
+    int enqueued = 0;
+    cr_world *w[3] = {bed(1, NULL), bed(2, NULL), bed(1, &enqueued)};
+    for (int k = 0; k < 600; ++k)
+        for (int m = 0; m < 3; ++m) assert_int_equal(cr_world_step(w[m]), CR_OK);
+    assert_true(enqueued > 0);
+    assert_true(cr_world_stats(w[0])->contacts > 1000);
+    uint32_t n = cr_world_body_capacity(w[0]);
+    assert_int_equal(n, 15 * 15 * 8);
+    for (uint32_t i = 0; i < n; ++i) {
+        cr_body_state s0 = get(w[0], cr_world_body_at(w[0], i));
+        for (int m = 1; m < 3; ++m) {
+            cr_body_state s = get(w[m], cr_world_body_at(w[m], i));
+            assert_memory_equal(&s.position, &s0.position, sizeof s.position);
+            assert_memory_equal(&s.velocity, &s0.velocity, sizeof s.velocity);
+            assert_memory_equal(&s.angular_velocity, &s0.angular_velocity, sizeof s.angular_velocity);
+            assert_memory_equal(&s.orientation, &s0.orientation, sizeof s.orientation);
+        }
+    }
+    for (int m = 0; m < 3; ++m) cr_world_destroy(w[m]);
+    /* the def's task fields are checked */
+    cr_world_def d = dem_def(1e-4, cr_v3_zero());
+    char msg[256];
+    d.worker_count = 0;
+    assert_int_equal(cr_world_def_validate(&d, msg, sizeof msg), CR_ERR_INVALID_ARGUMENT);
+    d.worker_count = 2;
+    d.enqueue_task = reverse_enqueue;
+    assert_int_equal(cr_world_def_validate(&d, msg, sizeof msg), CR_ERR_INVALID_ARGUMENT);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_hooke_head_on),       cmocka_unit_test(test_hooke_stick_slide),
         cmocka_unit_test(test_periodic_crossing),   cmocka_unit_test(test_periodic_straddle),
         cmocka_unit_test(test_dem_refusals),        cmocka_unit_test(test_dem_remove_reuse),
-        cmocka_unit_test(test_dem_scene_keys),
+        cmocka_unit_test(test_dem_scene_keys),      cmocka_unit_test(test_dem_threads_bitwise),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

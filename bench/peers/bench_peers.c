@@ -60,6 +60,7 @@ typedef struct options {
     char engines[256], scenes[256];
     const char *chute_dir, *results_dir, *commit;
     int stream, lammps_repeats;
+    int carom_threads; /* chute: carom runs at 1 .. carom_threads threads */
 } options;
 
 static int parse_list(const char *s, int *v, int max)
@@ -98,6 +99,8 @@ static void usage(FILE *f, const char *argv0)
             "  --scenes LIST      among pit,pyramid,chute (default all)\n"
             "  --chute DIR        LAMMPS chute input: DIR/in.chute, DIR/data.chute (default ../shared/bench/chute)\n"
             "  --lammps-repeats K LAMMPS runs per core count, best taken (default 3)\n"
+            "  --threads T        chute: carom at 1 .. T threads (default 2), each compared with LAMMPS\n"
+            "                     at as many MPI ranks\n"
             "  --no-stream        skip the memory bandwidth measurement\n"
             "  --results DIR      also write the report to DIR/<date>-<cpu>-<cores>c.md\n"
             "  --commit TEXT      the carom source the programs were built from, for the report\n"
@@ -531,15 +534,15 @@ static void run_lammps(const char *dir, const char *launcher, int procs, int the
     rmdir(tmp);
 }
 
-/* peer_carom chute DATA STEPS CAP [KE_EVERY]: its RESULT line into r, its
- * KE lines into ke (may be NULL). */
-static void run_carom_chute(const options *o, int ke_every, result *r, ke_series *ke)
+/* peer_carom chute DATA STEPS CAP KE_EVERY THREADS: its RESULT line into r,
+ * its KE lines into ke (may be NULL). */
+static void run_carom_chute(const options *o, int ke_every, int threads, result *r, ke_series *ke)
 {
     char cmd[2 * PATH_MAX + 128], line[1024];
     memset(r, 0, sizeof *r);
     if (ke) memset(ke, 0, sizeof *ke);
-    snprintf(cmd, sizeof cmd, "'%s/peer_carom' chute '%s/data.chute' %d %g %d 2>&1", g_bindir, o->chute_dir,
-             CHUTE_STEPS, o->cap, ke_every);
+    snprintf(cmd, sizeof cmd, "'%s/peer_carom' chute '%s/data.chute' %d %g %d %d 2>&1", g_bindir, o->chute_dir,
+             CHUTE_STEPS, o->cap, ke_every, threads);
     FILE *p = popen(cmd, "r");
     while (p && fgets(line, sizeof line, p)) {
         line[strcspn(line, "\n")] = '\0';
@@ -572,10 +575,23 @@ static int chute_energy_check(const options *o, int want_lammps)
     fprintf(stderr, "[bench_peers] chute: energy check, carom ...\n");
     result r;
     ke_series ck;
-    run_carom_chute(o, CHUTE_KE_EVERY, &r, &ck);
+    run_carom_chute(o, CHUTE_KE_EVERY, 1, &r, &ck);
     if (!lr.ok || !r.ok) {
         out("not made (%s).\n", !lr.ok ? lr.error : r.reason);
         return -1;
+    }
+    /* carom with more threads: the same energies to the bit */
+    char same[128] = "";
+    if (o->carom_threads > 1) {
+        result r2;
+        ke_series k2;
+        fprintf(stderr, "[bench_peers] chute: energy check, carom %d threads ...\n", o->carom_threads);
+        run_carom_chute(o, CHUTE_KE_EVERY, o->carom_threads, &r2, &k2);
+        int equal = r2.ok && k2.n == ck.n;
+        for (int j = 0; equal && j < ck.n; ++j)
+            equal = k2.step[j] == ck.step[j] && k2.ke[j] == ck.ke[j] && k2.rot[j] == ck.rot[j];
+        snprintf(same, sizeof same, " carom at %d threads: %s.", o->carom_threads,
+                 equal ? "the same energies, bit for bit" : "DIFFERENT energies from 1 thread");
     }
     double worst_ke = 0.0, worst_rot = 0.0;
     int worst_ke_step = 0, worst_rot_step = 0, compared = 0;
@@ -591,6 +607,7 @@ static int chute_energy_check(const options *o, int want_lammps)
     out("%s. %d steps compared; largest relative difference, translational KE (thermo `ke`) %.2g (step %d), "
         "rotational KE (`compute erotate/sphere`) %.2g (step %d); tolerance %.0e.\n\n",
         pass ? "PASS" : "FAIL", compared, worst_ke, worst_ke_step, worst_rot, worst_rot_step, CHUTE_KE_TOLERANCE);
+    if (same[0]) out("%s\n\n", same + 1);
     out("| step | LAMMPS ke | carom ke | LAMMPS c_1 (rot) | carom rot |\n|---:|---:|---:|---:|---:|\n");
     for (int i = 0; i < lr.thermo.n; ++i)
         for (int j = 0; j < ck.n; ++j)
@@ -629,25 +646,33 @@ static void chute_table(const options *o, int cores)
     out("| engine | procs | steps/s | atom-steps/s | carom / engine | KE at end (trans + rot) | atoms at end | "
         "command |\n");
     out("|---|---:|---:|---:|---:|---:|---:|---|\n");
-    result best_carom = {0};
-    char carom_err[sizeof best_carom.reason] = "not asked for (--engines)";
-    for (int rep = 0; want_carom && rep < o->lammps_repeats; ++rep) {
-        result r;
-        fprintf(stderr, "[bench_peers] chute: carom, run %d ...\n", rep + 1);
-        run_carom_chute(o, 0, &r, NULL);
-        if (!r.ok) {
-            snprintf(carom_err, sizeof carom_err, "%s", r.reason);
-            continue;
+    enum { MAX_THREADS = 8 };
+    result best_carom[MAX_THREADS + 1];
+    double carom_sps[MAX_THREADS + 1];
+    memset(best_carom, 0, sizeof best_carom);
+    memset(carom_sps, 0, sizeof carom_sps);
+    for (int th = 1; want_carom && th <= o->carom_threads && th <= MAX_THREADS; ++th) {
+        char carom_err[sizeof best_carom[0].reason] = "no run";
+        result *best = &best_carom[th];
+        for (int rep = 0; rep < o->lammps_repeats; ++rep) {
+            result r;
+            fprintf(stderr, "[bench_peers] chute: carom %d threads, run %d ...\n", th, rep + 1);
+            run_carom_chute(o, 0, th, &r, NULL);
+            if (!r.ok) {
+                snprintf(carom_err, sizeof carom_err, "%s", r.reason);
+                continue;
+            }
+            if (!best->ok || r.step_seconds < best->step_seconds) *best = r;
         }
-        if (!best_carom.ok || r.step_seconds < best_carom.step_seconds) best_carom = r;
+        carom_sps[th] = best->ok && best->step_seconds > 0 ? best->steps / best->step_seconds : 0.0;
+        if (th > cores) add_note("carom: more threads than cores: oversubscribed");
+        if (best->ok)
+            out("| carom | %d thread%s | %.1f | %.3g M | 1 | %.6g | %d | `peer_carom chute data.chute %d %g 0 %d` |\n",
+                th, th > 1 ? "s" : "", carom_sps[th], carom_sps[th] * best->bodies / 1e6, best->ke,
+                best->bodies - best->lost, CHUTE_STEPS, o->cap, th);
+        else
+            out("| carom | %d thread%s | failed: %s | | | | | |\n", th, th > 1 ? "s" : "", carom_err);
     }
-    double carom_sps = best_carom.ok && best_carom.step_seconds > 0 ? best_carom.steps / best_carom.step_seconds : 0.0;
-    if (best_carom.ok)
-        out("| carom | 1 | %.1f | %.3g M | 1 | %.6g | %d | `peer_carom chute data.chute %d %g` |\n", carom_sps,
-            carom_sps * best_carom.bodies / 1e6, best_carom.ke, best_carom.bodies - best_carom.lost, CHUTE_STEPS,
-            o->cap);
-    else
-        out("| carom | 1 | failed: %s | | | | | |\n", carom_err);
     for (int k = 0; want_lammps && k < 2; ++k) {
         int procs = k + 1;
         char launcher[128];
@@ -679,19 +704,23 @@ static void chute_table(const options *o, int cores)
             continue;
         }
         double sps = best.steps / best.loop_seconds;
-        char ratio[32] = "n/a";
-        if (carom_sps > 0) snprintf(ratio, sizeof ratio, "%.2f", carom_sps / sps);
+        char ratio[48] = "n/a";
+        if (procs <= MAX_THREADS && carom_sps[procs] > 0)
+            snprintf(ratio, sizeof ratio, "%.2f (carom %d thread%s)", carom_sps[procs] / sps, procs, procs > 1 ? "s" : "");
         out("| lammps | %d | %.1f | %.3g M | %s | %.6g + %.6g | %d | `%s%slmp -in in.chute` |\n", best.procs, sps,
             sps * best.atoms / 1e6, ratio, best.ke, best.erot, best.atoms, launcher, launcher[0] ? " " : "");
     }
-    if (best_carom.ok)
-        out("\n**carom quality**: deepest overlap %.4g (%.2f%% of the diameter; pairs inside the box, not across "
-            "its periodic sides), %d atoms lost (non-finite or below the base), %.0f contacts per step, KE at end "
-            "%.9g (trans + rot).\n",
-            best_carom.max_pen, 100.0 * best_carom.max_pen, best_carom.lost, best_carom.contacts, best_carom.ke);
+    if (best_carom[1].ok)
+        out("\n**carom quality** (1 thread): deepest overlap %.4g (%.2f%% of the diameter; pairs inside the box, not "
+            "across its periodic sides), %d atoms lost (non-finite or below the base), %.0f contacts per step, KE at "
+            "end %.9g (trans + rot).\n",
+            best_carom[1].max_pen, 100.0 * best_carom[1].max_pen, best_carom[1].lost, best_carom[1].contacts,
+            best_carom[1].ke);
     if (want_carom) chute_energy_check(o, want_lammps);
-    add_note("carom: single-threaded (method dem: LAMMPS's gran/hooke/history and fix nve/sphere, a Verlet list "
-             "with LAMMPS's skin 0.1); compare it with LAMMPS on 1 proc first.");
+    add_note("carom: method dem (LAMMPS's gran/hooke/history and fix nve/sphere, a Verlet list with LAMMPS's skin "
+             "0.1), on 1 thread and on carom's own thread pool (cr_world_def.worker_count); compare carom at T threads "
+             "with LAMMPS at T ranks (the ratio column). carom's time includes its first step's set-up (list build "
+             "and forces), which LAMMPS does before its Loop time.");
     if (want_lammps)
         add_note("lammps: Debian's lmp is built with OpenMPI and without the OPENMP package; 2 procs are 2 MPI ranks. "
                  "LAMMPS reports no overlap figure for this input; \"atoms at end\" = 32000 means none lost.");
@@ -703,7 +732,7 @@ static void chute_table(const options *o, int cores)
 int main(int argc, char **argv)
 {
     options o = {{1000, 8000, 27000, 125000}, 4, {20, 50}, 2, 30.0, -1.0, "carom,ode,bullet,mujoco,lammps",
-                 "pit,pyramid,chute", "../shared/bench/chute", NULL, NULL, 1, 3};
+                 "pit,pyramid,chute", "../shared/bench/chute", NULL, NULL, 1, 3, 2};
     for (int i = 1; i < argc; ++i) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -736,6 +765,8 @@ int main(int argc, char **argv)
             o.commit = v, ++i;
         } else if (!strcmp(a, "--lammps-repeats")) {
             o.lammps_repeats = atoi(v) < 1 ? 1 : atoi(v), ++i;
+        } else if (!strcmp(a, "--threads") && v) {
+            o.carom_threads = atoi(v) < 1 ? 1 : atoi(v) > 8 ? 8 : atoi(v), ++i;
         } else {
             fprintf(stderr, "%s: unknown option %s\n", argv[0], a);
             usage(stderr, argv[0]);

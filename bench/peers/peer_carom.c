@@ -106,13 +106,14 @@ static void chute_ke(cr_world *w, const cr_body_id *ids, const chute_scene *s, i
     printf("KE step=%d trans=%.17g rot=%.17g\n", step, ke, rot);
 }
 
-static int run_chute(const char *path, int steps_planned, double cap, int ke_every)
+static int run_chute(const char *path, int steps_planned, double cap, int ke_every, int threads)
 {
     chute_scene s;
     if (chute_load(&s, path)) return 1;
     double t_setup = peer_now();
     cr_world_def def = cr_default_world_def();
     def.method = CR_METHOD_DEM;
+    def.worker_count = (uint32_t)threads; /* carom's own thread pool when > 1 */
     def.dt = CHUTE_DT;
     double a = CHUTE_ANGLE_DEG * 3.14159265358979323846 / 180.0;
     def.gravity = cr_v3(sin(a), 0.0, -cos(a)); /* LAMMPS fix gravity 1.0 chute 26.0 */
@@ -149,7 +150,7 @@ static int run_chute(const char *path, int steps_planned, double cap, int ke_eve
     }
     t_setup = peer_now() - t_setup;
     if (ke_every > 0) chute_ke(w, ids, &s, 0);
-    double stepping = 0.0, contacts = 0.0;
+    double stepping = 0.0, contacts = 0.0, stage[CR_STAGE_COUNT] = {0};
     int steps = 0;
     while (steps < steps_planned && stepping < cap) {
         double t0 = peer_now();
@@ -161,6 +162,7 @@ static int run_chute(const char *path, int steps_planned, double cap, int ke_eve
         }
         ++steps;
         contacts += cr_world_stats(w)->contacts;
+        for (int k = 0; k < CR_STAGE_COUNT; ++k) stage[k] += cr_world_stats(w)->stage_seconds[k];
         if (ke_every > 0 && steps % ke_every == 0) chute_ke(w, ids, &s, steps);
     }
     /* quality: deepest overlap (pairs inside the box; cr_world_max_overlap
@@ -178,6 +180,10 @@ static int run_chute(const char *path, int steps_planned, double cap, int ke_eve
     peer_result r = {"carom", "chute", s.n, s.n, steps, steps_planned, stepping, t_setup, pen, "geom", lost, ke, -1.0,
                      contacts / (steps ? steps : 1), -1};
     peer_print(&r);
+    /* where the time went (method dem: move, list builds, forces, write-back), on stderr */
+    fprintf(stderr, "carom chute stages (ms/step, %d threads): move %.3f, list %.3f, forces %.3f, write-back %.3f\n",
+            threads, 1e3 * stage[CR_STAGE_PREDICT] / steps, 1e3 * stage[CR_STAGE_BROAD_PHASE] / steps,
+            1e3 * stage[CR_STAGE_CONTACTS] / steps, 1e3 * stage[CR_STAGE_FINISH] / steps);
     cr_world_destroy(w);
     free(ids);
     chute_free(&s);
@@ -258,10 +264,15 @@ int main(int argc, char **argv)
 {
     if (argc >= 2 && !strcmp(argv[1], "chute")) {
         if (argc < 5 || atoi(argv[3]) < 1 || !(atof(argv[4]) > 0.0)) {
-            fprintf(stderr, "usage: %s chute DATA_FILE STEPS CAP_SECONDS [KE_EVERY]\n", argv[0]);
+            fprintf(stderr, "usage: %s chute DATA_FILE STEPS CAP_SECONDS [KE_EVERY [THREADS]]\n", argv[0]);
             return 2;
         }
-        return run_chute(argv[2], atoi(argv[3]), atof(argv[4]), argc > 5 ? atoi(argv[5]) : 0);
+        int threads = argc > 6 ? atoi(argv[6]) : 1;
+        if (threads < 1 || threads > 64) {
+            fprintf(stderr, "%s chute: THREADS must be in [1, 64]\n", argv[0]);
+            return 2;
+        }
+        return run_chute(argv[2], atoi(argv[3]), atof(argv[4]), argc > 5 ? atoi(argv[5]) : 0, threads);
     }
     int size;
     double cap;

@@ -35,6 +35,20 @@ typedef void cr_impact_fn(const cr_impact *impact, void *ctx);
 typedef void *cr_alloc_fn(size_t size, void *ctx);
 typedef void cr_free_fn(void *ptr, void *ctx);
 
+/* Task system (as Box2D v3's): carom hands parallel work to the
+ * application as items [0, item_count); the scheduler calls task on
+ * sub-ranges [start, end) from any threads (worker < worker_count), and
+ * finish_task waits until every item is done. enqueue_task may run the
+ * task itself and return NULL (then finish_task is not called). min_range
+ * is the smallest sub-range worth a thread. carom's results never depend on
+ * how the items are split or on the number of workers: every item writes
+ * its own data and the sums are made in a fixed order. Used by
+ * CR_METHOD_DEM. */
+typedef void cr_task_fn(uint32_t start, uint32_t end, uint32_t worker, void *task_ctx);
+typedef void *cr_enqueue_task_fn(cr_task_fn *task, uint32_t item_count, uint32_t min_range, void *task_ctx,
+                                 void *user_ctx);
+typedef void cr_finish_task_fn(void *user_task, void *user_ctx);
+
 /* The spring-dashpot law of CR_METHOD_DEM (LAMMPS pair gran/hooke/history,
  * docs/physics.md "DEM"): for two spheres overlapping by delta, with
  * m_eff = m_a m_b / (m_a + m_b) (the other's mass when one is kinematic),
@@ -83,6 +97,15 @@ typedef struct cr_world_def {
     cr_alloc_fn *alloc;         /* optional allocator; default malloc/free */
     cr_free_fn *free;
     void *alloc_ctx;
+    /* threads (CR_METHOD_DEM): worker_count in [1, 64], default 1. With
+     * enqueue_task and finish_task set, carom's parallel work goes to them;
+     * with both NULL and worker_count > 1, carom starts worker_count - 1
+     * threads of its own (pthreads; none in a build without them, where the
+     * work runs on the caller's thread). Same results either way. */
+    uint32_t worker_count;
+    cr_enqueue_task_fn *enqueue_task;
+    cr_finish_task_fn *finish_task;
+    void *user_task_context;
     uint32_t internal_magic;    /* set by cr_default_world_def; do not touch */
 } cr_world_def;
 
