@@ -249,7 +249,7 @@ uint32_t cr_collide_hull_hull(const cr_hull *a, cr_pose pa, const cr_hull *b, cr
 {
     m->count = 0;
     cr_sat s;
-    cr_sat_query(a, pa, b, pb, &s);
+    cr_sat_query(a, pa, b, pb, margin, &s);
     double scale = fmin(s.radius_a, s.radius_b);
     /* Hysteresis towards face axes (then towards A's faces): nearly tied axes
      * would otherwise flip from step to step and the manifold with them. */

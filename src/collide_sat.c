@@ -25,8 +25,9 @@ static cr_vec3 vertex_average(const cr_hull *h)
 
 /* Best face of a against b: for each face plane of a, the lowest vertex of b
  * above it. The face normal is taken into b's frame so that b's vertices are
- * used as stored. */
-static double face_query(const cr_hull *a, cr_pose pa, const cr_hull *b, cr_pose pb, uint32_t *best)
+ * used as stored. Stops at the first face that separates by more than
+ * cutoff: the pair is then apart whatever the other axes say. */
+static double face_query(const cr_hull *a, cr_pose pa, const cr_hull *b, cr_pose pb, double cutoff, uint32_t *best)
 {
     double sep = -HUGE_VAL;
     *best = 0;
@@ -39,6 +40,7 @@ static double face_query(const cr_hull *a, cr_pose pa, const cr_hull *b, cr_pose
         if (lo - d > sep) {
             sep = lo - d;
             *best = f;
+            if (sep > cutoff) break;
         }
     }
     return sep;
@@ -119,20 +121,19 @@ static void edge_query(const cr_hull *a, cr_pose pa, const cr_hull *b, cr_pose p
     if (cached)
         for (uint32_t j = 0; j < b->edge_count; ++j) cache[j] = edge_in_world(b, pb, cb, j);
     for (uint32_t i = 0; i < a->edge_count; ++i) {
-        arc aa[2];
-        uint32_t na = edge_arcs(a, pa, ca, i, aa);
-        cr_vec3 p0 = cr_pose_point(pa, a->vertices[a->edges[2 * i]]);
-        cr_vec3 ea = cr_v3_normalize(cr_v3_sub(cr_pose_point(pa, a->vertices[a->edges[2 * i + 1]]), p0));
+        edge_world ew = edge_in_world(a, pa, ca, i);
         for (uint32_t j = 0; j < b->edge_count; ++j) {
             edge_world eb = cached ? cache[j] : edge_in_world(b, pb, cb, j);
-            cr_vec3 axis = cr_v3_cross(ea, eb.dir);
+            /* the Gauss-map test first: it rejects most pairs, without a
+             * square root */
+            cr_vec3 mid = minkowski_mid(ew.arcs, ew.arc_count, eb.arcs, eb.arc_count);
+            if (cr_v3_len2(mid) == 0.0) continue;
+            cr_vec3 axis = cr_v3_cross(ew.dir, eb.dir);
             double len = cr_v3_len(axis);
             if (len < CR_PARALLEL_SIN) continue; /* parallel: covered by the face axes, see collide_hull.c */
-            cr_vec3 mid = minkowski_mid(aa, na, eb.arcs, eb.arc_count);
-            if (cr_v3_len2(mid) == 0.0) continue;
             axis = cr_v3_scale(axis, 1.0 / len);
             if (cr_v3_dot(axis, mid) < 0.0) axis = cr_v3_neg(axis); /* the crossing lies on A's arc: outward */
-            double sep = cr_v3_dot(axis, cr_v3_sub(eb.q0, p0));
+            double sep = cr_v3_dot(axis, cr_v3_sub(eb.q0, ew.q0));
             if (sep > s->edge) {
                 s->edge = sep;
                 s->ea = i;
@@ -143,13 +144,20 @@ static void edge_query(const cr_hull *a, cr_pose pa, const cr_hull *b, cr_pose p
     }
 }
 
-void cr_sat_query(const cr_hull *a, cr_pose pa, const cr_hull *b, cr_pose pb, cr_sat *s)
+void cr_sat_query(const cr_hull *a, cr_pose pa, const cr_hull *b, cr_pose pb, double cutoff, cr_sat *s)
 {
-    s->face_a = face_query(a, pa, b, pb, &s->fa);
-    s->face_b = face_query(b, pb, a, pa, &s->fb);
-    edge_query(a, pa, b, pb, s);
+    s->fb = 0;
+    s->face_a = face_query(a, pa, b, pb, cutoff, &s->fa);
+    s->face_b = s->face_a > cutoff ? -HUGE_VAL : face_query(b, pb, a, pa, cutoff, &s->fb);
     s->radius_a = cr_hull_radius(a);
     s->radius_b = cr_hull_radius(b);
+    if (fmax(s->face_a, s->face_b) > cutoff) {
+        s->edge = -HUGE_VAL;
+        s->ea = s->eb = 0;
+        s->edge_axis = cr_v3(0, 0, 1);
+        return;
+    }
+    edge_query(a, pa, b, pb, s);
 }
 
 double cr_sat_best(const cr_sat *s, const cr_hull *a, cr_pose pa, const cr_hull *b, cr_pose pb, cr_vec3 *axis)
@@ -170,6 +178,6 @@ double cr_hull_separation(const cr_hull *a, cr_pose pa, const cr_hull *b, cr_pos
 {
     cr_sat s;
     cr_vec3 axis;
-    cr_sat_query(a, pa, b, pb, &s);
+    cr_sat_query(a, pa, b, pb, HUGE_VAL, &s);
     return cr_sat_best(&s, a, pa, b, pb, &axis);
 }

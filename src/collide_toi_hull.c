@@ -40,7 +40,7 @@ double cr_toi_hulls(const cr_hull *a, cr_pose pa0, cr_vec3 va, cr_vec3 wa, const
         cr_pose pa = advance(pa0, va, wa, t), pb = advance(pb0, vb, wb, t);
         cr_sat s;
         cr_vec3 n;
-        cr_sat_query(a, pa, b, pb, &s);
+        cr_sat_query(a, pa, b, pb, HUGE_VAL, &s);
         double d = cr_sat_best(&s, a, pa, b, pb, &n);
         if (d <= tolerance) return t;
         double rate = fmax(0.0, cr_v3_dot(dv, n)) + spin;

@@ -285,8 +285,17 @@ static void test_random_boxes(void **state)
             assert_true(mm.p[i].separation >= d - 1e-3 * fmin(cr_v3_len(ha), cr_v3_len(hb)) - 1e-9);
         }
         /* Swapping A and B flips the normal where the best axis is clear. */
-        cr_sat q;
-        cr_sat_query(&a, pa, &b, pb, &q);
+        cr_sat q, qc;
+        cr_sat_query(&a, pa, &b, pb, HUGE_VAL, &q);
+        /* With a cutoff the query only stops early on pairs apart by more
+         * than it: below it, every axis comes out the same. */
+        cr_sat_query(&a, pa, &b, pb, 0.1, &qc);
+        if (fmax(q.face_a, fmax(q.face_b, q.edge)) <= 0.1) {
+            assert_true(qc.face_a == q.face_a && qc.face_b == q.face_b && qc.edge == q.edge);
+            assert_true(qc.fa == q.fa && qc.fb == q.fb && qc.ea == q.ea && qc.eb == q.eb);
+        } else {
+            assert_true(fmax(qc.face_a, fmax(qc.face_b, qc.edge)) > 0.1);
+        }
         double v[3] = {q.face_a, q.face_b, q.edge}, top = fmax(v[0], fmax(v[1], v[2])), second = -HUGE_VAL;
         for (int k = 0; k < 3; ++k)
             if (v[k] != top) second = fmax(second, v[k]);
