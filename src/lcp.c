@@ -38,6 +38,11 @@ void cr_lcp_workspace_destroy(cr_lcp_workspace *ws)
     free(ws->body_first);
     free(ws->v);
     free(ws->w);
+    free(ws->pgs);
+    free(ws->pgs_lambda);
+    free(ws->pgs_order);
+    free(ws->body_level);
+    free(ws->vel);
     free(ws->A);
     free(ws->R);
     free(ws->G);
@@ -81,7 +86,8 @@ static bool reserve_bodies(cr_lcp_workspace *ws, size_t n)
     if (n <= ws->body_cap) return true;
     size_t c = n + n / 2 + 16;
     if (!grow((void **)&ws->body_first, c, sizeof(uint32_t)) || !grow((void **)&ws->v, c, sizeof(cr_vec3)) ||
-        !grow((void **)&ws->w, c, sizeof(cr_vec3)))
+        !grow((void **)&ws->w, c, sizeof(cr_vec3)) || !grow((void **)&ws->vel, c + 1, sizeof *ws->vel) ||
+        !grow((void **)&ws->body_level, c, sizeof *ws->body_level))
         return false;
     ws->body_cap = c;
     return true;
@@ -280,10 +286,12 @@ cr_status cr_lcp_solve(cr_lcp_row *rows, uint32_t row_count, cr_lcp_body *bodies
             st.dense_islands++;
             st.active_set_iterations += cr_lcp_dense_solve(rows, &isl, bodies, &o, ws, &converged, &res);
             if (!converged) {
+                if (!cr_lcp_pgs_reserve(ws, isl.n)) return CR_ERR_OUT_OF_MEMORY;
                 st.fallbacks++;
                 res = cr_lcp_pgs_solve(rows, &isl, o.pgs_iterations, ws);
             }
         } else {
+            if (!cr_lcp_pgs_reserve(ws, isl.n)) return CR_ERR_OUT_OF_MEMORY;
             st.pgs_islands++;
             res = cr_lcp_pgs_solve(rows, &isl, o.pgs_iterations, ws);
         }

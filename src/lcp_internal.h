@@ -34,6 +34,14 @@ struct cr_lcp_workspace {
     size_t row_cap, body_cap;
     /* running velocities for PGS (per body) */
     cr_vec3 *v, *w;
+    /* PGS's packed copy of an island (src/lcp_pgs.c): rows in island order,
+     * velocities as 6 doubles per body plus a zero slot for the world */
+    struct cr_pgs_row *pgs;
+    double *pgs_lambda;
+    uint32_t *pgs_order;    /* 5 per row + 1: sweep order, block starts, levels, blocks by level, counts */
+    uint32_t *body_level;   /* per body: the level of its last block so far */
+    double (*vel)[6];
+    size_t pgs_cap;
     /* dense scratch, sized for the largest island so far */
     double *A, *R, *G, *b, *x, *y, *wres, *scratch; /* scratch: 4 n */
     uint32_t *unknown, *colof, *perm, *cperm;
@@ -57,6 +65,7 @@ double cr_lcp_coupling(const cr_lcp_row *ri, const cr_lcp_minv *mj);
 double cr_lcp_row_residual(const cr_lcp_row *r, double lambda, double lambda_parent, double w, double d);
 
 bool cr_lcp_dense_reserve(cr_lcp_workspace *ws, uint32_t n);
+bool cr_lcp_pgs_reserve(cr_lcp_workspace *ws, uint32_t n);
 /* Direct method on one island; returns the active-set iterations used, or
  * sets *converged false at the bound (the caller falls back to PGS from
  * ws->lambda). */

@@ -1,81 +1,253 @@
 /* Projected Gauss-Seidel for one island: big islands, and the fallback when
  * the direct method hits its iteration bound (src/lcp_dense.c).
  *
- * Each row in index order takes the impulse that zeroes its own w given the
- * others (lambda += -w / A_ii), and the accumulated lambda is projected on
- * its set: normal [0, inf), friction [-mu lambda_n, mu lambda_n] with the
- * parent's current lambda_n, equality unbounded (accumulated clamping: the
- * total, not the increment, is clamped, so that a row can give back impulse
- * it took earlier). The body velocities are kept up to date after every
- * row. It is warm started from ws->lambda (projected first).
- */
+ * Each row takes the impulse that zeroes its own w given the others
+ * (lambda += -w / A_ii), and the accumulated lambda is projected on its set:
+ * normal [0, inf), friction [-mu lambda_n, mu lambda_n] with the parent's
+ * current lambda_n, equality unbounded (accumulated clamping: the total, not
+ * the increment, is clamped, so that a row can give back impulse it took
+ * earlier). The body velocities are kept up to date after every row. It is
+ * warm started from ws->lambda (projected first).
+ *
+ * Order of the rows. A Gauss-Seidel update waits for the one before it
+ * when both move the same body, and the rows of one contact, of one body
+ * pair, always do: taken one after the other, the sweep is a long chain of
+ * dependent divisions and the processor idles. The rows are grouped in
+ * blocks (a run of rows on the same two bodies: a manifold's points with
+ * their friction rows, a joint), and each block gets a level: one past the
+ * level of the last block before it (in index order) that moves one of its
+ * bodies. Blocks of one level move disjoint bodies and everything they
+ * depend on lies in lower levels, so a sweep that takes the levels in turn,
+ * and interleaves four blocks of a level row by row, computes the very same
+ * numbers, bit for bit, as the plain sweep in index order, while the
+ * processor overlaps four independent chains. (Colouring the blocks instead
+ * would be fewer, fuller groups, but it changes the order of the sweep: for
+ * a pyramid of boxes that made Gauss-Seidel converge far worse, 50 rows
+ * sinking 69 mm instead of 4.4 mm.)
+ *
+ * The sweeps run over a packed copy of the island (cr_pgs_row, in sweep
+ * order, and the velocities as 6 doubles per body): the world is a slot of
+ * zero velocity, and a body that cannot move has zero M^-1 J^T blocks, so
+ * the inner loop neither jumps through index arrays nor branches on fixed
+ * bodies. */
 #include <math.h>
+#include <stdlib.h>
 
 #include "lcp_internal.h"
 
-static void apply(const cr_lcp_minv *m, double dl, cr_vec3 *v, cr_vec3 *w)
+typedef struct cr_pgs_row {
+    uint32_t a, b;          /* velocity slots: the row's bodies, or the zero slot for the world */
+    uint32_t parent;        /* friction rows: sweep index of the normal row */
+    uint32_t kind;          /* cr_row_kind */
+    uint32_t global;        /* the row's index in the caller's rows */
+    double ja[6], jb[6];    /* J: linear then angular, per body */
+    double ma[6], mb[6];    /* M^-1 J^T: zero for a body that cannot move */
+    double d, target, cfm, mu;
+} cr_pgs_row;
+
+#define CR_PGS_INTERLEAVE 4 /* blocks of a colour swept together */
+
+bool cr_lcp_pgs_reserve(cr_lcp_workspace *ws, uint32_t n)
 {
-    if (m->ea != CR_LCP_FIXED) {
-        v[m->ea] = cr_v3_madd(v[m->ea], m->a_lin, dl);
-        w[m->ea] = cr_v3_madd(w[m->ea], m->a_ang, dl);
+    if (n <= ws->pgs_cap) return true;
+    size_t c = (size_t)n + n / 2 + 16;
+    void *p = realloc(ws->pgs, c * sizeof *ws->pgs);
+    if (!p) return false;
+    ws->pgs = p;
+    p = realloc(ws->pgs_lambda, c * sizeof *ws->pgs_lambda);
+    if (!p) return false;
+    ws->pgs_lambda = p;
+    p = realloc(ws->pgs_order, (5 * c + 1) * sizeof *ws->pgs_order);
+    if (!p) return false;
+    ws->pgs_order = p;
+    ws->pgs_cap = c;
+    return true;
+}
+
+static void put(double out[6], cr_vec3 lin, cr_vec3 ang)
+{
+    out[0] = lin.x, out[1] = lin.y, out[2] = lin.z;
+    out[3] = ang.x, out[4] = ang.y, out[5] = ang.z;
+}
+
+static uint32_t mover(const cr_lcp_minv *m, int side) { return side ? m->eb : m->ea; }
+
+/* Does island row j start a new block (other bodies than row j - 1)? */
+static bool starts_block(const cr_lcp_island *isl, const cr_lcp_workspace *ws, uint32_t j)
+{
+    if (j == 0) return true;
+    const cr_lcp_minv *m = &ws->minv[isl->rows[j]], *q = &ws->minv[isl->rows[j - 1]];
+    return !((m->ea == q->ea && m->eb == q->eb) || (m->ea == q->eb && m->eb == q->ea));
+}
+
+/* The sweep order (see the top of the file): ws->pgs_order[0 .. n) gets
+ * island indices. Scratch: the rest of pgs_order (block starts, levels,
+ * blocks by level, counts) and ws->body_level. */
+static void sweep_order(const cr_lcp_island *isl, cr_lcp_workspace *ws)
+{
+    uint32_t n = isl->n, *order = ws->pgs_order, *start = order + n, *level = order + 2 * n, *by_level = order + 3 * n,
+             *count = order + 4 * n;
+    uint32_t *last = ws->body_level;
+    uint32_t blocks = 0, levels = 0;
+    for (uint32_t j = 0; j < n; ++j)
+        for (int s = 0; s < 2; ++s)
+            if (mover(&ws->minv[isl->rows[j]], s) != CR_LCP_FIXED) last[mover(&ws->minv[isl->rows[j]], s)] = 0;
+    /* a block's level: one past the last block before it that moves one of
+     * its bodies */
+    for (uint32_t j = 0; j < n; ++j) {
+        if (!starts_block(isl, ws, j)) continue;
+        const cr_lcp_minv *m = &ws->minv[isl->rows[j]];
+        uint32_t la = m->ea != CR_LCP_FIXED ? last[m->ea] : 0, lb = m->eb != CR_LCP_FIXED ? last[m->eb] : 0;
+        uint32_t l = (la > lb ? la : lb) + 1;
+        if (m->ea != CR_LCP_FIXED) last[m->ea] = l;
+        if (m->eb != CR_LCP_FIXED) last[m->eb] = l;
+        start[blocks] = j;
+        level[blocks++] = l - 1;
+        if (l > levels) levels = l;
     }
-    if (m->eb != CR_LCP_FIXED) {
-        v[m->eb] = cr_v3_madd(v[m->eb], m->b_lin, dl);
-        w[m->eb] = cr_v3_madd(w[m->eb], m->b_ang, dl);
+    /* blocks by level, in index order inside a level (a counting sort) */
+    for (uint32_t l = 0; l <= levels; ++l) count[l] = 0;
+    for (uint32_t k = 0; k < blocks; ++k) count[level[k] + 1]++;
+    for (uint32_t l = 0; l < levels; ++l) count[l + 1] += count[l];
+    for (uint32_t k = 0; k < blocks; ++k) by_level[count[level[k]]++] = k;
+    /* count[l] is now the end of level l */
+    uint32_t out = 0, k = 0;
+    for (uint32_t l = 0; l < levels; ++l)
+        while (k < count[l]) {
+            uint32_t cursor[CR_PGS_INTERLEAVE], end[CR_PGS_INTERLEAVE], g = 0;
+            for (; g < CR_PGS_INTERLEAVE && k < count[l]; ++g, ++k) {
+                uint32_t b = by_level[k];
+                cursor[g] = start[b];
+                end[g] = b + 1 < blocks ? start[b + 1] : n;
+            }
+            for (bool more = true; more;) {
+                more = false;
+                for (uint32_t i = 0; i < g; ++i)
+                    if (cursor[i] < end[i]) {
+                        order[out++] = cursor[i]++;
+                        more = true;
+                    }
+            }
+        }
+}
+
+/* The island's rows in packed form and sweep order, and its bodies'
+ * velocities in their slots. */
+static void pack(const cr_lcp_row *rows, const cr_lcp_island *isl, cr_lcp_workspace *ws, uint32_t zero)
+{
+    static const cr_vec3 none = {0.0, 0.0, 0.0};
+    for (int k = 0; k < 6; ++k) ws->vel[zero][k] = 0.0;
+    sweep_order(isl, ws);
+    /* ws->local: island index -> sweep index, for the friction rows' parents */
+    for (uint32_t j = 0; j < isl->n; ++j) ws->local[isl->rows[ws->pgs_order[j]]] = j;
+    for (uint32_t j = 0; j < isl->n; ++j) {
+        uint32_t g = isl->rows[ws->pgs_order[j]];
+        const cr_lcp_row *r = &rows[g];
+        const cr_lcp_minv *m = &ws->minv[g];
+        cr_pgs_row *p = &ws->pgs[j];
+        p->a = r->a == CR_LCP_FIXED ? zero : r->a;
+        p->b = r->b == CR_LCP_FIXED ? zero : r->b;
+        p->parent = r->kind == CR_ROW_FRICTION ? ws->local[r->parent] : j;
+        p->kind = r->kind;
+        p->global = g;
+        put(p->ja, r->a == CR_LCP_FIXED ? none : r->ja_lin, r->a == CR_LCP_FIXED ? none : r->ja_ang);
+        put(p->jb, r->b == CR_LCP_FIXED ? none : r->jb_lin, r->b == CR_LCP_FIXED ? none : r->jb_ang);
+        put(p->ma, m->ea == CR_LCP_FIXED ? none : m->a_lin, m->ea == CR_LCP_FIXED ? none : m->a_ang);
+        put(p->mb, m->eb == CR_LCP_FIXED ? none : m->b_lin, m->eb == CR_LCP_FIXED ? none : m->b_ang);
+        p->d = ws->diag[g];
+        p->target = r->target;
+        p->cfm = r->cfm;
+        p->mu = r->mu;
+        ws->pgs_lambda[j] = ws->lambda[g];
+        uint32_t e[2] = {r->a, r->b};
+        for (int s = 0; s < 2; ++s)
+            if (e[s] != CR_LCP_FIXED) put(ws->vel[e[s]], ws->v[e[s]], ws->w[e[s]]);
     }
+}
+
+/* J v, summed as cr_lcp_row_velocity does: each body's linear then angular
+ * dot product, body a before body b. */
+static inline double row_velocity(const cr_pgs_row *p, double (*vel)[6])
+{
+    const double *va = vel[p->a], *vb = vel[p->b];
+    double s = 0.0;
+    s += (p->ja[0] * va[0] + p->ja[1] * va[1] + p->ja[2] * va[2]) + (p->ja[3] * va[3] + p->ja[4] * va[4] + p->ja[5] * va[5]);
+    s += (p->jb[0] * vb[0] + p->jb[1] * vb[1] + p->jb[2] * vb[2]) + (p->jb[3] * vb[3] + p->jb[4] * vb[4] + p->jb[5] * vb[5]);
+    return s;
+}
+
+static inline void apply(const cr_pgs_row *p, double dl, double (*vel)[6])
+{
+    double *va = vel[p->a];
+    for (int k = 0; k < 6; ++k) va[k] += p->ma[k] * dl;
+    double *vb = vel[p->b];
+    for (int k = 0; k < 6; ++k) vb[k] += p->mb[k] * dl;
 }
 
 /* x clamped to [lo, hi] for finite x (inline: libm's fmin and fmax are calls). */
 static inline double clamp(double x, double lo, double hi) { return x < lo ? lo : (x > hi ? hi : x); }
 
-static void bounds(const cr_lcp_row *r, const double *lambda, double *lo, double *hi)
+static inline void bounds(const cr_pgs_row *p, const double *lambda, double *lo, double *hi)
 {
     *lo = -INFINITY;
     *hi = INFINITY;
-    if (r->kind == CR_ROW_NORMAL) *lo = 0.0;
-    if (r->kind == CR_ROW_FRICTION) {
-        *hi = r->mu * (lambda[r->parent] > 0.0 ? lambda[r->parent] : 0.0);
+    if (p->kind == CR_ROW_NORMAL) *lo = 0.0;
+    if (p->kind == CR_ROW_FRICTION) {
+        *hi = p->mu * (lambda[p->parent] > 0.0 ? lambda[p->parent] : 0.0);
         *lo = -*hi;
     }
 }
 
 double cr_lcp_pgs_solve(const cr_lcp_row *rows, const cr_lcp_island *isl, uint32_t iterations, cr_lcp_workspace *ws)
 {
-    double *lambda = ws->lambda;
+    uint32_t n = isl->n, zero = (uint32_t)ws->body_cap;
+    pack(rows, isl, ws, zero);
+    const cr_pgs_row *pr = ws->pgs;
+    double *lambda = ws->pgs_lambda;
+    double (*vel)[6] = ws->vel;
     /* Warm start: normals first, so that friction bounds see them. */
     for (int pass = 0; pass < 2; ++pass)
-        for (uint32_t j = 0; j < isl->n; ++j) {
-            uint32_t g = isl->rows[j];
-            const cr_lcp_row *r = &rows[g];
-            if ((pass == 0) != (r->kind != CR_ROW_FRICTION)) continue;
+        for (uint32_t j = 0; j < n; ++j) {
+            const cr_pgs_row *p = &pr[j];
+            if ((pass == 0) != (p->kind != CR_ROW_FRICTION)) continue;
             double lo, hi;
-            bounds(r, lambda, &lo, &hi);
-            if (!(ws->diag[g] > 0.0) || !isfinite(lambda[g])) lambda[g] = 0.0;
-            lambda[g] = clamp(lambda[g], lo, hi);
-            apply(&ws->minv[g], lambda[g], ws->v, ws->w);
+            bounds(p, lambda, &lo, &hi);
+            if (!(p->d > 0.0) || !isfinite(lambda[j])) lambda[j] = 0.0;
+            lambda[j] = clamp(lambda[j], lo, hi);
+            apply(p, lambda[j], vel);
         }
     for (uint32_t it = 0; it < iterations; ++it)
-        for (uint32_t j = 0; j < isl->n; ++j) {
-            uint32_t g = isl->rows[j];
-            const cr_lcp_row *r = &rows[g];
-            double d = ws->diag[g];
-            if (!(d > 0.0)) continue; /* moves nothing: lambda stays 0 */
-            double wv = cr_lcp_row_velocity(r, ws->v, ws->w) - r->target + r->cfm * lambda[g];
+        for (uint32_t j = 0; j < n; ++j) {
+            const cr_pgs_row *p = &pr[j];
+            if (!(p->d > 0.0)) continue; /* moves nothing: lambda stays 0 */
+            double wv = row_velocity(p, vel) - p->target + p->cfm * lambda[j];
             double lo, hi;
-            bounds(r, lambda, &lo, &hi);
-            double nl = clamp(lambda[g] - wv / d, lo, hi);
-            apply(&ws->minv[g], nl - lambda[g], ws->v, ws->w);
-            lambda[g] = nl;
+            bounds(p, lambda, &lo, &hi);
+            double nl = clamp(lambda[j] - wv / p->d, lo, hi);
+            apply(p, nl - lambda[j], vel);
+            lambda[j] = nl;
         }
     /* Friction bounds moved with their normals during the last pass: the
      * residual below measures what is left. */
     double res = 0.0;
-    for (uint32_t j = 0; j < isl->n; ++j) {
-        uint32_t g = isl->rows[j];
-        const cr_lcp_row *r = &rows[g];
-        double wv = cr_lcp_row_velocity(r, ws->v, ws->w) - r->target + r->cfm * lambda[g];
-        double lp = r->kind == CR_ROW_FRICTION ? lambda[r->parent] : 0.0;
-        res = fmax(res, cr_lcp_row_residual(r, lambda[g], lp, wv, ws->diag[g]));
+    for (uint32_t j = 0; j < n; ++j) {
+        const cr_pgs_row *p = &pr[j];
+        double wv = row_velocity(p, vel) - p->target + p->cfm * lambda[j];
+        double lp = p->kind == CR_ROW_FRICTION ? lambda[p->parent] : 0.0;
+        res = fmax(res, cr_lcp_row_residual(&rows[p->global], lambda[j], lp, wv, p->d));
+    }
+    /* Back to the solver's arrays: the multipliers, and the velocities the
+     * impulses left (the caller applies the multipliers again from the
+     * bodies' own velocities). */
+    for (uint32_t j = 0; j < n; ++j) {
+        uint32_t g = pr[j].global;
+        ws->lambda[g] = lambda[j];
+        uint32_t e[2] = {rows[g].a, rows[g].b};
+        for (int s = 0; s < 2; ++s)
+            if (e[s] != CR_LCP_FIXED) {
+                ws->v[e[s]] = cr_v3(vel[e[s]][0], vel[e[s]][1], vel[e[s]][2]);
+                ws->w[e[s]] = cr_v3(vel[e[s]][3], vel[e[s]][4], vel[e[s]][5]);
+            }
     }
     return res;
 }
