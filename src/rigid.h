@@ -93,12 +93,14 @@ double cr_joint_error(const cr_world *w, const cr_joint *j);
 
 /* The solver's settings for rigid bodies: the direct method's active-set
  * loop is cut short (CR_RIGID_ACTIVE_SET_ITERATIONS), then projected
- * Gauss-Seidel finishes from where it got to (docs/physics/rigid.md). */
+ * Gauss-Seidel finishes from where it got to (docs/physics/rigid.md); big
+ * islands get the world's pgs_iterations passes. */
 #define CR_RIGID_ACTIVE_SET_ITERATIONS 32
-static inline cr_lcp_options cr_rigid_lcp_options(void)
+static inline cr_lcp_options cr_rigid_lcp_options(const cr_world *w)
 {
     cr_lcp_options o = cr_lcp_default_options();
     o.max_active_set_iterations = CR_RIGID_ACTIVE_SET_ITERATIONS;
+    o.pgs_iterations = (uint32_t)w->def.pgs_iterations;
     return o;
 }
 

@@ -70,7 +70,7 @@ static cr_status project(cr_world *w, uint32_t rows)
 {
     cr_rigid *r = w->rigid;
     cr_bodies *b = &w->bodies;
-    cr_lcp_options opt = cr_rigid_lcp_options();
+    cr_lcp_options opt = cr_rigid_lcp_options(w);
     opt.dense_max_rows = CR_PROJECTION_DENSE_ROWS;
     cr_lcp_stats st;
     load_pseudo(w);

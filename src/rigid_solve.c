@@ -116,7 +116,7 @@ static double kinetic_total(const cr_world *w)
 static cr_status lcp(cr_world *w, uint32_t rows)
 {
     cr_rigid *r = w->rigid;
-    cr_lcp_options opt = cr_rigid_lcp_options();
+    cr_lcp_options opt = cr_rigid_lcp_options(w);
     cr_lcp_stats st;
     load_bodies(w);
     cr_status s = cr_lcp_solve(r->rows, rows, r->lb, w->bodies.slot_count, &opt, r->ws, &st);

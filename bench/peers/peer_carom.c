@@ -191,8 +191,9 @@ static int run_chute(const char *path, int steps_planned, double cap, int ke_eve
 }
 
 /* The box pyramid (scene.h): cubes on a plane through seed 003's rigid-body
- * pipeline, with carom's own defaults (k_p 0.8, resting speed 2 |g| dt). */
-static int run_pyramid(int rows, double cap)
+ * pipeline, with carom's own defaults (k_p 0.8, resting speed 2 |g| dt)
+ * except pgs_iterations when given (> 0). */
+static int run_pyramid(int rows, double cap, int pgs_iterations)
 {
     pyr_scene py = {0};
     if (pyr_build(&py, rows)) return 1;
@@ -201,6 +202,7 @@ static int run_pyramid(int rows, double cap)
     cr_world_def def = cr_default_world_def();
     def.gravity = cr_v3(0, 0, -PEER_GRAVITY);
     def.dt = PEER_DT;
+    if (pgs_iterations > 0) def.pgs_iterations = pgs_iterations;
     cr_world *w;
     if (cr_world_create(&def, &w) != CR_OK) return 1;
     cr_plane_def floor = cr_default_plane_def();
@@ -274,10 +276,21 @@ int main(int argc, char **argv)
         }
         return run_chute(argv[2], atoi(argv[3]), atof(argv[4]), argc > 5 ? atoi(argv[5]) : 0, threads);
     }
+    /* peer_carom pyramid ROWS CAP PGS_ITERATIONS: the pyramid with fewer
+     * (or more) Gauss-Seidel passes than carom's default */
+    int pgs = 0;
+    if (argc == 5 && strcmp(argv[1], "pyramid") == 0) {
+        pgs = atoi(argv[4]);
+        if (pgs < 1 || pgs > 100000) {
+            fprintf(stderr, "%s pyramid: PGS_ITERATIONS must be in [1, 100000]\n", argv[0]);
+            return 2;
+        }
+        argc = 4;
+    }
     int size;
     double cap;
     int scene = peer_args(argc, argv, &size, &cap);
     if (scene < 0) return 2;
-    if (scene == 1) return run_pyramid(size, cap);
+    if (scene == 1) return run_pyramid(size, cap, pgs);
     return run_pit(size, cap);
 }
