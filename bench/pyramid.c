@@ -3,9 +3,10 @@
  * on a plane, at 60 Hz for 5 simulated seconds. Prints steps/s, the deepest
  * penetration, how far the top box moved, and per-stage time.
  *
- * usage: bench_pyramid [ROWS ...] [--seconds S] [--sleep T]
+ * usage: bench_pyramid [ROWS ...] [--seconds S] [--sleep T] [--pgs N] [--threads W]
  *        (default: 10 20 50, S = 5, T = 0: no sleeping; T > 0: islands still
- *        for T seconds sleep, def.sleep_time) 
+ *        for T seconds sleep, def.sleep_time; N: def.pgs_iterations, default
+ *        carom's 50; W: def.worker_count, default 1)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,12 +22,24 @@ static double now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static int run(int rows, double seconds, double sleep_time)
+typedef struct settings {
+    double seconds, sleep_time;
+    int pgs, threads;
+} settings;
+
+static int run(int rows, const settings *set)
 {
-    const double h = 0.5, gap = 0.05;
+    const double h = 0.5, gap = 0.05, seconds = set->seconds;
     cr_world_def def = cr_default_world_def();
     def.dt = 1.0 / 60.0;
-    def.sleep_time = sleep_time;
+    def.sleep_time = set->sleep_time;
+    if (set->pgs > 0) def.pgs_iterations = set->pgs;
+    def.worker_count = (uint32_t)set->threads;
+    char why[256];
+    if (cr_world_def_validate(&def, why, sizeof why) != CR_OK) {
+        fprintf(stderr, "bench_pyramid: %s\n", why);
+        return 2;
+    }
     cr_world *w;
     if (cr_world_create(&def, &w) != CR_OK) return 1;
     cr_plane_def p = cr_default_plane_def();
@@ -82,10 +95,12 @@ static int run(int rows, double seconds, double sleep_time)
 int main(int argc, char **argv)
 {
     int rows[16], count = 0;
-    double seconds = 5.0, sleep_time = 0.0;
+    settings set = {5.0, 0.0, 0, 1};
     for (int i = 1; i < argc; ++i) {
-        if (strcmp(argv[i], "--seconds") == 0 && i + 1 < argc) seconds = atof(argv[++i]);
-        else if (strcmp(argv[i], "--sleep") == 0 && i + 1 < argc) sleep_time = atof(argv[++i]);
+        if (strcmp(argv[i], "--seconds") == 0 && i + 1 < argc) set.seconds = atof(argv[++i]);
+        else if (strcmp(argv[i], "--sleep") == 0 && i + 1 < argc) set.sleep_time = atof(argv[++i]);
+        else if (strcmp(argv[i], "--pgs") == 0 && i + 1 < argc) set.pgs = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc) set.threads = atoi(argv[++i]);
         else if (count < 16) rows[count++] = atoi(argv[i]);
     }
     if (count == 0) {
@@ -99,7 +114,7 @@ int main(int argc, char **argv)
             fprintf(stderr, "bench_pyramid: rows must be >= 1, got %d\n", rows[i]);
             return 2;
         }
-        if (run(rows[i], seconds, sleep_time)) return 1;
+        if (run(rows[i], &set)) return 1;
     }
     return 0;
 }

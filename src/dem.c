@@ -273,22 +273,7 @@ static uint32_t chunk_count_of(uint32_t n) { return (n + DEM_CHUNK - 1) / DEM_CH
 
 static void run_items(cr_world *w, cr_task_fn *fn, uint32_t items, void *ctx)
 {
-    if (items == 0) return;
-    const cr_world_def *def = &w->def;
-    if (def->enqueue_task && def->finish_task && items > 1) {
-        void *task = def->enqueue_task(fn, items, 1, ctx, def->user_task_context);
-        if (task) def->finish_task(task, def->user_task_context);
-        return;
-    }
-    if (def->worker_count > 1 && items > 1) {
-        cr_dem *d = w->dem;
-        if (!d->pool) d->pool = cr_dem_pool_create(w, def->worker_count);
-        if (d->pool) {
-            cr_dem_pool_run(d->pool, fn, items, ctx);
-            return;
-        }
-    }
-    fn(0, items, 0, ctx);
+    cr_run_items(w, &w->dem->pool, fn, items, ctx);
 }
 
 typedef struct step_ctx {

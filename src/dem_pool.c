@@ -144,3 +144,22 @@ void cr_dem_pool_run(cr_dem_pool *p, cr_task_fn *fn, uint32_t items, void *ctx)
 void cr_dem_pool_destroy(cr_world *w, cr_dem_pool *p) { (void)w, (void)p; }
 
 #endif
+
+void cr_run_items(cr_world *w, cr_dem_pool **pool, cr_task_fn *fn, uint32_t items, void *ctx)
+{
+    if (items == 0) return;
+    const cr_world_def *def = &w->def;
+    if (def->enqueue_task && def->finish_task && items > 1) {
+        void *task = def->enqueue_task(fn, items, 1, ctx, def->user_task_context);
+        if (task) def->finish_task(task, def->user_task_context);
+        return;
+    }
+    if (def->worker_count > 1 && items > 1) {
+        if (!*pool) *pool = cr_dem_pool_create(w, def->worker_count);
+        if (*pool) {
+            cr_dem_pool_run(*pool, fn, items, ctx);
+            return;
+        }
+    }
+    fn(0, items, 0, ctx);
+}

@@ -57,6 +57,12 @@ typedef struct cr_rigid {
     uint32_t island_capacity;
     cr_lcp_workspace *ws;
     cr_lcp_stats lcp_stats;
+    /* the narrow phase's jobs (a pair, or a body against every plane) and
+     * their manifolds, filled in parallel and read in job order */
+    struct cr_narrow_job *jobs;
+    struct cr_manifold *manifolds;
+    uint32_t job_capacity, manifold_capacity;
+    struct cr_dem_pool *pool;   /* worker threads (worker_count > 1), started on first use */
 } cr_rigid;
 
 static inline bool cr_world_is_rigid(const cr_world *w)

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "rigid.h"
+#include "dem_internal.h"
 
 cr_pose cr_rigid_pose(const cr_world *w, uint32_t i)
 {
@@ -171,26 +172,74 @@ static bool add_points(cr_world *w, uint32_t a, uint32_t b, bool is_plane, const
     return true;
 }
 
+/* The narrow phase runs as work items (cr_run_items: the world's task
+ * system or carom's threads): each job writes only its own manifold, and
+ * the contacts are then appended in job order on the caller's thread, so
+ * the contact list (and the warm start) does not depend on the threads. */
+typedef struct cr_narrow_job {
+    uint32_t a, b;  /* a pair; or body a against every plane when b is CR_NO_BODY */
+    uint32_t first; /* its manifold (a plane job: the first of one per plane) */
+} cr_narrow_job;
+
+#define CR_NARROW_CHUNK 16u /* jobs per work item */
+
+typedef struct narrow_ctx {
+    const cr_world *w;
+    const cr_narrow_job *jobs;
+    cr_manifold *m;
+    uint32_t count;
+} narrow_ctx;
+
+static void narrow_items(uint32_t start, uint32_t end, uint32_t worker, void *ctx)
+{
+    (void)worker;
+    const narrow_ctx *c = ctx;
+    for (uint32_t item = start; item < end; ++item)
+        for (uint32_t j = item * CR_NARROW_CHUNK; j < c->count && j < (item + 1) * CR_NARROW_CHUNK; ++j) {
+            const cr_narrow_job *job = &c->jobs[j];
+            cr_manifold *m = &c->m[job->first];
+            if (job->b != CR_NO_BODY) {
+                collide_pair(c->w, job->a, job->b, pair_margin(c->w, job->a, job->b), m);
+                continue;
+            }
+            double margin = pair_margin(c->w, job->a, CR_NO_BODY);
+            for (uint32_t k = 0; k < c->w->planes.count; ++k) collide_plane(c->w, job->a, k, margin, &m[k]);
+        }
+}
+
 cr_status cr_rigid_find_contacts(cr_world *w)
 {
     cr_rigid *r = w->rigid;
     const cr_bodies *bs = &w->bodies;
     r->contact_count = 0;
     cr_rigid_wake_touched(w);
-    cr_manifold m;
+    /* the jobs: pairs where something moves, then moving bodies against the
+     * planes (the order contacts are appended in) */
+    uint32_t jobs = 0, manifolds = 0, planes = w->planes.count;
+    uint32_t most = w->broad.pair_count + bs->slot_count;
+    if (!cr_grow(w, (void **)&r->jobs, &r->job_capacity, most, sizeof *r->jobs)) goto oom;
     for (uint32_t p = 0; p < w->broad.pair_count; ++p) {
         uint32_t a = w->broad.pairs[p].a, b = w->broad.pairs[p].b;
         if (!cr_rigid_moves(bs, a) && !cr_rigid_moves(bs, b)) continue; /* static, kinematic or asleep */
-        collide_pair(w, a, b, pair_margin(w, a, b), &m);
-        if (m.count && !add_points(w, a, b, false, &m)) goto oom;
+        r->jobs[jobs++] = (cr_narrow_job){a, b, manifolds++};
     }
-    for (uint32_t a = 0; a < bs->slot_count; ++a) {
+    for (uint32_t a = 0; a < bs->slot_count && planes; ++a) {
         if (!cr_slot_alive(bs, a) || !cr_rigid_moves(bs, a)) continue;
-        double margin = pair_margin(w, a, CR_NO_BODY);
-        for (uint32_t k = 0; k < w->planes.count; ++k) {
-            collide_plane(w, a, k, margin, &m);
-            if (m.count && !add_points(w, a, k, true, &m)) goto oom;
+        r->jobs[jobs++] = (cr_narrow_job){a, CR_NO_BODY, manifolds};
+        manifolds += planes;
+    }
+    if (!cr_grow(w, (void **)&r->manifolds, &r->manifold_capacity, manifolds, sizeof *r->manifolds)) goto oom;
+    narrow_ctx ctx = {w, r->jobs, r->manifolds, jobs};
+    cr_run_items(w, &r->pool, narrow_items, (jobs + CR_NARROW_CHUNK - 1) / CR_NARROW_CHUNK, &ctx);
+    for (uint32_t j = 0; j < jobs; ++j) {
+        const cr_narrow_job *job = &r->jobs[j];
+        const cr_manifold *m = &r->manifolds[job->first];
+        if (job->b != CR_NO_BODY) {
+            if (m->count && !add_points(w, job->a, job->b, false, m)) goto oom;
+            continue;
         }
+        for (uint32_t k = 0; k < planes; ++k)
+            if (m[k].count && !add_points(w, job->a, k, true, &m[k])) goto oom;
     }
     w->stats.contacts = r->contact_count;
     return CR_OK;

@@ -100,7 +100,8 @@ typedef struct cr_world_def {
     cr_alloc_fn *alloc;         /* optional allocator; default malloc/free */
     cr_free_fn *free;
     void *alloc_ctx;
-    /* threads (CR_METHOD_DEM): worker_count in [1, 64], default 1. With
+    /* threads (CR_METHOD_DEM's steps, the rigid-body narrow phase):
+     * worker_count in [1, 64], default 1. With
      * enqueue_task and finish_task set, carom's parallel work goes to them;
      * with both NULL and worker_count > 1, carom starts worker_count - 1
      * threads of its own (pthreads; none in a build without them, where the
