@@ -133,20 +133,25 @@ double cr_lcp_coupling(const cr_lcp_row *ri, const cr_lcp_minv *mj)
     return s;
 }
 
+/* fmax and fmin without the libm calls (the residual is taken for every
+ * row of every solve); NaN never reaches them: inputs are checked finite. */
+static inline double max2(double a, double b) { return a > b ? a : b; }
+static inline double min2(double a, double b) { return a < b ? a : b; }
+
 double cr_lcp_row_residual(const cr_lcp_row *r, double lambda, double lambda_parent, double w, double d)
 {
     double lo = -INFINITY, hi = INFINITY;
     if (r->kind == CR_ROW_NORMAL) lo = 0.0;
     if (r->kind == CR_ROW_FRICTION) {
-        hi = r->mu * fmax(lambda_parent, 0.0);
+        hi = r->mu * max2(lambda_parent, 0.0);
         lo = -hi;
     }
     if (!(d > 0.0)) { /* a row that moves nothing: only its bounds matter */
-        double out = fmax(lo - lambda, lambda - hi);
-        return fmax(out, 0.0) + ((lambda > lo && lambda < hi) ? fabs(w) : 0.0);
+        double out = max2(lo - lambda, lambda - hi);
+        return max2(out, 0.0) + ((lambda > lo && lambda < hi) ? fabs(w) : 0.0);
     }
     double p = lambda - w / d;
-    p = fmin(fmax(p, lo), hi);
+    p = min2(max2(p, lo), hi);
     return d * fabs(lambda - p);
 }
 
