@@ -262,22 +262,6 @@ static void test_dem_scene_keys(void **state)
     assert_non_null(strstr(err, "periodic.w"));
 }
 
-/* A task system that runs the items backwards, one at a time: the order
- * and split of work items must not change a bit. */
-static void *reverse_enqueue(cr_task_fn *task, uint32_t count, uint32_t min_range, void *task_ctx, void *user_ctx)
-{
-    (void)min_range;
-    ++*(int *)user_ctx;
-    for (uint32_t i = count; i > 0; --i) task(i - 1, i, 0, task_ctx);
-    return NULL;
-}
-
-static void never_finish(void *task, void *user_ctx)
-{
-    (void)task, (void)user_ctx;
-    fail();
-}
-
 /* A periodic bed of 1,800 spheres (several work items) falling on a frozen
  * floor, stepped with 1 and 2 worker threads and with an application task
  * system: positions, velocities, spins and orientations agree to the bit. */
@@ -290,12 +274,7 @@ static cr_world *bed(uint32_t workers, int *enqueued)
     d.periodic.x = d.periodic.y = true;
     d.periodic.lo = cr_v3(0, 0, -1);
     d.periodic.hi = cr_v3(15, 15, 20);
-    d.worker_count = workers;
-    if (enqueued) {
-        d.enqueue_task = reverse_enqueue;
-        d.finish_task = never_finish;
-        d.user_task_context = enqueued;
-    }
+    test_use_tasks(&d, workers, enqueued);
     cr_world *w = make_world_def(&d);
     uint32_t seed = 12345u;
     for (int ix = 0; ix < 15; ++ix)
@@ -341,7 +320,7 @@ static void test_dem_threads_bitwise(void **state)
     d.worker_count = 0;
     assert_int_equal(cr_world_def_validate(&d, msg, sizeof msg), CR_ERR_INVALID_ARGUMENT);
     d.worker_count = 2;
-    d.enqueue_task = reverse_enqueue;
+    d.enqueue_task = test_reverse_enqueue;
     assert_int_equal(cr_world_def_validate(&d, msg, sizeof msg), CR_ERR_INVALID_ARGUMENT);
 }
 

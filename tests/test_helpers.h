@@ -91,4 +91,35 @@ static inline cr_vec3 test_rand_vec(uint64_t *s, double lo, double hi)
     return cr_v3(x, y, test_rand(s, lo, hi));
 }
 
+/* A task system (cr_world_def.enqueue_task) that runs the items
+ * backwards, one at a time, counting its calls in *user_ctx; the order and
+ * split of work items must not change a bit. It never defers, so
+ * finish_task is never called. */
+static inline void *test_reverse_enqueue(cr_task_fn *task, uint32_t count, uint32_t min_range, void *task_ctx,
+                                         void *user_ctx)
+{
+    (void)min_range;
+    ++*(int *)user_ctx;
+    for (uint32_t i = count; i > 0; --i) task(i - 1, i, 0, task_ctx);
+    return NULL;
+}
+
+static inline void test_never_finish(void *task, void *user_ctx)
+{
+    (void)task, (void)user_ctx;
+    fail();
+}
+
+/* Threads for a world: workers of carom's own, or (enqueued not NULL) the
+ * backwards task system above, counting its calls in *enqueued. */
+static inline void test_use_tasks(cr_world_def *d, uint32_t workers, int *enqueued)
+{
+    d->worker_count = workers;
+    if (enqueued) {
+        d->enqueue_task = test_reverse_enqueue;
+        d->finish_task = test_never_finish;
+        d->user_task_context = enqueued;
+    }
+}
+
 #endif

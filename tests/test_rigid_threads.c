@@ -5,21 +5,6 @@
 
 #include "rigid_helpers.h"
 
-/* A task system that runs the items backwards, one at a time. */
-static void *reverse_enqueue(cr_task_fn *task, uint32_t count, uint32_t min_range, void *task_ctx, void *user_ctx)
-{
-    (void)min_range;
-    ++*(int *)user_ctx;
-    for (uint32_t i = count; i > 0; --i) task(i - 1, i, 0, task_ctx);
-    return NULL;
-}
-
-static void never_finish(void *task, void *user_ctx)
-{
-    (void)task, (void)user_ctx;
-    fail();
-}
-
 /* 150 bodies (boxes, tetrahedral hulls, spheres) tumbling into a box of
  * planes from a jittered lattice: hundreds of pairs of every kind, vertex,
  * face and edge contacts, impacts and resting piles. */
@@ -27,12 +12,7 @@ static cr_world *pile(uint32_t workers, int *enqueued)
 {
     cr_world_def d = cr_default_world_def();
     d.dt = 1.0 / 120.0;
-    d.worker_count = workers;
-    if (enqueued) {
-        d.enqueue_task = reverse_enqueue;
-        d.finish_task = never_finish;
-        d.user_task_context = enqueued;
-    }
+    test_use_tasks(&d, workers, enqueued);
     cr_world *w = make_world_def(&d);
     cr_vec3 normals[5] = {{0, 0, 1}, {1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}};
     cr_vec3 points[5] = {{0, 0, 0}, {-1, 0, 0}, {1, 0, 0}, {0, -1, 0}, {0, 1, 0}};
