@@ -128,13 +128,6 @@ static bool patch_is_thin(const cr_contact_point *p, uint32_t n, double eps)
     return true;
 }
 
-static cr_vec3 vertex_average(const cr_hull *h)
-{
-    cr_vec3 c = cr_v3_zero();
-    for (uint32_t i = 0; i < h->vertex_count; ++i) c = cr_v3_add(c, h->vertices[i]);
-    return h->vertex_count ? cr_v3_scale(c, 1.0 / h->vertex_count) : c;
-}
-
 /* Does the direction x (world) lie in the normal cone of edge e, the set of
  * directions in which e is the hull's support? Closed, with slack. */
 static bool in_edge_cone(const cr_hull *h, cr_pose p, uint32_t e, cr_vec3 x)
@@ -145,7 +138,7 @@ static bool in_edge_cone(const cr_hull *h, cr_pose p, uint32_t e, cr_vec3 x)
     cr_vec3 c = cr_v3_cross(u, v);
     if (cr_v3_len2(c) < 1e-18) { /* flat hull: the half-space of the edge's outward in-plane direction */
         cr_vec3 p0 = h->vertices[h->edges[2 * e]], p1 = h->vertices[h->edges[2 * e + 1]];
-        cr_vec3 mid = cr_v3_sub(cr_v3_scale(cr_v3_add(p0, p1), 0.5), vertex_average(h));
+        cr_vec3 mid = cr_v3_sub(cr_v3_scale(cr_v3_add(p0, p1), 0.5), cr_hull_vertex_average(h));
         cr_vec3 m = cr_pose_dir(p, cr_v3_reject(mid, cr_v3_normalize(cr_v3_sub(p1, p0))));
         return cr_v3_dot(m, x) >= -slack * cr_v3_len(m);
     }

@@ -102,6 +102,9 @@ void cr_sat_query(const cr_hull *a, cr_pose pa, const cr_hull *b, cr_pose pb, do
 /* The best overall separation and its axis, outward from A (towards B). */
 double cr_sat_best(const cr_sat *s, const cr_hull *a, cr_pose pa, const cr_hull *b, cr_pose pb, cr_vec3 *axis);
 double cr_hull_radius(const cr_hull *h);
+/* The mean of the hull's vertices (an interior point, for the Gauss map's
+ * split of a flat hull's edge arcs). */
+cr_vec3 cr_hull_vertex_average(const cr_hull *h);
 
 /* The patch of reference face fr of ref clipped against the incident face of
  * inc (the face most anti-parallel to it): at most 128 points into out, those

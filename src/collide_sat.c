@@ -16,7 +16,7 @@ double cr_hull_radius(const cr_hull *h)
     return sqrt(r2);
 }
 
-static cr_vec3 vertex_average(const cr_hull *h)
+cr_vec3 cr_hull_vertex_average(const cr_hull *h)
 {
     cr_vec3 c = cr_v3_zero();
     for (uint32_t i = 0; i < h->vertex_count; ++i) c = cr_v3_add(c, h->vertices[i]);
@@ -112,7 +112,7 @@ static edge_world edge_in_world(const cr_hull *h, cr_pose p, cr_vec3 centre, uin
 
 static void edge_query(const cr_hull *a, cr_pose pa, const cr_hull *b, cr_pose pb, cr_sat *s)
 {
-    cr_vec3 ca = vertex_average(a), cb = vertex_average(b);
+    cr_vec3 ca = cr_hull_vertex_average(a), cb = cr_hull_vertex_average(b);
     s->edge = -HUGE_VAL;
     s->ea = s->eb = 0;
     s->edge_axis = cr_v3(0, 0, 1);
