@@ -16,6 +16,7 @@ cr_world_def cr_default_world_def(void)
     d.toi_tolerance = 1e-9;
     d.resting_speed = -1.0;
     d.solver_iterations = 10;
+    d.projection_passes = 1; /* seed 000 c.5: one pass */
     d.max_events_per_body = 64;
     d.sleep_speed = 0.01;
     d.worker_count = 1;
@@ -95,6 +96,8 @@ cr_status cr_world_def_validate(const cr_world_def *d, char *msg, size_t size)
         return bad(msg, size, "resting_speed: must be finite (< 0 for automatic), got %.17g", d->resting_speed);
     if (d->solver_iterations < 1 || d->solver_iterations > 1000)
         return bad(msg, size, "solver_iterations: must be in [1, 1000], got %d", d->solver_iterations);
+    if (d->projection_passes < 1 || d->projection_passes > 1000)
+        return bad(msg, size, "projection_passes: must be in [1, 1000], got %d", d->projection_passes);
     if (d->max_events_per_body < 1)
         return bad(msg, size, "max_events_per_body: must be >= 1, got %d", d->max_events_per_body);
     if (!(d->sleep_time >= 0.0 && isfinite(d->sleep_time)))

@@ -112,6 +112,8 @@ struct cr_world {
     uint32_t contact_count, contact_capacity;
     cr_contact *prev_contacts;  /* last step's, for warm starting */
     uint32_t prev_count, prev_capacity;
+    cr_broad_pair *near;        /* projection: pairs near touching (projection.c) */
+    uint32_t near_count, near_capacity;
     uint32_t *query;            /* scratch list of bodies from a grid query */
     uint32_t query_capacity;
     uint32_t visit_mark;
@@ -201,6 +203,8 @@ cr_status cr_stage_broad_phase(cr_world *w);
 cr_status cr_stage_contacts(cr_world *w);
 cr_status cr_stage_events(cr_world *w);
 cr_status cr_stage_finish(cr_world *w);
+/* Position projection of the impulse method (projection.c, seed 000 c.5). */
+cr_status cr_project_positions(cr_world *w);
 
 /* Seed 004 surfaces (rolling.c). */
 /* Signed gap between ball i at position x and surface k (closest point

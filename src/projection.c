@@ -1,0 +1,141 @@
+/* Position projection at the end of an impulse-method step (seed 000 c.5,
+ * eq. 5.27/5.28/B.18), called by the finish stage.
+ *
+ * The first pass is seed 000's: each overlapping candidate pair, then each
+ * ball against each plane, moves apart along n by k_p m_red overlap. One
+ * pass removes an isolated overlap (k_p = 1) but not the overlaps of a pile,
+ * where pushing one pair apart presses its neighbours together. With
+ * projection_passes > 1 the same update is repeated, Gauss-Seidel fashion,
+ * over the plane contacts and pairs that are near touching after the first
+ * pass (the plane contacts first: a push off the floor then travels up the
+ * pile within the pass), until no overlap exceeds CR_PROJECTION_TOLERANCE of
+ * the radii or the passes run out. Velocities are never touched (seed 000
+ * c.5). A pile needs many passes: each one is a Gauss-Seidel sweep of a
+ * stiff system, so the passes trade time for overlap (docs/benchmarks.md).
+ */
+#include "world_internal.h"
+
+/* Extra passes stop once no overlap exceeds this fraction of r_a + r_b
+ * (2 r against a plane): 0.1% of the radius of two equal balls. */
+#define CR_PROJECTION_TOLERANCE 5e-4
+/* Pairs and planes this close (fraction of the radii) after the first pass
+ * take part in the extra ones: a push of a neighbour can close such a gap. */
+#define CR_PROJECTION_NEAR 5e-2
+
+/* The mobility used by projection: a ball on a surface is held there (seed
+ * 004): projection would lift it off and cost energy it may not have; its
+ * resting contacts keep it from driving into others instead
+ * (rolling_rest.c). It counts as immovable. */
+static double mobility(const cr_bodies *b, uint32_t i) { return b->surface[i] == CR_NO_SURFACE ? b->inv_mass[i] : 0.0; }
+
+/* Seed 000 c.5: each side moves out along the normal by k_p m_red overlap,
+ * so k_p = 0 leaves positions alone and k_p = 1 removes the overlap of an
+ * isolated contact in full. Returns the overlap it found. */
+static double project_pair(cr_world *w, uint32_t i, uint32_t j)
+{
+    cr_bodies *b = &w->bodies;
+    cr_vec3 n;
+    double ov = cr_overlap_sphere_sphere(b->x[i], b->radius[i], b->x[j], b->radius[j], &n);
+    if (!(ov > 0.0)) return ov;
+    double mi = mobility(b, i), mj = mobility(b, j);
+    double ri = cr_reduced_mass_ratio(mi, mj);
+    double rj = cr_reduced_mass_ratio(mj, mi);
+    b->x[i] = cr_v3_add(b->x[i], cr_position_projection(w->def.k_p, ri, ov, n));
+    b->x[j] = cr_v3_add(b->x[j], cr_position_projection(w->def.k_p, rj, ov, cr_v3_neg(n)));
+    return ov;
+}
+
+static double project_plane(cr_world *w, uint32_t i, uint32_t k)
+{
+    cr_bodies *b = &w->bodies;
+    const cr_plane_def *pl = &w->planes.def[k];
+    double pen = cr_penetration_sphere_plane(b->x[i], b->radius[i], pl->point, pl->normal);
+    if (!(pen > 0.0)) return pen;
+    /* The plane is immovable: m_red = 1 (seed 000 c.1 b). */
+    b->x[i] = cr_v3_add(b->x[i], cr_position_projection(w->def.k_p, 1.0, pen, pl->normal));
+    return pen;
+}
+
+static bool plane_ball(const cr_bodies *b, uint32_t i)
+{
+    /* a surface ball's walls: its plan and cr_balls_keep_above_surfaces */
+    return cr_slot_alive(b, i) && cr_slot_dynamic(b, i) && b->surface[i] == CR_NO_SURFACE;
+}
+
+/* Seed 000's single pass over every candidate pair, then the planes. */
+static void first_pass(cr_world *w)
+{
+    cr_bodies *b = &w->bodies;
+    for (uint32_t k = 0; k < w->broad.pair_count; ++k) {
+        uint32_t i = w->broad.pairs[k].a, j = w->broad.pairs[k].b;
+        if (cr_slot_dynamic(b, i) || cr_slot_dynamic(b, j)) project_pair(w, i, j);
+    }
+    for (uint32_t i = 0; i < b->slot_count; ++i)
+        if (plane_ball(b, i))
+            for (uint32_t k = 0; k < w->planes.count; ++k) project_plane(w, i, k);
+}
+
+/* The pairs (plane contacts with b = plane index | top bit) near touching. */
+#define CR_PLANE_BIT 0x80000000u
+
+static cr_status near_list(cr_world *w)
+{
+    cr_bodies *b = &w->bodies;
+    cr_broad_phase *bp = &w->broad;
+    uint32_t count = 0;
+    for (uint32_t i = 0; i < b->slot_count; ++i) {
+        if (!plane_ball(b, i)) continue;
+        for (uint32_t k = 0; k < w->planes.count && k < CR_PLANE_BIT; ++k) {
+            const cr_plane_def *pl = &w->planes.def[k];
+            double r = 2.0 * b->radius[i];
+            if (cr_penetration_sphere_plane(b->x[i], b->radius[i], pl->point, pl->normal) < -CR_PROJECTION_NEAR * r)
+                continue;
+            if (!cr_grow(w, (void **)&w->near, &w->near_capacity, count + 1, sizeof *w->near)) goto oom;
+            w->near[count].a = i;
+            w->near[count].b = k | CR_PLANE_BIT;
+            count++;
+        }
+    }
+    for (uint32_t k = 0; k < bp->pair_count; ++k) {
+        uint32_t i = bp->pairs[k].a, j = bp->pairs[k].b;
+        if (!cr_slot_dynamic(b, i) && !cr_slot_dynamic(b, j)) continue;
+        double r = b->radius[i] + b->radius[j];
+        if (cr_overlap_sphere_sphere(b->x[i], b->radius[i], b->x[j], b->radius[j], NULL) < -CR_PROJECTION_NEAR * r)
+            continue;
+        if (!cr_grow(w, (void **)&w->near, &w->near_capacity, count + 1, sizeof *w->near)) goto oom;
+        w->near[count++] = bp->pairs[k];
+    }
+    w->near_count = count;
+    return CR_OK;
+oom:
+    return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "projection: out of memory");
+}
+
+cr_status cr_project_positions(cr_world *w)
+{
+    if (!(w->def.k_p > 0.0)) return CR_OK;
+    first_pass(w);
+    w->stats.projection_passes = 1;
+    if (w->def.projection_passes <= 1) return CR_OK;
+    cr_status s = near_list(w);
+    if (s != CR_OK) return s;
+    const cr_bodies *b = &w->bodies;
+    for (int pass = 1; pass < w->def.projection_passes; ++pass) {
+        bool deep = false;
+        for (uint32_t k = 0; k < w->near_count; ++k) {
+            uint32_t i = w->near[k].a, j = w->near[k].b;
+            double ov, r;
+            if (j & CR_PLANE_BIT) {
+                ov = project_plane(w, i, j & ~CR_PLANE_BIT);
+                r = 2.0 * b->radius[i];
+            } else {
+                ov = project_pair(w, i, j);
+                r = b->radius[i] + b->radius[j];
+            }
+            if (ov > CR_PROJECTION_TOLERANCE * r) deep = true;
+        }
+        w->stats.projection_passes = (uint32_t)pass + 1;
+        if (!deep) break;
+    }
+    return CR_OK;
+}
