@@ -70,4 +70,10 @@ static inline bool cr_box_overlap(cr_vec3 alo, cr_vec3 ahi, cr_vec3 blo, cr_vec3
            blo.z <= ahi.z;
 }
 
+/* [lo, hi] inside [olo, ohi]. */
+static inline bool cr_box_inside(cr_vec3 lo, cr_vec3 hi, cr_vec3 olo, cr_vec3 ohi)
+{
+    return olo.x <= lo.x && olo.y <= lo.y && olo.z <= lo.z && hi.x <= ohi.x && hi.y <= ohi.y && hi.z <= ohi.z;
+}
+
 #endif

@@ -176,8 +176,16 @@ static cr_status replan_contacted(cr_world *w)
         for (int side = 0; side < (c->is_plane ? 1 : 2); ++side) {
             uint32_t i = side ? c->b : c->a;
             if (b->replanned[i] || !cr_slot_dynamic(b, i)) continue;
-            b->replanned[i] = 1;
             cr_body_plan(w, i);
+            /* still inside the box its pairs were found with: nothing new
+             * to ask the grid (cr_stage_events) */
+            cr_vec3 lo, hi;
+            cr_body_path_box(w, i, &lo, &hi);
+            if (cr_box_inside(lo, hi, w->broad.lo[i], w->broad.hi[i])) {
+                b->replanned[i] = 2;
+                continue;
+            }
+            b->replanned[i] = 1;
             cr_vec3 x0 = b->x[i], x1 = cr_body_position_at(w, i, dt);
             double pad = b->radius[i] * (1.0 + 1e-3) + 0.125 * cr_v3_len(b->acc[i]) * dt * dt;
             if (!cr_broad_extend(w, &w->broad, i, cr_v3_sub(cr_v3_min(x0, x1), cr_v3(pad, pad, pad)),

@@ -163,12 +163,8 @@ static bool predict_statics(cr_world *w, uint32_t i)
 static bool predict_body(cr_world *w, uint32_t i)
 {
     cr_bodies *b = &w->bodies;
-    double dt = w->def.dt, r = b->radius[i];
-    cr_vec3 x0 = b->x[i], x1 = cr_body_position_at(w, i, dt);
-    double pad = r + cr_touch_margin(r) + 0.125 * cr_v3_len(b->acc[i]) * (dt - b->t_local[i]) * (dt - b->t_local[i]);
-    if (b->surface[i] != CR_NO_SURFACE) pad += 1e-3 * r; /* the chord cuts the curved path a little */
-    cr_vec3 lo = cr_v3_sub(cr_v3_min(x0, x1), cr_v3(pad, pad, pad));
-    cr_vec3 hi = cr_v3_add(cr_v3_max(x0, x1), cr_v3(pad, pad, pad));
+    cr_vec3 lo, hi;
+    cr_body_path_box(w, i, &lo, &hi);
     /* The new path may leave the box the grid holds: enter it again so that
      * later queries by others see it too. */
     if (!cr_broad_extend(w, &w->broad, i, lo, hi)) return false;
@@ -299,8 +295,11 @@ cr_status cr_stage_events(cr_world *w)
     for (uint32_t i = 0; i < b->slot_count; ++i) {
         if (!cr_slot_alive(b, i)) continue;
         /* A body whose plan changed after the broad phase (contacts) may
-         * reach beyond its pairs: ask the grid. */
-        if (b->replanned[i]) {
+         * reach beyond its pairs: ask the grid. One whose new path stayed
+         * inside its box (replanned 2) has all its partners in the pairs
+         * above: one that may reach it from outside its own box asks the
+         * grid itself, and finds it there. */
+        if (b->replanned[i] == 1) {
             if (!predict_body(w, i)) goto oom;
         } else if (!predict_statics(w, i)) {
             goto oom;

@@ -62,7 +62,8 @@ typedef struct cr_bodies {
     cr_vec3 *vpath, *dvel;
     double *t_state;            /* a state change of a surface ball planned at this time (INFINITY: none) */
     uint8_t *energy_on;         /* seed 004 eq. 43 sets the speed along the plan */
-    uint8_t *replanned;         /* planned again after the broad phase: events ask the grid */
+    uint8_t *replanned;         /* planned again after the broad phase: 1 events ask the grid,
+                                   2 the new path stayed inside the body's box */
     cr_rest_set *rest;          /* what a surface ball leans on this step */
     double *energy_before;      /* a surface ball's energy before the end-of-step corrections */
     cr_vec3 *energy_acc;        /* ... from this effective acceleration and drag:        */
@@ -196,6 +197,10 @@ void cr_body_predict_forces(cr_world *w, uint32_t i);
  * that sizes the grid, 0 for a body that should not) and builds the pairs. */
 typedef double cr_body_box_fn(const cr_world *w, uint32_t i, cr_vec3 *lo, cr_vec3 *hi);
 cr_status cr_broad_phase_boxes(cr_world *w, cr_body_box_fn *box);
+
+/* Box of body i's path from its local time to the end of the step, padded
+ * by its radius: what an event prediction must ask the grid about. */
+void cr_body_path_box(const cr_world *w, uint32_t i, cr_vec3 *lo, cr_vec3 *hi);
 
 /* the stages of cr_world_step, one file each */
 void cr_stage_predict(cr_world *w);
