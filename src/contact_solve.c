@@ -13,11 +13,13 @@
  *             apart by a gap g may close it: v_n' >= -g/dt;
  *   friction: the impulse that stops sliding, clamped to mu j (seed 000 c.4
  *             clip; seed 001 static friction up to mu f_c, kinetic at mu f_c).
- * One pass over a single touching contact is exactly cr_law_newton with
- * e = 0. A column of n bodies needs of order n^2 passes from a cold start,
+ * One pass over a single touching contact is cr_law_newton with e = 0 (to
+ * rounding: the solver multiplies by 1/k_nn). A column of n bodies needs of order n^2 passes from a cold start,
  * so, as in Box2D and Bullet, contacts that persist from the last step start
  * from last step's impulses (warm starting): a resting pile converges over
- * steps instead of sinking.
+ * steps instead of sinking. The passes run over compact rows of the
+ * resting contacts, interleaved so that the processor can overlap rows of
+ * different bodies (cr_stage_contacts).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -142,27 +144,78 @@ static cr_status find_contacts(cr_world *w)
     return CR_OK;
 }
 
-static void solve_contact(cr_world *w, cr_contact *c)
-{
-    if (!(c->knn > 0.0) || c->vn0 < -w->resting_speed) return; /* impacts are events */
-    cr_vec3 u = contact_velocity(w, c);
-    double vn = cr_v3_dot(c->n, u);
-    double target = c->gap > 0.0 ? -c->gap / w->def.dt : 0.0;
-    double jn = c->jn + (target - vn) / c->knn;
-    if (jn < 0.0) jn = 0.0;
-    double djn = jn - c->jn;
-    c->jn = jn;
-    apply_impulse(w, c, cr_v3_scale(c->n, djn), false);
+/* Interleaved runs of rows in a pass (see cr_stage_contacts). */
+#define CR_ROW_STRIDE 8
 
-    if (c->friction <= 0.0 || !(c->ktt > 0.0)) return;
+/* The rows the Gauss-Seidel passes run over: the resting contacts only
+ * (impacts are events), with what a pass needs and nothing else, so that
+ * the passes stream through memory. */
+static cr_status build_rows(cr_world *w)
+{
+    if (!cr_grow(w, (void **)&w->rows, &w->row_capacity, w->contact_count, sizeof *w->rows))
+        return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "contacts: out of memory");
+    uint32_t n = 0;
+    for (uint32_t k = 0; k < w->contact_count; ++k) {
+        const cr_contact *c = &w->contacts[k];
+        if (!(c->knn > 0.0) || c->vn0 < -w->resting_speed) continue; /* impacts are events */
+        cr_contact_row *r = &w->rows[n++];
+        r->n = c->n;
+        r->target = c->gap > 0.0 ? -c->gap / w->def.dt : 0.0;
+        r->inv_knn = 1.0 / c->knn;
+        /* no friction row: mu <= 0 or no tangential mobility */
+        r->neg_inv_ktt = c->friction <= 0.0 || !(c->ktt > 0.0) ? 0.0 : -1.0 / c->ktt;
+        r->mu = c->friction;
+        r->ra = c->ra;
+        r->rb = c->rb;
+        r->ima = c->ima;
+        r->neg_imb = -c->imb;
+        r->spin_a = -c->iia * c->ra;
+        r->spin_b = -c->iib * c->rb;
+        r->jn = c->jn;
+        r->jt = c->jt;
+        r->a = c->a;
+        r->b = c->is_plane ? UINT32_MAX : c->b;
+        r->contact = k;
+    }
+    w->row_count = n;
+    return CR_OK;
+}
+
+/* One Gauss-Seidel update of a row (seed 000 appendix B with seed 001
+ * §3.2's resting contact, see the header). u, the contact point's relative
+ * velocity, is v_a - v_b - (r_a w_a + r_b w_b) x n for spheres. */
+static inline void solve_row(cr_vec3 *restrict v, cr_vec3 *restrict om, cr_contact_row *restrict r)
+{
+    bool plane = r->b == UINT32_MAX;
+    cr_vec3 va = v[r->a], spin = cr_v3_scale(om[r->a], r->ra);
+    if (!plane) {
+        va = cr_v3_sub(va, v[r->b]);
+        spin = cr_v3_madd(spin, om[r->b], r->rb);
+    }
+    cr_vec3 u = cr_v3_sub(va, cr_v3_cross(spin, r->n));
+    double vn = cr_v3_dot(r->n, u);
+    double jn = r->jn + (r->target - vn) * r->inv_knn;
+    if (jn < 0.0) jn = 0.0;
+    cr_vec3 p = cr_v3_scale(r->n, jn - r->jn);
+    r->jn = jn;
+    v[r->a] = cr_v3_madd(v[r->a], p, r->ima);
+    if (!plane) v[r->b] = cr_v3_madd(v[r->b], p, r->neg_imb);
+
+    if (r->neg_inv_ktt == 0.0) return;
     /* A normal impulse does not change a sphere contact's sliding velocity,
      * so the slip is u's tangential part from before it. */
-    cr_vec3 jt = cr_v3_madd(c->jt, cr_v3_reject(u, c->n), -1.0 / c->ktt);
-    double jt_len2 = cr_v3_len2(jt), limit = c->friction * c->jn;
+    cr_vec3 jt = cr_v3_madd(r->jt, cr_v3_reject(u, r->n), r->neg_inv_ktt);
+    double jt_len2 = cr_v3_len2(jt), limit = r->mu * r->jn;
     if (jt_len2 > limit * limit) jt = cr_v3_scale(jt, limit / sqrt(jt_len2));
-    cr_vec3 djt = cr_v3_sub(jt, c->jt);
-    c->jt = jt;
-    apply_impulse(w, c, djt, true);
+    cr_vec3 djt = cr_v3_sub(jt, r->jt);
+    r->jt = jt;
+    /* r_a x p = -r_a n x p and r_b x (-p) = -r_b n x p */
+    cr_vec3 nxp = cr_v3_cross(r->n, djt);
+    v[r->a] = cr_v3_madd(v[r->a], djt, r->ima);
+    om[r->a] = cr_v3_madd(om[r->a], nxp, r->spin_a);
+    if (plane) return;
+    v[r->b] = cr_v3_madd(v[r->b], djt, r->neg_imb);
+    om[r->b] = cr_v3_madd(om[r->b], nxp, r->spin_b);
 }
 
 /* The solver changed velocities: the bodies it touched move by a new plan,
@@ -208,8 +261,22 @@ cr_status cr_stage_contacts(cr_world *w)
         c->vn0 = cr_v3_dot(c->n, contact_velocity(w, c));
     }
     warm_start(w);
+    s = build_rows(w);
+    if (s != CR_OK) return s;
+    cr_vec3 *v = w->bodies.v, *om = w->bodies.w;
+    /* Rows sorted by body follow one another through the same body's
+     * velocity, a chain of dependent arithmetic; taken with a stride
+     * (rows k, k + per, k + 2 per, ... then k + 1, ...) neighbours in the
+     * pass touch different bodies and the processor overlaps them. Still
+     * Gauss-Seidel, in a fixed order: the same bits on every run. */
+    uint32_t nr = w->row_count, per = (nr + CR_ROW_STRIDE - 1) / CR_ROW_STRIDE;
     for (int it = 0; it < w->def.solver_iterations; ++it)
-        for (uint32_t k = 0; k < w->contact_count; ++k) solve_contact(w, &w->contacts[k]);
+        for (uint32_t q = 0; q < per; ++q)
+            for (uint32_t k = q; k < nr; k += per) solve_row(v, om, &w->rows[k]);
+    for (uint32_t k = 0; k < w->row_count; ++k) {
+        w->contacts[w->rows[k].contact].jn = w->rows[k].jn;
+        w->contacts[w->rows[k].contact].jt = w->rows[k].jt;
+    }
     w->stats.contacts = w->contact_count;
     s = replan_contacted(w);
     if (s != CR_OK) return s;

@@ -29,6 +29,22 @@ typedef struct cr_contact {
     double iia, iib;      /* inverse moments of inertia */
 } cr_contact;
 
+/* The contact solver's row of a resting contact (contact_solve.c). */
+typedef struct cr_contact_row {
+    cr_vec3 n;
+    double target;        /* v_n' >= target: 0 touching, -gap/dt apart */
+    double inv_knn;       /* 1 / effective inverse mass along n */
+    double neg_inv_ktt;   /* -1/k_tt; 0: no friction */
+    double mu;
+    double ra, rb;        /* radii (rb = 0 for a plane) */
+    double ima, neg_imb;  /* 1/m_a, -1/m_b */
+    double spin_a, spin_b; /* -r/I: spin change per unit n x p */
+    double jn;            /* accumulated impulses */
+    cr_vec3 jt;
+    uint32_t a, b;        /* body slots; b = UINT32_MAX for a plane */
+    uint32_t contact;     /* index into the step's contacts */
+} cr_contact_row;
+
 /* Directions a ball on a surface leans on this step (other balls, walls):
  * its plan may not accelerate or move into them (seed 001 §3.2's resting
  * contact force, released when it would pull). */
@@ -111,6 +127,8 @@ struct cr_world {
     cr_event_queue queue;
     cr_contact *contacts;       /* this step's contacts, sorted by key */
     uint32_t contact_count, contact_capacity;
+    cr_contact_row *rows;       /* this step's solver rows */
+    uint32_t row_count, row_capacity;
     cr_contact *prev_contacts;  /* last step's, for warm starting */
     uint32_t prev_count, prev_capacity;
     cr_broad_pair *near;        /* projection: pairs near touching (projection.c) */
