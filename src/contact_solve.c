@@ -174,7 +174,7 @@ static cr_status build_rows(cr_world *w)
         r->jn = c->jn;
         r->jt = c->jt;
         r->a = c->a;
-        r->b = c->is_plane ? UINT32_MAX : c->b;
+        r->b = c->is_plane ? w->bodies.slot_count : c->b; /* the ground: still, immovable */
         r->contact = k;
     }
     w->row_count = n;
@@ -183,15 +183,12 @@ static cr_status build_rows(cr_world *w)
 
 /* One Gauss-Seidel update of a row (seed 000 appendix B with seed 001
  * §3.2's resting contact, see the header). u, the contact point's relative
- * velocity, is v_a - v_b - (r_a w_a + r_b w_b) x n for spheres. */
+ * velocity, is v_a - v_b - (r_a w_a + r_b w_b) x n for spheres. A plane is
+ * the ground body: velocity 0, and 1/m = r = 0 keep it so, without a branch. */
 static inline void solve_row(cr_vec3 *restrict v, cr_vec3 *restrict om, cr_contact_row *restrict r)
 {
-    bool plane = r->b == UINT32_MAX;
-    cr_vec3 va = v[r->a], spin = cr_v3_scale(om[r->a], r->ra);
-    if (!plane) {
-        va = cr_v3_sub(va, v[r->b]);
-        spin = cr_v3_madd(spin, om[r->b], r->rb);
-    }
+    cr_vec3 va = cr_v3_sub(v[r->a], v[r->b]);
+    cr_vec3 spin = cr_v3_madd(cr_v3_scale(om[r->a], r->ra), om[r->b], r->rb);
     cr_vec3 u = cr_v3_sub(va, cr_v3_cross(spin, r->n));
     double vn = cr_v3_dot(r->n, u);
     double jn = r->jn + (r->target - vn) * r->inv_knn;
@@ -199,7 +196,7 @@ static inline void solve_row(cr_vec3 *restrict v, cr_vec3 *restrict om, cr_conta
     cr_vec3 p = cr_v3_scale(r->n, jn - r->jn);
     r->jn = jn;
     v[r->a] = cr_v3_madd(v[r->a], p, r->ima);
-    if (!plane) v[r->b] = cr_v3_madd(v[r->b], p, r->neg_imb);
+    v[r->b] = cr_v3_madd(v[r->b], p, r->neg_imb);
 
     if (r->neg_inv_ktt == 0.0) return;
     /* A normal impulse does not change a sphere contact's sliding velocity,
@@ -213,7 +210,6 @@ static inline void solve_row(cr_vec3 *restrict v, cr_vec3 *restrict om, cr_conta
     cr_vec3 nxp = cr_v3_cross(r->n, djt);
     v[r->a] = cr_v3_madd(v[r->a], djt, r->ima);
     om[r->a] = cr_v3_madd(om[r->a], nxp, r->spin_a);
-    if (plane) return;
     v[r->b] = cr_v3_madd(v[r->b], djt, r->neg_imb);
     om[r->b] = cr_v3_madd(om[r->b], nxp, r->spin_b);
 }
@@ -263,7 +259,14 @@ cr_status cr_stage_contacts(cr_world *w)
     warm_start(w);
     s = build_rows(w);
     if (s != CR_OK) return s;
-    cr_vec3 *v = w->bodies.v, *om = w->bodies.w;
+    /* the velocities in a copy with room for the ground body after the slots */
+    uint32_t nb = w->bodies.slot_count;
+    if (!cr_grow(w, (void **)&w->solver_v, &w->solver_capacity, 2 * (nb + 1), sizeof *w->solver_v))
+        return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "contacts: out of memory");
+    cr_vec3 *v = w->solver_v, *om = w->solver_v + nb + 1;
+    memcpy(v, w->bodies.v, sizeof *v * nb);
+    memcpy(om, w->bodies.w, sizeof *om * nb);
+    v[nb] = om[nb] = cr_v3_zero();
     /* Rows sorted by body follow one another through the same body's
      * velocity, a chain of dependent arithmetic; taken with a stride
      * (rows k, k + per, k + 2 per, ... then k + 1, ...) neighbours in the
@@ -273,6 +276,8 @@ cr_status cr_stage_contacts(cr_world *w)
     for (int it = 0; it < w->def.solver_iterations; ++it)
         for (uint32_t q = 0; q < per; ++q)
             for (uint32_t k = q; k < nr; k += per) solve_row(v, om, &w->rows[k]);
+    memcpy(w->bodies.v, v, sizeof *v * nb);
+    memcpy(w->bodies.w, om, sizeof *om * nb);
     for (uint32_t k = 0; k < w->row_count; ++k) {
         w->contacts[w->rows[k].contact].jn = w->rows[k].jn;
         w->contacts[w->rows[k].contact].jt = w->rows[k].jt;

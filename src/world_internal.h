@@ -41,7 +41,7 @@ typedef struct cr_contact_row {
     double spin_a, spin_b; /* -r/I: spin change per unit n x p */
     double jn;            /* accumulated impulses */
     cr_vec3 jt;
-    uint32_t a, b;        /* body slots; b = UINT32_MAX for a plane */
+    uint32_t a, b;        /* body slots; b = slot_count (the ground) for a plane */
     uint32_t contact;     /* index into the step's contacts */
 } cr_contact_row;
 
@@ -129,6 +129,8 @@ struct cr_world {
     uint32_t contact_count, contact_capacity;
     cr_contact_row *rows;       /* this step's solver rows */
     uint32_t row_count, row_capacity;
+    cr_vec3 *solver_v;          /* velocities and spins in the solve, and the ground's */
+    uint32_t solver_capacity;
     cr_contact *prev_contacts;  /* last step's, for warm starting */
     uint32_t prev_count, prev_capacity;
     cr_broad_pair *near;        /* projection: pairs near touching (projection.c) */
