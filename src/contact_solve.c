@@ -36,12 +36,38 @@ static int contact_key_cmp(const void *x, const void *y)
     return 0;
 }
 
-static bool add_contact(cr_world *w, const cr_contact *c)
+/* Sorts the pair contacts: the broad phase lists pairs by their first body
+ * (grid pairs; large boxes' pairs come last), so the list is mostly in
+ * order and an insertion sort only orders each body's few partners. The
+ * keys are unique, so any sort gives the same order. */
+static void sort_pair_contacts(cr_contact *c, uint32_t n)
 {
-    if (!cr_grow(w, (void **)&w->contacts, &w->contact_capacity, w->contact_count + 1, sizeof *w->contacts))
-        return false;
-    w->contacts[w->contact_count++] = *c;
-    return true;
+    for (uint32_t k = 1; k < n; ++k)
+        if (c[k].a < c[k - 1].a) {
+            qsort(c, n, sizeof *c, contact_key_cmp);
+            return;
+        }
+    for (uint32_t k = 1; k < n; ++k) {
+        if (contact_key_cmp(&c[k - 1], &c[k]) <= 0) continue;
+        cr_contact x = c[k];
+        uint32_t m = k;
+        for (; m > 0 && contact_key_cmp(&c[m - 1], &x) > 0; --m) c[m] = c[m - 1];
+        c[m] = x;
+    }
+}
+
+/* Merges the sorted plane contacts (in the scratch list) into the sorted
+ * pair contacts, from the back, in place. */
+static void merge_plane_contacts(cr_world *w, uint32_t np, uint32_t nq)
+{
+    cr_contact *c = w->contacts, *q = w->plane_contacts;
+    uint32_t out = np + nq;
+    while (nq > 0) {
+        if (np > 0 && contact_key_cmp(&c[np - 1], &q[nq - 1]) > 0)
+            c[--out] = c[--np];
+        else
+            c[--out] = q[--nq];
+    }
 }
 
 /* Relative velocity of the contact point, a with respect to b. For spheres
@@ -109,9 +135,11 @@ static void set_masses(const cr_world *w, cr_contact *c)
     c->ktt = c->knn + c->ra * c->ra * c->iia + c->rb * c->rb * c->iib;
 }
 
+/* This step's contacts, sorted by key. */
 static cr_status find_contacts(cr_world *w)
 {
     cr_bodies *b = &w->bodies;
+    uint32_t np = 0, nq = 0;
     w->contact_count = 0;
     for (uint32_t k = 0; k < w->broad.pair_count; ++k) {
         uint32_t i = w->broad.pairs[k].a, j = w->broad.pairs[k].b;
@@ -123,7 +151,8 @@ static cr_status find_contacts(cr_world *w)
         if (c.gap > cr_contact_margin(w, b->radius[i] + b->radius[j])) continue;
         c.restitution = b->restitution[i] * b->restitution[j];
         c.friction = b->friction[i] * b->friction[j];
-        if (!add_contact(w, &c)) return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "contacts: out of memory");
+        if (!cr_grow(w, (void **)&w->contacts, &w->contact_capacity, np + 1, sizeof *w->contacts)) goto oom;
+        w->contacts[np++] = c;
     }
     for (uint32_t i = 0; i < b->slot_count; ++i) {
         if (!cr_slot_alive(b, i) || !cr_slot_dynamic(b, i)) continue;
@@ -138,10 +167,18 @@ static cr_status find_contacts(cr_world *w)
             if (c.gap > cr_contact_margin(w, 2.0 * b->radius[i])) continue;
             c.restitution = b->restitution[i] * pl->restitution;
             c.friction = b->friction[i] * pl->friction;
-            if (!add_contact(w, &c)) return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "contacts: out of memory");
+            if (!cr_grow(w, (void **)&w->plane_contacts, &w->plane_contact_capacity, nq + 1, sizeof *w->plane_contacts))
+                goto oom;
+            w->plane_contacts[nq++] = c;
         }
     }
+    if (!cr_grow(w, (void **)&w->contacts, &w->contact_capacity, np + nq, sizeof *w->contacts)) goto oom;
+    sort_pair_contacts(w->contacts, np);
+    merge_plane_contacts(w, np, nq);
+    w->contact_count = np + nq;
     return CR_OK;
+oom:
+    return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "contacts: out of memory");
 }
 
 /* Interleaved runs of rows in a pass (see cr_stage_contacts). */
@@ -250,7 +287,6 @@ cr_status cr_stage_contacts(cr_world *w)
     if (w->def.method != CR_METHOD_IMPULSE) return cr_surface_resting_contacts(w);
     cr_status s = find_contacts(w);
     if (s != CR_OK) return s;
-    if (w->contact_count > 1) qsort(w->contacts, w->contact_count, sizeof *w->contacts, contact_key_cmp);
     for (uint32_t k = 0; k < w->contact_count; ++k) {
         cr_contact *c = &w->contacts[k];
         set_masses(w, c);

@@ -123,6 +123,7 @@ void cr_world_destroy(cr_world *w)
     cr_free(w, w->contacts);
     cr_free(w, w->prev_contacts);
     cr_free(w, w->rows);
+    cr_free(w, w->plane_contacts);
     cr_free(w, w->solver_v);
     cr_free(w, w->query);
     cr_free(w, w->near);

@@ -131,6 +131,8 @@ struct cr_world {
     uint32_t row_count, row_capacity;
     cr_vec3 *solver_v;          /* velocities and spins in the solve, and the ground's */
     uint32_t solver_capacity;
+    cr_contact *plane_contacts; /* scratch: this step's plane contacts before the merge */
+    uint32_t plane_contact_capacity;
     cr_contact *prev_contacts;  /* last step's, for warm starting */
     uint32_t prev_count, prev_capacity;
     cr_broad_pair *near;        /* projection: pairs near touching (projection.c) */
