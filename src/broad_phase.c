@@ -137,7 +137,8 @@ static bool index_boxes(cr_world *w, cr_broad_phase *bp)
     }
     bp->bucket_count = buckets;
     if (!cr_grow(w, (void **)&bp->bucket_start, &bp->bucket_capacity, buckets + 1, sizeof *bp->bucket_start) ||
-        !cr_grow(w, (void **)&bp->sorted, &bp->sorted_capacity, grid + 1, sizeof *bp->sorted))
+        !cr_grow(w, (void **)&bp->sorted, &bp->sorted_capacity, grid + 1, sizeof *bp->sorted) ||
+        !cr_grow(w, (void **)&bp->sorted_box, &bp->sorted_box_capacity, 2 * (grid + 1), sizeof *bp->sorted_box))
         return false;
     /* Counting sort by bucket: stable, so bodies keep slot order in a cell. */
     memset(bp->bucket_start, 0, sizeof *bp->bucket_start * (buckets + 1));
@@ -147,6 +148,8 @@ static bool index_boxes(cr_world *w, cr_broad_phase *bp)
     for (uint32_t i = 0; i < n; ++i)
         if (bp->state[i] == SLOT_GRID) {
             uint32_t b = bucket_of(bp, bp->key[i].x, bp->key[i].y, bp->key[i].z);
+            bp->sorted_box[2 * bp->bucket_start[b]] = bp->lo[i];
+            bp->sorted_box[2 * bp->bucket_start[b] + 1] = bp->hi[i];
             bp->sorted[bp->bucket_start[b]++] = i;
         }
     for (uint32_t b = buckets; b > 0; --b) bp->bucket_start[b] = bp->bucket_start[b - 1];
@@ -163,6 +166,7 @@ bool cr_broad_build(cr_world *w, cr_broad_phase *bp, uint32_t n)
     for (uint32_t i = 0; i < n; ++i) {
         if (bp->state[i] != SLOT_GRID) continue;
         cr_cell c = bp->key[i];
+        cr_vec3 lo = bp->lo[i], hi = bp->hi[i];
         if (bp->dense) {
             /* the rows dy, dz: cells x-1 .. x+1 are one range (dx innermost, as below) */
             int64_t xa = (int64_t)c.x - 1 < bp->gx0 ? bp->gx0 : (int64_t)c.x - 1;
@@ -175,7 +179,8 @@ bool cr_broad_build(cr_world *w, cr_broad_phase *bp, uint32_t n)
                     uint32_t s1 = bp->bucket_start[bucket_of(bp, (int32_t)xb, y, z) + 1];
                     for (uint32_t s = s0; s < s1; ++s) {
                         uint32_t j = bp->sorted[s];
-                        if (j > i && cr_box_overlap(bp->lo[i], bp->hi[i], bp->lo[j], bp->hi[j]) && !add_pair(w, bp, i, j))
+                        if (j > i && cr_box_overlap(lo, hi, bp->sorted_box[2 * s], bp->sorted_box[2 * s + 1]) &&
+                            !add_pair(w, bp, i, j))
                             return false;
                     }
                 }
@@ -284,6 +289,7 @@ void cr_broad_free(cr_world *w, cr_broad_phase *bp)
     cr_free(w, bp->state);
     cr_free(w, bp->bucket_start);
     cr_free(w, bp->sorted);
+    cr_free(w, bp->sorted_box);
     cr_free(w, bp->large);
     cr_free(w, bp->overflow);
     cr_free(w, bp->pairs);

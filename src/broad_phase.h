@@ -39,6 +39,8 @@ typedef struct cr_broad_phase {
     uint32_t bucket_count, bucket_capacity;
     uint32_t *sorted;            /* grid bodies, grouped by bucket */
     uint32_t sorted_capacity;
+    cr_vec3 *sorted_box;         /* lo, hi of sorted[s] at 2 s, 2 s + 1, as indexed (for the build's scan) */
+    uint32_t sorted_box_capacity;
     uint32_t *large, large_count, large_capacity;       /* boxes bigger than a cell */
     uint32_t *overflow, overflow_count, overflow_capacity;
     cr_broad_pair *pairs;
