@@ -187,6 +187,11 @@ oom:
 /* The rows the Gauss-Seidel passes run over: the resting contacts only
  * (impacts are events), with what a pass needs and nothing else, so that
  * the passes stream through memory. */
+static bool solved(const cr_world *w, const cr_contact *c)
+{
+    return c->knn > 0.0 && c->vn0 >= -w->resting_speed; /* impacts are events */
+}
+
 static cr_status build_rows(cr_world *w)
 {
     if (!cr_grow(w, (void **)&w->rows, &w->row_capacity, w->contact_count, sizeof *w->rows))
@@ -194,7 +199,7 @@ static cr_status build_rows(cr_world *w)
     uint32_t n = 0;
     for (uint32_t k = 0; k < w->contact_count; ++k) {
         const cr_contact *c = &w->contacts[k];
-        if (!(c->knn > 0.0) || c->vn0 < -w->resting_speed) continue; /* impacts are events */
+        if (!solved(w, c)) continue;
         cr_contact_row *r = &w->rows[n++];
         r->n = c->n;
         r->target = c->gap > 0.0 ? -c->gap / w->def.dt : 0.0;
@@ -202,17 +207,10 @@ static cr_status build_rows(cr_world *w)
         /* no friction row: mu <= 0 or no tangential mobility */
         r->neg_inv_ktt = c->friction <= 0.0 || !(c->ktt > 0.0) ? 0.0 : -1.0 / c->ktt;
         r->mu = c->friction;
-        r->ra = c->ra;
-        r->rb = c->rb;
-        r->ima = c->ima;
-        r->neg_imb = -c->imb;
-        r->spin_a = -c->iia * c->ra;
-        r->spin_b = -c->iib * c->rb;
         r->jn = c->jn;
         r->jt = c->jt;
         r->a = c->a;
         r->b = c->is_plane ? w->bodies.slot_count : c->b; /* the ground: still, immovable */
-        r->contact = k;
     }
     w->row_count = n;
     return CR_OK;
@@ -222,18 +220,19 @@ static cr_status build_rows(cr_world *w)
  * §3.2's resting contact, see the header). u, the contact point's relative
  * velocity, is v_a - v_b - (r_a w_a + r_b w_b) x n for spheres. A plane is
  * the ground body: velocity 0, and 1/m = r = 0 keep it so, without a branch. */
-static inline void solve_row(cr_vec3 *restrict v, cr_vec3 *restrict om, cr_contact_row *restrict r)
+static inline void solve_row(cr_solver_body *restrict sb, cr_contact_row *restrict r)
 {
-    cr_vec3 va = cr_v3_sub(v[r->a], v[r->b]);
-    cr_vec3 spin = cr_v3_madd(cr_v3_scale(om[r->a], r->ra), om[r->b], r->rb);
+    cr_solver_body *A = &sb[r->a], *B = &sb[r->b];
+    cr_vec3 va = cr_v3_sub(A->v, B->v);
+    cr_vec3 spin = cr_v3_madd(cr_v3_scale(A->w, A->r), B->w, B->r);
     cr_vec3 u = cr_v3_sub(va, cr_v3_cross(spin, r->n));
     double vn = cr_v3_dot(r->n, u);
     double jn = r->jn + (r->target - vn) * r->inv_knn;
     if (jn < 0.0) jn = 0.0;
     cr_vec3 p = cr_v3_scale(r->n, jn - r->jn);
     r->jn = jn;
-    v[r->a] = cr_v3_madd(v[r->a], p, r->ima);
-    v[r->b] = cr_v3_madd(v[r->b], p, r->neg_imb);
+    A->v = cr_v3_madd(A->v, p, A->im);
+    B->v = cr_v3_madd(B->v, p, -B->im);
 
     if (r->neg_inv_ktt == 0.0) return;
     /* A normal impulse does not change a sphere contact's sliding velocity,
@@ -245,10 +244,10 @@ static inline void solve_row(cr_vec3 *restrict v, cr_vec3 *restrict om, cr_conta
     r->jt = jt;
     /* r_a x p = -r_a n x p and r_b x (-p) = -r_b n x p */
     cr_vec3 nxp = cr_v3_cross(r->n, djt);
-    v[r->a] = cr_v3_madd(v[r->a], djt, r->ima);
-    om[r->a] = cr_v3_madd(om[r->a], nxp, r->spin_a);
-    v[r->b] = cr_v3_madd(v[r->b], djt, r->neg_imb);
-    om[r->b] = cr_v3_madd(om[r->b], nxp, r->spin_b);
+    A->v = cr_v3_madd(A->v, djt, A->im);
+    A->w = cr_v3_madd(A->w, nxp, A->spin);
+    B->v = cr_v3_madd(B->v, djt, -B->im);
+    B->w = cr_v3_madd(B->w, nxp, B->spin);
 }
 
 /* The solver changed velocities: the bodies it touched move by a new plan,
@@ -295,14 +294,21 @@ cr_status cr_stage_contacts(cr_world *w)
     warm_start(w);
     s = build_rows(w);
     if (s != CR_OK) return s;
-    /* the velocities in a copy with room for the ground body after the slots */
-    uint32_t nb = w->bodies.slot_count;
-    if (!cr_grow(w, (void **)&w->solver_v, &w->solver_capacity, 2 * (nb + 1), sizeof *w->solver_v))
+    /* each body's velocities and figures together, and the ground body
+     * after the slots: still, with 1/m = r = 0 */
+    const cr_bodies *bs = &w->bodies;
+    uint32_t nb = bs->slot_count;
+    if (!cr_grow(w, (void **)&w->solver_bodies, &w->solver_capacity, nb + 1, sizeof *w->solver_bodies))
         return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "contacts: out of memory");
-    cr_vec3 *v = w->solver_v, *om = w->solver_v + nb + 1;
-    memcpy(v, w->bodies.v, sizeof *v * nb);
-    memcpy(om, w->bodies.w, sizeof *om * nb);
-    v[nb] = om[nb] = cr_v3_zero();
+    cr_solver_body *sb = w->solver_bodies;
+    for (uint32_t i = 0; i < nb; ++i) {
+        sb[i].v = bs->v[i];
+        sb[i].w = bs->w[i];
+        sb[i].r = bs->radius[i];
+        sb[i].im = bs->inv_mass[i];
+        sb[i].spin = -bs->inv_inertia[i] * bs->radius[i]; /* spin change per unit n x p */
+    }
+    memset(&sb[nb], 0, sizeof sb[nb]);
     /* Rows sorted by body follow one another through the same body's
      * velocity, a chain of dependent arithmetic; taken with a stride
      * (rows k, k + per, k + 2 per, ... then k + 1, ...) neighbours in the
@@ -311,12 +317,17 @@ cr_status cr_stage_contacts(cr_world *w)
     uint32_t nr = w->row_count, per = (nr + CR_ROW_STRIDE - 1) / CR_ROW_STRIDE;
     for (int it = 0; it < w->def.solver_iterations; ++it)
         for (uint32_t q = 0; q < per; ++q)
-            for (uint32_t k = q; k < nr; k += per) solve_row(v, om, &w->rows[k]);
-    memcpy(w->bodies.v, v, sizeof *v * nb);
-    memcpy(w->bodies.w, om, sizeof *om * nb);
-    for (uint32_t k = 0; k < w->row_count; ++k) {
-        w->contacts[w->rows[k].contact].jn = w->rows[k].jn;
-        w->contacts[w->rows[k].contact].jt = w->rows[k].jt;
+            for (uint32_t k = q; k < nr; k += per) solve_row(sb, &w->rows[k]);
+    for (uint32_t i = 0; i < nb; ++i) {
+        w->bodies.v[i] = sb[i].v;
+        w->bodies.w[i] = sb[i].w;
+    }
+    for (uint32_t k = 0, r = 0; k < w->contact_count; ++k) {
+        cr_contact *c = &w->contacts[k];
+        if (!solved(w, c)) continue;
+        c->jn = w->rows[r].jn;
+        c->jt = w->rows[r].jt;
+        ++r;
     }
     w->stats.contacts = w->contact_count;
     s = replan_contacted(w);

@@ -124,7 +124,7 @@ void cr_world_destroy(cr_world *w)
     cr_free(w, w->prev_contacts);
     cr_free(w, w->rows);
     cr_free(w, w->plane_contacts);
-    cr_free(w, w->solver_v);
+    cr_free(w, w->solver_bodies);
     cr_free(w, w->query);
     cr_free(w, w->near);
     cr_free_fn *fr = w->def.free;

@@ -29,21 +29,22 @@ typedef struct cr_contact {
     double iia, iib;      /* inverse moments of inertia */
 } cr_contact;
 
-/* The contact solver's row of a resting contact (contact_solve.c). */
+/* The contact solver's row of a resting contact, and its view of a body
+ * (contact_solve.c). */
 typedef struct cr_contact_row {
     cr_vec3 n;
     double target;        /* v_n' >= target: 0 touching, -gap/dt apart */
     double inv_knn;       /* 1 / effective inverse mass along n */
     double neg_inv_ktt;   /* -1/k_tt; 0: no friction */
     double mu;
-    double ra, rb;        /* radii (rb = 0 for a plane) */
-    double ima, neg_imb;  /* 1/m_a, -1/m_b */
-    double spin_a, spin_b; /* -r/I: spin change per unit n x p */
     double jn;            /* accumulated impulses */
     cr_vec3 jt;
     uint32_t a, b;        /* body slots; b = slot_count (the ground) for a plane */
-    uint32_t contact;     /* index into the step's contacts */
 } cr_contact_row;
+typedef struct cr_solver_body {
+    cr_vec3 v, w;         /* velocity and spin during the solve */
+    double r, im, spin;   /* radius, 1/m, -r/I */
+} cr_solver_body;
 
 /* Directions a ball on a surface leans on this step (other balls, walls):
  * its plan may not accelerate or move into them (seed 001 §3.2's resting
@@ -129,7 +130,7 @@ struct cr_world {
     uint32_t contact_count, contact_capacity;
     cr_contact_row *rows;       /* this step's solver rows */
     uint32_t row_count, row_capacity;
-    cr_vec3 *solver_v;          /* velocities and spins in the solve, and the ground's */
+    cr_solver_body *solver_bodies; /* the bodies in the solve, and the ground after them */
     uint32_t solver_capacity;
     cr_contact *plane_contacts; /* scratch: this step's plane contacts before the merge */
     uint32_t plane_contact_capacity;
