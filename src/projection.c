@@ -13,6 +13,8 @@
  * c.5). A pile needs many passes: each one is a Gauss-Seidel sweep of a
  * stiff system, so the passes trade time for overlap (docs/benchmarks.md).
  */
+#include <string.h>
+
 #include "world_internal.h"
 
 /* Extra passes stop once no overlap exceeds this fraction of r_a + r_b
@@ -75,8 +77,24 @@ static void first_pass(cr_world *w)
             for (uint32_t k = 0; k < w->planes.count; ++k) project_plane(w, i, k);
 }
 
-/* The pairs (plane contacts with b = plane index | top bit) near touching. */
+/* The rows of the extra passes: the plane contacts (j = plane index | top
+ * bit) and then the pairs near touching after the first pass, with their
+ * figures, over a copy of the positions: the same update in the same
+ * arithmetic as project_pair and project_plane, streamed. */
 #define CR_PLANE_BIT 0x80000000u
+
+static bool add_row(cr_world *w, uint32_t *count, uint32_t i, uint32_t j, double ki, double kj, double ri, double rj)
+{
+    if (!cr_grow(w, (void **)&w->near, &w->near_capacity, *count + 1, sizeof *w->near)) return false;
+    cr_projection_row *r = &w->near[(*count)++];
+    r->i = i;
+    r->j = j;
+    r->ki = w->def.k_p * ki;
+    r->kj = w->def.k_p * kj;
+    r->ri = ri;
+    r->rj = rj;
+    return true;
+}
 
 static cr_status near_list(cr_world *w)
 {
@@ -90,10 +108,8 @@ static cr_status near_list(cr_world *w)
             double r = 2.0 * b->radius[i];
             if (cr_penetration_sphere_plane(b->x[i], b->radius[i], pl->point, pl->normal) < -CR_PROJECTION_NEAR * r)
                 continue;
-            if (!cr_grow(w, (void **)&w->near, &w->near_capacity, count + 1, sizeof *w->near)) goto oom;
-            w->near[count].a = i;
-            w->near[count].b = k | CR_PLANE_BIT;
-            count++;
+            /* the plane is immovable: m_red = 1 (seed 000 c.1 b) */
+            if (!add_row(w, &count, i, k | CR_PLANE_BIT, 1.0, 0.0, b->radius[i], b->radius[i])) goto oom;
         }
     }
     for (uint32_t k = 0; k < bp->pair_count; ++k) {
@@ -102,13 +118,40 @@ static cr_status near_list(cr_world *w)
         double r = b->radius[i] + b->radius[j];
         if (cr_overlap_sphere_sphere(b->x[i], b->radius[i], b->x[j], b->radius[j], NULL) < -CR_PROJECTION_NEAR * r)
             continue;
-        if (!cr_grow(w, (void **)&w->near, &w->near_capacity, count + 1, sizeof *w->near)) goto oom;
-        w->near[count++] = bp->pairs[k];
+        double mi = mobility(b, i), mj = mobility(b, j);
+        if (!add_row(w, &count, i, j, cr_reduced_mass_ratio(mi, mj), cr_reduced_mass_ratio(mj, mi), b->radius[i],
+                     b->radius[j]))
+            goto oom;
     }
     w->near_count = count;
+    if (!cr_grow(w, (void **)&w->near_x, &w->near_x_capacity, b->slot_count, sizeof *w->near_x)) goto oom;
     return CR_OK;
 oom:
     return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "projection: out of memory");
+}
+
+/* One extra pass; true when some overlap it met exceeded the tolerance. */
+static bool extra_pass(const cr_world *w, cr_vec3 *restrict x)
+{
+    bool deep = false;
+    for (uint32_t k = 0; k < w->near_count; ++k) {
+        const cr_projection_row *r = &w->near[k];
+        if (r->j & CR_PLANE_BIT) {
+            const cr_plane_def *pl = &w->planes.def[r->j & ~CR_PLANE_BIT];
+            double pen = cr_penetration_sphere_plane(x[r->i], r->ri, pl->point, pl->normal);
+            if (!(pen > 0.0)) continue;
+            x[r->i] = cr_v3_add(x[r->i], cr_v3_scale(pl->normal, r->ki * pen));
+            if (pen > CR_PROJECTION_TOLERANCE * 2.0 * r->ri) deep = true;
+        } else {
+            cr_vec3 n;
+            double ov = cr_overlap_sphere_sphere(x[r->i], r->ri, x[r->j], r->rj, &n);
+            if (!(ov > 0.0)) continue;
+            x[r->i] = cr_v3_add(x[r->i], cr_v3_scale(n, r->ki * ov));
+            x[r->j] = cr_v3_add(x[r->j], cr_v3_scale(cr_v3_neg(n), r->kj * ov));
+            if (ov > CR_PROJECTION_TOLERANCE * (r->ri + r->rj)) deep = true;
+        }
+    }
+    return deep;
 }
 
 cr_status cr_project_positions(cr_world *w)
@@ -119,23 +162,14 @@ cr_status cr_project_positions(cr_world *w)
     if (w->def.projection_passes <= 1) return CR_OK;
     cr_status s = near_list(w);
     if (s != CR_OK) return s;
-    const cr_bodies *b = &w->bodies;
+    cr_bodies *b = &w->bodies;
+    cr_vec3 *x = w->near_x;
+    memcpy(x, b->x, sizeof *x * b->slot_count);
     for (int pass = 1; pass < w->def.projection_passes; ++pass) {
-        bool deep = false;
-        for (uint32_t k = 0; k < w->near_count; ++k) {
-            uint32_t i = w->near[k].a, j = w->near[k].b;
-            double ov, r;
-            if (j & CR_PLANE_BIT) {
-                ov = project_plane(w, i, j & ~CR_PLANE_BIT);
-                r = 2.0 * b->radius[i];
-            } else {
-                ov = project_pair(w, i, j);
-                r = b->radius[i] + b->radius[j];
-            }
-            if (ov > CR_PROJECTION_TOLERANCE * r) deep = true;
-        }
+        bool deep = extra_pass(w, x);
         w->stats.projection_passes = (uint32_t)pass + 1;
         if (!deep) break;
     }
+    memcpy(b->x, x, sizeof *x * b->slot_count);
     return CR_OK;
 }

@@ -46,6 +46,13 @@ typedef struct cr_solver_body {
     double r, im, spin;   /* radius, 1/m, -r/I */
 } cr_solver_body;
 
+/* A row of the projection's extra passes (projection.c). */
+typedef struct cr_projection_row {
+    uint32_t i, j;        /* bodies; j = plane index | top bit for a plane */
+    double ki, kj;        /* k_p m_red of each side (seed 000 eq. B.18) */
+    double ri, rj;        /* radii */
+} cr_projection_row;
+
 /* Directions a ball on a surface leans on this step (other balls, walls):
  * its plan may not accelerate or move into them (seed 001 §3.2's resting
  * contact force, released when it would pull). */
@@ -136,8 +143,10 @@ struct cr_world {
     uint32_t plane_contact_capacity;
     cr_contact *prev_contacts;  /* last step's, for warm starting */
     uint32_t prev_count, prev_capacity;
-    cr_broad_pair *near;        /* projection: pairs near touching (projection.c) */
+    struct cr_projection_row *near; /* projection: plane contacts and pairs near touching */
     uint32_t near_count, near_capacity;
+    cr_vec3 *near_x;            /* ... and the positions they move (projection.c) */
+    uint32_t near_x_capacity;
     uint32_t *query;            /* scratch list of bodies from a grid query */
     uint32_t query_capacity;
     uint32_t visit_mark;
