@@ -144,6 +144,10 @@ static cr_status find_contacts(cr_world *w)
     for (uint32_t k = 0; k < w->broad.pair_count; ++k) {
         uint32_t i = w->broad.pairs[k].a, j = w->broad.pairs[k].b;
         if (!cr_slot_dynamic(b, i) && !cr_slot_dynamic(b, j)) continue;
+        /* most candidates are apart: screened on the squared distance,
+         * with room for rounding, before the exact test below */
+        double reach = b->radius[i] + b->radius[j] + cr_contact_margin(w, b->radius[i] + b->radius[j]);
+        if (cr_v3_len2(cr_v3_sub(b->x[i], b->x[j])) > reach * reach * (1.0 + 1e-9)) continue;
         cr_contact c = {0};
         c.a = i;
         c.b = j;

@@ -9,6 +9,9 @@ static double max_penetration(const cr_world *w)
     double worst = 0.0;
     for (uint32_t k = 0; k < w->broad.pair_count; ++k) {
         uint32_t i = w->broad.pairs[k].a, j = w->broad.pairs[k].b;
+        double reach = b->radius[i] + b->radius[j];
+        /* apart (with room for rounding): nothing to add */
+        if (cr_v3_len2(cr_v3_sub(b->x[i], b->x[j])) > reach * reach * (1.0 + 1e-9)) continue;
         worst = fmax(worst, cr_overlap_sphere_sphere(b->x[i], b->radius[i], b->x[j], b->radius[j], NULL));
     }
     for (uint32_t i = 0; i < b->slot_count; ++i) {
