@@ -1,5 +1,6 @@
-/* Position projection at the end of an impulse-method step (seed 000 c.5,
- * eq. 5.27/5.28/B.18), called by the finish stage.
+/* Position projection at the end of a step of a sphere world (impulse and
+ * event methods; seed 000 c.5, eq. 5.27/5.28/B.18), called by the finish
+ * stage.
  *
  * The first pass is seed 000's: each overlapping candidate pair, then each
  * ball against each plane, moves apart along n by k_p m_red overlap. One

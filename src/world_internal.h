@@ -240,7 +240,7 @@ cr_status cr_stage_broad_phase(cr_world *w);
 cr_status cr_stage_contacts(cr_world *w);
 cr_status cr_stage_events(cr_world *w);
 cr_status cr_stage_finish(cr_world *w);
-/* Position projection of the impulse method (projection.c, seed 000 c.5). */
+/* Position projection of sphere worlds (projection.c, seed 000 c.5). */
 cr_status cr_project_positions(cr_world *w);
 
 /* Seed 004 surfaces (rolling.c). */
