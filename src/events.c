@@ -45,7 +45,12 @@ static double pair_gap_at(double t, void *ctx)
  * not. It covers the time-of-impact tolerance, so that conservative
  * advancement (which calls anything within the tolerance a contact) is only
  * asked about pairs that are apart. */
-static double touching(const cr_world *w, double scale) { return fmax(cr_touch_margin(scale), w->def.toi_tolerance); }
+static double touching(const cr_world *w, double scale)
+{
+    /* both finite: a comparison, not libm's fmax (a call, with NaN rules) */
+    double m = cr_touch_margin(scale);
+    return m > w->def.toi_tolerance ? m : w->def.toi_tolerance;
+}
 
 static bool same_vec(cr_vec3 a, cr_vec3 b) { return a.x == b.x && a.y == b.y && a.z == b.z; }
 
@@ -66,7 +71,7 @@ static bool predict_pair(cr_world *w, uint32_t i, uint32_t j)
     const cr_bodies *b = &w->bodies;
     if (!cr_slot_dynamic(b, i) && !cr_slot_dynamic(b, j)) return true;
     double dt = w->def.dt;
-    double ts = fmax(b->t_local[i], b->t_local[j]);
+    double ts = b->t_local[i] > b->t_local[j] ? b->t_local[i] : b->t_local[j]; /* times: finite */
     if (ts >= dt) return true;
     double r = b->radius[i] + b->radius[j];
     cr_vec3 pi = cr_body_position_at(w, i, ts), pj = cr_body_position_at(w, j, ts);

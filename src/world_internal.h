@@ -185,9 +185,21 @@ cr_contact_side cr_body_side(const cr_world *w, uint32_t i, cr_vec3 r);
 void cr_body_store_side(cr_world *w, uint32_t i, const cr_contact_side *s);
 
 /* Position, path velocity and velocity of body i at time t in the step (t >= t_local). */
-cr_vec3 cr_body_position_at(const cr_world *w, uint32_t i, double t);
-cr_vec3 cr_body_path_velocity_at(const cr_world *w, uint32_t i, double t);
-cr_vec3 cr_body_velocity_at(const cr_world *w, uint32_t i, double t);
+/* (inline: the events stage asks for them for every candidate pair) */
+static inline cr_vec3 cr_body_position_at(const cr_world *w, uint32_t i, double t)
+{
+    const cr_bodies *b = &w->bodies;
+    double h = t - b->t_local[i];
+    return cr_v3_madd(cr_v3_madd(b->x[i], b->vpath[i], h), b->acc[i], 0.5 * h * h);
+}
+static inline cr_vec3 cr_body_path_velocity_at(const cr_world *w, uint32_t i, double t)
+{
+    return cr_v3_madd(w->bodies.vpath[i], w->bodies.acc[i], t - w->bodies.t_local[i]);
+}
+static inline cr_vec3 cr_body_velocity_at(const cr_world *w, uint32_t i, double t)
+{
+    return cr_v3_madd(w->bodies.v[i], w->bodies.dvel[i], t - w->bodies.t_local[i]);
+}
 /* A free body's plan: it moves with its velocity and acceleration. */
 void cr_body_plan_free(cr_world *w, uint32_t i);
 /* Plans body i from its local time to the end of the step: free motion, or
