@@ -54,14 +54,16 @@ static double extent(cr_vec3 lo, cr_vec3 hi) { return fmax(hi.x - lo.x, fmax(hi.
 
 static bool push(cr_world *w, uint32_t **arr, uint32_t *count, uint32_t *cap, uint32_t v)
 {
-    if (!cr_grow(w, (void **)arr, cap, *count + 1, sizeof **arr)) return false;
+    if (*count >= *cap && !cr_grow(w, (void **)arr, cap, *count + 1, sizeof **arr)) return false;
     (*arr)[(*count)++] = v;
     return true;
 }
 
 static bool add_pair(cr_world *w, cr_broad_phase *bp, uint32_t a, uint32_t b)
 {
-    if (!cr_grow(w, (void **)&bp->pairs, &bp->pair_capacity, bp->pair_count + 1, sizeof *bp->pairs)) return false;
+    if (bp->pair_count >= bp->pair_capacity &&
+        !cr_grow(w, (void **)&bp->pairs, &bp->pair_capacity, bp->pair_count + 1, sizeof *bp->pairs))
+        return false;
     bp->pairs[bp->pair_count].a = a < b ? a : b;
     bp->pairs[bp->pair_count].b = a < b ? b : a;
     bp->pair_count++;
