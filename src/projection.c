@@ -71,7 +71,11 @@ static void first_pass(cr_world *w)
     cr_bodies *b = &w->bodies;
     for (uint32_t k = 0; k < w->broad.pair_count; ++k) {
         uint32_t i = w->broad.pairs[k].a, j = w->broad.pairs[k].b;
-        if (cr_slot_dynamic(b, i) || cr_slot_dynamic(b, j)) project_pair(w, i, j);
+        if (!cr_slot_dynamic(b, i) && !cr_slot_dynamic(b, j)) continue;
+        /* apart (with room for rounding): nothing to project */
+        double reach = b->radius[i] + b->radius[j];
+        if (cr_v3_len2(cr_v3_sub(b->x[i], b->x[j])) > reach * reach * (1.0 + 1e-9)) continue;
+        project_pair(w, i, j);
     }
     for (uint32_t i = 0; i < b->slot_count; ++i)
         if (plane_ball(b, i))
