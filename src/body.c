@@ -286,23 +286,6 @@ void cr_body_store_side(cr_world *w, uint32_t i, const cr_contact_side *s)
     w->bodies.w[i] = s->w;
 }
 
-cr_vec3 cr_body_position_at(const cr_world *w, uint32_t i, double t)
-{
-    const cr_bodies *b = &w->bodies;
-    double h = t - b->t_local[i];
-    return cr_v3_madd(cr_v3_madd(b->x[i], b->vpath[i], h), b->acc[i], 0.5 * h * h);
-}
-
-cr_vec3 cr_body_path_velocity_at(const cr_world *w, uint32_t i, double t)
-{
-    return cr_v3_madd(w->bodies.vpath[i], w->bodies.acc[i], t - w->bodies.t_local[i]);
-}
-
-cr_vec3 cr_body_velocity_at(const cr_world *w, uint32_t i, double t)
-{
-    return cr_v3_madd(w->bodies.v[i], w->bodies.dvel[i], t - w->bodies.t_local[i]);
-}
-
 void cr_body_plan_free(cr_world *w, uint32_t i)
 {
     cr_bodies *b = &w->bodies;

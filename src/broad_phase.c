@@ -9,6 +9,8 @@ enum { SLOT_EMPTY = 0, SLOT_GRID, SLOT_LARGE, SLOT_OVERFLOW };
 
 /* Cells a box may cover before it counts as large (in cell-size hints). */
 #define CR_BROAD_CELL_CAP 4.0
+/* A dense grid may have this many cells per grid body (else: hashed). */
+#define CR_BROAD_DENSE_CELLS 8.0
 /* Queries wider than this many cells scan every body instead. */
 #define CR_BROAD_QUERY_CELLS 4096.0
 
@@ -28,8 +30,20 @@ static cr_cell cell_of(const cr_broad_phase *bp, cr_vec3 p)
     return c;
 }
 
+/* Dense grid: cells are numbered x fastest over the box of the occupied
+ * lower corners, so the cells x-1, x, x+1 of a row are consecutive buckets.
+ * Hashed grid (the corners spread too far): any cell maps to a bucket that
+ * other cells may share. */
+static bool dense_cell(const cr_broad_phase *bp, int32_t y, int32_t z)
+{
+    return (int64_t)y - bp->gy0 >= 0 && (int64_t)y - bp->gy0 < bp->gny && (int64_t)z - bp->gz0 >= 0 &&
+           (int64_t)z - bp->gz0 < bp->gnz;
+}
+
 static uint32_t bucket_of(const cr_broad_phase *bp, int32_t x, int32_t y, int32_t z)
 {
+    if (bp->dense)
+        return (uint32_t)((((int64_t)z - bp->gz0) * bp->gny + ((int64_t)y - bp->gy0)) * bp->gnx + ((int64_t)x - bp->gx0));
     uint32_t h = (uint32_t)x * 73856093u ^ (uint32_t)y * 19349663u ^ (uint32_t)z * 83492791u;
     return (h ^ (h >> 15)) & (bp->bucket_count - 1u);
 }
@@ -40,14 +54,16 @@ static double extent(cr_vec3 lo, cr_vec3 hi) { return fmax(hi.x - lo.x, fmax(hi.
 
 static bool push(cr_world *w, uint32_t **arr, uint32_t *count, uint32_t *cap, uint32_t v)
 {
-    if (!cr_grow(w, (void **)arr, cap, *count + 1, sizeof **arr)) return false;
+    if (*count >= *cap && !cr_grow(w, (void **)arr, cap, *count + 1, sizeof **arr)) return false;
     (*arr)[(*count)++] = v;
     return true;
 }
 
 static bool add_pair(cr_world *w, cr_broad_phase *bp, uint32_t a, uint32_t b)
 {
-    if (!cr_grow(w, (void **)&bp->pairs, &bp->pair_capacity, bp->pair_count + 1, sizeof *bp->pairs)) return false;
+    if (bp->pair_count >= bp->pair_capacity &&
+        !cr_grow(w, (void **)&bp->pairs, &bp->pair_capacity, bp->pair_count + 1, sizeof *bp->pairs))
+        return false;
     bp->pairs[bp->pair_count].a = a < b ? a : b;
     bp->pairs[bp->pair_count].b = a < b ? b : a;
     bp->pair_count++;
@@ -81,6 +97,7 @@ static bool index_boxes(cr_world *w, cr_broad_phase *bp)
     bp->large_count = bp->overflow_count = 0;
 
     uint32_t grid = 0;
+    cr_cell kmin = {INT32_MAX, INT32_MAX, INT32_MAX}, kmax = {INT32_MIN, INT32_MIN, INT32_MIN};
     for (uint32_t i = 0; i < n; ++i) {
         if (empty_box(bp->lo[i], bp->hi[i])) {
             bp->state[i] = SLOT_EMPTY;
@@ -89,15 +106,41 @@ static bool index_boxes(cr_world *w, cr_broad_phase *bp)
             if (!push(w, &bp->large, &bp->large_count, &bp->large_capacity, i)) return false;
         } else {
             bp->state[i] = SLOT_GRID;
-            bp->key[i] = cell_of(bp, bp->lo[i]);
+            cr_cell c = cell_of(bp, bp->lo[i]);
+            bp->key[i] = c;
+            kmin.x = c.x < kmin.x ? c.x : kmin.x;
+            kmin.y = c.y < kmin.y ? c.y : kmin.y;
+            kmin.z = c.z < kmin.z ? c.z : kmin.z;
+            kmax.x = c.x > kmax.x ? c.x : kmax.x;
+            kmax.y = c.y > kmax.y ? c.y : kmax.y;
+            kmax.z = c.z > kmax.z ? c.z : kmax.z;
             ++grid;
         }
     }
+    /* Dense when the occupied box holds at most a few cells per body: rows of
+     * cells are then one range of the sorted list, and no key is compared.
+     * Both layouts keep each cell's bodies in slot order, so they list the
+     * same pairs in the same order. */
     uint32_t buckets = 64;
-    while (buckets < 2u * grid && buckets < (1u << 30)) buckets <<= 1;
+    double cells = grid ? ((double)kmax.x - kmin.x + 1.0) * ((double)kmax.y - kmin.y + 1.0) *
+                              ((double)kmax.z - kmin.z + 1.0)
+                        : 0.0;
+    bp->dense = grid > 0 && cells <= CR_BROAD_DENSE_CELLS * grid + 4096.0 && cells < (double)(1u << 30);
+    if (bp->dense) {
+        bp->gx0 = kmin.x;
+        bp->gy0 = kmin.y;
+        bp->gz0 = kmin.z;
+        bp->gnx = (int64_t)kmax.x - kmin.x + 1;
+        bp->gny = (int64_t)kmax.y - kmin.y + 1;
+        bp->gnz = (int64_t)kmax.z - kmin.z + 1;
+        buckets = (uint32_t)cells;
+    } else {
+        while (buckets < 2u * grid && buckets < (1u << 30)) buckets <<= 1;
+    }
     bp->bucket_count = buckets;
     if (!cr_grow(w, (void **)&bp->bucket_start, &bp->bucket_capacity, buckets + 1, sizeof *bp->bucket_start) ||
-        !cr_grow(w, (void **)&bp->sorted, &bp->sorted_capacity, grid + 1, sizeof *bp->sorted))
+        !cr_grow(w, (void **)&bp->sorted, &bp->sorted_capacity, grid + 1, sizeof *bp->sorted) ||
+        !cr_grow(w, (void **)&bp->sorted_box, &bp->sorted_box_capacity, 2 * (grid + 1), sizeof *bp->sorted_box))
         return false;
     /* Counting sort by bucket: stable, so bodies keep slot order in a cell. */
     memset(bp->bucket_start, 0, sizeof *bp->bucket_start * (buckets + 1));
@@ -107,6 +150,8 @@ static bool index_boxes(cr_world *w, cr_broad_phase *bp)
     for (uint32_t i = 0; i < n; ++i)
         if (bp->state[i] == SLOT_GRID) {
             uint32_t b = bucket_of(bp, bp->key[i].x, bp->key[i].y, bp->key[i].z);
+            bp->sorted_box[2 * bp->bucket_start[b]] = bp->lo[i];
+            bp->sorted_box[2 * bp->bucket_start[b] + 1] = bp->hi[i];
             bp->sorted[bp->bucket_start[b]++] = i;
         }
     for (uint32_t b = buckets; b > 0; --b) bp->bucket_start[b] = bp->bucket_start[b - 1];
@@ -123,6 +168,26 @@ bool cr_broad_build(cr_world *w, cr_broad_phase *bp, uint32_t n)
     for (uint32_t i = 0; i < n; ++i) {
         if (bp->state[i] != SLOT_GRID) continue;
         cr_cell c = bp->key[i];
+        cr_vec3 lo = bp->lo[i], hi = bp->hi[i];
+        if (bp->dense) {
+            /* the rows dy, dz: cells x-1 .. x+1 are one range (dx innermost, as below) */
+            int64_t xa = (int64_t)c.x - 1 < bp->gx0 ? bp->gx0 : (int64_t)c.x - 1;
+            int64_t xb = (int64_t)c.x + 1 >= bp->gx0 + bp->gnx ? bp->gx0 + bp->gnx - 1 : (int64_t)c.x + 1;
+            for (int dz = -1; dz <= 1; ++dz)
+                for (int dy = -1; dy <= 1; ++dy) {
+                    int32_t y = c.y + dy, z = c.z + dz;
+                    if (!dense_cell(bp, y, z)) continue;
+                    uint32_t s0 = bp->bucket_start[bucket_of(bp, (int32_t)xa, y, z)];
+                    uint32_t s1 = bp->bucket_start[bucket_of(bp, (int32_t)xb, y, z) + 1];
+                    for (uint32_t s = s0; s < s1; ++s) {
+                        uint32_t j = bp->sorted[s];
+                        if (j > i && cr_box_overlap(lo, hi, bp->sorted_box[2 * s], bp->sorted_box[2 * s + 1]) &&
+                            !add_pair(w, bp, i, j))
+                            return false;
+                    }
+                }
+            continue;
+        }
         for (int dz = -1; dz <= 1; ++dz)
             for (int dy = -1; dy <= 1; ++dy)
                 for (int dx = -1; dx <= 1; ++dx) {
@@ -168,17 +233,34 @@ uint32_t cr_broad_query(cr_world *w, cr_broad_phase *bp, cr_vec3 lo, cr_vec3 hi,
                 return UINT32_MAX;
         return count;
     }
-    for (int32_t z = a.z; z <= b.z; ++z)
-        for (int32_t y = a.y; y <= b.y; ++y)
-            for (int32_t x = a.x; x <= b.x; ++x) {
-                uint32_t bk = bucket_of(bp, x, y, z);
-                for (uint32_t s = bp->bucket_start[bk]; s < bp->bucket_start[bk + 1]; ++s) {
+    if (bp->dense) {
+        /* each row of cells is one range of the sorted list (x innermost, as below) */
+        int64_t xa = a.x < bp->gx0 ? bp->gx0 : a.x, xb = (int64_t)b.x >= bp->gx0 + bp->gnx ? bp->gx0 + bp->gnx - 1 : b.x;
+        int32_t ya = a.y < bp->gy0 ? bp->gy0 : a.y, za = a.z < bp->gz0 ? bp->gz0 : a.z;
+        for (int32_t z = za; z <= b.z && xa <= xb; ++z)
+            for (int32_t y = ya; y <= b.y; ++y) {
+                if (!dense_cell(bp, y, z)) break; /* past the grid: the rest of the row of rows is too */
+                uint32_t s0 = bp->bucket_start[bucket_of(bp, (int32_t)xa, y, z)];
+                uint32_t s1 = bp->bucket_start[bucket_of(bp, (int32_t)xb, y, z) + 1];
+                for (uint32_t s = s0; s < s1; ++s) {
                     uint32_t j = bp->sorted[s];
-                    if (bp->state[j] != SLOT_GRID || bp->key[j].x != x || bp->key[j].y != y || bp->key[j].z != z)
-                        continue;
-                    if (!take(w, bp, j, lo, hi, skip, out, out_capacity, &count, marks, mark)) return UINT32_MAX;
+                    if (bp->state[j] == SLOT_GRID && !take(w, bp, j, lo, hi, skip, out, out_capacity, &count, marks, mark))
+                        return UINT32_MAX;
                 }
             }
+    } else {
+        for (int32_t z = a.z; z <= b.z; ++z)
+            for (int32_t y = a.y; y <= b.y; ++y)
+                for (int32_t x = a.x; x <= b.x; ++x) {
+                    uint32_t bk = bucket_of(bp, x, y, z);
+                    for (uint32_t s = bp->bucket_start[bk]; s < bp->bucket_start[bk + 1]; ++s) {
+                        uint32_t j = bp->sorted[s];
+                        if (bp->state[j] != SLOT_GRID || bp->key[j].x != x || bp->key[j].y != y || bp->key[j].z != z)
+                            continue;
+                        if (!take(w, bp, j, lo, hi, skip, out, out_capacity, &count, marks, mark)) return UINT32_MAX;
+                    }
+                }
+    }
     for (uint32_t k = 0; k < bp->large_count; ++k)
         if (!take(w, bp, bp->large[k], lo, hi, skip, out, out_capacity, &count, marks, mark)) return UINT32_MAX;
     for (uint32_t k = 0; k < bp->overflow_count; ++k)
@@ -209,6 +291,7 @@ void cr_broad_free(cr_world *w, cr_broad_phase *bp)
     cr_free(w, bp->state);
     cr_free(w, bp->bucket_start);
     cr_free(w, bp->sorted);
+    cr_free(w, bp->sorted_box);
     cr_free(w, bp->large);
     cr_free(w, bp->overflow);
     cr_free(w, bp->pairs);

@@ -1,10 +1,17 @@
-/* Broad phase: a uniform grid, hashed and counting-sorted, rebuilt each step.
+/* Broad phase: a uniform grid, counting-sorted, rebuilt each step.
  *
  * The cell edge is at least the largest box (up to a cap; bigger boxes go to
  * a short "large" list tested against everything). Each body is entered
  * once, in the cell of its box's lower corner, so a body's partners lie in
  * the 27 cells around its own: building and querying are O(n) for bounded
  * density, and a counting sort keeps each cell's bodies contiguous.
+ *
+ * The buckets are the cells of the box around the occupied cells, x
+ * fastest, when that box is small (a few cells per body): the three cells
+ * x-1, x, x+1 of a row are then one range, scanned without key checks. A
+ * body far from the rest would make that box huge; then cells are hashed
+ * into buckets and keys compared. Either way each cell's bodies stay in slot
+ * order, so the pairs come out in the same order.
  *
  * After an impact a body's path inside the step can grow; when its lower
  * corner leaves its cell, it goes on an overflow list that every query also
@@ -32,11 +39,16 @@ typedef struct cr_broad_phase {
     uint32_t bucket_count, bucket_capacity;
     uint32_t *sorted;            /* grid bodies, grouped by bucket */
     uint32_t sorted_capacity;
+    cr_vec3 *sorted_box;         /* lo, hi of sorted[s] at 2 s, 2 s + 1, as indexed (for the build's scan) */
+    uint32_t sorted_box_capacity;
     uint32_t *large, large_count, large_capacity;       /* boxes bigger than a cell */
     uint32_t *overflow, overflow_count, overflow_capacity;
     cr_broad_pair *pairs;
     uint32_t pair_count, pair_capacity;
     double size_hint;            /* typical box edge (2 r_max + padding) */
+    bool dense;                  /* buckets are the cells of the box below (else hashed) */
+    int32_t gx0, gy0, gz0;       /* dense: lowest occupied cell */
+    int64_t gnx, gny, gnz;       /* dense: cells along each axis */
 } cr_broad_phase;
 
 struct cr_world;
@@ -58,6 +70,12 @@ static inline bool cr_box_overlap(cr_vec3 alo, cr_vec3 ahi, cr_vec3 blo, cr_vec3
 {
     return alo.x <= bhi.x && blo.x <= ahi.x && alo.y <= bhi.y && blo.y <= ahi.y && alo.z <= bhi.z &&
            blo.z <= ahi.z;
+}
+
+/* [lo, hi] inside [olo, ohi]. */
+static inline bool cr_box_inside(cr_vec3 lo, cr_vec3 hi, cr_vec3 olo, cr_vec3 ohi)
+{
+    return olo.x <= lo.x && olo.y <= lo.y && olo.z <= lo.z && hi.x <= ohi.x && hi.y <= ohi.y && hi.z <= ohi.z;
 }
 
 #endif

@@ -219,6 +219,11 @@ cr_status cr_world_save_buffer(const cr_world *w, const void *app, size_t app_si
     /* Version 1 holds spheres, planes and surfaces; rigid bodies (shapes,
      * joints, contact history) are not in the format yet: refused whole
      * rather than saved in part. */
+    /* Version 1's world settings have no projection_passes: a world with
+     * more than the one pass would resume as a different run. */
+    if (w->def.projection_passes != 1)
+        return fail(msg, msg_size, CR_ERR_INVALID_ARGUMENT,
+                    "projection_passes other than 1 cannot be saved in checkpoint version 1");
     if (cr_world_is_rigid(w))
         return fail(msg, msg_size, CR_ERR_INVALID_ARGUMENT,
                     "checkpoints of worlds with boxes, hulls, meshes or joints are not supported yet");

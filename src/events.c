@@ -45,7 +45,12 @@ static double pair_gap_at(double t, void *ctx)
  * not. It covers the time-of-impact tolerance, so that conservative
  * advancement (which calls anything within the tolerance a contact) is only
  * asked about pairs that are apart. */
-static double touching(const cr_world *w, double scale) { return fmax(cr_touch_margin(scale), w->def.toi_tolerance); }
+static double touching(const cr_world *w, double scale)
+{
+    /* both finite: a comparison, not libm's fmax (a call, with NaN rules) */
+    double m = cr_touch_margin(scale);
+    return m > w->def.toi_tolerance ? m : w->def.toi_tolerance;
+}
 
 static bool same_vec(cr_vec3 a, cr_vec3 b) { return a.x == b.x && a.y == b.y && a.z == b.z; }
 
@@ -66,7 +71,7 @@ static bool predict_pair(cr_world *w, uint32_t i, uint32_t j)
     const cr_bodies *b = &w->bodies;
     if (!cr_slot_dynamic(b, i) && !cr_slot_dynamic(b, j)) return true;
     double dt = w->def.dt;
-    double ts = fmax(b->t_local[i], b->t_local[j]);
+    double ts = b->t_local[i] > b->t_local[j] ? b->t_local[i] : b->t_local[j]; /* times: finite */
     if (ts >= dt) return true;
     double r = b->radius[i] + b->radius[j];
     cr_vec3 pi = cr_body_position_at(w, i, ts), pj = cr_body_position_at(w, j, ts);
@@ -163,12 +168,8 @@ static bool predict_statics(cr_world *w, uint32_t i)
 static bool predict_body(cr_world *w, uint32_t i)
 {
     cr_bodies *b = &w->bodies;
-    double dt = w->def.dt, r = b->radius[i];
-    cr_vec3 x0 = b->x[i], x1 = cr_body_position_at(w, i, dt);
-    double pad = r + cr_touch_margin(r) + 0.125 * cr_v3_len(b->acc[i]) * (dt - b->t_local[i]) * (dt - b->t_local[i]);
-    if (b->surface[i] != CR_NO_SURFACE) pad += 1e-3 * r; /* the chord cuts the curved path a little */
-    cr_vec3 lo = cr_v3_sub(cr_v3_min(x0, x1), cr_v3(pad, pad, pad));
-    cr_vec3 hi = cr_v3_add(cr_v3_max(x0, x1), cr_v3(pad, pad, pad));
+    cr_vec3 lo, hi;
+    cr_body_path_box(w, i, &lo, &hi);
     /* The new path may leave the box the grid holds: enter it again so that
      * later queries by others see it too. */
     if (!cr_broad_extend(w, &w->broad, i, lo, hi)) return false;
@@ -299,8 +300,11 @@ cr_status cr_stage_events(cr_world *w)
     for (uint32_t i = 0; i < b->slot_count; ++i) {
         if (!cr_slot_alive(b, i)) continue;
         /* A body whose plan changed after the broad phase (contacts) may
-         * reach beyond its pairs: ask the grid. */
-        if (b->replanned[i]) {
+         * reach beyond its pairs: ask the grid. One whose new path stayed
+         * inside its box (replanned 2) has all its partners in the pairs
+         * above: one that may reach it from outside its own box asks the
+         * grid itself, and finds it there. */
+        if (b->replanned[i] == 1) {
             if (!predict_body(w, i)) goto oom;
         } else if (!predict_statics(w, i)) {
             goto oom;

@@ -1,36 +1,7 @@
 /* Stage 5, finish: every body to the end of the step, position projection
- * (seed 000 c.5-c.6, eq. 5.27/5.28 with k_p), and the finiteness check. */
+ * (seed 000 c.5-c.6, eq. 5.27/5.28 with k_p; projection.c), and the
+ * finiteness check. */
 #include "world_internal.h"
-
-/* Seed 000 c.5: each side moves out along the normal by k_p m_red overlap,
- * so k_p = 0 leaves positions alone and k_p = 1 removes the overlap of an
- * isolated contact in full; velocities are not touched. */
-static void project_pair(cr_world *w, uint32_t i, uint32_t j)
-{
-    cr_bodies *b = &w->bodies;
-    cr_vec3 n;
-    double ov = cr_overlap_sphere_sphere(b->x[i], b->radius[i], b->x[j], b->radius[j], &n);
-    if (!(ov > 0.0)) return;
-    /* A ball on a surface is held there (seed 004): projection would lift it
-     * off and cost energy it may not have; its resting contacts keep it from
-     * driving into others instead (rolling_rest.c). It counts as immovable. */
-    double mi = b->surface[i] == CR_NO_SURFACE ? b->inv_mass[i] : 0.0;
-    double mj = b->surface[j] == CR_NO_SURFACE ? b->inv_mass[j] : 0.0;
-    double ri = cr_reduced_mass_ratio(mi, mj);
-    double rj = cr_reduced_mass_ratio(mj, mi);
-    b->x[i] = cr_v3_add(b->x[i], cr_position_projection(w->def.k_p, ri, ov, n));
-    b->x[j] = cr_v3_add(b->x[j], cr_position_projection(w->def.k_p, rj, ov, cr_v3_neg(n)));
-}
-
-static void project_plane(cr_world *w, uint32_t i, uint32_t k)
-{
-    cr_bodies *b = &w->bodies;
-    const cr_plane_def *pl = &w->planes.def[k];
-    double pen = cr_penetration_sphere_plane(b->x[i], b->radius[i], pl->point, pl->normal);
-    if (!(pen > 0.0)) return;
-    /* The plane is immovable: m_red = 1 (seed 000 c.1 b). */
-    b->x[i] = cr_v3_add(b->x[i], cr_position_projection(w->def.k_p, 1.0, pen, pl->normal));
-}
 
 static double max_penetration(const cr_world *w)
 {
@@ -38,6 +9,9 @@ static double max_penetration(const cr_world *w)
     double worst = 0.0;
     for (uint32_t k = 0; k < w->broad.pair_count; ++k) {
         uint32_t i = w->broad.pairs[k].a, j = w->broad.pairs[k].b;
+        double reach = b->radius[i] + b->radius[j];
+        /* apart (with room for rounding): nothing to add */
+        if (cr_v3_len2(cr_v3_sub(b->x[i], b->x[j])) > reach * reach * (1.0 + 1e-9)) continue;
         worst = fmax(worst, cr_overlap_sphere_sphere(b->x[i], b->radius[i], b->x[j], b->radius[j], NULL));
     }
     for (uint32_t i = 0; i < b->slot_count; ++i) {
@@ -100,20 +74,11 @@ cr_status cr_stage_finish(cr_world *w)
             if (cr_slot_alive(b, i) && cr_slot_dynamic(b, i)) b->energy_before[i] = cr_body_energy(w, i);
     for (uint32_t i = 0; i < b->slot_count; ++i)
         if (cr_slot_alive(b, i)) cr_body_advance(w, i, dt);
-    if (w->def.k_p > 0.0) {
-        for (uint32_t k = 0; k < w->broad.pair_count; ++k) {
-            uint32_t i = w->broad.pairs[k].a, j = w->broad.pairs[k].b;
-            if (cr_slot_dynamic(b, i) || cr_slot_dynamic(b, j)) project_pair(w, i, j);
-        }
-        for (uint32_t i = 0; i < b->slot_count; ++i) {
-            if (!cr_slot_alive(b, i) || !cr_slot_dynamic(b, i)) continue;
-            if (b->surface[i] != CR_NO_SURFACE) continue; /* walls: its plan and cr_balls_keep_above_surfaces */
-            for (uint32_t k = 0; k < w->planes.count; ++k) project_plane(w, i, k);
-        }
-    }
+    cr_status s = cr_project_positions(w);
+    if (s != CR_OK) return s;
     cr_balls_keep_above_surfaces(w);
     if (surfaces) cap_surface_energy(w);
-    cr_status s = cr_check_finite(w);
+    s = cr_check_finite(w);
     if (s != CR_OK) return s;
     w->stats.max_penetration = max_penetration(w);
     w->steps++;

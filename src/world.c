@@ -122,7 +122,12 @@ void cr_world_destroy(cr_world *w)
     cr_event_free(w, &w->queue);
     cr_free(w, w->contacts);
     cr_free(w, w->prev_contacts);
+    cr_free(w, w->rows);
+    cr_free(w, w->plane_contacts);
+    cr_free(w, w->solver_bodies);
     cr_free(w, w->query);
+    cr_free(w, w->near);
+    cr_free(w, w->near_x);
     cr_free_fn *fr = w->def.free;
     void *ctx = w->def.alloc_ctx;
     fr(w, ctx);

@@ -29,6 +29,30 @@ typedef struct cr_contact {
     double iia, iib;      /* inverse moments of inertia */
 } cr_contact;
 
+/* The contact solver's row of a resting contact, and its view of a body
+ * (contact_solve.c). */
+typedef struct cr_contact_row {
+    cr_vec3 n;
+    double target;        /* v_n' >= target: 0 touching, -gap/dt apart */
+    double inv_knn;       /* 1 / effective inverse mass along n */
+    double neg_inv_ktt;   /* -1/k_tt; 0: no friction */
+    double mu;
+    double jn;            /* accumulated impulses */
+    cr_vec3 jt;
+    uint32_t a, b;        /* body slots; b = slot_count (the ground) for a plane */
+} cr_contact_row;
+typedef struct cr_solver_body {
+    cr_vec3 v, w;         /* velocity and spin during the solve */
+    double r, im, spin;   /* radius, 1/m, -r/I */
+} cr_solver_body;
+
+/* A row of the projection's extra passes (projection.c). */
+typedef struct cr_projection_row {
+    uint32_t i, j;        /* bodies; j = plane index | top bit for a plane */
+    double ki, kj;        /* k_p m_red of each side (seed 000 eq. B.18) */
+    double ri, rj;        /* radii */
+} cr_projection_row;
+
 /* Directions a ball on a surface leans on this step (other balls, walls):
  * its plan may not accelerate or move into them (seed 001 §3.2's resting
  * contact force, released when it would pull). */
@@ -62,7 +86,8 @@ typedef struct cr_bodies {
     cr_vec3 *vpath, *dvel;
     double *t_state;            /* a state change of a surface ball planned at this time (INFINITY: none) */
     uint8_t *energy_on;         /* seed 004 eq. 43 sets the speed along the plan */
-    uint8_t *replanned;         /* planned again after the broad phase: events ask the grid */
+    uint8_t *replanned;         /* planned again after the broad phase: 1 events ask the grid,
+                                   2 the new path stayed inside the body's box */
     cr_rest_set *rest;          /* what a surface ball leans on this step */
     double *energy_before;      /* a surface ball's energy before the end-of-step corrections */
     cr_vec3 *energy_acc;        /* ... from this effective acceleration and drag:        */
@@ -110,8 +135,18 @@ struct cr_world {
     cr_event_queue queue;
     cr_contact *contacts;       /* this step's contacts, sorted by key */
     uint32_t contact_count, contact_capacity;
+    cr_contact_row *rows;       /* this step's solver rows */
+    uint32_t row_count, row_capacity;
+    cr_solver_body *solver_bodies; /* the bodies in the solve, and the ground after them */
+    uint32_t solver_capacity;
+    cr_contact *plane_contacts; /* scratch: this step's plane contacts before the merge */
+    uint32_t plane_contact_capacity;
     cr_contact *prev_contacts;  /* last step's, for warm starting */
     uint32_t prev_count, prev_capacity;
+    struct cr_projection_row *near; /* projection: plane contacts and pairs near touching */
+    uint32_t near_count, near_capacity;
+    cr_vec3 *near_x;            /* ... and the positions they move (projection.c) */
+    uint32_t near_x_capacity;
     uint32_t *query;            /* scratch list of bodies from a grid query */
     uint32_t query_capacity;
     uint32_t visit_mark;
@@ -150,9 +185,21 @@ cr_contact_side cr_body_side(const cr_world *w, uint32_t i, cr_vec3 r);
 void cr_body_store_side(cr_world *w, uint32_t i, const cr_contact_side *s);
 
 /* Position, path velocity and velocity of body i at time t in the step (t >= t_local). */
-cr_vec3 cr_body_position_at(const cr_world *w, uint32_t i, double t);
-cr_vec3 cr_body_path_velocity_at(const cr_world *w, uint32_t i, double t);
-cr_vec3 cr_body_velocity_at(const cr_world *w, uint32_t i, double t);
+/* (inline: the events stage asks for them for every candidate pair) */
+static inline cr_vec3 cr_body_position_at(const cr_world *w, uint32_t i, double t)
+{
+    const cr_bodies *b = &w->bodies;
+    double h = t - b->t_local[i];
+    return cr_v3_madd(cr_v3_madd(b->x[i], b->vpath[i], h), b->acc[i], 0.5 * h * h);
+}
+static inline cr_vec3 cr_body_path_velocity_at(const cr_world *w, uint32_t i, double t)
+{
+    return cr_v3_madd(w->bodies.vpath[i], w->bodies.acc[i], t - w->bodies.t_local[i]);
+}
+static inline cr_vec3 cr_body_velocity_at(const cr_world *w, uint32_t i, double t)
+{
+    return cr_v3_madd(w->bodies.v[i], w->bodies.dvel[i], t - w->bodies.t_local[i]);
+}
 /* A free body's plan: it moves with its velocity and acceleration. */
 void cr_body_plan_free(cr_world *w, uint32_t i);
 /* Plans body i from its local time to the end of the step: free motion, or
@@ -195,12 +242,18 @@ void cr_body_predict_forces(cr_world *w, uint32_t i);
 typedef double cr_body_box_fn(const cr_world *w, uint32_t i, cr_vec3 *lo, cr_vec3 *hi);
 cr_status cr_broad_phase_boxes(cr_world *w, cr_body_box_fn *box);
 
+/* Box of body i's path from its local time to the end of the step, padded
+ * by its radius: what an event prediction must ask the grid about. */
+void cr_body_path_box(const cr_world *w, uint32_t i, cr_vec3 *lo, cr_vec3 *hi);
+
 /* the stages of cr_world_step, one file each */
 void cr_stage_predict(cr_world *w);
 cr_status cr_stage_broad_phase(cr_world *w);
 cr_status cr_stage_contacts(cr_world *w);
 cr_status cr_stage_events(cr_world *w);
 cr_status cr_stage_finish(cr_world *w);
+/* Position projection of sphere worlds (projection.c, seed 000 c.5). */
+cr_status cr_project_positions(cr_world *w);
 
 /* Seed 004 surfaces (rolling.c). */
 /* Signed gap between ball i at position x and surface k (closest point

@@ -1,6 +1,9 @@
 /* Broad phase invariant: over random scenes of spheres (small, large and
  * fast ones), the grid finds exactly the overlapping pairs brute force finds,
  * and cr_world_max_overlap agrees with the all-pairs maximum. */
+#include <stdlib.h>
+#include <string.h>
+
 #include "test_helpers.h"
 #include "world_internal.h"
 
@@ -38,6 +41,39 @@ static void test_pairs_match_brute_force(void **state)
     }
 }
 
+/* The dense grid (cells of the occupied box) and the hashed one (taken when
+ * one far body spreads the cells too thin) list the same pairs in the same
+ * order: the physics does not depend on which one ran. */
+static void test_dense_and_hashed_agree(void **state)
+{
+    (void)state;
+    uint64_t seed = 7;
+    for (int round = 0; round < 10; ++round) {
+        cr_world *w = make_world(cr_v3_zero(), 0.01, CR_METHOD_IMPULSE);
+        int n = 200 + (int)test_rand(&seed, 0, 400);
+        for (int i = 0; i < n; ++i)
+            add_sphere(w, test_rand_vec(&seed, -0.6, 0.6), test_rand_vec(&seed, -1, 1), 0.05, 1.0, CR_INERTIA_SOLID, 0.5,
+                       0.3);
+        cr_stage_predict(w);
+        assert_int_equal(cr_stage_broad_phase(w), CR_OK);
+        assert_true(w->broad.dense);
+        uint32_t count = w->broad.pair_count;
+        cr_broad_pair *dense = malloc(sizeof *dense * (count + 1));
+        memcpy(dense, w->broad.pairs, sizeof *dense * count);
+        add_sphere(w, cr_v3(1e4, -1e4, 1e4), cr_v3_zero(), 0.05, 1.0, CR_INERTIA_SOLID, 0.5, 0.3);
+        cr_stage_predict(w);
+        assert_int_equal(cr_stage_broad_phase(w), CR_OK);
+        assert_false(w->broad.dense);
+        assert_int_equal(w->broad.pair_count, count);
+        for (uint32_t k = 0; k < count; ++k) {
+            assert_int_equal(w->broad.pairs[k].a, dense[k].a);
+            assert_int_equal(w->broad.pairs[k].b, dense[k].b);
+        }
+        free(dense);
+        cr_world_destroy(w);
+    }
+}
+
 static void test_max_overlap_matches_brute_force(void **state)
 {
     (void)state;
@@ -66,6 +102,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pairs_match_brute_force),
+        cmocka_unit_test(test_dense_and_hashed_agree),
         cmocka_unit_test(test_max_overlap_matches_brute_force),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

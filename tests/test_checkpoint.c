@@ -175,6 +175,15 @@ static void test_unsaveable_and_files(void **state)
     assert_null(fopen("ckpt_custom.bin", "rb")); /* nothing written */
     cr_world_destroy(w);
 
+    /* version 1 has no place for projection_passes */
+    cr_world_def def = cr_default_world_def();
+    def.projection_passes = 4;
+    w = make_world_def(&def);
+    assert_int_equal(cr_world_save(w, "ckpt_passes.bin", NULL, 0, msg, sizeof msg), CR_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(msg, "projection_passes"));
+    assert_null(fopen("ckpt_passes.bin", "rb"));
+    cr_world_destroy(w);
+
     w = make_pit();
     step_n(w, 30);
     assert_int_equal(cr_world_save(w, "ckpt_pit.bin", "x", 1, msg, sizeof msg), CR_OK);

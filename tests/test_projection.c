@@ -1,6 +1,8 @@
 /* Seed 000 position projection and friction clipping (issue 2):
  * k_p = 0 no projection, k_p = 1 full, in between a share; the reduced mass
  * splits the displacement; friction never reverses a tangential velocity. */
+#include <string.h>
+
 #include "test_helpers.h"
 
 static double overlap_after_one_step(double k_p, double ma, double mb, double *moved_a, double *moved_b)
@@ -52,6 +54,65 @@ static void test_kp_plane(void **state)
     }
 }
 
+/* A column of 8 balls (r = 0.1) on a floor, every contact 1 cm too deep,
+ * no gravity: seed 000's single pass leaves overlaps (a push lifts a ball
+ * into the one above); projection_passes repeats the pass until no overlap
+ * exceeds 0.1% of r (5e-4 of r_a + r_b). Positions only, velocities stay 0. */
+static double column_after_one_step(int passes, uint32_t *passes_run, double *top)
+{
+    cr_world_def def = cr_default_world_def();
+    def.gravity = cr_v3_zero();
+    def.projection_passes = passes;
+    cr_world *w = make_world_def(&def);
+    add_plane(w, cr_v3_zero(), cr_v3(0, 0, 1));
+    cr_body_id id[8];
+    for (int k = 0; k < 8; ++k)
+        id[k] = add_sphere(w, cr_v3(0, 0, 0.09 + 0.19 * k), cr_v3_zero(), 0.1, 1.0, CR_INERTIA_SOLID, 0.5, 0.3);
+    step_n(w, 1);
+    double worst = 0.1 - state_of(w, id[0]).position.z;
+    for (int k = 0; k < 8; ++k) {
+        cr_body_state s = state_of(w, id[k]);
+        assert_true(cr_v3_len(s.velocity) == 0.0 && cr_v3_len(s.angular_velocity) == 0.0);
+        if (k) worst = fmax(worst, 0.2 - (s.position.z - state_of(w, id[k - 1]).position.z));
+    }
+    *passes_run = cr_world_stats(w)->projection_passes;
+    *top = state_of(w, id[7]).position.z;
+    cr_world_destroy(w);
+    return worst;
+}
+
+static void test_projection_passes(void **state)
+{
+    (void)state;
+    uint32_t run;
+    double top;
+    assert_true(column_after_one_step(1, &run, &top) > 1e-3);
+    assert_int_equal(run, 1);
+    double worst = column_after_one_step(1000, &run, &top);
+    assert_true(worst <= 5e-4 * 0.2);
+    assert_true(run > 1 && run < 1000); /* stopped early, at the tolerance */
+    assert_near(top, 0.1 + 7 * 0.2, 8 * 5e-4 * 0.2); /* the column stands on the floor, touching */
+    /* an isolated contact: the extra passes find nothing more to do */
+    cr_world_def def = cr_default_world_def();
+    def.gravity = cr_v3_zero();
+    def.k_p = 1.0;
+    def.projection_passes = 50;
+    cr_world *w = make_world_def(&def);
+    cr_body_id a = add_sphere(w, cr_v3(0, 0, 0.18), cr_v3_zero(), 0.1, 1.0, CR_INERTIA_SOLID, 0.5, 0.3);
+    cr_body_id b = add_sphere(w, cr_v3(0, 0, 0), cr_v3_zero(), 0.1, 3.0, CR_INERTIA_SOLID, 0.5, 0.3);
+    step_n(w, 1);
+    assert_near(state_of(w, a).position.z - 0.18, 0.75 * 0.02, 1e-15);
+    assert_near(state_of(w, b).position.z, -0.25 * 0.02, 1e-15);
+    assert_int_equal(cr_world_stats(w)->projection_passes, 2);
+    cr_world_destroy(w);
+    /* validated */
+    char msg[256];
+    def = cr_default_world_def();
+    def.projection_passes = 0;
+    assert_int_equal(cr_world_def_validate(&def, msg, sizeof msg), CR_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(msg, "projection_passes: must be in [1, 1000], got 0"));
+}
+
 /* Random contacts: the Newton law's friction reduces the sliding speed of the
  * contact point and never reverses it, for particles and balls. */
 static void test_friction_never_reverses(void **state)
@@ -89,6 +150,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_kp_zero_one_half),
         cmocka_unit_test(test_kp_plane),
+        cmocka_unit_test(test_projection_passes),
         cmocka_unit_test(test_friction_never_reverses),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

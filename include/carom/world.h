@@ -84,6 +84,9 @@ typedef struct cr_world_def {
     double resting_speed;       /* |v_n| below this is resting contact, not an impact
                                    (seed 000 b.2); < 0 means automatic: 2 |g| dt */
     int solver_iterations;      /* Gauss-Seidel passes over touching contacts; default 10 */
+    int projection_passes;      /* sphere worlds (impulse, event): passes of the position projection over
+                                   overlapping pairs, in [1, 1000]; 1 (default) is seed 000's
+                                   single pass, more stop early once no overlap exceeds 0.1% r */
     int max_events_per_body;    /* impacts per body per step before the rest are left
                                    to projection (inelastic collapse guard); default 64 */
     cr_hooke hooke;             /* CR_METHOD_DEM's contact law; default all 0 */
@@ -267,6 +270,7 @@ typedef struct cr_step_stats {
     uint32_t contacts;          /* touching contacts solved */
     uint32_t events;            /* impacts resolved as time-ordered events */
     uint32_t events_deferred;   /* impacts left to projection by max_events_per_body */
+    uint32_t projection_passes; /* position projection passes run (sphere worlds) */
     double max_penetration;     /* deepest overlap left at the end of the step, m */
     double stage_seconds[CR_STAGE_COUNT];
     uint64_t total_contacts, total_events;

@@ -20,8 +20,9 @@
 
 static const char *const top_keys[] = {
     "description", "gravity", "dt", "duration", "output", "method", "law", "k_p", "toi_tolerance",
-    "resting_speed", "solver_iterations", "pgs_iterations", "max_events_per_body", "hooke", "periodic", "allow_overlap", "statics",
-    "bodies", "generate", "joints", "collision_order", "sleep_time", "sleep_speed", NULL};
+    "resting_speed", "solver_iterations", "pgs_iterations", "projection_passes", "max_events_per_body", "hooke",
+    "periodic", "allow_overlap", "statics", "bodies", "generate", "joints", "collision_order", "sleep_time",
+    "sleep_speed", NULL};
 static const char *const hooke_keys[] = {"kn", "kt", "gamma_n", "gamma_t", "mu", NULL};
 static const char *const periodic_keys[] = {"x", "y", "z", "lo", "hi", NULL};
 static const char *const output_keys[] = {"every", NULL};
@@ -41,7 +42,8 @@ static const char *const body_types[] = {"dynamic", "kinematic", "static", NULL}
 static int read_world_def(sc_ctx *c, const cJSON *root, cr_world_def *wd)
 {
     int method = (int)wd->method, law = (int)wd->law, order = (int)wd->collision_order;
-    double iterations = wd->solver_iterations, max_events = wd->max_events_per_body, pgs = wd->pgs_iterations;
+    double iterations = wd->solver_iterations, max_events = wd->max_events_per_body, pgs = wd->pgs_iterations,
+           passes = wd->projection_passes;
     if (sc_read_vec3(c, root, "gravity", &wd->gravity) || sc_read_number(c, root, "dt", SC_POSITIVE, &wd->dt) ||
         sc_read_enum(c, root, "method", method_names, &method) || sc_read_enum(c, root, "law", law_names, &law) ||
         sc_read_number(c, root, "k_p", SC_UNIT, &wd->k_p) ||
@@ -50,6 +52,7 @@ static int read_world_def(sc_ctx *c, const cJSON *root, cr_world_def *wd)
         sc_read_integer(c, root, "solver_iterations", 1, 1000, &iterations) ||
         sc_read_integer(c, root, "pgs_iterations", 1, 100000, &pgs) ||
         sc_read_integer(c, root, "max_events_per_body", 1, 1e6, &max_events) ||
+        sc_read_integer(c, root, "projection_passes", 1, 1000, &passes) ||
         sc_read_enum(c, root, "collision_order", order_names, &order) ||
         sc_read_number(c, root, "sleep_time", SC_NONNEG, &wd->sleep_time) ||
         sc_read_number(c, root, "sleep_speed", SC_NONNEG, &wd->sleep_speed))
@@ -83,6 +86,7 @@ static int read_world_def(sc_ctx *c, const cJSON *root, cr_world_def *wd)
     wd->solver_iterations = (int)iterations;
     wd->pgs_iterations = (int)pgs;
     wd->max_events_per_body = (int)max_events;
+    wd->projection_passes = (int)passes;
 
     /* The core's own check is the last word on what a world accepts; its
      * message names the field, which is also the JSON key. */

@@ -1,0 +1,180 @@
+/* Position projection at the end of a step of a sphere world (impulse and
+ * event methods; seed 000 c.5, eq. 5.27/5.28/B.18), called by the finish
+ * stage.
+ *
+ * The first pass is seed 000's: each overlapping candidate pair, then each
+ * ball against each plane, moves apart along n by k_p m_red overlap. One
+ * pass removes an isolated overlap (k_p = 1) but not the overlaps of a pile,
+ * where pushing one pair apart presses its neighbours together. With
+ * projection_passes > 1 the same update is repeated, Gauss-Seidel fashion,
+ * over the plane contacts and pairs that are near touching after the first
+ * pass (the plane contacts first: a push off the floor then travels up the
+ * pile within the pass), until no overlap exceeds CR_PROJECTION_TOLERANCE of
+ * the radii or the passes run out. Velocities are never touched (seed 000
+ * c.5). A pile needs many passes: each one is a Gauss-Seidel sweep of a
+ * stiff system, so the passes trade time for overlap (docs/benchmarks.md).
+ */
+#include <string.h>
+
+#include "world_internal.h"
+
+/* Extra passes stop once no overlap exceeds this fraction of r_a + r_b
+ * (2 r against a plane): 0.1% of the radius of two equal balls. */
+#define CR_PROJECTION_TOLERANCE 5e-4
+/* Pairs and planes this close (fraction of the radii) after the first pass
+ * take part in the extra ones: a push of a neighbour can close such a gap. */
+#define CR_PROJECTION_NEAR 5e-2
+
+/* The mobility used by projection: a ball on a surface is held there (seed
+ * 004): projection would lift it off and cost energy it may not have; its
+ * resting contacts keep it from driving into others instead
+ * (rolling_rest.c). It counts as immovable. */
+static double mobility(const cr_bodies *b, uint32_t i) { return b->surface[i] == CR_NO_SURFACE ? b->inv_mass[i] : 0.0; }
+
+/* Seed 000 c.5: each side moves out along the normal by k_p m_red overlap,
+ * so k_p = 0 leaves positions alone and k_p = 1 removes the overlap of an
+ * isolated contact in full. Returns the overlap it found. */
+static double project_pair(cr_world *w, uint32_t i, uint32_t j)
+{
+    cr_bodies *b = &w->bodies;
+    cr_vec3 n;
+    double ov = cr_overlap_sphere_sphere(b->x[i], b->radius[i], b->x[j], b->radius[j], &n);
+    if (!(ov > 0.0)) return ov;
+    double mi = mobility(b, i), mj = mobility(b, j);
+    double ri = cr_reduced_mass_ratio(mi, mj);
+    double rj = cr_reduced_mass_ratio(mj, mi);
+    b->x[i] = cr_v3_add(b->x[i], cr_position_projection(w->def.k_p, ri, ov, n));
+    b->x[j] = cr_v3_add(b->x[j], cr_position_projection(w->def.k_p, rj, ov, cr_v3_neg(n)));
+    return ov;
+}
+
+static double project_plane(cr_world *w, uint32_t i, uint32_t k)
+{
+    cr_bodies *b = &w->bodies;
+    const cr_plane_def *pl = &w->planes.def[k];
+    double pen = cr_penetration_sphere_plane(b->x[i], b->radius[i], pl->point, pl->normal);
+    if (!(pen > 0.0)) return pen;
+    /* The plane is immovable: m_red = 1 (seed 000 c.1 b). */
+    b->x[i] = cr_v3_add(b->x[i], cr_position_projection(w->def.k_p, 1.0, pen, pl->normal));
+    return pen;
+}
+
+static bool plane_ball(const cr_bodies *b, uint32_t i)
+{
+    /* a surface ball's walls: its plan and cr_balls_keep_above_surfaces */
+    return cr_slot_alive(b, i) && cr_slot_dynamic(b, i) && b->surface[i] == CR_NO_SURFACE;
+}
+
+/* Seed 000's single pass over every candidate pair, then the planes. */
+static void first_pass(cr_world *w)
+{
+    cr_bodies *b = &w->bodies;
+    for (uint32_t k = 0; k < w->broad.pair_count; ++k) {
+        uint32_t i = w->broad.pairs[k].a, j = w->broad.pairs[k].b;
+        if (!cr_slot_dynamic(b, i) && !cr_slot_dynamic(b, j)) continue;
+        /* apart (with room for rounding): nothing to project */
+        double reach = b->radius[i] + b->radius[j];
+        if (cr_v3_len2(cr_v3_sub(b->x[i], b->x[j])) > reach * reach * (1.0 + 1e-9)) continue;
+        project_pair(w, i, j);
+    }
+    for (uint32_t i = 0; i < b->slot_count; ++i)
+        if (plane_ball(b, i))
+            for (uint32_t k = 0; k < w->planes.count; ++k) project_plane(w, i, k);
+}
+
+/* The rows of the extra passes: the plane contacts (j = plane index | top
+ * bit) and then the pairs near touching after the first pass, with their
+ * figures, over a copy of the positions: the same update in the same
+ * arithmetic as project_pair and project_plane, streamed. */
+#define CR_PLANE_BIT 0x80000000u
+
+static bool add_row(cr_world *w, uint32_t *count, uint32_t i, uint32_t j, double ki, double kj, double ri, double rj)
+{
+    if (!cr_grow(w, (void **)&w->near, &w->near_capacity, *count + 1, sizeof *w->near)) return false;
+    cr_projection_row *r = &w->near[(*count)++];
+    r->i = i;
+    r->j = j;
+    r->ki = w->def.k_p * ki;
+    r->kj = w->def.k_p * kj;
+    r->ri = ri;
+    r->rj = rj;
+    return true;
+}
+
+static cr_status near_list(cr_world *w)
+{
+    cr_bodies *b = &w->bodies;
+    cr_broad_phase *bp = &w->broad;
+    uint32_t count = 0;
+    for (uint32_t i = 0; i < b->slot_count; ++i) {
+        if (!plane_ball(b, i)) continue;
+        for (uint32_t k = 0; k < w->planes.count && k < CR_PLANE_BIT; ++k) {
+            const cr_plane_def *pl = &w->planes.def[k];
+            double r = 2.0 * b->radius[i];
+            if (cr_penetration_sphere_plane(b->x[i], b->radius[i], pl->point, pl->normal) < -CR_PROJECTION_NEAR * r)
+                continue;
+            /* the plane is immovable: m_red = 1 (seed 000 c.1 b) */
+            if (!add_row(w, &count, i, k | CR_PLANE_BIT, 1.0, 0.0, b->radius[i], b->radius[i])) goto oom;
+        }
+    }
+    for (uint32_t k = 0; k < bp->pair_count; ++k) {
+        uint32_t i = bp->pairs[k].a, j = bp->pairs[k].b;
+        if (!cr_slot_dynamic(b, i) && !cr_slot_dynamic(b, j)) continue;
+        double r = b->radius[i] + b->radius[j];
+        if (cr_overlap_sphere_sphere(b->x[i], b->radius[i], b->x[j], b->radius[j], NULL) < -CR_PROJECTION_NEAR * r)
+            continue;
+        double mi = mobility(b, i), mj = mobility(b, j);
+        if (!add_row(w, &count, i, j, cr_reduced_mass_ratio(mi, mj), cr_reduced_mass_ratio(mj, mi), b->radius[i],
+                     b->radius[j]))
+            goto oom;
+    }
+    w->near_count = count;
+    if (!cr_grow(w, (void **)&w->near_x, &w->near_x_capacity, b->slot_count, sizeof *w->near_x)) goto oom;
+    return CR_OK;
+oom:
+    return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "projection: out of memory");
+}
+
+/* One extra pass; true when some overlap it met exceeded the tolerance. */
+static bool extra_pass(const cr_world *w, cr_vec3 *restrict x)
+{
+    bool deep = false;
+    for (uint32_t k = 0; k < w->near_count; ++k) {
+        const cr_projection_row *r = &w->near[k];
+        if (r->j & CR_PLANE_BIT) {
+            const cr_plane_def *pl = &w->planes.def[r->j & ~CR_PLANE_BIT];
+            double pen = cr_penetration_sphere_plane(x[r->i], r->ri, pl->point, pl->normal);
+            if (!(pen > 0.0)) continue;
+            x[r->i] = cr_v3_add(x[r->i], cr_v3_scale(pl->normal, r->ki * pen));
+            if (pen > CR_PROJECTION_TOLERANCE * 2.0 * r->ri) deep = true;
+        } else {
+            cr_vec3 n;
+            double ov = cr_overlap_sphere_sphere(x[r->i], r->ri, x[r->j], r->rj, &n);
+            if (!(ov > 0.0)) continue;
+            x[r->i] = cr_v3_add(x[r->i], cr_v3_scale(n, r->ki * ov));
+            x[r->j] = cr_v3_add(x[r->j], cr_v3_scale(cr_v3_neg(n), r->kj * ov));
+            if (ov > CR_PROJECTION_TOLERANCE * (r->ri + r->rj)) deep = true;
+        }
+    }
+    return deep;
+}
+
+cr_status cr_project_positions(cr_world *w)
+{
+    if (!(w->def.k_p > 0.0)) return CR_OK;
+    first_pass(w);
+    w->stats.projection_passes = 1;
+    if (w->def.projection_passes <= 1) return CR_OK;
+    cr_status s = near_list(w);
+    if (s != CR_OK) return s;
+    cr_bodies *b = &w->bodies;
+    cr_vec3 *x = w->near_x;
+    memcpy(x, b->x, sizeof *x * b->slot_count);
+    for (int pass = 1; pass < w->def.projection_passes; ++pass) {
+        bool deep = extra_pass(w, x);
+        w->stats.projection_passes = (uint32_t)pass + 1;
+        if (!deep) break;
+    }
+    memcpy(b->x, x, sizeof *x * b->slot_count);
+    return CR_OK;
+}
