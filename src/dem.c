@@ -43,16 +43,22 @@
  * neighbour grid's cells and re-sorted at every list build, so that a body's
  * neighbours lie near it in memory. slot[i] is the world slot of sorted body
  * i and sorted_of[slot] its sorted index. The world's arrays (x, v, w, q) are
- * written back at the end of every step, so everything that reads them
- * (cr_body_get_state, queries) sees the state of the step; a change made
- * through the API (cr_dem_touch) makes the next step gather the bodies again.
+ * written at the end of every step, so everything that reads them
+ * (cr_body_get_state, queries) sees the state of the step, while the sorted
+ * arrays are by then half a step ahead (advanced); a change made through the
+ * API (cr_dem_touch) makes the next step gather the bodies again.
  *
  * Forces: the half list (pair (i, j) once, i < j in sorted order, grouped by
- * i) is cut into fixed chunks of first bodies. Each pair's force and torque
- * lever are stored with the pair; each body then sums, in a fixed order, the
- * pairs where it is first (list order) and those where it is second (list
- * order, through the reverse index built with the list). No sum depends on
- * how chunks are spread over threads: 1 and N threads give the same bits. */
+ * i) is cut into fixed chunks of first bodies. A work item sums the pairs
+ * inside it into both bodies; a pair whose second body lies in another item
+ * stores its force and torque lever in pf, in the second body's row (list
+ * order), which that body adds up when the step ends. No sum depends on how
+ * chunks are spread over threads: 1 and N threads give the same bits.
+ *
+ * Passes per step: the pairs (task_pairs), then one pass over the bodies
+ * (task_finish) that ends the step and starts the next (LAMMPS's
+ * final_integrate, then initial_integrate), so that each body's data goes
+ * through the cache once a step. */
 
 #define DEM_CHUNK 512u /* bodies per work item */
 
@@ -73,10 +79,12 @@ struct cr_dem {
     uint32_t map_slots;
     double skin;
     /* half list: pairs (i, nb[k]) for k in [start[i], start[i + 1]) */
-    uint32_t *start, *rstart, start_cap; /* rstart: reverse index into rk */
-    uint32_t *nb, *rk;
+    uint32_t *start, *rstart, start_cap; /* rstart: each body's entries in pf, as second body */
+    uint32_t *nb, *rpos;     /* rpos: the pair's entry in pf (the sink entry for a pair inside a work item) */
     cr_vec3 *shear;          /* history */
-    dem_pf *pf;              /* force on the first body and torque lever (d x F_t) / r */
+    dem_pf *pf;              /* of the pairs across work items, by second body: force on the first body and
+                              * torque lever (d x F_t) / r; zero unless the pair touches */
+    uint32_t pf_sink;        /* the entry written by pairs inside a work item */
     uint32_t *ck, *ci;       /* touching pairs: pair and first body, each work item from its start[i0] */
     uint8_t *touch;
     uint32_t pair_count, pair_cap;
@@ -94,16 +102,21 @@ struct cr_dem {
     uint32_t *chunk_count, chunk_cap;
     uint8_t *chunk_flag;
     bool list_valid, forces_valid;
+    /* the last step's task_finish has done the next step's first half (with
+     * advanced_dt): the sorted arrays are ahead of the world's slots */
+    bool advanced;
+    double advanced_dt;
     cr_dem_pool *pool;
 };
 
 enum { DEM_DYN = 1, DEM_ROT = 2 };
+enum { DEM_FAR = 1, DEM_BAD = 2 }; /* chunk_flag: a body moved past half the skin; a number not finite */
 
 static void free_arrays(cr_world *w, cr_dem *d)
 {
     void *ps[] = {d->xr,    d->v,     d->w,     d->f,    d->t,      d->x_build,  d->q,     d->mass,
                   d->inv_mass, d->inv_inertia, d->flags, d->slot, d->cell, d->sorted_of, d->start, d->rstart,
-                  d->nb,    d->rk,    d->shear, d->pf,   d->touch, d->ck, d->ci,    d->ha,    d->hb,
+                  d->nb,    d->rpos,    d->shear, d->pf,   d->touch, d->ck, d->ci,    d->ha,    d->hb,
                   d->hs,    d->hstart, d->scr, d->cell_start, d->rank, d->order, d->chunk_count, d->chunk_flag};
     for (size_t k = 0; k < sizeof ps / sizeof ps[0]; ++k) cr_free(w, ps[k]);
 }
@@ -123,6 +136,7 @@ void cr_dem_touch(cr_world *w)
     if (!w->dem) return;
     w->dem->list_valid = false;
     w->dem->forces_valid = false;
+    w->dem->advanced = false;
 }
 
 void cr_dem_body_removed(cr_world *w, uint32_t i)
@@ -258,7 +272,7 @@ static bool reserve_pairs(cr_world *w, cr_dem *d, uint32_t need)
 {
     if (need <= d->pair_cap) return true;
     uint32_t c = cap_for(need), o = d->pair_cap;
-    if (!regrow(w, (void **)&d->nb, o, c, sizeof(uint32_t)) || !regrow(w, (void **)&d->rk, o, c, sizeof(uint32_t)) ||
+    if (!regrow(w, (void **)&d->nb, o, c, sizeof(uint32_t)) || !regrow(w, (void **)&d->rpos, o, c, sizeof(uint32_t)) ||
         !regrow(w, (void **)&d->shear, o, c, sizeof(cr_vec3)) || !regrow(w, (void **)&d->pf, o, c, sizeof(dem_pf)) ||
         !regrow(w, (void **)&d->touch, o, c, 1) || !regrow(w, (void **)&d->ck, o, c, sizeof(uint32_t)) ||
         !regrow(w, (void **)&d->ci, o, c, sizeof(uint32_t)))
@@ -297,7 +311,7 @@ typedef struct step_ctx {
     dem_box bx;
     double dt, h, lim, kn, kt, gn, gt, mu;
     cr_vec3 g;
-    bool update_shear, kick, drift;
+    bool update_shear;
 } step_ctx;
 
 /* ---- sort and list ---------------------------------------------------- */
@@ -591,7 +605,8 @@ static cr_status build(cr_world *w, const dem_box *bx)
     d->per_body = most + most / 2 + 4;
     if (!reserve_pairs(w, d, d->pair_count + 1)) return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "dem: out of memory");
     /* reverse index: for each body, the pairs where it is second and the
-     * first body lies in another work item, in list order */
+     * first body lies in another work item, in list order: their entries in
+     * pf, so that the body reads its own in a row */
     memset(d->rstart, 0, sizeof *d->rstart * (n + 1));
     for (uint32_t i = 0; i < n; ++i) {
         uint32_t end = (i / DEM_CHUNK + 1) * DEM_CHUNK;
@@ -602,8 +617,10 @@ static cr_status build(cr_world *w, const dem_box *bx)
     for (uint32_t i = 0; i < n; ++i) {
         uint32_t end = (i / DEM_CHUNK + 1) * DEM_CHUNK;
         for (uint32_t k = d->start[i]; k < d->start[i + 1]; ++k)
-            if (d->nb[k] >= end) d->rk[d->rstart[d->nb[k]]++] = k;
+            d->rpos[k] = d->nb[k] >= end ? d->rstart[d->nb[k]]++ : d->rstart[n];
     }
+    d->pf_sink = d->rstart[n];
+    memset(d->pf, 0, sizeof *d->pf * (d->pf_sink + 1));
     for (uint32_t i = n; i > 0; --i) d->rstart[i] = d->rstart[i - 1];
     d->rstart[0] = 0;
     /* history: the saved pairs by their first body in the new order */
@@ -684,42 +701,6 @@ static inline cr_quat turn(cr_quat q, cr_vec3 w, double h)
     return r;
 }
 
-/* Half kick, drift, turn and wrap; flags a body moved past half the skin. */
-static void task_move(uint32_t c0, uint32_t c1, uint32_t worker, void *arg)
-{
-    (void)worker;
-    const step_ctx *cx = arg;
-    cr_dem *d = cx->d;
-    const dem_box box = cx->bx;
-    const double h = cx->h, dt = cx->dt, lim = cx->lim;
-    const uint32_t n = d->n;
-    double *xr = d->xr;
-    cr_vec3 *v = d->v, *wv = d->w;
-    cr_quat *q = d->q;
-    const cr_vec3 *f = d->f, *t = d->t, *x_build = d->x_build;
-    const double *inv_mass = d->inv_mass, *inv_inertia = d->inv_inertia;
-    const uint8_t *flags = d->flags;
-    for (uint32_t c = c0; c < c1; ++c) {
-        uint32_t i0 = c * DEM_CHUNK, i1 = i0 + DEM_CHUNK < n ? i0 + DEM_CHUNK : n;
-        bool far = false;
-        for (uint32_t i = i0; i < i1; ++i) {
-            double *x = xr + 4 * (size_t)i;
-            const uint8_t fl = flags[i];
-            if (fl & DEM_DYN) {
-                v[i] = cr_v3_madd(v[i], f[i], h * inv_mass[i]);
-                wv[i] = cr_v3_madd(wv[i], t[i], h * inv_inertia[i]);
-            }
-            const cr_vec3 vi = v[i];
-            x[0] += vi.x * dt, x[1] += vi.y * dt, x[2] += vi.z * dt;
-            if (fl & DEM_ROT) q[i] = turn(q[i], wv[i], dt);
-            wrap3(&box, x);
-            cr_vec3 dx = min_image(&box, cr_v3(x[0] - x_build[i].x, x[1] - x_build[i].y, x[2] - x_build[i].z));
-            far |= cr_v3_len2(dx) > lim;
-        }
-        d->chunk_flag[c] = far;
-    }
-}
-
 /* The law on every listed pair whose first body is in the chunk (LAMMPS
  * PairGranHookeHistory::compute): the force on the first body and the
  * torque lever are stored with the pair. */
@@ -743,6 +724,8 @@ static void task_pairs(uint32_t c0, uint32_t c1, uint32_t worker, void *arg)
     uint8_t *touch = d->touch;
     cr_vec3 *shear = d->shear;
     uint32_t *d_ck = d->ck, *d_ci = d->ci;
+    const uint32_t *rpos = d->rpos;
+    const dem_pf zero_pf = {{0, 0, 0}, {0, 0, 0}};
 
     for (uint32_t c = c0; c < c1; ++c) {
         uint32_t i0 = c * DEM_CHUNK, i1 = i0 + DEM_CHUNK < n ? i0 + DEM_CHUNK : n;
@@ -762,7 +745,9 @@ static void task_pairs(uint32_t c0, uint32_t c1, uint32_t worker, void *arg)
                 cr_vec3 del = min_image(bx, cr_v3(xi - pj[0], yi - pj[1], zi - pj[2]));
                 const double radsum = radi + pj[3];
                 const uint32_t hit = cr_v3_len2(del) < radsum * radsum;
-                touch[k] &= (uint8_t)hit;
+                const uint8_t was = touch[k];
+                touch[k] = was & (uint8_t)hit;
+                if (was > hit) pf[rpos[k]] = zero_pf; /* a contact ends (rare) */
                 ck[contacts] = k, ci[contacts] = i;
                 contacts += hit;
             }
@@ -814,53 +799,172 @@ static void task_pairs(uint32_t c0, uint32_t c1, uint32_t worker, void *arg)
                 /* Newton's third law inside the item */
                 f[j] = cr_v3_sub(f[j], fij), t[j] = cr_v3_madd(t[j], tor, -radj);
             } else {
-                pf[k].f = fij, pf[k].t = tor;
+                pf[rpos[k]].f = fij, pf[rpos[k]].t = tor;
             }
         }
         chunk_count[c] = contacts;
     }
 }
 
-/* Each body's force and torque: its pairs as first body, then as second,
- * in list order, then gravity; with kick, the second half kick and the
- * state written back to the world. */
+/* ---- the passes over the bodies ---------------------------------------- *
+ *
+ * In short loops over blocks of DEM_BLOCK bodies: a body's work is one long
+ * chain of dependent operations, and short loops let the processor overlap
+ * many bodies, while the block's data stays in the L1 cache between them. */
+
+#define DEM_BLOCK 32u
+
+/* Each body's force and torque: its pairs as first body (and as second
+ * inside its work item), summed by task_pairs, then those where it is second
+ * to a body of an earlier item, in list order, then gravity. */
+static void sum_block(const step_ctx *cx, uint32_t i0, uint32_t i1)
+{
+    cr_dem *d = cx->d;
+    const dem_pf *pf = d->pf;
+    const uint32_t *rstart = d->rstart;
+    const double *xr = d->xr, *mass = d->mass;
+    const uint8_t *flags = d->flags;
+    cr_vec3 *fo = d->f, *to = d->t;
+    const cr_vec3 g = cx->g;
+    for (uint32_t i = i0; i < i1; ++i) {
+        cr_vec3 f = fo[i], t = to[i];
+        const double rad = xr[4 * (size_t)i + 3];
+        /* entries of pairs not touching are zero: adding them changes no bit */
+        for (uint32_t e = rstart[i], e1 = rstart[i + 1]; e < e1; ++e)
+            f = cr_v3_sub(f, pf[e].f), t = cr_v3_madd(t, pf[e].t, -rad);
+        if (flags[i] & DEM_DYN) f = cr_v3_madd(f, g, mass[i]);
+        fo[i] = f, to[i] = t;
+    }
+}
+
+/* Half kick by the forces in f, t (LAMMPS fix nve/sphere). */
+static void kick_block(const step_ctx *cx, uint32_t i0, uint32_t i1)
+{
+    cr_dem *d = cx->d;
+    const double h = cx->h, *inv_mass = d->inv_mass, *inv_inertia = d->inv_inertia;
+    const uint8_t *flags = d->flags;
+    const cr_vec3 *f = d->f, *t = d->t;
+    cr_vec3 *v = d->v, *wv = d->w;
+    for (uint32_t i = i0; i < i1; ++i)
+        if (flags[i] & DEM_DYN) {
+            v[i] = cr_v3_madd(v[i], f[i], h * inv_mass[i]);
+            wv[i] = cr_v3_madd(wv[i], t[i], h * inv_inertia[i]);
+        }
+}
+
+/* The step's state into the world's slots; true when a number is not
+ * finite (a sum of them all is not). */
+static bool store_block(const step_ctx *cx, uint32_t i0, uint32_t i1)
+{
+    cr_dem *d = cx->d;
+    cr_bodies *b = cx->b;
+    const double *xr = d->xr;
+    const cr_vec3 *v = d->v, *wv = d->w;
+    const cr_quat *q = d->q;
+    const uint32_t *slot = d->slot;
+    double zero = 0.0; /* stays 0 unless a number is not finite */
+    for (uint32_t i = i0; i < i1; ++i) {
+        const double *x = xr + 4 * (size_t)i;
+        const cr_vec3 vi = v[i], wi = wv[i];
+        zero += 0.0 * (((x[0] + x[1]) + (x[2] + vi.x)) + ((vi.y + vi.z) + (wi.x + wi.y)) + wi.z);
+        const uint32_t s = slot[i];
+        b->x[s] = cr_v3(x[0], x[1], x[2]);
+        b->v[s] = vi, b->w[s] = wi, b->q[s] = q[i];
+    }
+    return !(zero == 0.0);
+}
+
+/* Drift and wrap; true when a body has moved past half the skin since the
+ * list build. */
+static bool drift_block(const step_ctx *cx, uint32_t i0, uint32_t i1)
+{
+    cr_dem *d = cx->d;
+    const dem_box box = cx->bx;
+    const double dt = cx->dt, lim = cx->lim;
+    double *xr = d->xr;
+    const cr_vec3 *v = d->v, *x_build = d->x_build;
+    bool far = false;
+    for (uint32_t i = i0; i < i1; ++i) {
+        double *x = xr + 4 * (size_t)i;
+        const cr_vec3 vi = v[i], xb = x_build[i];
+        x[0] += vi.x * dt, x[1] += vi.y * dt, x[2] += vi.z * dt;
+        wrap3(&box, x);
+        far |= cr_v3_len2(min_image(&box, cr_v3(x[0] - xb.x, x[1] - xb.y, x[2] - xb.z))) > lim;
+    }
+    return far;
+}
+
+static void turn_block(const step_ctx *cx, uint32_t i0, uint32_t i1)
+{
+    cr_dem *d = cx->d;
+    const double dt = cx->dt;
+    const uint8_t *flags = d->flags;
+    const cr_vec3 *wv = d->w;
+    cr_quat *q = d->q;
+    for (uint32_t i = i0; i < i1; ++i)
+        if (flags[i] & DEM_ROT) q[i] = turn(q[i], wv[i], dt);
+}
+
+/* The first half of a step (LAMMPS fix nve/sphere's initial_integrate):
+ * half kick, drift, turn and wrap. */
+static bool advance_block(const step_ctx *cx, uint32_t i0, uint32_t i1)
+{
+    kick_block(cx, i0, i1);
+    bool far = drift_block(cx, i0, i1);
+    turn_block(cx, i0, i1);
+    return far;
+}
+
+/* The forces of the set-up (no kick). */
 static void task_sum(uint32_t c0, uint32_t c1, uint32_t worker, void *arg)
 {
     (void)worker;
     const step_ctx *cx = arg;
-    cr_dem *d = cx->d;
-    const uint8_t *touch = d->touch, *flags = d->flags;
-    const uint32_t *rstart = d->rstart, *rk = d->rk, n = d->n;
-    const dem_pf *pf = d->pf;
-    const double *xr = d->xr, *mass = d->mass, *inv_mass = d->inv_mass, *inv_inertia = d->inv_inertia;
-    cr_vec3 *fo = d->f, *to = d->t, *v = d->v, *wv = d->w;
-    const cr_vec3 g = cx->g;
-    const double h = cx->h;
-    const bool kick = cx->kick;
+    const uint32_t n = cx->d->n;
     for (uint32_t c = c0; c < c1; ++c) {
         uint32_t i0 = c * DEM_CHUNK, i1 = i0 + DEM_CHUNK < n ? i0 + DEM_CHUNK : n;
-        double zero = 0.0; /* stays 0 unless a number is not finite */
-        for (uint32_t i = i0; i < i1; ++i) {
-            /* the pairs inside i's work item, summed by task_pairs, then
-             * those where i is second to a body of an earlier item */
-            cr_vec3 f = fo[i], t = to[i];
-            const double rad = xr[4 * i + 3];
-            for (uint32_t e = rstart[i]; e < rstart[i + 1]; ++e) {
-                uint32_t k = rk[e];
-                if (touch[k]) f = cr_v3_sub(f, pf[k].f), t = cr_v3_madd(t, pf[k].t, -rad);
-            }
-            const bool dyn = flags[i] & DEM_DYN;
-            if (dyn) f = cr_v3_madd(f, g, mass[i]);
-            fo[i] = f, to[i] = t;
-            if (!kick) continue;
-            if (dyn) {
-                v[i] = cr_v3_madd(v[i], f, h * inv_mass[i]);
-                wv[i] = cr_v3_madd(wv[i], t, h * inv_inertia[i]);
-            }
-            const double *x = xr + 4 * (size_t)i;
-            zero += 0.0 * (x[0] + x[1] + x[2] + v[i].x + v[i].y + v[i].z + wv[i].x + wv[i].y + wv[i].z);
+        sum_block(cx, i0, i1);
+    }
+}
+
+/* The first half of the step on its own: after a set-up, or when dt changed
+ * since the last step advanced the bodies. */
+static void task_move(uint32_t c0, uint32_t c1, uint32_t worker, void *arg)
+{
+    (void)worker;
+    const step_ctx *cx = arg;
+    const uint32_t n = cx->d->n;
+    for (uint32_t c = c0; c < c1; ++c) {
+        uint32_t i0 = c * DEM_CHUNK, i1 = i0 + DEM_CHUNK < n ? i0 + DEM_CHUNK : n;
+        bool far = false;
+        for (uint32_t j0 = i0; j0 < i1; j0 += DEM_BLOCK) far |= advance_block(cx, j0, j0 + DEM_BLOCK < i1 ? j0 + DEM_BLOCK : i1);
+        cx->d->chunk_flag[c] = far ? DEM_FAR : 0;
+    }
+}
+
+/* The end of the step and the start of the next in one pass over the
+ * bodies, so that each body's data goes through the cache once a step
+ * (LAMMPS fix nve/sphere's final_integrate, then initial_integrate): the
+ * forces, the second half kick, the state written to the world's slots
+ * (what the API reads: x, v, w, q of the step), then the next step's first
+ * half, with this step's dt. cr_dem_step redoes that first half from the
+ * world's state if dt changes before the next step. */
+static void task_finish(uint32_t c0, uint32_t c1, uint32_t worker, void *arg)
+{
+    (void)worker;
+    const step_ctx *cx = arg;
+    const uint32_t n = cx->d->n;
+    for (uint32_t c = c0; c < c1; ++c) {
+        uint32_t i0 = c * DEM_CHUNK, i1 = i0 + DEM_CHUNK < n ? i0 + DEM_CHUNK : n;
+        bool far = false, bad = false;
+        for (uint32_t j0 = i0; j0 < i1; j0 += DEM_BLOCK) {
+            const uint32_t j1 = j0 + DEM_BLOCK < i1 ? j0 + DEM_BLOCK : i1;
+            sum_block(cx, j0, j1);
+            kick_block(cx, j0, j1);
+            bad |= store_block(cx, j0, j1);
+            far |= advance_block(cx, j0, j1);
         }
-        d->chunk_flag[c] = !(zero == 0.0);
+        cx->d->chunk_flag[c] = (uint8_t)((far ? DEM_FAR : 0) | (bad ? DEM_BAD : 0));
     }
 }
 
@@ -880,7 +984,8 @@ static void task_store(uint32_t c0, uint32_t c1, uint32_t worker, void *arg)
     }
 }
 
-static cr_status forces(cr_world *w, step_ctx *cx)
+/* The pair forces; with sum, each body's total (set-up: no kick). */
+static void forces(cr_world *w, step_ctx *cx, bool sum)
 {
     cr_dem *d = w->dem;
     uint32_t chunks = chunk_count_of(d->n);
@@ -888,9 +993,7 @@ static cr_status forces(cr_world *w, step_ctx *cx)
     uint32_t contacts = 0;
     for (uint32_t c = 0; c < chunks; ++c) contacts += d->chunk_count[c];
     w->stats.contacts = contacts;
-    run_items(w, task_sum, chunks, cx);
-    d->forces_valid = true;
-    return CR_OK;
+    if (sum) run_items(w, task_sum, chunks, cx);
 }
 
 static cr_status check_finite(cr_world *w)
@@ -942,21 +1045,36 @@ cr_status cr_dem_step(cr_world *w)
         /* set-up: the forces of the current state, history not advanced
          * (timed with the list builds) */
         if ((s = build(w, &cx.bx)) != CR_OK) return s;
-        cx.update_shear = false, cx.kick = false;
-        if ((s = forces(w, &cx)) != CR_OK) return s;
+        cx.update_shear = false;
+        forces(w, &cx, true);
+        d->forces_valid = true, d->advanced = false;
         t1 = now_seconds();
         setup = t1 - t0;
         t0 = t1;
     }
     uint32_t chunks = chunk_count_of(d->n);
     cx.lim = 0.25 * d->skin * d->skin;
-    run_items(w, task_move, chunks, &cx);
+    if (d->advanced && d->advanced_dt != cx.dt) {
+        /* dt changed since the last step's task_finish moved the bodies:
+         * back to the step's state (in the world's slots, unchanged since)
+         * and the first half again with the new dt */
+        const cr_bodies *b = &w->bodies;
+        for (uint32_t i = 0; i < d->n; ++i) {
+            uint32_t sl = d->slot[i];
+            d->xr[4 * i] = b->x[sl].x, d->xr[4 * i + 1] = b->x[sl].y, d->xr[4 * i + 2] = b->x[sl].z;
+            d->v[i] = b->v[sl], d->w[i] = b->w[sl], d->q[i] = b->q[sl];
+        }
+        d->advanced = false;
+    }
+    if (!d->advanced) run_items(w, task_move, chunks, &cx);
     bool rebuild = false;
-    for (uint32_t c = 0; c < chunks; ++c) rebuild |= d->chunk_flag[c] != 0;
+    for (uint32_t c = 0; c < chunks; ++c) rebuild |= (d->chunk_flag[c] & DEM_FAR) != 0;
     t1 = now_seconds();
     w->stats.stage_seconds[CR_STAGE_PREDICT] = t1 - t0;
     t0 = t1;
     if (rebuild) {
+        /* the build gathers the moved bodies from the world's slots; the
+         * step's end writes them again */
         run_items(w, task_store, chunk_count_of(d->map_slots), &cx);
         if ((s = build(w, &cx.bx)) != CR_OK) return s;
         chunks = chunk_count_of(d->n);
@@ -965,14 +1083,15 @@ cr_status cr_dem_step(cr_world *w)
     t1 = now_seconds();
     w->stats.stage_seconds[CR_STAGE_BROAD_PHASE] = t1 - t0 + setup;
     t0 = t1;
-    cx.update_shear = true, cx.kick = true;
-    if ((s = forces(w, &cx)) != CR_OK) return s;
+    cx.update_shear = true;
+    forces(w, &cx, false);
     t1 = now_seconds();
     w->stats.stage_seconds[CR_STAGE_CONTACTS] = t1 - t0;
     t0 = t1;
+    run_items(w, task_finish, chunks, &cx);
+    d->advanced = true, d->advanced_dt = cx.dt;
     bool bad = false;
-    for (uint32_t c = 0; c < chunks; ++c) bad |= d->chunk_flag[c] != 0;
-    run_items(w, task_store, chunk_count_of(d->map_slots), &cx);
+    for (uint32_t c = 0; c < chunks; ++c) bad |= (d->chunk_flag[c] & DEM_BAD) != 0;
     if (bad && (s = check_finite(w)) != CR_OK) return s;
     w->stats.stage_seconds[CR_STAGE_FINISH] = now_seconds() - t0;
     w->steps++;

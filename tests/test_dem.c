@@ -345,13 +345,39 @@ static void test_dem_threads_bitwise(void **state)
     assert_int_equal(cr_world_def_validate(&d, msg, sizeof msg), CR_ERR_INVALID_ARGUMENT);
 }
 
+/* The step's end already moves the bodies for the next step with its dt
+ * (src/dem.c task_finish): cr_world_set_dt between steps must still give
+ * the new dt's velocity Verlet, bit for bit (a falling ball, no contact:
+ * v += dt/2 g, x += dt v, v += dt/2 g; m = 1 and binary dt, g keep the
+ * test's arithmetic the same as the library's). */
+static void test_dem_set_dt(void **state)
+{
+    (void)state;
+    const double dt[2] = {1.0 / 1024.0, 1.0 / 256.0};
+    const cr_vec3 g = cr_v3(0.0, 0.0, -8.0);
+    cr_world_def d = dem_def(dt[0], g);
+    cr_world *w = make_world_def(&d);
+    cr_vec3 x = cr_v3(0.25, 0.5, 3.0), v = cr_v3(0.5, 0.0, 1.0);
+    cr_body_id a = ball(w, CR_BODY_DYNAMIC, x, v, 0.5, 1.0, CR_INERTIA_SOLID);
+    for (int k = 0; k < 40; ++k) {
+        const double h = dt[k / 20] * 0.5;
+        if (k == 20) assert_int_equal(cr_world_set_dt(w, dt[1]), CR_OK);
+        assert_int_equal(cr_world_step(w), CR_OK);
+        v = cr_v3_madd(v, g, h), x = cr_v3_madd(x, v, 2.0 * h), v = cr_v3_madd(v, g, h);
+        cr_body_state s = get(w, a);
+        assert_memory_equal(&s.position, &x, sizeof x);
+        assert_memory_equal(&s.velocity, &v, sizeof v);
+    }
+    cr_world_destroy(w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_hooke_head_on),       cmocka_unit_test(test_hooke_stick_slide),
         cmocka_unit_test(test_periodic_crossing),   cmocka_unit_test(test_periodic_straddle),
         cmocka_unit_test(test_dem_refusals),        cmocka_unit_test(test_dem_remove_reuse),
-        cmocka_unit_test(test_dem_scene_keys),      cmocka_unit_test(test_dem_threads_bitwise),
+        cmocka_unit_test(test_dem_scene_keys),      cmocka_unit_test(test_dem_threads_bitwise), cmocka_unit_test(test_dem_set_dt),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
