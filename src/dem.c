@@ -43,10 +43,9 @@
  * neighbour grid's cells and re-sorted at every list build, so that a body's
  * neighbours lie near it in memory. slot[i] is the world slot of sorted body
  * i and sorted_of[slot] its sorted index. The world's arrays (x, v, w, q) are
- * written at the end of every step, so everything that reads them
- * (cr_body_get_state, queries) sees the state of the step, while the sorted
- * arrays are by then half a step ahead (advanced); a change made through the
- * API (cr_dem_touch) makes the next step gather the bodies again.
+ * written back at the end of every step, so everything that reads them
+ * (cr_body_get_state, queries) sees the state of the step; a change made
+ * through the API (cr_dem_touch) makes the next step gather the bodies again.
  *
  * Forces: the half list (pair (i, j) once, i < j in sorted order, grouped by
  * i) is cut into fixed chunks of first bodies. A work item sums the pairs
@@ -55,10 +54,8 @@
  * order), which that body adds up when the step ends. No sum depends on how
  * chunks are spread over threads: 1 and N threads give the same bits.
  *
- * Passes per step: the pairs (task_pairs), then one pass over the bodies
- * (task_finish) that ends the step and starts the next (LAMMPS's
- * final_integrate, then initial_integrate), so that each body's data goes
- * through the cache once a step. */
+ * Passes per step: move (first half kick, drift, turn), the pairs, finish
+ * (sums, second half kick), store (the world's slots). */
 
 #define DEM_CHUNK 512u /* bodies per work item */
 
@@ -102,10 +99,6 @@ struct cr_dem {
     uint32_t *chunk_count, chunk_cap;
     uint8_t *chunk_flag;
     bool list_valid, forces_valid;
-    /* the last step's task_finish has done the next step's first half (with
-     * advanced_dt): the sorted arrays are ahead of the world's slots */
-    bool advanced;
-    double advanced_dt;
     cr_dem_pool *pool;
 };
 
@@ -136,7 +129,6 @@ void cr_dem_touch(cr_world *w)
     if (!w->dem) return;
     w->dem->list_valid = false;
     w->dem->forces_valid = false;
-    w->dem->advanced = false;
 }
 
 void cr_dem_body_removed(cr_world *w, uint32_t i)
@@ -661,8 +653,9 @@ static cr_status build(cr_world *w, const dem_box *bx)
                     for (uint32_t e = hs[i]; e < hs[i + 1]; ++e)
                         if (d->hb[idx[e]] == d->nb[k]) {
                             cr_vec3 s = d->hs[idx[e]];
-                            d->shear[k] = s;
+                            /* a pair without history has zero shear (task_pairs relies on it) */
                             d->touch[k] = s.x != 0.0 || s.y != 0.0 || s.z != 0.0;
+                            if (d->touch[k]) d->shear[k] = s;
                             break;
                         }
             }
@@ -701,6 +694,98 @@ static inline cr_quat turn(cr_quat q, cr_vec3 w, double h)
     return r;
 }
 
+/* The law on the touching pairs ck[e0..e1) (LAMMPS
+ * PairGranHookeHistory::compute, term for term), in stages over the block:
+ * each contact's work is a long chain through square roots and divisions,
+ * and short loops let the processor run many contacts' chains at once. A
+ * pair not touching has no history (shear zero, kept so by the screen). */
+#define DEM_LAW_BLOCK 32u
+
+static void law_block(const step_ctx *cx, const uint32_t *ck, const uint32_t *ci, uint32_t e0, uint32_t e1,
+                      uint32_t i1)
+{
+    cr_dem *d = cx->d;
+    const dem_box box = cx->bx, *bx = &box;
+    const double kn = cx->kn, kt = cx->kt, gn = cx->gn, gt = cx->gt, mu = cx->mu, dt = cx->dt;
+    const bool update_shear = cx->update_shear;
+    const double *xr = d->xr, *mass = d->mass;
+    const uint32_t *nb = d->nb, *rpos = d->rpos;
+    const cr_vec3 *v = d->v, *wv = d->w;
+    const uint8_t *flags = d->flags;
+    cr_vec3 *f = d->f, *t = d->t, *shear = d->shear;
+    dem_pf *pf = d->pf;
+    uint8_t *touch = d->touch;
+    const uint32_t m = e1 - e0;
+    cr_vec3 del[DEM_LAW_BLOCK], s[DEM_LAW_BLOCK], fs[DEM_LAW_BLOCK], vtr[DEM_LAW_BLOCK];
+    double r[DEM_LAW_BLOCK], rinv[DEM_LAW_BLOCK], rsqinv[DEM_LAW_BLOCK], meff[DEM_LAW_BLOCK], ccel[DEM_LAW_BLOCK],
+        shrmag[DEM_LAW_BLOCK];
+    /* geometry and effective mass: the square root and divisions; the
+     * history is loaded here, where the misses of a block overlap (touching
+     * pairs are spread thin over the list) */
+    for (uint32_t e = 0; e < m; ++e) {
+        const uint32_t k = ck[e0 + e], i = ci[e0 + e], j = nb[k];
+        s[e] = shear[k]; /* zero for a new contact */
+        const double *pi = xr + 4 * (size_t)i, *pj = xr + 4 * (size_t)j;
+        del[e] = min_image(bx, cr_v3(pi[0] - pj[0], pi[1] - pj[1], pi[2] - pj[2]));
+        const double rsq = cr_v3_len2(del[e]);
+        r[e] = sqrt(rsq), rinv[e] = 1.0 / r[e], rsqinv[e] = 1.0 / rsq;
+        const double mi = mass[i], mj = mass[j], both = mi * mj / (mi + mj);
+        meff[e] = !(flags[i] & DEM_DYN) ? mj : !(flags[j] & DEM_DYN) ? mi : both;
+    }
+    /* normal force, shear history and tangential force */
+    for (uint32_t e = 0; e < m; ++e) {
+        const uint32_t k = ck[e0 + e], i = ci[e0 + e], j = nb[k];
+        const cr_vec3 dl = del[e];
+        const double radi = xr[4 * (size_t)i + 3], radj = xr[4 * (size_t)j + 3], radsum = radi + radj;
+        const cr_vec3 vr = cr_v3_sub(v[i], v[j]);
+        const double vnnr = cr_v3_dot(vr, dl);
+        const cr_vec3 vn = cr_v3_scale(dl, vnnr * rsqinv[e]);
+        const cr_vec3 vt = cr_v3_sub(vr, vn);
+        const cr_vec3 wr = cr_v3_scale(cr_v3_add(cr_v3_scale(wv[i], radi), cr_v3_scale(wv[j], radj)), rinv[e]);
+        const double damp = meff[e] * gn * vnnr * rsqinv[e];
+        ccel[e] = kn * (radsum - r[e]) * rinv[e] - damp;
+        /* relative tangential velocity of the contact point */
+        const cr_vec3 vt_r = cr_v3(vt.x - (dl.z * wr.y - dl.y * wr.z), vt.y - (dl.x * wr.z - dl.z * wr.x),
+                                   vt.z - (dl.y * wr.x - dl.x * wr.y));
+        cr_vec3 sh = s[e];
+        if (update_shear) sh = cr_v3_madd(sh, vt_r, dt);
+        shrmag[e] = cr_v3_len(sh);
+        /* rotate the shear displacement into the tangent plane */
+        const double rsht = cr_v3_dot(sh, dl) * rsqinv[e];
+        if (update_shear) sh = cr_v3_madd(sh, dl, -rsht);
+        s[e] = sh, vtr[e] = vt_r;
+        fs[e] = cr_v3_scale(cr_v3_madd(cr_v3_scale(sh, kt), vt_r, meff[e] * gt), -1.0);
+    }
+    /* Coulomb: the shear history is rescaled with the force */
+    for (uint32_t e = 0; e < m; ++e) {
+        const double fsm2 = cr_v3_len2(fs[e]), fn = mu * fabs(ccel[e] * r[e]);
+        if (!(fsm2 > fn * fn)) continue;
+        if (shrmag[e] != 0.0) {
+            const double qq = fn / sqrt(fsm2);
+            const cr_vec3 g = kt > 0.0 ? cr_v3_scale(vtr[e], meff[e] * gt / kt) : cr_v3_zero();
+            s[e] = cr_v3_sub(cr_v3_scale(cr_v3_add(s[e], g), qq), g);
+            fs[e] = cr_v3_scale(fs[e], qq);
+        } else {
+            fs[e] = cr_v3_zero();
+        }
+    }
+    /* the history kept, the forces summed */
+    for (uint32_t e = 0; e < m; ++e) {
+        const uint32_t k = ck[e0 + e], i = ci[e0 + e], j = nb[k];
+        shear[k] = s[e];
+        touch[k] = 1;
+        const cr_vec3 dl = del[e];
+        const cr_vec3 fij = cr_v3_madd(fs[e], dl, ccel[e]), tor = cr_v3_scale(cr_v3_cross(dl, fs[e]), rinv[e]);
+        f[i] = cr_v3_add(f[i], fij), t[i] = cr_v3_madd(t[i], tor, -xr[4 * (size_t)i + 3]);
+        if (j < i1) {
+            /* Newton's third law inside the item */
+            f[j] = cr_v3_sub(f[j], fij), t[j] = cr_v3_madd(t[j], tor, -xr[4 * (size_t)j + 3]);
+        } else {
+            pf[rpos[k]].f = fij, pf[rpos[k]].t = tor;
+        }
+    }
+}
+
 /* The law on every listed pair whose first body is in the chunk (LAMMPS
  * PairGranHookeHistory::compute): the force on the first body and the
  * torque lever are stored with the pair. */
@@ -712,12 +797,8 @@ static void task_pairs(uint32_t c0, uint32_t c1, uint32_t worker, void *arg)
     /* everything in locals: the stores to touch (bytes) could alias any
      * field read through d or cx */
     const dem_box box = cx->bx, *bx = &box;
-    const double kn = cx->kn, kt = cx->kt, gn = cx->gn, gt = cx->gt, mu = cx->mu, dt = cx->dt;
-    const bool update_shear = cx->update_shear;
-    const double *xr = d->xr, *mass = d->mass;
+    const double *xr = d->xr;
     const uint32_t *nb = d->nb, *start = d->start, n = d->n;
-    const cr_vec3 *v = d->v, *wv = d->w;
-    const uint8_t *flags = d->flags;
     cr_vec3 *f = d->f, *t = d->t;
     dem_pf *pf = d->pf;
     uint32_t *chunk_count = d->chunk_count;
@@ -747,61 +828,17 @@ static void task_pairs(uint32_t c0, uint32_t c1, uint32_t worker, void *arg)
                 const uint32_t hit = cr_v3_len2(del) < radsum * radsum;
                 const uint8_t was = touch[k];
                 touch[k] = was & (uint8_t)hit;
-                if (was > hit) pf[rpos[k]] = zero_pf; /* a contact ends (rare) */
+                if (was > hit) { /* a contact ends (rare): its history and force go */
+                    pf[rpos[k]] = zero_pf;
+                    shear[k] = cr_v3_zero();
+                }
                 ck[contacts] = k, ci[contacts] = i;
                 contacts += hit;
             }
         }
-        /* the law on the touching pairs, in list order */
-        for (uint32_t e = 0; e < contacts; ++e) {
-            const uint32_t k = ck[e], i = ci[e], j = nb[k];
-            const double *pi = xr + 4 * (size_t)i, *pj = xr + 4 * (size_t)j;
-            cr_vec3 del = min_image(bx, cr_v3(pi[0] - pj[0], pi[1] - pj[1], pi[2] - pj[2]));
-            const double radi = pi[3], radj = pj[3], radsum = radi + radj;
-            double rsq = cr_v3_len2(del);
-            double r = sqrt(rsq), rinv = 1.0 / r, rsqinv = 1.0 / rsq;
-            cr_vec3 vr = cr_v3_sub(v[i], v[j]);
-            double vnnr = cr_v3_dot(vr, del);
-            cr_vec3 vn = cr_v3_scale(del, vnnr * rsqinv);
-            cr_vec3 vt = cr_v3_sub(vr, vn);
-            cr_vec3 wr = cr_v3_scale(cr_v3_add(cr_v3_scale(wv[i], radi), cr_v3_scale(wv[j], radj)), rinv);
-            double mi = mass[i], mj = mass[j];
-            double meff = !(flags[i] & DEM_DYN) ? mj : !(flags[j] & DEM_DYN) ? mi : mi * mj / (mi + mj);
-            double damp = meff * gn * vnnr * rsqinv;
-            double ccel = kn * (radsum - r) * rinv - damp;
-            /* relative tangential velocity of the contact point */
-            cr_vec3 vtr = cr_v3(vt.x - (del.z * wr.y - del.y * wr.z), vt.y - (del.x * wr.z - del.z * wr.x),
-                                vt.z - (del.y * wr.x - del.x * wr.y));
-            cr_vec3 s = touch[k] ? shear[k] : cr_v3_zero(); /* a new contact starts without history */
-            if (update_shear) s = cr_v3_madd(s, vtr, dt);
-            double shrmag = cr_v3_len(s);
-            /* rotate the shear displacement into the tangent plane */
-            double rsht = cr_v3_dot(s, del) * rsqinv;
-            if (update_shear) s = cr_v3_madd(s, del, -rsht);
-            cr_vec3 fs = cr_v3_scale(cr_v3_madd(cr_v3_scale(s, kt), vtr, meff * gt), -1.0);
-            double fsm2 = cr_v3_len2(fs), fn = mu * fabs(ccel * r);
-            if (fsm2 > fn * fn) {
-                /* Coulomb: the shear history is rescaled with the force */
-                if (shrmag != 0.0) {
-                    double qq = fn / sqrt(fsm2);
-                    cr_vec3 g = kt > 0.0 ? cr_v3_scale(vtr, meff * gt / kt) : cr_v3_zero();
-                    s = cr_v3_sub(cr_v3_scale(cr_v3_add(s, g), qq), g);
-                    fs = cr_v3_scale(fs, qq);
-                } else {
-                    fs = cr_v3_zero();
-                }
-            }
-            shear[k] = s;
-            touch[k] = 1;
-            cr_vec3 fij = cr_v3_madd(fs, del, ccel), tor = cr_v3_scale(cr_v3_cross(del, fs), rinv);
-            f[i] = cr_v3_add(f[i], fij), t[i] = cr_v3_madd(t[i], tor, -radi);
-            if (j < i1) {
-                /* Newton's third law inside the item */
-                f[j] = cr_v3_sub(f[j], fij), t[j] = cr_v3_madd(t[j], tor, -radj);
-            } else {
-                pf[rpos[k]].f = fij, pf[rpos[k]].t = tor;
-            }
-        }
+        /* the law on the touching pairs, in list order, in blocks */
+        for (uint32_t e0 = 0; e0 < contacts; e0 += DEM_LAW_BLOCK)
+            law_block(cx, ck, ci, e0, e0 + DEM_LAW_BLOCK < contacts ? e0 + DEM_LAW_BLOCK : contacts, i1);
         chunk_count[c] = contacts;
     }
 }
@@ -852,24 +889,18 @@ static void kick_block(const step_ctx *cx, uint32_t i0, uint32_t i1)
         }
 }
 
-/* The step's state into the world's slots; true when a number is not
- * finite (a sum of them all is not). */
-static bool store_block(const step_ctx *cx, uint32_t i0, uint32_t i1)
+/* True when a number of the step's state is not finite (a sum of them all
+ * is not). */
+static bool finite_block(const step_ctx *cx, uint32_t i0, uint32_t i1)
 {
-    cr_dem *d = cx->d;
-    cr_bodies *b = cx->b;
+    const cr_dem *d = cx->d;
     const double *xr = d->xr;
     const cr_vec3 *v = d->v, *wv = d->w;
-    const cr_quat *q = d->q;
-    const uint32_t *slot = d->slot;
     double zero = 0.0; /* stays 0 unless a number is not finite */
     for (uint32_t i = i0; i < i1; ++i) {
         const double *x = xr + 4 * (size_t)i;
         const cr_vec3 vi = v[i], wi = wv[i];
         zero += 0.0 * (((x[0] + x[1]) + (x[2] + vi.x)) + ((vi.y + vi.z) + (wi.x + wi.y)) + wi.z);
-        const uint32_t s = slot[i];
-        b->x[s] = cr_v3(x[0], x[1], x[2]);
-        b->v[s] = vi, b->w[s] = wi, b->q[s] = q[i];
     }
     return !(zero == 0.0);
 }
@@ -927,8 +958,8 @@ static void task_sum(uint32_t c0, uint32_t c1, uint32_t worker, void *arg)
     }
 }
 
-/* The first half of the step on its own: after a set-up, or when dt changed
- * since the last step advanced the bodies. */
+/* The first half of the step: half kick, drift, turn, wrap; flags the
+ * chunks where a body moved past half the skin. */
 static void task_move(uint32_t c0, uint32_t c1, uint32_t worker, void *arg)
 {
     (void)worker;
@@ -942,29 +973,27 @@ static void task_move(uint32_t c0, uint32_t c1, uint32_t worker, void *arg)
     }
 }
 
-/* The end of the step and the start of the next in one pass over the
- * bodies, so that each body's data goes through the cache once a step
- * (LAMMPS fix nve/sphere's final_integrate, then initial_integrate): the
- * forces, the second half kick, the state written to the world's slots
- * (what the API reads: x, v, w, q of the step), then the next step's first
- * half, with this step's dt. cr_dem_step redoes that first half from the
- * world's state if dt changes before the next step. */
+/* The end of the step (LAMMPS fix nve/sphere's final_integrate): the
+ * forces and the second half kick; flags a number not finite. The world's
+ * slots are written by task_store, in slot order: written here, in sorted
+ * order, they would be scattered writes, which cost more than task_store's
+ * scattered reads. */
 static void task_finish(uint32_t c0, uint32_t c1, uint32_t worker, void *arg)
 {
     (void)worker;
     const step_ctx *cx = arg;
-    const uint32_t n = cx->d->n;
+    cr_dem *d = cx->d;
+    const uint32_t n = d->n;
     for (uint32_t c = c0; c < c1; ++c) {
         uint32_t i0 = c * DEM_CHUNK, i1 = i0 + DEM_CHUNK < n ? i0 + DEM_CHUNK : n;
-        bool far = false, bad = false;
+        bool bad = false;
         for (uint32_t j0 = i0; j0 < i1; j0 += DEM_BLOCK) {
             const uint32_t j1 = j0 + DEM_BLOCK < i1 ? j0 + DEM_BLOCK : i1;
             sum_block(cx, j0, j1);
             kick_block(cx, j0, j1);
-            bad |= store_block(cx, j0, j1);
-            far |= advance_block(cx, j0, j1);
+            bad |= finite_block(cx, j0, j1);
         }
-        cx->d->chunk_flag[c] = (uint8_t)((far ? DEM_FAR : 0) | (bad ? DEM_BAD : 0));
+        d->chunk_flag[c] = bad ? DEM_BAD : 0;
     }
 }
 
@@ -1047,34 +1076,20 @@ cr_status cr_dem_step(cr_world *w)
         if ((s = build(w, &cx.bx)) != CR_OK) return s;
         cx.update_shear = false;
         forces(w, &cx, true);
-        d->forces_valid = true, d->advanced = false;
+        d->forces_valid = true;
         t1 = now_seconds();
         setup = t1 - t0;
         t0 = t1;
     }
     uint32_t chunks = chunk_count_of(d->n);
     cx.lim = 0.25 * d->skin * d->skin;
-    if (d->advanced && d->advanced_dt != cx.dt) {
-        /* dt changed since the last step's task_finish moved the bodies:
-         * back to the step's state (in the world's slots, unchanged since)
-         * and the first half again with the new dt */
-        const cr_bodies *b = &w->bodies;
-        for (uint32_t i = 0; i < d->n; ++i) {
-            uint32_t sl = d->slot[i];
-            d->xr[4 * i] = b->x[sl].x, d->xr[4 * i + 1] = b->x[sl].y, d->xr[4 * i + 2] = b->x[sl].z;
-            d->v[i] = b->v[sl], d->w[i] = b->w[sl], d->q[i] = b->q[sl];
-        }
-        d->advanced = false;
-    }
-    if (!d->advanced) run_items(w, task_move, chunks, &cx);
+    run_items(w, task_move, chunks, &cx);
     bool rebuild = false;
     for (uint32_t c = 0; c < chunks; ++c) rebuild |= (d->chunk_flag[c] & DEM_FAR) != 0;
     t1 = now_seconds();
     w->stats.stage_seconds[CR_STAGE_PREDICT] = t1 - t0;
     t0 = t1;
     if (rebuild) {
-        /* the build gathers the moved bodies from the world's slots; the
-         * step's end writes them again */
         run_items(w, task_store, chunk_count_of(d->map_slots), &cx);
         if ((s = build(w, &cx.bx)) != CR_OK) return s;
         chunks = chunk_count_of(d->n);
@@ -1089,9 +1104,9 @@ cr_status cr_dem_step(cr_world *w)
     w->stats.stage_seconds[CR_STAGE_CONTACTS] = t1 - t0;
     t0 = t1;
     run_items(w, task_finish, chunks, &cx);
-    d->advanced = true, d->advanced_dt = cx.dt;
     bool bad = false;
     for (uint32_t c = 0; c < chunks; ++c) bad |= (d->chunk_flag[c] & DEM_BAD) != 0;
+    run_items(w, task_store, chunk_count_of(d->map_slots), &cx);
     if (bad && (s = check_finite(w)) != CR_OK) return s;
     w->stats.stage_seconds[CR_STAGE_FINISH] = now_seconds() - t0;
     w->steps++;
