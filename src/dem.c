@@ -42,10 +42,12 @@
  * keeps its own copy of the live bodies, sorted along a Morton curve of the
  * neighbour grid's cells and re-sorted at every list build, so that a body's
  * neighbours lie near it in memory. slot[i] is the world slot of sorted body
- * i and sorted_of[slot] its sorted index. The world's arrays (x, v, w, q) are
- * written back at the end of every step, so everything that reads them
- * (cr_body_get_state, queries) sees the state of the step; a change made
- * through the API (cr_dem_touch) makes the next step gather the bodies again.
+ * i and sorted_of[slot] its sorted index. The world's arrays (x, v, w, q)
+ * are written back when something reads them (cr_dem_sync, called by the
+ * API's readers and by the functions that change bodies), not at every
+ * step: the write-back is a scatter over the world's slots, about a tenth
+ * of the chute's step. A change made through the API (cr_dem_touch) makes
+ * the next step gather the bodies again.
  *
  * Forces: the half list (pair (i, j) once, i < j in sorted order, grouped by
  * i) is cut into fixed chunks of first bodies. A work item sums the pairs
@@ -99,6 +101,7 @@ struct cr_dem {
     uint32_t *chunk_count, chunk_cap;
     uint8_t *chunk_flag;
     bool list_valid, forces_valid;
+    bool world_stale; /* the world's x, v, w, q lag the sorted arrays (cr_dem_sync) */
     cr_dem_pool *pool;
 };
 
@@ -999,18 +1002,29 @@ static void task_finish(uint32_t c0, uint32_t c1, uint32_t worker, void *arg)
 
 /* Write the DEM's x, v, w, q back to the world's slots, in slot order
  * (scattered reads cost less than scattered writes). */
-static void task_store(uint32_t c0, uint32_t c1, uint32_t worker, void *arg)
+static void store_slots(const cr_dem *d, const cr_bodies *b, uint32_t s0, uint32_t s1)
 {
-    (void)worker;
-    const step_ctx *cx = arg;
-    cr_dem *d = cx->d;
-    cr_bodies *b = cx->b;
-    for (uint32_t s = c0 * DEM_CHUNK; s < c1 * DEM_CHUNK && s < d->map_slots; ++s) {
+    for (uint32_t s = s0; s < s1 && s < d->map_slots; ++s) {
         uint32_t i = d->sorted_of[s];
         if (i == UINT32_MAX) continue;
         b->x[s] = cr_v3(d->xr[4 * i], d->xr[4 * i + 1], d->xr[4 * i + 2]);
         b->v[s] = d->v[i], b->w[s] = d->w[i], b->q[s] = d->q[i];
     }
+}
+
+static void task_store(uint32_t c0, uint32_t c1, uint32_t worker, void *arg)
+{
+    (void)worker;
+    const step_ctx *cx = arg;
+    store_slots(cx->d, cx->b, c0 * DEM_CHUNK, c1 * DEM_CHUNK);
+}
+
+void cr_dem_sync(const cr_world *w)
+{
+    cr_dem *d = w->dem;
+    if (!d || !d->world_stale) return;
+    d->world_stale = false;
+    store_slots(d, &w->bodies, 0, d->map_slots);
 }
 
 /* The pair forces; with sum, each body's total (set-up: no kick). */
@@ -1073,6 +1087,7 @@ cr_status cr_dem_step(cr_world *w)
     if (!d->forces_valid || !d->list_valid) {
         /* set-up: the forces of the current state, history not advanced
          * (timed with the list builds) */
+        cr_dem_sync(w); /* a no-op: whatever changed a body has synced first */
         if ((s = build(w, &cx.bx)) != CR_OK) return s;
         cx.update_shear = false;
         forces(w, &cx, true);
@@ -1090,7 +1105,9 @@ cr_status cr_dem_step(cr_world *w)
     w->stats.stage_seconds[CR_STAGE_PREDICT] = t1 - t0;
     t0 = t1;
     if (rebuild) {
+        /* the build gathers the bodies from the world's slots */
         run_items(w, task_store, chunk_count_of(d->map_slots), &cx);
+        d->world_stale = false;
         if ((s = build(w, &cx.bx)) != CR_OK) return s;
         chunks = chunk_count_of(d->n);
     }
@@ -1106,7 +1123,12 @@ cr_status cr_dem_step(cr_world *w)
     run_items(w, task_finish, chunks, &cx);
     bool bad = false;
     for (uint32_t c = 0; c < chunks; ++c) bad |= (d->chunk_flag[c] & DEM_BAD) != 0;
-    run_items(w, task_store, chunk_count_of(d->map_slots), &cx);
+    d->world_stale = true;
+    if (bad) {
+        /* check_finite reads the world's slots */
+        run_items(w, task_store, chunk_count_of(d->map_slots), &cx);
+        d->world_stale = false;
+    }
     if (bad && (s = check_finite(w)) != CR_OK) return s;
     w->stats.stage_seconds[CR_STAGE_FINISH] = now_seconds() - t0;
     w->steps++;

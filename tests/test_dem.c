@@ -371,13 +371,84 @@ static void test_dem_set_dt(void **state)
     cr_world_destroy(w);
 }
 
+/* The step leaves the world's copy of the state to be written when read
+ * (src/dem.c cr_dem_sync): every reader and every change through the API
+ * must see the state of the last step. Two equal beds, stepped alike; the
+ * first is read through each function before anything else, the second
+ * after cr_body_get_state; then a body is moved in both and the beds must
+ * go on alike. */
+static void test_dem_lazy_world(void **state)
+{
+    (void)state;
+    cr_world *w[2] = {bed(1, NULL), bed(1, NULL)};
+    uint32_t n = cr_world_body_capacity(w[0]);
+    cr_body_id some = cr_world_body_at(w[0], n / 2);
+    for (int k = 0; k < 50; ++k)
+        for (int m = 0; m < 2; ++m) assert_int_equal(cr_world_step(w[m]), CR_OK);
+    /* each reader first, on w[0] (a fresh pair of steps before each) */
+    cr_energy e0 = cr_world_energy(w[0]);
+    for (uint32_t i = 0; i < n; ++i) get(w[1], cr_world_body_at(w[1], i));
+    cr_energy e1 = cr_world_energy(w[1]);
+    assert_memory_equal(&e0, &e1, sizeof e0);
+    for (int m = 0; m < 2; ++m) assert_int_equal(cr_world_step(w[m]), CR_OK);
+    double o0 = cr_world_max_overlap(w[0], NULL, NULL);
+    get(w[1], some);
+    double o1 = cr_world_max_overlap(w[1], NULL, NULL);
+    assert_memory_equal(&o0, &o1, sizeof o0);
+    for (int m = 0; m < 2; ++m) assert_int_equal(cr_world_step(w[m]), CR_OK);
+    cr_body_def d0, d1;
+    assert_int_equal(cr_body_get_def(w[0], some, &d0), CR_OK);
+    get(w[1], some);
+    assert_int_equal(cr_body_get_def(w[1], some, &d1), CR_OK);
+    assert_memory_equal(&d0.position, &d1.position, sizeof d0.position);
+    assert_memory_equal(&d0.orientation, &d1.orientation, sizeof d0.orientation);
+    for (int m = 0; m < 2; ++m) assert_int_equal(cr_world_step(w[m]), CR_OK);
+    double mass[2];
+    cr_mat3 in[2];
+    assert_int_equal(cr_body_get_inertia(w[0], some, &mass[0], &in[0]), CR_OK);
+    get(w[1], some);
+    assert_int_equal(cr_body_get_inertia(w[1], some, &mass[1], &in[1]), CR_OK);
+    assert_memory_equal(&in[0], &in[1], sizeof in[0]);
+    /* a change first: the other bodies keep the last step's state */
+    for (int m = 0; m < 2; ++m) assert_int_equal(cr_world_step(w[m]), CR_OK);
+    cr_body_state s = get(w[1], some);
+    s.velocity = cr_v3(0.0, 0.0, 1.0);
+    assert_int_equal(cr_body_set_state(w[0], some, &s), CR_OK);
+    for (uint32_t i = 0; i < n; ++i) get(w[1], cr_world_body_at(w[1], i));
+    assert_int_equal(cr_body_set_state(w[1], some, &s), CR_OK);
+    for (int k = 0; k < 20; ++k)
+        for (int m = 0; m < 2; ++m) assert_int_equal(cr_world_step(w[m]), CR_OK);
+    for (uint32_t i = 0; i < n; ++i) {
+        cr_body_state a = get(w[0], cr_world_body_at(w[0], i)), b = get(w[1], cr_world_body_at(w[1], i));
+        assert_memory_equal(&a.position, &b.position, sizeof a.position);
+        assert_memory_equal(&a.velocity, &b.velocity, sizeof a.velocity);
+    }
+    /* and a body removed, one added */
+    assert_int_equal(cr_world_remove_body(w[0], some), CR_OK);
+    for (uint32_t i = 0; i < n; ++i) get(w[1], cr_world_body_at(w[1], i));
+    assert_int_equal(cr_world_remove_body(w[1], some), CR_OK);
+    for (int k = 0; k < 20; ++k)
+        for (int m = 0; m < 2; ++m) assert_int_equal(cr_world_step(w[m]), CR_OK);
+    for (int m = 0; m < 2; ++m)
+        ball(w[m], CR_BODY_DYNAMIC, cr_v3(7.5, 7.5, 15.0), cr_v3_zero(), 0.5, 1.0, CR_INERTIA_SOLID);
+    for (int k = 0; k < 20; ++k)
+        for (int m = 0; m < 2; ++m) assert_int_equal(cr_world_step(w[m]), CR_OK);
+    for (uint32_t i = 0; i < n; ++i) {
+        cr_body_id id = cr_world_body_at(w[0], i);
+        if (!cr_body_is_valid(w[0], id)) continue;
+        cr_body_state a = get(w[0], id), b = get(w[1], cr_world_body_at(w[1], i));
+        assert_memory_equal(&a.position, &b.position, sizeof a.position);
+    }
+    for (int m = 0; m < 2; ++m) cr_world_destroy(w[m]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_hooke_head_on),       cmocka_unit_test(test_hooke_stick_slide),
         cmocka_unit_test(test_periodic_crossing),   cmocka_unit_test(test_periodic_straddle),
         cmocka_unit_test(test_dem_refusals),        cmocka_unit_test(test_dem_remove_reuse),
-        cmocka_unit_test(test_dem_scene_keys),      cmocka_unit_test(test_dem_threads_bitwise), cmocka_unit_test(test_dem_set_dt),
+        cmocka_unit_test(test_dem_scene_keys),      cmocka_unit_test(test_dem_threads_bitwise), cmocka_unit_test(test_dem_set_dt), cmocka_unit_test(test_dem_lazy_world),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
