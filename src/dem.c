@@ -397,22 +397,21 @@ static void task_list(uint32_t c0, uint32_t c1, uint32_t worker, void *arg)
     const uint32_t n = d->n;
     for (uint32_t c = c0; c < c1; ++c) {
         uint32_t i0 = c * DEM_CHUNK, i1 = i0 + DEM_CHUNK < n ? i0 + DEM_CHUNK : n;
-        uint32_t *out = L->scr + (size_t)c * L->room, room = L->room, m = 0;
+        /* room + 1 entries: the last takes the pairs past the room */
+        uint32_t *out = L->scr + (size_t)c * (L->room + 1), room = L->room, m = 0;
         uint32_t rs0[27], rs1[27], nr = 0, prev_cell = UINT32_MAX;
         for (uint32_t i = i0; i < i1; ++i) {
             uint32_t m0 = m;
             const double xi = xr[4 * i], yi = xr[4 * i + 1], zi = xr[4 * i + 2], ri = xr[4 * i + 3];
-            const bool dyn_i = fl[i] & DEM_DYN;
-#define DEM_TRY(j)                                                                                   \
-    do {                                                                                             \
-        if ((dyn_i || (fl[j] & DEM_DYN))) {                                                          \
-            const double *pj = xr + 4 * (size_t)(j);                                                 \
-            double cut = ri + pj[3] + skin;                                                          \
-            if (cr_v3_len2(min_image(bx, cr_v3(xi - pj[0], yi - pj[1], zi - pj[2]))) < cut * cut) { \
-                if (m < room) out[m] = (j);                                                          \
-                ++m;                                                                                 \
-            }                                                                                        \
-        }                                                                                            \
+            const uint32_t dyn_i = fl[i] & DEM_DYN;
+/* without branches on the outcome (a fifth of the candidates are listed) */
+#define DEM_TRY(j)                                                                                          \
+    do {                                                                                                    \
+        const double *pj = xr + 4 * (size_t)(j);                                                            \
+        const double cut = ri + pj[3] + skin;                                                               \
+        const uint32_t near = cr_v3_len2(min_image(bx, cr_v3(xi - pj[0], yi - pj[1], zi - pj[2]))) < cut * cut; \
+        out[m < room ? m : room] = (j);                                                                     \
+        m += near & (dyn_i | (fl[j] & DEM_DYN)); /* kinematic pairs are not listed */                       \
     } while (0)
             if (L->brute) {
                 for (uint32_t j = i + 1; j < n; ++j) DEM_TRY(j);
@@ -565,7 +564,7 @@ static cr_status build(cr_world *w, const dem_box *bx)
     uint32_t chunks = chunk_count_of(n);
     for (;;) {
         uint64_t per = d->per_body ? d->per_body : 16u;
-        uint64_t room = per * DEM_CHUNK + 256u, need = room * chunks;
+        uint64_t room = per * DEM_CHUNK + 256u, need = (room + 1) * chunks;
         if (need > UINT32_MAX / 2) return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "dem: out of memory");
         if (!cr_grow(w, (void **)&d->scr, &d->scr_cap, (uint32_t)need + 1, sizeof *d->scr))
             return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "dem: out of memory");
@@ -586,7 +585,7 @@ static cr_status build(cr_world *w, const dem_box *bx)
     if (!reserve_pairs(w, d, listed + 1)) return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "dem: out of memory");
     d->pair_count = 0;
     for (uint32_t c = 0; c < chunks; ++c) {
-        memcpy(d->nb + d->pair_count, d->scr + (size_t)c * L.room, sizeof *d->nb * d->chunk_count[c]);
+        memcpy(d->nb + d->pair_count, d->scr + (size_t)c * (L.room + 1), sizeof *d->nb * d->chunk_count[c]);
         d->pair_count += d->chunk_count[c];
     }
     /* start[i] held the count of body i */
@@ -746,7 +745,7 @@ static void law_block(const step_ctx *cx, const uint32_t *ck, const uint32_t *ci
     const uint32_t m = e1 - e0;
     cr_vec3 del[DEM_LAW_BLOCK], s[DEM_LAW_BLOCK], fs[DEM_LAW_BLOCK], vtr[DEM_LAW_BLOCK];
     double r[DEM_LAW_BLOCK], rinv[DEM_LAW_BLOCK], rsqinv[DEM_LAW_BLOCK], meff[DEM_LAW_BLOCK], ccel[DEM_LAW_BLOCK],
-        shrmag[DEM_LAW_BLOCK];
+        shr2[DEM_LAW_BLOCK];
     /* geometry and effective mass: the square root and divisions; the
      * history is loaded here, where the misses of a block overlap (touching
      * pairs are spread thin over the list) */
@@ -777,7 +776,7 @@ static void law_block(const step_ctx *cx, const uint32_t *ck, const uint32_t *ci
                                    vt.z - (dl.y * wr.x - dl.x * wr.y));
         cr_vec3 sh = s[e];
         if (update_shear) sh = cr_v3_madd(sh, vt_r, dt);
-        shrmag[e] = cr_v3_len(sh);
+        shr2[e] = cr_v3_len2(sh); /* LAMMPS's shrmag, only ever compared with 0: its square does */
         /* rotate the shear displacement into the tangent plane */
         const double rsht = cr_v3_dot(sh, dl) * rsqinv[e];
         if (update_shear) sh = cr_v3_madd(sh, dl, -rsht);
@@ -788,9 +787,10 @@ static void law_block(const step_ctx *cx, const uint32_t *ck, const uint32_t *ci
     for (uint32_t e = 0; e < m; ++e) {
         const double fsm2 = cr_v3_len2(fs[e]), fn = mu * fabs(ccel[e] * r[e]);
         if (!(fsm2 > fn * fn)) continue;
-        if (shrmag[e] != 0.0) {
+        if (shr2[e] != 0.0) {
             const double qq = fn / sqrt(fsm2);
-            const cr_vec3 g = kt > 0.0 ? cr_v3_scale(vtr[e], meff[e] * gt / kt) : cr_v3_zero();
+            /* (LAMMPS: meff gamma_t vtr / kt; zero without tangential damping) */
+            const cr_vec3 g = gt != 0.0 && kt > 0.0 ? cr_v3_scale(vtr[e], meff[e] * gt / kt) : cr_v3_zero();
             s[e] = cr_v3_sub(cr_v3_scale(cr_v3_add(s[e], g), qq), g);
             fs[e] = cr_v3_scale(fs[e], qq);
         } else {
