@@ -59,7 +59,10 @@
  * Passes per step: move (first half kick, drift, turn), the pairs, finish
  * (sums, second half kick), store (the world's slots). */
 
-#define DEM_CHUNK 512u /* bodies per work item */
+/* Bodies per work item: from DEM_CHUNK up to 8 DEM_CHUNK, for 16 items or
+ * more (a pair whose bodies lie in two items costs a row in pf and a read
+ * more). It depends on the number of bodies only: not on the threads. */
+#define DEM_CHUNK 512u
 
 typedef struct dem_pf {
     cr_vec3 f, t;
@@ -100,6 +103,7 @@ struct cr_dem {
     /* per chunk results */
     uint32_t *chunk_count, chunk_cap;
     uint8_t *chunk_flag;
+    uint32_t chunk; /* bodies per work item, set by the build */
     bool list_valid, forces_valid;
     bool world_stale; /* the world's x, v, w, q lag the sorted arrays (cr_dem_sync) */
     cr_dem_pool *pool;
@@ -278,7 +282,7 @@ static bool reserve_pairs(cr_world *w, cr_dem *d, uint32_t need)
 
 /* ---- work items ------------------------------------------------------- */
 
-static uint32_t chunk_count_of(uint32_t n) { return (n + DEM_CHUNK - 1) / DEM_CHUNK; }
+static uint32_t chunk_count_of(const cr_dem *d, uint32_t n) { return (n + d->chunk - 1) / d->chunk; }
 
 static void run_items(cr_world *w, cr_task_fn *fn, uint32_t items, void *ctx)
 {
@@ -395,8 +399,9 @@ static void task_list(uint32_t c0, uint32_t c1, uint32_t worker, void *arg)
     const double skin = L->skin;
     const int32_t *dims = L->dims;
     const uint32_t n = d->n;
+    const uint32_t ch = d->chunk;
     for (uint32_t c = c0; c < c1; ++c) {
-        uint32_t i0 = c * DEM_CHUNK, i1 = i0 + DEM_CHUNK < n ? i0 + DEM_CHUNK : n;
+        uint32_t i0 = c * ch, i1 = i0 + ch < n ? i0 + ch : n;
         /* room + 1 entries: the last takes the pairs past the room */
         uint32_t *out = L->scr + (size_t)c * (L->room + 1), room = L->room, m = 0;
         uint32_t rs0[27], rs1[27], nr = 0, prev_cell = UINT32_MAX;
@@ -558,13 +563,15 @@ static cr_status build(cr_world *w, const dem_box *bx)
             d->cell[s] = ((uint32_t)c[2] * (uint32_t)dims[1] + (uint32_t)c[1]) * (uint32_t)dims[0] + (uint32_t)c[0];
         }
 
-    /* the half list, in sorted order, one work item per DEM_CHUNK first
+    d->chunk = DEM_CHUNK;
+    while (d->chunk < 8 * DEM_CHUNK && (uint64_t)d->chunk * 16 < n) d->chunk *= 2;
+    /* the half list, in sorted order, one work item per d->chunk first
      * bodies, each into its own room in a scratch array, then joined */
     list_ctx L = {d, bx, skin, brute, {dims[0], dims[1], dims[2]}, NULL, 0};
-    uint32_t chunks = chunk_count_of(n);
+    uint32_t chunks = chunk_count_of(d, n);
     for (;;) {
         uint64_t per = d->per_body ? d->per_body : 16u;
-        uint64_t room = per * DEM_CHUNK + 256u, need = (room + 1) * chunks;
+        uint64_t room = per * d->chunk + 256u, need = (room + 1) * chunks;
         if (need > UINT32_MAX / 2) return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "dem: out of memory");
         if (!cr_grow(w, (void **)&d->scr, &d->scr_cap, (uint32_t)need + 1, sizeof *d->scr))
             return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "dem: out of memory");
@@ -576,9 +583,10 @@ static cr_status build(cr_world *w, const dem_box *bx)
         d->per_body = (uint32_t)(2 * per); /* a denser world than the last: again with more room */
     }
     uint32_t listed = 0, most = 0;
+    const uint32_t ch = d->chunk;
     for (uint32_t c = 0; c < chunks; ++c) {
         listed += d->chunk_count[c];
-        uint32_t i0 = c * DEM_CHUNK, i1 = i0 + DEM_CHUNK < n ? i0 + DEM_CHUNK : n;
+        uint32_t i0 = c * ch, i1 = i0 + ch < n ? i0 + ch : n;
         uint32_t per = (d->chunk_count[c] + (i1 - i0) - 1) / (i1 - i0);
         if (per > most) most = per;
     }
@@ -603,13 +611,13 @@ static cr_status build(cr_world *w, const dem_box *bx)
      * pf, so that the body reads its own in a row */
     memset(d->rstart, 0, sizeof *d->rstart * (n + 1));
     for (uint32_t i = 0; i < n; ++i) {
-        uint32_t end = (i / DEM_CHUNK + 1) * DEM_CHUNK;
+        uint32_t end = (i / d->chunk + 1) * d->chunk;
         for (uint32_t k = d->start[i]; k < d->start[i + 1]; ++k)
             if (d->nb[k] >= end) d->rstart[d->nb[k] + 1]++;
     }
     for (uint32_t i = 0; i < n; ++i) d->rstart[i + 1] += d->rstart[i];
     for (uint32_t i = 0; i < n; ++i) {
-        uint32_t end = (i / DEM_CHUNK + 1) * DEM_CHUNK;
+        uint32_t end = (i / d->chunk + 1) * d->chunk;
         for (uint32_t k = d->start[i]; k < d->start[i + 1]; ++k)
             d->rpos[k] = d->nb[k] >= end ? d->rstart[d->nb[k]]++ : d->rstart[n];
     }
@@ -836,8 +844,9 @@ static void task_pairs(uint32_t c0, uint32_t c1, uint32_t worker, void *arg)
     const uint32_t *rpos = d->rpos;
     const dem_pf zero_pf = {{0, 0, 0}, {0, 0, 0}};
 
+    const uint32_t ch = d->chunk;
     for (uint32_t c = c0; c < c1; ++c) {
-        uint32_t i0 = c * DEM_CHUNK, i1 = i0 + DEM_CHUNK < n ? i0 + DEM_CHUNK : n;
+        uint32_t i0 = c * ch, i1 = i0 + ch < n ? i0 + ch : n;
         uint32_t contacts = 0;
         /* bodies of the item: their sums start here (pairs of the item
          * only; task_sum adds those from other items) */
@@ -980,8 +989,9 @@ static void task_sum(uint32_t c0, uint32_t c1, uint32_t worker, void *arg)
     (void)worker;
     const step_ctx *cx = arg;
     const uint32_t n = cx->d->n;
+    const uint32_t ch = cx->d->chunk;
     for (uint32_t c = c0; c < c1; ++c) {
-        uint32_t i0 = c * DEM_CHUNK, i1 = i0 + DEM_CHUNK < n ? i0 + DEM_CHUNK : n;
+        uint32_t i0 = c * ch, i1 = i0 + ch < n ? i0 + ch : n;
         sum_block(cx, i0, i1);
     }
 }
@@ -993,8 +1003,9 @@ static void task_move(uint32_t c0, uint32_t c1, uint32_t worker, void *arg)
     (void)worker;
     const step_ctx *cx = arg;
     const uint32_t n = cx->d->n;
+    const uint32_t ch = cx->d->chunk;
     for (uint32_t c = c0; c < c1; ++c) {
-        uint32_t i0 = c * DEM_CHUNK, i1 = i0 + DEM_CHUNK < n ? i0 + DEM_CHUNK : n;
+        uint32_t i0 = c * ch, i1 = i0 + ch < n ? i0 + ch : n;
         bool far = false;
         for (uint32_t j0 = i0; j0 < i1; j0 += DEM_BLOCK) far |= advance_block(cx, j0, j0 + DEM_BLOCK < i1 ? j0 + DEM_BLOCK : i1);
         cx->d->chunk_flag[c] = far ? DEM_FAR : 0;
@@ -1012,8 +1023,9 @@ static void task_finish(uint32_t c0, uint32_t c1, uint32_t worker, void *arg)
     const step_ctx *cx = arg;
     cr_dem *d = cx->d;
     const uint32_t n = d->n;
+    const uint32_t ch = d->chunk;
     for (uint32_t c = c0; c < c1; ++c) {
-        uint32_t i0 = c * DEM_CHUNK, i1 = i0 + DEM_CHUNK < n ? i0 + DEM_CHUNK : n;
+        uint32_t i0 = c * ch, i1 = i0 + ch < n ? i0 + ch : n;
         bool bad = false;
         for (uint32_t j0 = i0; j0 < i1; j0 += DEM_BLOCK) {
             const uint32_t j1 = j0 + DEM_BLOCK < i1 ? j0 + DEM_BLOCK : i1;
@@ -1041,7 +1053,7 @@ static void task_store(uint32_t c0, uint32_t c1, uint32_t worker, void *arg)
 {
     (void)worker;
     const step_ctx *cx = arg;
-    store_slots(cx->d, cx->b, c0 * DEM_CHUNK, c1 * DEM_CHUNK);
+    store_slots(cx->d, cx->b, c0 * cx->d->chunk, c1 * cx->d->chunk);
 }
 
 void cr_dem_sync(const cr_world *w)
@@ -1056,7 +1068,7 @@ void cr_dem_sync(const cr_world *w)
 static void forces(cr_world *w, step_ctx *cx, bool sum)
 {
     cr_dem *d = w->dem;
-    uint32_t chunks = chunk_count_of(d->n);
+    uint32_t chunks = chunk_count_of(d, d->n);
     run_items(w, task_pairs, chunks, cx);
     uint32_t contacts = 0;
     for (uint32_t c = 0; c < chunks; ++c) contacts += d->chunk_count[c];
@@ -1121,7 +1133,7 @@ cr_status cr_dem_step(cr_world *w)
         setup = t1 - t0;
         t0 = t1;
     }
-    uint32_t chunks = chunk_count_of(d->n);
+    uint32_t chunks = chunk_count_of(d, d->n);
     cx.lim = 0.25 * d->skin * d->skin;
     run_items(w, task_move, chunks, &cx);
     bool rebuild = false;
@@ -1131,10 +1143,10 @@ cr_status cr_dem_step(cr_world *w)
     t0 = t1;
     if (rebuild) {
         /* the build gathers the bodies from the world's slots */
-        run_items(w, task_store, chunk_count_of(d->map_slots), &cx);
+        run_items(w, task_store, chunk_count_of(d, d->map_slots), &cx);
         d->world_stale = false;
         if ((s = build(w, &cx.bx)) != CR_OK) return s;
-        chunks = chunk_count_of(d->n);
+        chunks = chunk_count_of(d, d->n);
     }
     w->stats.candidate_pairs = d->pair_count;
     t1 = now_seconds();
@@ -1151,7 +1163,7 @@ cr_status cr_dem_step(cr_world *w)
     d->world_stale = true;
     if (bad) {
         /* check_finite reads the world's slots */
-        run_items(w, task_store, chunk_count_of(d->map_slots), &cx);
+        run_items(w, task_store, chunk_count_of(d, d->map_slots), &cx);
         d->world_stale = false;
     }
     if (bad && (s = check_finite(w)) != CR_OK) return s;
