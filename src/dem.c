@@ -710,12 +710,14 @@ static inline cr_quat turn(cr_quat q, cr_vec3 w, double h)
     p = p + dx * (q0s * mp), u = u + dx * (q1s * mp);
     p = p + dy * (q1 * mp), u = u + dy * (q0 * pm);
     p = p + dz * (-q1s), u = u + dz * q0s;
+    const dem_v2d pp = p * p, uu = u * u;
+    const double l2 = ((pp[0] + pp[1]) + uu[0]) + uu[1];
     r.w = p[0], r.x = p[1], r.y = u[0], r.z = u[1];
 #else
     const cr_quat d = {c, w.x * s, w.y * s, w.z * s};
     r = cr_q_mul(d, q);
+    const double l2 = r.w * r.w + r.x * r.x + r.y * r.y + r.z * r.z;
 #endif
-    double l2 = r.w * r.w + r.x * r.x + r.y * r.y + r.z * r.z;
     /* |d| = 1 to the series' error and |q| = 1: one Newton step of 1 / sqrt
      * about 1 renormalises to rounding without a square root */
     double il;
