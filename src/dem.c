@@ -325,28 +325,42 @@ static inline uint32_t spread3(uint32_t v)
     return v;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* rank[c]: position of linear cell c along the Morton curve of the grid. */
+/* rank[c]: position of linear cell c along the Morton curve of the grid
+ * (codes of 30 bits: three stable passes of a radix sort by 10 bits, linear
+ * in the cells where qsort took most of the first build). */
 static bool morton_ranks(cr_world *w, cr_dem *d, const int32_t dims[3], uint32_t cells)
 {
     if (d->rank && d->rank_dims[0] == dims[0] && d->rank_dims[1] == dims[1] && d->rank_dims[2] == dims[2]) return true;
     if (!cr_grow(w, (void **)&d->rank, &d->rank_cap, cells, sizeof *d->rank)) return false;
-    uint64_t *key = cr_alloc(w, sizeof *key * cells);
-    if (!key) return false;
+    uint64_t *key = cr_alloc(w, sizeof *key * 2 * (size_t)cells);
+    uint32_t *count = cr_alloc(w, sizeof *count * 1024);
+    if (!key || !count) {
+        cr_free(w, key), cr_free(w, count);
+        return false;
+    }
+    uint64_t *tmp = key + cells;
     for (uint32_t c = 0; c < cells; ++c) {
         uint32_t x = c % (uint32_t)dims[0], y = c / (uint32_t)dims[0] % (uint32_t)dims[1],
                  z = c / ((uint32_t)dims[0] * (uint32_t)dims[1]);
         uint64_t m = spread3(x) | (spread3(y) << 1) | ((uint64_t)spread3(z) << 2);
         key[c] = (m << 32) | c;
     }
-    qsort(key, cells, sizeof *key, cmp_u64);
+    for (int pass = 0; pass < 3; ++pass) {
+        const int shift = 32 + 10 * pass;
+        memset(count, 0, sizeof *count * 1024);
+        for (uint32_t c = 0; c < cells; ++c) count[(key[c] >> shift) & 1023u]++;
+        for (uint32_t b = 0, sum = 0; b < 1024; ++b) {
+            uint32_t k = count[b];
+            count[b] = sum, sum += k;
+        }
+        for (uint32_t c = 0; c < cells; ++c) tmp[count[(key[c] >> shift) & 1023u]++] = key[c];
+        uint64_t *t = key;
+        key = tmp, tmp = t;
+    }
+    /* three passes: the sorted keys are in the second half */
     for (uint32_t r = 0; r < cells; ++r) d->rank[(uint32_t)key[r]] = r;
-    cr_free(w, key);
+    cr_free(w, key < tmp ? key : tmp);
+    cr_free(w, count);
     memcpy(d->rank_dims, dims, sizeof d->rank_dims);
     return true;
 }
