@@ -83,12 +83,16 @@ struct cr_dem {
     /* half list: pairs (i, nb[k]) for k in [start[i], start[i + 1]) */
     uint32_t *start, *rstart, start_cap; /* rstart: each body's entries in pf, as second body */
     uint32_t *nb, *rpos;     /* rpos: the pair's entry in pf (the sink entry for a pair inside a work item) */
-    cr_vec3 *shear;          /* history */
+    /* contacts, each work item's from its start[i0]: this step's (ck, ci:
+     * pair and first body, hist: shear history, in list order) and the
+     * last step's (pk, pi, phist; pcount per item), swapped after the
+     * forces. A pair's history is found by merging the two lists. */
+    cr_vec3 *hist, *phist;
+    uint32_t *pk, *pi, *pcount;
     dem_pf *pf;              /* of the pairs across work items, by second body: force on the first body and
                               * torque lever (d x F_t) / r; zero unless the pair touches */
     uint32_t pf_sink;        /* the entry written by pairs inside a work item */
-    uint32_t *ck, *ci;       /* touching pairs: pair and first body, each work item from its start[i0] */
-    uint8_t *touch;
+    uint32_t *ck, *ci;
     uint32_t pair_count, pair_cap;
     /* history kept across a build, by world slots */
     uint32_t *ha, *hb, hcount, hcap;
@@ -116,7 +120,7 @@ static void free_arrays(cr_world *w, cr_dem *d)
 {
     void *ps[] = {d->xr,    d->v,     d->w,     d->f,    d->t,      d->x_build,  d->q,     d->mass,
                   d->inv_mass, d->inv_inertia, d->flags, d->slot, d->cell, d->sorted_of, d->start, d->rstart,
-                  d->nb,    d->rpos,    d->shear, d->pf,   d->touch, d->ck, d->ci,    d->ha,    d->hb,
+                  d->nb,    d->rpos,    d->hist, d->phist, d->pf, d->pk, d->pi, d->pcount, d->ck, d->ci,    d->ha,    d->hb,
                   d->hs,    d->hstart, d->scr, d->cell_start, d->rank, d->order, d->chunk_count, d->chunk_flag};
     for (size_t k = 0; k < sizeof ps / sizeof ps[0]; ++k) cr_free(w, ps[k]);
 }
@@ -138,6 +142,8 @@ void cr_dem_touch(cr_world *w)
     w->dem->forces_valid = false;
 }
 
+static uint32_t chunk_count_of(const cr_dem *d, uint32_t n) { return (n + d->chunk - 1) / d->chunk; }
+
 void cr_dem_body_removed(cr_world *w, uint32_t i)
 {
     cr_dem *d = w->dem;
@@ -145,10 +151,16 @@ void cr_dem_body_removed(cr_world *w, uint32_t i)
     /* The slot may be reused by a new body: it must not inherit contacts. */
     if (d->list_valid || d->n) {
         uint32_t s = i < d->map_slots ? d->sorted_of[i] : UINT32_MAX;
-        if (s != UINT32_MAX && s < d->n && d->start)
-            for (uint32_t a = 0; a < d->n; ++a)
-                for (uint32_t k = d->start[a]; k < d->start[a + 1]; ++k)
-                    if (a == s || d->nb[k] == s) d->shear[k] = cr_v3_zero(), d->touch[k] = 0;
+        if (s != UINT32_MAX && s < d->n && d->start && d->chunk)
+            for (uint32_t c = 0, chunks = chunk_count_of(d, d->n); c < chunks; ++c) {
+                uint32_t base = d->start[c * d->chunk], m = 0;
+                for (uint32_t e = 0; e < d->pcount[c]; ++e) {
+                    uint32_t k = d->pk[base + e], a = d->pi[base + e];
+                    if (a == s || d->nb[k] == s) continue;
+                    d->pk[base + m] = k, d->pi[base + m] = a, d->phist[base + m++] = d->phist[base + e];
+                }
+                d->pcount[c] = m;
+            }
     }
     cr_dem_touch(w);
 }
@@ -260,7 +272,8 @@ static bool reserve_bodies(cr_world *w, cr_dem *d, uint32_t n, uint32_t slots)
     if (chunks > d->chunk_cap) {
         uint32_t c = cap_for(chunks);
         if (!regrow(w, (void **)&d->chunk_count, d->chunk_cap, c, sizeof(uint32_t)) ||
-            !regrow(w, (void **)&d->chunk_flag, d->chunk_cap, c, 1))
+            !regrow(w, (void **)&d->chunk_flag, d->chunk_cap, c, 1) ||
+            !regrow(w, (void **)&d->pcount, d->chunk_cap, c, sizeof(uint32_t)))
             return false;
         d->chunk_cap = c;
     }
@@ -272,8 +285,9 @@ static bool reserve_pairs(cr_world *w, cr_dem *d, uint32_t need)
     if (need <= d->pair_cap) return true;
     uint32_t c = cap_for(need), o = d->pair_cap;
     if (!regrow(w, (void **)&d->nb, o, c, sizeof(uint32_t)) || !regrow(w, (void **)&d->rpos, o, c, sizeof(uint32_t)) ||
-        !regrow(w, (void **)&d->shear, o, c, sizeof(cr_vec3)) || !regrow(w, (void **)&d->pf, o, c, sizeof(dem_pf)) ||
-        !regrow(w, (void **)&d->touch, o, c, 1) || !regrow(w, (void **)&d->ck, o, c, sizeof(uint32_t)) ||
+        !regrow(w, (void **)&d->hist, o, c, sizeof(cr_vec3)) || !regrow(w, (void **)&d->phist, o, c, sizeof(cr_vec3)) ||
+        !regrow(w, (void **)&d->pf, o, c, sizeof(dem_pf)) || !regrow(w, (void **)&d->pk, o, c, sizeof(uint32_t)) ||
+        !regrow(w, (void **)&d->pi, o, c, sizeof(uint32_t)) || !regrow(w, (void **)&d->ck, o, c, sizeof(uint32_t)) ||
         !regrow(w, (void **)&d->ci, o, c, sizeof(uint32_t)))
         return false;
     d->pair_cap = c;
@@ -282,7 +296,6 @@ static bool reserve_pairs(cr_world *w, cr_dem *d, uint32_t need)
 
 /* ---- work items ------------------------------------------------------- */
 
-static uint32_t chunk_count_of(const cr_dem *d, uint32_t n) { return (n + d->chunk - 1) / d->chunk; }
 
 static void run_items(cr_world *w, cr_task_fn *fn, uint32_t items, void *ctx)
 {
@@ -371,7 +384,8 @@ static bool save_history(cr_world *w, cr_dem *d)
     d->hcount = 0;
     if (!d->start || !d->n) return true;
     uint32_t m = 0;
-    for (uint32_t k = 0; k < d->pair_count; ++k) m += d->touch[k];
+    const uint32_t chunks = chunk_count_of(d, d->n);
+    for (uint32_t c = 0; c < chunks; ++c) m += d->pcount[c];
     if (m > d->hcap) {
         uint32_t c = cap_for(m);
         if (!regrow(w, (void **)&d->ha, 0, c, sizeof(uint32_t)) || !regrow(w, (void **)&d->hb, 0, c, sizeof(uint32_t)) ||
@@ -379,13 +393,14 @@ static bool save_history(cr_world *w, cr_dem *d)
             return false;
         d->hcap = c;
     }
-    for (uint32_t i = 0; i < d->n; ++i)
-        for (uint32_t k = d->start[i]; k < d->start[i + 1]; ++k)
-            if (d->touch[k]) {
-                d->ha[d->hcount] = d->slot[i];
-                d->hb[d->hcount] = d->slot[d->nb[k]];
-                d->hs[d->hcount++] = d->shear[k];
-            }
+    for (uint32_t c = 0; c < chunks; ++c) {
+        const uint32_t base = d->start[c * d->chunk];
+        for (uint32_t e = base; e < base + d->pcount[c]; ++e) {
+            d->ha[d->hcount] = d->slot[d->pi[e]];
+            d->hb[d->hcount] = d->slot[d->nb[d->pk[e]]];
+            d->hs[d->hcount++] = d->phist[e];
+        }
+    }
     return true;
 }
 
@@ -640,8 +655,7 @@ static cr_status build(cr_world *w, const dem_box *bx)
     for (uint32_t i = n; i > 0; --i) d->rstart[i] = d->rstart[i - 1];
     d->rstart[0] = 0;
     /* history: the saved pairs by their first body in the new order */
-    memset(d->touch, 0, d->pair_count);
-    memset(d->shear, 0, sizeof *d->shear * d->pair_count);
+    memset(d->pcount, 0, sizeof *d->pcount * chunk_count_of(d, n));
     if (d->hcount) {
         if (!cr_grow(w, (void **)&d->hstart, &d->hstart_cap, n + 1, sizeof *d->hstart))
             return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "dem: out of memory");
@@ -671,15 +685,19 @@ static cr_status build(cr_world *w, const dem_box *bx)
                 if (d->ha[e] != UINT32_MAX) idx[hs[d->ha[e]]++] = e;
             for (uint32_t i = n; i > 0; --i) hs[i] = hs[i - 1];
             hs[0] = 0;
+            /* the last step's contacts of each work item, in list order
+             * (zero history is no history) */
             for (uint32_t i = 0; i < n; ++i) {
                 if (hs[i] == hs[i + 1]) continue;
+                const uint32_t c = i / d->chunk, base = d->start[c * d->chunk];
                 for (uint32_t k = d->start[i]; k < d->start[i + 1]; ++k)
                     for (uint32_t e = hs[i]; e < hs[i + 1]; ++e)
                         if (d->hb[idx[e]] == d->nb[k]) {
                             cr_vec3 s = d->hs[idx[e]];
-                            /* a pair without history has zero shear (task_pairs relies on it) */
-                            d->touch[k] = s.x != 0.0 || s.y != 0.0 || s.z != 0.0;
-                            if (d->touch[k]) d->shear[k] = s;
+                            if (s.x != 0.0 || s.y != 0.0 || s.z != 0.0) {
+                                const uint32_t at = base + d->pcount[c]++;
+                                d->pk[at] = k, d->pi[at] = i, d->phist[at] = s;
+                            }
                             break;
                         }
             }
@@ -752,8 +770,8 @@ static inline cr_quat turn(cr_quat q, cr_vec3 w, double h)
  * pair not touching has no history (shear zero, kept so by the screen). */
 #define DEM_LAW_BLOCK 32u
 
-static void law_block(const step_ctx *cx, const uint32_t *ck, const uint32_t *ci, uint32_t e0, uint32_t e1,
-                      uint32_t i1)
+static void law_block(const step_ctx *cx, const uint32_t *ck, const uint32_t *ci, cr_vec3 *hist, uint32_t e0,
+                      uint32_t e1, uint32_t i1)
 {
     cr_dem *d = cx->d;
     const dem_box box = cx->bx, *bx = &box;
@@ -763,9 +781,8 @@ static void law_block(const step_ctx *cx, const uint32_t *ck, const uint32_t *ci
     const uint32_t *nb = d->nb, *rpos = d->rpos;
     const cr_vec3 *v = d->v, *wv = d->w;
     const uint8_t *flags = d->flags;
-    cr_vec3 *f = d->f, *t = d->t, *shear = d->shear;
+    cr_vec3 *f = d->f, *t = d->t;
     dem_pf *pf = d->pf;
-    uint8_t *touch = d->touch;
     const uint32_t m = e1 - e0;
     cr_vec3 del[DEM_LAW_BLOCK], s[DEM_LAW_BLOCK], fs[DEM_LAW_BLOCK], vtr[DEM_LAW_BLOCK];
     double r[DEM_LAW_BLOCK], rinv[DEM_LAW_BLOCK], rsqinv[DEM_LAW_BLOCK], meff[DEM_LAW_BLOCK], ccel[DEM_LAW_BLOCK],
@@ -775,7 +792,7 @@ static void law_block(const step_ctx *cx, const uint32_t *ck, const uint32_t *ci
      * pairs are spread thin over the list) */
     for (uint32_t e = 0; e < m; ++e) {
         const uint32_t k = ck[e0 + e], i = ci[e0 + e], j = nb[k];
-        s[e] = shear[k]; /* zero for a new contact */
+        s[e] = hist[e0 + e]; /* the last step's, zero for a new contact */
         const double *pi = xr + 4 * (size_t)i, *pj = xr + 4 * (size_t)j;
         del[e] = min_image(bx, cr_v3(pi[0] - pj[0], pi[1] - pj[1], pi[2] - pj[2]));
         const double rsq = cr_v3_len2(del[e]);
@@ -824,8 +841,7 @@ static void law_block(const step_ctx *cx, const uint32_t *ck, const uint32_t *ci
     /* the history kept, the forces summed */
     for (uint32_t e = 0; e < m; ++e) {
         const uint32_t k = ck[e0 + e], i = ci[e0 + e], j = nb[k];
-        shear[k] = s[e];
-        touch[k] = 1;
+        hist[e0 + e] = s[e];
         const cr_vec3 dl = del[e];
         const cr_vec3 fij = cr_v3_madd(fs[e], dl, ccel[e]), tor = cr_v3_scale(cr_v3_cross(dl, fs[e]), rinv[e]);
         f[i] = cr_v3_add(f[i], fij), t[i] = cr_v3_madd(t[i], tor, -xr[4 * (size_t)i + 3]);
@@ -854,8 +870,6 @@ static void task_pairs(uint32_t c0, uint32_t c1, uint32_t worker, void *arg)
     cr_vec3 *f = d->f, *t = d->t;
     dem_pf *pf = d->pf;
     uint32_t *chunk_count = d->chunk_count;
-    uint8_t *touch = d->touch;
-    cr_vec3 *shear = d->shear;
     uint32_t *d_ck = d->ck, *d_ci = d->ci;
     const uint32_t *rpos = d->rpos;
     const dem_pf zero_pf = {{0, 0, 0}, {0, 0, 0}};
@@ -869,7 +883,7 @@ static void task_pairs(uint32_t c0, uint32_t c1, uint32_t worker, void *arg)
         memset(f + i0, 0, sizeof *f * (i1 - i0));
         memset(t + i0, 0, sizeof *t * (i1 - i0));
         /* screen, without branches: the touching pairs' indices into the
-         * item's part of ck (a pair not touching loses its history) */
+         * item's part of ck */
         const uint32_t base = start[i0];
         uint32_t *ck = d_ck + base, *ci = d_ci + base;
         for (uint32_t i = i0; i < i1; ++i) {
@@ -879,19 +893,29 @@ static void task_pairs(uint32_t c0, uint32_t c1, uint32_t worker, void *arg)
                 cr_vec3 del = min_image(bx, cr_v3(xi - pj[0], yi - pj[1], zi - pj[2]));
                 const double radsum = radi + pj[3];
                 const uint32_t hit = cr_v3_len2(del) < radsum * radsum;
-                const uint8_t was = touch[k];
-                touch[k] = was & (uint8_t)hit;
-                if (was > hit) { /* a contact ends (rare): its history and force go */
-                    pf[rpos[k]] = zero_pf;
-                    shear[k] = cr_v3_zero();
-                }
                 ck[contacts] = k, ci[contacts] = i;
                 contacts += hit;
             }
         }
+        /* history: the last step's contacts merged in (both lists in list
+         * order); a contact that ended loses its history and its force */
+        const uint32_t *pkc = d->pk + base, np = d->pcount[c];
+        const cr_vec3 *ph = d->phist + base;
+        cr_vec3 *hist = d->hist + base;
+        uint32_t a = 0;
+        for (uint32_t e = 0; e < contacts; ++e) {
+            const uint32_t k = ck[e];
+            for (; a < np && pkc[a] < k; ++a) pf[rpos[pkc[a]]] = zero_pf;
+            if (a < np && pkc[a] == k) {
+                hist[e] = ph[a++];
+            } else {
+                hist[e] = cr_v3_zero();
+            }
+        }
+        for (; a < np; ++a) pf[rpos[pkc[a]]] = zero_pf;
         /* the law on the touching pairs, in list order, in blocks */
         for (uint32_t e0 = 0; e0 < contacts; e0 += DEM_LAW_BLOCK)
-            law_block(cx, ck, ci, e0, e0 + DEM_LAW_BLOCK < contacts ? e0 + DEM_LAW_BLOCK : contacts, i1);
+            law_block(cx, ck, ci, hist, e0, e0 + DEM_LAW_BLOCK < contacts ? e0 + DEM_LAW_BLOCK : contacts, i1);
         chunk_count[c] = contacts;
     }
 }
@@ -1087,7 +1111,13 @@ static void forces(cr_world *w, step_ctx *cx, bool sum)
     uint32_t chunks = chunk_count_of(d, d->n);
     run_items(w, task_pairs, chunks, cx);
     uint32_t contacts = 0;
-    for (uint32_t c = 0; c < chunks; ++c) contacts += d->chunk_count[c];
+    for (uint32_t c = 0; c < chunks; ++c) contacts += d->pcount[c] = d->chunk_count[c];
+    /* this step's contacts are the next one's last */
+    uint32_t *u = d->ck;
+    d->ck = d->pk, d->pk = u;
+    u = d->ci, d->ci = d->pi, d->pi = u;
+    cr_vec3 *h = d->hist;
+    d->hist = d->phist, d->phist = h;
     w->stats.contacts = contacts;
     if (sum) run_items(w, task_sum, chunks, cx);
 }
