@@ -854,16 +854,17 @@ static void law_block(const step_ctx *cx, const uint32_t *ck, const uint32_t *ci
     }
 }
 
-/* The law on every listed pair whose first body is in the chunk (LAMMPS
- * PairGranHookeHistory::compute): the force on the first body and the
- * torque lever are stored with the pair. */
+/* The law on every listed pair whose first body is in the work item (LAMMPS
+ * PairGranHookeHistory::compute): screen, history, law; the forces summed
+ * into both bodies inside the item, into the second body's pf row across
+ * items. */
 static void task_pairs(uint32_t c0, uint32_t c1, uint32_t worker, void *arg)
 {
     (void)worker;
     const step_ctx *cx = arg;
     cr_dem *d = cx->d;
-    /* everything in locals: the stores to touch (bytes) could alias any
-     * field read through d or cx */
+    /* everything in locals: the compiler cannot tell that the stores do not
+     * change the fields read through d or cx */
     const dem_box box = cx->bx, *bx = &box;
     const double *xr = d->xr;
     const uint32_t *nb = d->nb, *start = d->start, n = d->n;
