@@ -102,6 +102,10 @@ struct cr_dem {
     uint32_t *cell_start, cell_cap;
     uint32_t *rank, rank_cap;   /* Morton rank of each linear cell */
     int32_t rank_dims[3];
+    /* for each cell (by rank), the ranks r' >= its own of the 27 cells
+     * around it, in the stencil's order: the others hold only bodies
+     * before the cell's in sorted order, never a pair of the half list */
+    uint32_t *up_start, up_start_cap, *up, up_cap;
     uint32_t *order;           /* live slots (scratch of a build) */
     uint32_t *scr, scr_cap, per_body; /* neighbours found by the work items (scratch of a build) */
     /* per chunk results */
@@ -121,7 +125,8 @@ static void free_arrays(cr_world *w, cr_dem *d)
     void *ps[] = {d->xr,    d->v,     d->w,     d->f,    d->t,      d->x_build,  d->q,     d->mass,
                   d->inv_mass, d->inv_inertia, d->flags, d->slot, d->cell, d->sorted_of, d->start, d->rstart,
                   d->nb,    d->rpos,    d->hist, d->phist, d->pf, d->pk, d->pi, d->pcount, d->ck, d->ci,    d->ha,    d->hb,
-                  d->hs,    d->hstart, d->scr, d->cell_start, d->rank, d->order, d->chunk_count, d->chunk_flag};
+                  d->hs,    d->hstart, d->scr, d->cell_start, d->rank, d->order, d->chunk_count, d->chunk_flag,
+                  d->up_start, d->up};
     for (size_t k = 0; k < sizeof ps / sizeof ps[0]; ++k) cr_free(w, ps[k]);
 }
 
@@ -341,7 +346,7 @@ static inline uint32_t spread3(uint32_t v)
 /* rank[c]: position of linear cell c along the Morton curve of the grid
  * (codes of 30 bits: three stable passes of a radix sort by 10 bits, linear
  * in the cells where qsort took most of the first build). */
-static bool morton_ranks(cr_world *w, cr_dem *d, const int32_t dims[3], uint32_t cells)
+static bool morton_ranks(cr_world *w, cr_dem *d, const int32_t dims[3], uint32_t cells, const bool periodic[3])
 {
     if (d->rank && d->rank_dims[0] == dims[0] && d->rank_dims[1] == dims[1] && d->rank_dims[2] == dims[2]) return true;
     if (!cr_grow(w, (void **)&d->rank, &d->rank_cap, cells, sizeof *d->rank)) return false;
@@ -372,8 +377,46 @@ static bool morton_ranks(cr_world *w, cr_dem *d, const int32_t dims[3], uint32_t
     }
     /* three passes: the sorted keys are in the second half */
     for (uint32_t r = 0; r < cells; ++r) d->rank[(uint32_t)key[r]] = r;
-    cr_free(w, key < tmp ? key : tmp);
     cr_free(w, count);
+    /* the upper stencils (the grid has 3 cells or more along a periodic
+     * axis: no cell is its own neighbour twice) */
+    if (!cr_grow(w, (void **)&d->up_start, &d->up_start_cap, cells + 1, sizeof *d->up_start) ||
+        !cr_grow(w, (void **)&d->up, &d->up_cap, 27 * cells, sizeof *d->up)) {
+        cr_free(w, key < tmp ? key : tmp);
+        return false;
+    }
+    uint32_t u = 0;
+    for (uint32_t r = 0; r < cells; ++r) {
+        const uint32_t c = (uint32_t)key[r];
+        const int32_t cx = (int32_t)(c % (uint32_t)dims[0]), cy = (int32_t)(c / (uint32_t)dims[0] % (uint32_t)dims[1]),
+                      cz = (int32_t)(c / ((uint32_t)dims[0] * (uint32_t)dims[1]));
+        d->up_start[r] = u;
+        for (int dz = -1; dz <= 1; ++dz) {
+            int32_t z = cz + dz;
+            if (z < 0 || z >= dims[2]) {
+                if (!periodic[2]) continue;
+                z = (z + dims[2]) % dims[2];
+            }
+            for (int dy = -1; dy <= 1; ++dy) {
+                int32_t y = cy + dy;
+                if (y < 0 || y >= dims[1]) {
+                    if (!periodic[1]) continue;
+                    y = (y + dims[1]) % dims[1];
+                }
+                for (int dx = -1; dx <= 1; ++dx) {
+                    int32_t x = cx + dx;
+                    if (x < 0 || x >= dims[0]) {
+                        if (!periodic[0]) continue;
+                        x = (x + dims[0]) % dims[0];
+                    }
+                    const uint32_t q = d->rank[((uint32_t)z * (uint32_t)dims[1] + (uint32_t)y) * (uint32_t)dims[0] + (uint32_t)x];
+                    if (q >= r) d->up[u++] = q;
+                }
+            }
+        }
+    }
+    d->up_start[cells] = u;
+    cr_free(w, key < tmp ? key : tmp);
     memcpy(d->rank_dims, dims, sizeof d->rank_dims);
     return true;
 }
@@ -409,7 +452,6 @@ typedef struct list_ctx {
     const dem_box *bx;
     double skin;
     bool brute;
-    int32_t dims[3];
     uint32_t *scr, room;
 } list_ctx;
 
@@ -424,9 +466,8 @@ static void task_list(uint32_t c0, uint32_t c1, uint32_t worker, void *arg)
     const dem_box *bx = L->bx;
     const double *xr = d->xr;
     const uint8_t *fl = d->flags;
-    const uint32_t *rank = d->rank, *cell_start = d->cell_start;
+    const uint32_t *up_start = d->up_start, *up = d->up, *cell_start = d->cell_start;
     const double skin = L->skin;
-    const int32_t *dims = L->dims;
     const uint32_t n = d->n;
     const uint32_t ch = d->chunk;
     for (uint32_t c = c0; c < c1; ++c) {
@@ -452,36 +493,15 @@ static void task_list(uint32_t c0, uint32_t c1, uint32_t worker, void *arg)
                 d->start[i] = m - m0;
                 continue;
             }
-            /* the ranges of sorted bodies in the 27 cells around i's cell,
-             * kept while the next bodies share the cell */
+            /* the ranges of sorted bodies in the cells of the upper stencil
+             * of i's cell, kept while the next bodies share the cell */
             uint32_t ci = d->cell[i];
             if (ci != prev_cell) {
                 prev_cell = ci, nr = 0;
-                int32_t cx = (int32_t)(ci % (uint32_t)dims[0]), cy = (int32_t)(ci / (uint32_t)dims[0] % (uint32_t)dims[1]),
-                        cz = (int32_t)(ci / ((uint32_t)dims[0] * (uint32_t)dims[1]));
-                for (int dz = -1; dz <= 1; ++dz) {
-                    int32_t z = cz + dz;
-                    if (z < 0 || z >= dims[2]) {
-                        if (!bx->periodic[2]) continue;
-                        z = (z + dims[2]) % dims[2];
-                    }
-                    for (int dy = -1; dy <= 1; ++dy) {
-                        int32_t y = cy + dy;
-                        if (y < 0 || y >= dims[1]) {
-                            if (!bx->periodic[1]) continue;
-                            y = (y + dims[1]) % dims[1];
-                        }
-                        for (int dx = -1; dx <= 1; ++dx) {
-                            int32_t x = cx + dx;
-                            if (x < 0 || x >= dims[0]) {
-                                if (!bx->periodic[0]) continue;
-                                x = (x + dims[0]) % dims[0];
-                            }
-                            uint32_t r = rank[((uint32_t)z * (uint32_t)dims[1] + (uint32_t)y) * (uint32_t)dims[0] + (uint32_t)x];
-                            if (cell_start[r] == cell_start[r + 1]) continue;
-                            rs0[nr] = cell_start[r], rs1[nr++] = cell_start[r + 1];
-                        }
-                    }
+                for (uint32_t u = up_start[ci]; u < up_start[ci + 1]; ++u) {
+                    const uint32_t r = up[u];
+                    if (cell_start[r] == cell_start[r + 1]) continue;
+                    rs0[nr] = cell_start[r], rs1[nr++] = cell_start[r + 1];
                 }
             }
             for (uint32_t e = 0; e < nr; ++e)
@@ -540,7 +560,7 @@ static cr_status build(cr_world *w, const dem_box *bx)
     if (!brute && total > 16u * (uint64_t)n + 4096u) brute = true; /* a sparse, spread-out world */
     uint32_t cells = brute ? 1 : (uint32_t)total;
     if (!cr_grow(w, (void **)&d->cell_start, &d->cell_cap, cells + 1, sizeof *d->cell_start) ||
-        (!brute && !morton_ranks(w, d, dims, cells)))
+        (!brute && !morton_ranks(w, d, dims, cells, bx->periodic)))
         return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "dem: out of memory");
     /* counting sort of the slots by cell rank (slot order inside a cell) */
     memset(d->cell_start, 0, sizeof *d->cell_start * (cells + 1));
@@ -580,23 +600,15 @@ static cr_status build(cr_world *w, const dem_box *bx)
         bool dyn = cr_slot_dynamic(b, i);
         d->flags[s] = (uint8_t)((dyn ? DEM_DYN : 0) | (dyn && b->inv_inertia[i] > 0.0 ? DEM_ROT : 0));
     }
-    if (!brute)
-        for (uint32_t s = 0; s < n; ++s) {
-            uint32_t i = d->slot[s];
-            const double x[3] = {b->x[i].x, b->x[i].y, b->x[i].z};
-            int32_t c[3];
-            for (int k = 0; k < 3; ++k) {
-                double fl = floor((x[k] - origin[k]) * inv_cell[k]);
-                c[k] = fl < 0.0 ? 0 : fl >= dims[k] ? dims[k] - 1 : (int32_t)fl;
-            }
-            d->cell[s] = ((uint32_t)c[2] * (uint32_t)dims[1] + (uint32_t)c[1]) * (uint32_t)dims[0] + (uint32_t)c[0];
-        }
+    /* each sorted body's cell (rank) */
+    for (uint32_t r = 0; r < cells; ++r)
+        for (uint32_t s = d->cell_start[r]; s < d->cell_start[r + 1]; ++s) d->cell[s] = r;
 
     d->chunk = DEM_CHUNK;
     while (d->chunk < 8 * DEM_CHUNK && (uint64_t)d->chunk * 16 < n) d->chunk *= 2;
     /* the half list, in sorted order, one work item per d->chunk first
      * bodies, each into its own room in a scratch array, then joined */
-    list_ctx L = {d, bx, skin, brute, {dims[0], dims[1], dims[2]}, NULL, 0};
+    list_ctx L = {d, bx, skin, brute, NULL, 0};
     uint32_t chunks = chunk_count_of(d, n);
     for (;;) {
         uint64_t per = d->per_body ? d->per_body : 16u;
