@@ -76,7 +76,7 @@ struct cr_dem {
     cr_quat *q;
     double *mass, *inv_mass, *inv_inertia;
     uint8_t *flags;          /* DEM_DYN, DEM_ROT */
-    uint32_t *slot, *cell;
+    uint32_t *slot, *cell;   /* cell: the Morton rank of the body's grid cell */
     uint32_t *sorted_of, map_cap; /* by world slot; UINT32_MAX: not in the DEM */
     uint32_t map_slots;
     double skin;
