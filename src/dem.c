@@ -83,6 +83,7 @@ struct cr_dem {
     /* half list: pairs (i, nb[k]) for k in [start[i], start[i + 1]) */
     uint32_t *start, *rstart, start_cap; /* rstart: each body's entries in pf, as second body */
     uint32_t *nb, *rpos;     /* rpos: the pair's entry in pf (the sink entry for a pair inside a work item) */
+    uint32_t *fb;            /* the pair's first body: the screen runs over the pairs in one loop */
     /* contacts, each work item's from its start[i0]: this step's (ck, ci:
      * pair and first body, hist: shear history, in list order) and the
      * last step's (pk, pi, phist; pcount per item), swapped after the
@@ -124,7 +125,7 @@ static void free_arrays(cr_world *w, cr_dem *d)
 {
     void *ps[] = {d->xr,    d->v,     d->w,     d->f,    d->t,      d->x_build,  d->q,     d->mass,
                   d->inv_mass, d->inv_inertia, d->flags, d->slot, d->cell, d->sorted_of, d->start, d->rstart,
-                  d->nb,    d->rpos,    d->hist, d->phist, d->pf, d->pk, d->pi, d->pcount, d->ck, d->ci,    d->ha,    d->hb,
+                  d->nb,    d->rpos, d->fb,    d->hist, d->phist, d->pf, d->pk, d->pi, d->pcount, d->ck, d->ci,    d->ha,    d->hb,
                   d->hs,    d->hstart, d->scr, d->cell_start, d->rank, d->order, d->chunk_count, d->chunk_flag,
                   d->up_start, d->up};
     for (size_t k = 0; k < sizeof ps / sizeof ps[0]; ++k) cr_free(w, ps[k]);
@@ -290,6 +291,7 @@ static bool reserve_pairs(cr_world *w, cr_dem *d, uint32_t need)
     if (need <= d->pair_cap) return true;
     uint32_t c = cap_for(need), o = d->pair_cap;
     if (!regrow(w, (void **)&d->nb, o, c, sizeof(uint32_t)) || !regrow(w, (void **)&d->rpos, o, c, sizeof(uint32_t)) ||
+        !regrow(w, (void **)&d->fb, o, c, sizeof(uint32_t)) ||
         !regrow(w, (void **)&d->hist, o, c, sizeof(cr_vec3)) || !regrow(w, (void **)&d->phist, o, c, sizeof(cr_vec3)) ||
         !regrow(w, (void **)&d->pf, o, c, sizeof(dem_pf)) || !regrow(w, (void **)&d->pk, o, c, sizeof(uint32_t)) ||
         !regrow(w, (void **)&d->pi, o, c, sizeof(uint32_t)) || !regrow(w, (void **)&d->ck, o, c, sizeof(uint32_t)) ||
@@ -644,6 +646,8 @@ static cr_status build(cr_world *w, const dem_box *bx)
         k += cnt;
     }
     d->start[n] = d->pair_count;
+    for (uint32_t i = 0; i < n; ++i)
+        for (uint32_t k = d->start[i]; k < d->start[i + 1]; ++k) d->fb[k] = i;
     /* room for the next build: this one's densest item, with a margin */
     d->per_body = most + most / 2 + 4;
     if (!reserve_pairs(w, d, d->pair_count + 1)) return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "dem: out of memory");
@@ -899,16 +903,17 @@ static void task_pairs(uint32_t c0, uint32_t c1, uint32_t worker, void *arg)
          * item's part of ck */
         const uint32_t base = start[i0];
         uint32_t *ck = d_ck + base, *ci = d_ci + base;
-        for (uint32_t i = i0; i < i1; ++i) {
-            const double xi = xr[4 * i], yi = xr[4 * i + 1], zi = xr[4 * i + 2], radi = xr[4 * i + 3];
-            for (uint32_t k = start[i], k1 = start[i + 1]; k < k1; ++k) {
-                const double *pj = xr + 4 * (size_t)nb[k];
-                cr_vec3 del = min_image(bx, cr_v3(xi - pj[0], yi - pj[1], zi - pj[2]));
-                const double radsum = radi + pj[3];
-                const uint32_t hit = cr_v3_len2(del) < radsum * radsum;
-                ck[contacts] = k, ci[contacts] = i;
-                contacts += hit;
-            }
+        /* one loop over the item's pairs, not one per first body: those
+         * are short, and each one's end was a mispredicted branch */
+        const uint32_t *fb = d->fb;
+        for (uint32_t k = base, k1 = start[i1]; k < k1; ++k) {
+            const uint32_t i = fb[k];
+            const double *pi = xr + 4 * (size_t)i, *pj = xr + 4 * (size_t)nb[k];
+            cr_vec3 del = min_image(bx, cr_v3(pi[0] - pj[0], pi[1] - pj[1], pi[2] - pj[2]));
+            const double radsum = pi[3] + pj[3];
+            const uint32_t hit = cr_v3_len2(del) < radsum * radsum;
+            ck[contacts] = k, ci[contacts] = i;
+            contacts += hit;
         }
         /* history: the last step's contacts merged in (both lists in list
          * order); a contact that ended loses its history and its force */
