@@ -84,6 +84,7 @@ struct cr_dem {
     uint32_t *start, *rstart, start_cap; /* rstart: each body's entries in pf, as second body */
     uint32_t *nb, *rpos;     /* rpos: the pair's entry in pf (the sink entry for a pair inside a work item) */
     uint32_t *fb;            /* the pair's first body: the screen runs over the pairs in one loop */
+    uint32_t *prow;          /* the second body of each row of pf, for the same reason */
     /* contacts, each work item's from its start[i0]: this step's (ck, ci:
      * pair and first body, hist: shear history, in list order) and the
      * last step's (pk, pi, phist; pcount per item), swapped after the
@@ -125,7 +126,7 @@ static void free_arrays(cr_world *w, cr_dem *d)
 {
     void *ps[] = {d->xr,    d->v,     d->w,     d->f,    d->t,      d->x_build,  d->q,     d->mass,
                   d->inv_mass, d->inv_inertia, d->flags, d->slot, d->cell, d->sorted_of, d->start, d->rstart,
-                  d->nb,    d->rpos, d->fb,    d->hist, d->phist, d->pf, d->pk, d->pi, d->pcount, d->ck, d->ci,    d->ha,    d->hb,
+                  d->nb,    d->rpos, d->fb, d->prow,    d->hist, d->phist, d->pf, d->pk, d->pi, d->pcount, d->ck, d->ci,    d->ha,    d->hb,
                   d->hs,    d->hstart, d->scr, d->cell_start, d->rank, d->order, d->chunk_count, d->chunk_flag,
                   d->up_start, d->up};
     for (size_t k = 0; k < sizeof ps / sizeof ps[0]; ++k) cr_free(w, ps[k]);
@@ -291,7 +292,7 @@ static bool reserve_pairs(cr_world *w, cr_dem *d, uint32_t need)
     if (need <= d->pair_cap) return true;
     uint32_t c = cap_for(need), o = d->pair_cap;
     if (!regrow(w, (void **)&d->nb, o, c, sizeof(uint32_t)) || !regrow(w, (void **)&d->rpos, o, c, sizeof(uint32_t)) ||
-        !regrow(w, (void **)&d->fb, o, c, sizeof(uint32_t)) ||
+        !regrow(w, (void **)&d->fb, o, c, sizeof(uint32_t)) || !regrow(w, (void **)&d->prow, o, c, sizeof(uint32_t)) ||
         !regrow(w, (void **)&d->hist, o, c, sizeof(cr_vec3)) || !regrow(w, (void **)&d->phist, o, c, sizeof(cr_vec3)) ||
         !regrow(w, (void **)&d->pf, o, c, sizeof(dem_pf)) || !regrow(w, (void **)&d->pk, o, c, sizeof(uint32_t)) ||
         !regrow(w, (void **)&d->pi, o, c, sizeof(uint32_t)) || !regrow(w, (void **)&d->ck, o, c, sizeof(uint32_t)) ||
@@ -663,8 +664,10 @@ static cr_status build(cr_world *w, const dem_box *bx)
     for (uint32_t i = 0; i < n; ++i) d->rstart[i + 1] += d->rstart[i];
     for (uint32_t i = 0; i < n; ++i) {
         uint32_t end = (i / d->chunk + 1) * d->chunk;
-        for (uint32_t k = d->start[i]; k < d->start[i + 1]; ++k)
+        for (uint32_t k = d->start[i]; k < d->start[i + 1]; ++k) {
+            if (d->nb[k] >= end) d->prow[d->rstart[d->nb[k]]] = d->nb[k];
             d->rpos[k] = d->nb[k] >= end ? d->rstart[d->nb[k]]++ : d->rstart[n];
+        }
     }
     d->pf_sink = d->rstart[n];
     memset(d->pf, 0, sizeof *d->pf * (d->pf_sink + 1));
@@ -953,20 +956,20 @@ static void sum_block(const step_ctx *cx, uint32_t i0, uint32_t i1)
 {
     cr_dem *d = cx->d;
     const dem_pf *pf = d->pf;
-    const uint32_t *rstart = d->rstart;
+    const uint32_t *prow = d->prow;
     const double *xr = d->xr, *mass = d->mass;
     const uint8_t *flags = d->flags;
     cr_vec3 *fo = d->f, *to = d->t;
     const cr_vec3 g = cx->g;
-    for (uint32_t i = i0; i < i1; ++i) {
-        cr_vec3 f = fo[i], t = to[i];
-        const double rad = xr[4 * (size_t)i + 3];
-        /* entries of pairs not touching are zero: adding them changes no bit */
-        for (uint32_t e = rstart[i], e1 = rstart[i + 1]; e < e1; ++e)
-            f = cr_v3_sub(f, pf[e].f), t = cr_v3_madd(t, pf[e].t, -rad);
-        if (flags[i] & DEM_DYN) f = cr_v3_madd(f, g, mass[i]);
-        fo[i] = f, to[i] = t;
+    /* the block's rows in one loop (each body's in list order): a loop per
+     * body would be short, its end a mispredicted branch; entries of pairs
+     * not touching are zero, adding them changes no bit */
+    for (uint32_t e = d->rstart[i0], e1 = d->rstart[i1]; e < e1; ++e) {
+        const uint32_t j = prow[e];
+        fo[j] = cr_v3_sub(fo[j], pf[e].f), to[j] = cr_v3_madd(to[j], pf[e].t, -xr[4 * (size_t)j + 3]);
     }
+    for (uint32_t i = i0; i < i1; ++i)
+        if (flags[i] & DEM_DYN) fo[i] = cr_v3_madd(fo[i], g, mass[i]);
 }
 
 /* Half kick by the forces in f, t (LAMMPS fix nve/sphere). */
