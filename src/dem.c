@@ -478,21 +478,27 @@ static void task_list(uint32_t c0, uint32_t c1, uint32_t worker, void *arg)
         /* room + 1 entries: the last takes the pairs past the room */
         uint32_t *out = L->scr + (size_t)c * (L->room + 1), room = L->room, m = 0;
         uint32_t rs0[27], rs1[27], nr = 0, prev_cell = UINT32_MAX;
+        /* the candidates of the cell's stencil in one array when no cell
+         * holds more than 4 bodies (a cell holds about one: a loop per
+         * cell would end in a mispredicted branch at each) */
+        uint32_t cand[27 * 4], nc = 0;
+        bool flat = false;
         for (uint32_t i = i0; i < i1; ++i) {
             uint32_t m0 = m;
             const double xi = xr[4 * i], yi = xr[4 * i + 1], zi = xr[4 * i + 2], ri = xr[4 * i + 3];
             const uint32_t dyn_i = fl[i] & DEM_DYN;
-/* without branches on the outcome (a fifth of the candidates are listed) */
-#define DEM_TRY(j)                                                                                          \
+/* without branches on the outcome (a fifth of the candidates are listed);
+ * after: pairs j > i only */
+#define DEM_TRY(j, after)                                                                                   \
     do {                                                                                                    \
         const double *pj = xr + 4 * (size_t)(j);                                                            \
         const double cut = ri + pj[3] + skin;                                                               \
         const uint32_t near = cr_v3_len2(min_image(bx, cr_v3(xi - pj[0], yi - pj[1], zi - pj[2]))) < cut * cut; \
         out[m < room ? m : room] = (j);                                                                     \
-        m += near & (dyn_i | (fl[j] & DEM_DYN)); /* kinematic pairs are not listed */                       \
+        m += near & (after) & (dyn_i | (fl[j] & DEM_DYN)); /* kinematic pairs are not listed */             \
     } while (0)
             if (L->brute) {
-                for (uint32_t j = i + 1; j < n; ++j) DEM_TRY(j);
+                for (uint32_t j = i + 1; j < n; ++j) DEM_TRY(j, 1u);
                 d->start[i] = m - m0;
                 continue;
             }
@@ -500,15 +506,23 @@ static void task_list(uint32_t c0, uint32_t c1, uint32_t worker, void *arg)
              * of i's cell, kept while the next bodies share the cell */
             uint32_t ci = d->cell[i];
             if (ci != prev_cell) {
-                prev_cell = ci, nr = 0;
+                prev_cell = ci, nr = 0, nc = 0;
+                uint32_t most = 0;
                 for (uint32_t u = up_start[ci]; u < up_start[ci + 1]; ++u) {
-                    const uint32_t r = up[u];
-                    if (cell_start[r] == cell_start[r + 1]) continue;
-                    rs0[nr] = cell_start[r], rs1[nr++] = cell_start[r + 1];
+                    const uint32_t r = up[u], s0 = cell_start[r], len = cell_start[r + 1] - s0;
+                    rs0[nr] = s0, rs1[nr] = s0 + len, nr += len != 0;
+                    cand[nc] = s0, cand[nc + 1] = s0 + 1, cand[nc + 2] = s0 + 2, cand[nc + 3] = s0 + 3;
+                    nc += len < 4 ? len : 4;
+                    most = len > most ? len : most;
                 }
+                flat = most <= 4;
             }
-            for (uint32_t e = 0; e < nr; ++e)
-                for (uint32_t j = rs0[e] > i + 1 ? rs0[e] : i + 1; j < rs1[e]; ++j) DEM_TRY(j);
+            if (flat) {
+                for (uint32_t e = 0; e < nc; ++e) DEM_TRY(cand[e], (uint32_t)(cand[e] > i));
+            } else {
+                for (uint32_t e = 0; e < nr; ++e)
+                    for (uint32_t j = rs0[e] > i + 1 ? rs0[e] : i + 1; j < rs1[e]; ++j) DEM_TRY(j, 1u);
+            }
 #undef DEM_TRY
             d->start[i] = m - m0;
         }

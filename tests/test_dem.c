@@ -442,13 +442,33 @@ static void test_dem_lazy_world(void **state)
     for (int m = 0; m < 2; ++m) cr_world_destroy(w[m]);
 }
 
+/* The list build takes a cell's candidates in one array when no cell of
+ * the stencil holds more than 4 bodies and cell by cell otherwise (src/dem.c
+ * task_list): a chain of 60 small touching spheres, alone (cells of about
+ * one sphere) and beside one large sphere far away (cells 20 times larger,
+ * about 20 spheres each), has its 59 contacts both ways. */
+static void test_dem_list_crowded_cells(void **state)
+{
+    (void)state;
+    for (int big = 0; big < 2; ++big) {
+        cr_world_def d = dem_def(1e-5, cr_v3_zero());
+        cr_world *w = make_world_def(&d);
+        for (int k = 0; k < 60; ++k)
+            ball(w, CR_BODY_DYNAMIC, cr_v3(0.19 * k, 0.01 * (k % 3), 0.0), cr_v3_zero(), 0.1, 1.0, CR_INERTIA_SOLID);
+        if (big) ball(w, CR_BODY_DYNAMIC, cr_v3(0.0, 40.0, 0.0), cr_v3_zero(), 2.0, 1.0, CR_INERTIA_SOLID);
+        assert_int_equal(cr_world_step(w), CR_OK);
+        assert_int_equal(cr_world_stats(w)->contacts, 59);
+        cr_world_destroy(w);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_hooke_head_on),       cmocka_unit_test(test_hooke_stick_slide),
         cmocka_unit_test(test_periodic_crossing),   cmocka_unit_test(test_periodic_straddle),
         cmocka_unit_test(test_dem_refusals),        cmocka_unit_test(test_dem_remove_reuse),
-        cmocka_unit_test(test_dem_scene_keys),      cmocka_unit_test(test_dem_threads_bitwise), cmocka_unit_test(test_dem_set_dt), cmocka_unit_test(test_dem_lazy_world),
+        cmocka_unit_test(test_dem_scene_keys),      cmocka_unit_test(test_dem_threads_bitwise), cmocka_unit_test(test_dem_set_dt), cmocka_unit_test(test_dem_lazy_world), cmocka_unit_test(test_dem_list_crowded_cells),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
