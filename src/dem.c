@@ -754,20 +754,27 @@ typedef double dem_v2d __attribute__((vector_size(16)));
 #define DEM_V2D 0
 #endif
 
-/* cr_q_integrate without its sine and cosine for the small angles of a
- * DEM step (their Taylor series to the angle's 4th power, exact to 1e-12
- * below 0.01 rad); orientation does not enter the law. */
-static inline cr_quat turn(cr_quat q, cr_vec3 w, double h)
+/* turn: cr_q_integrate without its sine and cosine for the small angles
+ * of a DEM step (their Taylor series to the angle's 4th power, exact to
+ * 1e-12 below 0.01 rad); orientation does not enter the law.
+ *
+ * turn, step 1: the small angle's cos(a/2) and sin(a/2) / |w| for the
+ * angle a = |w| h; false when the angle is not small (cr_q_integrate). */
+static inline bool turn_series(cr_vec3 w, double h, double *c, double *s)
 {
-    double a2 = cr_v3_len2(w) * h * h;
-    if (!(a2 < 1e-4)) return cr_q_integrate(q, w, h);
-    /* angle a = |w| h: cos(a/2) and sin(a/2) / |w| */
-    double c = 1.0 + a2 * (-1.0 / 8.0 + a2 * (1.0 / 384.0)), s = h * (0.5 + a2 * (-1.0 / 48.0 + a2 * (1.0 / 3840.0)));
+    const double a2 = cr_v3_len2(w) * h * h;
+    *c = 1.0 + a2 * (-1.0 / 8.0 + a2 * (1.0 / 384.0)), *s = h * (0.5 + a2 * (-1.0 / 48.0 + a2 * (1.0 / 3840.0)));
+    return a2 < 1e-4;
+}
+
+/* turn, step 2: r = d q, d = (c, w s), and |r|^2. */
+static inline cr_quat turn_product(cr_quat q, cr_vec3 w, double c, double s, double *l2)
+{
     cr_quat r;
 #if DEM_V2D
-    /* cr_q_mul(d, q), d = (c, w s), in pairs of lanes (r.w, r.x) and
-     * (r.y, r.z): each lane adds the same products in the same order as
-     * cr_q_mul (a - b c is a + b (-c) to the bit), so both paths agree */
+    /* cr_q_mul(d, q) in pairs of lanes (r.w, r.x) and (r.y, r.z): each lane
+     * adds the same products in the same order as cr_q_mul (a - b c is
+     * a + b (-c) to the bit), so both paths agree */
     const dem_v2d q0 = {q.w, q.x}, q1 = {q.y, q.z}, q0s = {q.x, q.w}, q1s = {q.z, q.y};
     const dem_v2d mp = {-1.0, 1.0}, pm = {1.0, -1.0}, dx = {w.x * s, w.x * s}, dy = {w.y * s, w.y * s},
                   dz = {w.z * s, w.z * s}, dc = {c, c};
@@ -776,15 +783,20 @@ static inline cr_quat turn(cr_quat q, cr_vec3 w, double h)
     p = p + dy * (q1 * mp), u = u + dy * (q0 * pm);
     p = p + dz * (-q1s), u = u + dz * q0s;
     const dem_v2d pp = p * p, uu = u * u;
-    const double l2 = ((pp[0] + pp[1]) + uu[0]) + uu[1];
+    *l2 = ((pp[0] + pp[1]) + uu[0]) + uu[1];
     r.w = p[0], r.x = p[1], r.y = u[0], r.z = u[1];
 #else
     const cr_quat d = {c, w.x * s, w.y * s, w.z * s};
     r = cr_q_mul(d, q);
-    const double l2 = r.w * r.w + r.x * r.x + r.y * r.y + r.z * r.z;
+    *l2 = r.w * r.w + r.x * r.x + r.y * r.y + r.z * r.z;
 #endif
-    /* |d| = 1 to the series' error and |q| = 1: one Newton step of 1 / sqrt
-     * about 1 renormalises to rounding without a square root */
+    return r;
+}
+
+/* turn, step 3: |d| = 1 to the series' error and |q| = 1: one Newton step
+ * of 1 / sqrt about 1 renormalises to rounding without a square root. */
+static inline cr_quat turn_normalise(cr_quat r, double l2)
+{
     double il;
     if (fabs(l2 - 1.0) < 1e-6) {
         il = 1.5 - 0.5 * l2;
@@ -1052,8 +1064,22 @@ static void turn_block(const step_ctx *cx, uint32_t i0, uint32_t i1)
     const uint8_t *flags = d->flags;
     const cr_vec3 *wv = d->w;
     cr_quat *q = d->q;
-    for (uint32_t i = i0; i < i1; ++i)
-        if (flags[i] & DEM_ROT) q[i] = turn(q[i], wv[i], dt);
+    /* in the three steps of turn, each over the block (a body's turn is
+     * one long chain) */
+    double c[DEM_BLOCK], s[DEM_BLOCK], l2[DEM_BLOCK];
+    cr_quat r[DEM_BLOCK];
+    uint8_t kind[DEM_BLOCK]; /* 0: no turn, 1: the series, 2: cr_q_integrate */
+    const uint32_t m = i1 - i0;
+    for (uint32_t e = 0; e < m; ++e) {
+        const bool small = turn_series(wv[i0 + e], dt, &c[e], &s[e]);
+        kind[e] = (uint8_t)(flags[i0 + e] & DEM_ROT ? (small ? 1 : 2) : 0);
+    }
+    for (uint32_t e = 0; e < m; ++e)
+        if (kind[e] == 1) r[e] = turn_product(q[i0 + e], wv[i0 + e], c[e], s[e], &l2[e]);
+    for (uint32_t e = 0; e < m; ++e) {
+        if (kind[e] == 1) q[i0 + e] = turn_normalise(r[e], l2[e]);
+        if (kind[e] == 2) q[i0 + e] = cr_q_integrate(q[i0 + e], wv[i0 + e], dt);
+    }
 }
 
 /* The first half of a step (LAMMPS fix nve/sphere's initial_integrate):
