@@ -94,6 +94,7 @@ cr_status cr_world_add_body(cr_world *w, const cr_body_def *def, cr_body_id *out
 {
     char msg[256];
     if (w->in_callback) return cr_fail(w, CR_ERR_REENTRANT, "cr_world_add_body: called from a world callback");
+    cr_dem_sync(w); /* the other bodies' state, before the next step gathers it */
     cr_status s = cr_body_def_validate(def, msg, sizeof msg);
     if (s != CR_OK) return cr_fail(w, s, "body def: %s", msg);
     bool polyhedron = def->shape != CR_SHAPE_SPHERE;
@@ -172,6 +173,7 @@ cr_status cr_world_remove_body(cr_world *w, cr_body_id id)
     if (!id_alive(w, id))
         return cr_fail(w, CR_ERR_STALE_ID, "cr_world_remove_body: stale body id {index %u, generation %u}", id.index,
                        id.generation);
+    cr_dem_sync(w); /* the other bodies' state, before the next step gathers it */
     cr_bodies *b = &w->bodies;
     if (w->rigid && !cr_rigid_body_removed(w, id.index))
         return cr_fail(w, CR_ERR_INVALID_ARGUMENT, "cr_world_remove_body: body %u is held by a joint; remove the joint first",
@@ -203,6 +205,7 @@ cr_body_id cr_world_body_at(const cr_world *w, uint32_t slot)
 cr_status cr_body_get_state(const cr_world *w, cr_body_id id, cr_body_state *out)
 {
     if (!id_alive(w, id)) return CR_ERR_STALE_ID;
+    cr_dem_sync(w);
     const cr_bodies *b = &w->bodies;
     out->position = b->x[id.index];
     out->velocity = b->v[id.index];
@@ -219,6 +222,7 @@ cr_status cr_body_set_state(cr_world *w, cr_body_id id, const cr_body_state *s)
                        id.generation);
     if (!cr_v3_isfinite(s->position) || !cr_v3_isfinite(s->velocity) || !cr_v3_isfinite(s->angular_velocity))
         return cr_fail(w, CR_ERR_INVALID_ARGUMENT, "cr_body_set_state: body %u: state must be finite", id.index);
+    cr_dem_sync(w); /* the other bodies' state, before the next step gathers it */
     cr_bodies *b = &w->bodies;
     if (w->rigid) cr_rigid_wake(w, id.index);
     bool still = b->type[id.index] == CR_BODY_STATIC;
@@ -233,6 +237,7 @@ cr_status cr_body_set_state(cr_world *w, cr_body_id id, const cr_body_state *s)
 cr_status cr_body_get_def(const cr_world *w, cr_body_id id, cr_body_def *out)
 {
     if (!id_alive(w, id)) return CR_ERR_STALE_ID;
+    cr_dem_sync(w);
     const cr_bodies *b = &w->bodies;
     uint32_t i = id.index;
     *out = cr_default_body_def();
@@ -258,6 +263,7 @@ cr_status cr_body_get_def(const cr_world *w, cr_body_id id, cr_body_def *out)
 cr_status cr_body_get_inertia(const cr_world *w, cr_body_id id, double *mass, cr_mat3 *inertia_world)
 {
     if (!id_alive(w, id)) return CR_ERR_STALE_ID;
+    cr_dem_sync(w);
     const cr_bodies *b = &w->bodies;
     uint32_t i = id.index;
     if (mass) *mass = b->mass[i];

@@ -42,69 +42,30 @@
  * keeps its own copy of the live bodies, sorted along a Morton curve of the
  * neighbour grid's cells and re-sorted at every list build, so that a body's
  * neighbours lie near it in memory. slot[i] is the world slot of sorted body
- * i and sorted_of[slot] its sorted index. The world's arrays (x, v, w, q) are
- * written back at the end of every step, so everything that reads them
- * (cr_body_get_state, queries) sees the state of the step; a change made
- * through the API (cr_dem_touch) makes the next step gather the bodies again.
+ * i and sorted_of[slot] its sorted index. The world's arrays (x, v, w, q)
+ * are written back when something reads them (cr_dem_sync, called by the
+ * API's readers and by the functions that change bodies), not at every
+ * step: the write-back is a scatter over the world's slots, about a tenth
+ * of the chute's step. A change made through the API (cr_dem_touch) makes
+ * the next step gather the bodies again.
  *
  * Forces: the half list (pair (i, j) once, i < j in sorted order, grouped by
- * i) is cut into fixed chunks of first bodies. Each pair's force and torque
- * lever are stored with the pair; each body then sums, in a fixed order, the
- * pairs where it is first (list order) and those where it is second (list
- * order, through the reverse index built with the list). No sum depends on
- * how chunks are spread over threads: 1 and N threads give the same bits. */
-
-#define DEM_CHUNK 512u /* bodies per work item */
-
-typedef struct dem_pf {
-    cr_vec3 f, t;
-} dem_pf;
-
-struct cr_dem {
-    /* sorted bodies */
-    uint32_t n, cap;
-    double *xr;              /* x, y, z, radius */
-    cr_vec3 *v, *w, *f, *t, *x_build;
-    cr_quat *q;
-    double *mass, *inv_mass, *inv_inertia;
-    uint8_t *flags;          /* DEM_DYN, DEM_ROT */
-    uint32_t *slot, *cell;
-    uint32_t *sorted_of, map_cap; /* by world slot; UINT32_MAX: not in the DEM */
-    uint32_t map_slots;
-    double skin;
-    /* half list: pairs (i, nb[k]) for k in [start[i], start[i + 1]) */
-    uint32_t *start, *rstart, start_cap; /* rstart: reverse index into rk */
-    uint32_t *nb, *rk;
-    cr_vec3 *shear;          /* history */
-    dem_pf *pf;              /* force on the first body and torque lever (d x F_t) / r */
-    uint32_t *ck, *ci;       /* touching pairs: pair and first body, each work item from its start[i0] */
-    uint8_t *touch;
-    uint32_t pair_count, pair_cap;
-    /* history kept across a build, by world slots */
-    uint32_t *ha, *hb, hcount, hcap;
-    cr_vec3 *hs;
-    uint32_t *hstart, hstart_cap;
-    /* grid */
-    uint32_t *cell_start, cell_cap;
-    uint32_t *rank, rank_cap;   /* Morton rank of each linear cell */
-    int32_t rank_dims[3];
-    uint32_t *order;           /* live slots (scratch of a build) */
-    uint32_t *scr, scr_cap, per_body; /* neighbours found by the work items (scratch of a build) */
-    /* per chunk results */
-    uint32_t *chunk_count, chunk_cap;
-    uint8_t *chunk_flag;
-    bool list_valid, forces_valid;
-    cr_dem_pool *pool;
-};
-
-enum { DEM_DYN = 1, DEM_ROT = 2 };
+ * i) is cut into fixed chunks of first bodies. A work item sums the pairs
+ * inside it into both bodies; a pair whose second body lies in another item
+ * stores its force and torque lever in pf, in the second body's row (list
+ * order), which that body adds up when the step ends. No sum depends on how
+ * chunks are spread over threads: 1 and N threads give the same bits.
+ *
+ * Passes per step: move (first half kick, drift, turn), the pairs, finish
+ * (sums, second half kick); the list builds are in src/dem_list.c. */
 
 static void free_arrays(cr_world *w, cr_dem *d)
 {
     void *ps[] = {d->xr,    d->v,     d->w,     d->f,    d->t,      d->x_build,  d->q,     d->mass,
                   d->inv_mass, d->inv_inertia, d->flags, d->slot, d->cell, d->sorted_of, d->start, d->rstart,
-                  d->nb,    d->rk,    d->shear, d->pf,   d->touch, d->ck, d->ci,    d->ha,    d->hb,
-                  d->hs,    d->hstart, d->scr, d->cell_start, d->rank, d->order, d->chunk_count, d->chunk_flag};
+                  d->nb,    d->rpos, d->fb, d->prow,    d->hist, d->phist, d->pf, d->pk, d->pi, d->pcount, d->ck, d->ci,    d->ha,    d->hb,
+                  d->hs,    d->hstart, d->scr, d->cell_start, d->rank, d->order, d->chunk_count, d->chunk_flag,
+                  d->up_start, d->up};
     for (size_t k = 0; k < sizeof ps / sizeof ps[0]; ++k) cr_free(w, ps[k]);
 }
 
@@ -125,6 +86,7 @@ void cr_dem_touch(cr_world *w)
     w->dem->forces_valid = false;
 }
 
+
 void cr_dem_body_removed(cr_world *w, uint32_t i)
 {
     cr_dem *d = w->dem;
@@ -132,21 +94,21 @@ void cr_dem_body_removed(cr_world *w, uint32_t i)
     /* The slot may be reused by a new body: it must not inherit contacts. */
     if (d->list_valid || d->n) {
         uint32_t s = i < d->map_slots ? d->sorted_of[i] : UINT32_MAX;
-        if (s != UINT32_MAX && s < d->n && d->start)
-            for (uint32_t a = 0; a < d->n; ++a)
-                for (uint32_t k = d->start[a]; k < d->start[a + 1]; ++k)
-                    if (a == s || d->nb[k] == s) d->shear[k] = cr_v3_zero(), d->touch[k] = 0;
+        if (s != UINT32_MAX && s < d->n && d->start && d->chunk)
+            for (uint32_t c = 0, chunks = cr_dem_chunks(d, d->n); c < chunks; ++c) {
+                uint32_t base = d->start[c * d->chunk], m = 0;
+                for (uint32_t e = 0; e < d->pcount[c]; ++e) {
+                    uint32_t k = d->pk[base + e], a = d->pi[base + e];
+                    if (a == s || d->nb[k] == s) continue;
+                    d->pk[base + m] = k, d->pi[base + m] = a, d->phist[base + m++] = d->phist[base + e];
+                }
+                d->pcount[c] = m;
+            }
     }
     cr_dem_touch(w);
 }
 
 uint32_t cr_dem_pair_count(const cr_world *w) { return w->dem ? w->dem->pair_count : 0; }
-
-/* Minimum-image geometry of the world: L and 1/L per periodic axis, 0 else. */
-typedef struct dem_box {
-    double L[3], half[3], lo[3];
-    bool periodic[3];
-} dem_box;
 
 static dem_box box_of(const cr_world *w)
 {
@@ -162,56 +124,6 @@ static dem_box box_of(const cr_world *w)
     return b;
 }
 
-/* Centres are kept wrapped into [lo, lo + L), so a difference lies in
- * (-L, L) and one period at most brings it to the minimum image: the same
- * numbers as d - L rint(d / L), without the rounding. */
-static inline double image_axis(double d, double L, double half)
-{
-    return d > half ? d - L : d < -half ? d + L : d;
-}
-
-static inline cr_vec3 min_image(const dem_box *b, cr_vec3 d)
-{
-    if (b->periodic[0]) d.x = image_axis(d.x, b->L[0], b->half[0]);
-    if (b->periodic[1]) d.y = image_axis(d.y, b->L[1], b->half[1]);
-    if (b->periodic[2]) d.z = image_axis(d.z, b->L[2], b->half[2]);
-    return d;
-}
-
-static inline double wrap_axis(double x, double lo, double L)
-{
-    if (x >= lo && x < lo + L) return x;
-    x -= L * floor((x - lo) / L);
-    /* rounding can leave x == lo + L */
-    return x >= lo + L ? lo : x;
-}
-
-static inline void wrap3(const dem_box *bx, double *x)
-{
-    for (int k = 0; k < 3; ++k)
-        if (bx->periodic[k]) x[k] = wrap_axis(x[k], bx->lo[k], bx->L[k]);
-}
-
-/* Grow p from old to new elements (contents kept). */
-static bool regrow(cr_world *w, void **p, uint32_t old, uint32_t cap, size_t elem)
-{
-    void *np = cr_alloc(w, (size_t)cap * elem);
-    if (!np) return false;
-    if (*p) {
-        memcpy(np, *p, (size_t)old * elem);
-        cr_free(w, *p);
-    }
-    *p = np;
-    return true;
-}
-
-static uint32_t cap_for(uint32_t need)
-{
-    uint64_t c = 16;
-    while (c < need) c *= 2;
-    return c > UINT32_MAX ? UINT32_MAX : (uint32_t)c;
-}
-
 static bool ensure(cr_world *w)
 {
     if (!w->dem) {
@@ -222,56 +134,10 @@ static bool ensure(cr_world *w)
     return true;
 }
 
-static bool reserve_bodies(cr_world *w, cr_dem *d, uint32_t n, uint32_t slots)
-{
-    if (n + 1 > d->cap) {
-        uint32_t c = cap_for(n + 1), o = d->cap;
-        if (!regrow(w, (void **)&d->xr, 4 * o, 4 * c, sizeof(double)) || !regrow(w, (void **)&d->v, o, c, sizeof(cr_vec3)) ||
-            !regrow(w, (void **)&d->w, o, c, sizeof(cr_vec3)) || !regrow(w, (void **)&d->f, o, c, sizeof(cr_vec3)) ||
-            !regrow(w, (void **)&d->t, o, c, sizeof(cr_vec3)) || !regrow(w, (void **)&d->x_build, o, c, sizeof(cr_vec3)) ||
-            !regrow(w, (void **)&d->q, o, c, sizeof(cr_quat)) || !regrow(w, (void **)&d->mass, o, c, sizeof(double)) ||
-            !regrow(w, (void **)&d->inv_mass, o, c, sizeof(double)) ||
-            !regrow(w, (void **)&d->inv_inertia, o, c, sizeof(double)) || !regrow(w, (void **)&d->flags, o, c, 1) ||
-            !regrow(w, (void **)&d->slot, o, c, sizeof(uint32_t)) || !regrow(w, (void **)&d->cell, o, c, sizeof(uint32_t)) ||
-            !regrow(w, (void **)&d->order, o, c, sizeof(uint32_t)) || !regrow(w, (void **)&d->start, o, c, sizeof(uint32_t)) ||
-            !regrow(w, (void **)&d->rstart, o, c, sizeof(uint32_t)))
-            return false;
-        d->cap = c;
-    }
-    if (slots + 1 > d->map_cap) {
-        uint32_t c = cap_for(slots + 1);
-        if (!regrow(w, (void **)&d->sorted_of, d->map_cap, c, sizeof(uint32_t))) return false;
-        d->map_cap = c;
-    }
-    uint32_t chunks = (n + DEM_CHUNK - 1) / DEM_CHUNK + 1;
-    if (chunks > d->chunk_cap) {
-        uint32_t c = cap_for(chunks);
-        if (!regrow(w, (void **)&d->chunk_count, d->chunk_cap, c, sizeof(uint32_t)) ||
-            !regrow(w, (void **)&d->chunk_flag, d->chunk_cap, c, 1))
-            return false;
-        d->chunk_cap = c;
-    }
-    return true;
-}
-
-static bool reserve_pairs(cr_world *w, cr_dem *d, uint32_t need)
-{
-    if (need <= d->pair_cap) return true;
-    uint32_t c = cap_for(need), o = d->pair_cap;
-    if (!regrow(w, (void **)&d->nb, o, c, sizeof(uint32_t)) || !regrow(w, (void **)&d->rk, o, c, sizeof(uint32_t)) ||
-        !regrow(w, (void **)&d->shear, o, c, sizeof(cr_vec3)) || !regrow(w, (void **)&d->pf, o, c, sizeof(dem_pf)) ||
-        !regrow(w, (void **)&d->touch, o, c, 1) || !regrow(w, (void **)&d->ck, o, c, sizeof(uint32_t)) ||
-        !regrow(w, (void **)&d->ci, o, c, sizeof(uint32_t)))
-        return false;
-    d->pair_cap = c;
-    return true;
-}
-
 /* ---- work items ------------------------------------------------------- */
 
-static uint32_t chunk_count_of(uint32_t n) { return (n + DEM_CHUNK - 1) / DEM_CHUNK; }
 
-static void run_items(cr_world *w, cr_task_fn *fn, uint32_t items, void *ctx)
+void cr_dem_run(cr_world *w, cr_task_fn *fn, uint32_t items, void *ctx)
 {
     cr_run_items(w, &w->dem->pool, fn, items, ctx);
 }
@@ -282,382 +148,64 @@ typedef struct step_ctx {
     dem_box bx;
     double dt, h, lim, kn, kt, gn, gt, mu;
     cr_vec3 g;
-    bool update_shear, kick, drift;
+    bool update_shear;
 } step_ctx;
-
-/* ---- sort and list ---------------------------------------------------- */
-
-static inline uint32_t spread3(uint32_t v)
-{
-    v &= 0x3ffu;
-    v = (v | (v << 16)) & 0x030000ffu;
-    v = (v | (v << 8)) & 0x0300f00fu;
-    v = (v | (v << 4)) & 0x030c30c3u;
-    v = (v | (v << 2)) & 0x09249249u;
-    return v;
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* rank[c]: position of linear cell c along the Morton curve of the grid. */
-static bool morton_ranks(cr_world *w, cr_dem *d, const int32_t dims[3], uint32_t cells)
-{
-    if (d->rank && d->rank_dims[0] == dims[0] && d->rank_dims[1] == dims[1] && d->rank_dims[2] == dims[2]) return true;
-    if (!cr_grow(w, (void **)&d->rank, &d->rank_cap, cells, sizeof *d->rank)) return false;
-    uint64_t *key = cr_alloc(w, sizeof *key * cells);
-    if (!key) return false;
-    for (uint32_t c = 0; c < cells; ++c) {
-        uint32_t x = c % (uint32_t)dims[0], y = c / (uint32_t)dims[0] % (uint32_t)dims[1],
-                 z = c / ((uint32_t)dims[0] * (uint32_t)dims[1]);
-        uint64_t m = spread3(x) | (spread3(y) << 1) | ((uint64_t)spread3(z) << 2);
-        key[c] = (m << 32) | c;
-    }
-    qsort(key, cells, sizeof *key, cmp_u64);
-    for (uint32_t r = 0; r < cells; ++r) d->rank[(uint32_t)key[r]] = r;
-    cr_free(w, key);
-    memcpy(d->rank_dims, dims, sizeof d->rank_dims);
-    return true;
-}
-
-/* Keep the touching pairs' history by world slots before a build. */
-static bool save_history(cr_world *w, cr_dem *d)
-{
-    d->hcount = 0;
-    if (!d->start || !d->n) return true;
-    uint32_t m = 0;
-    for (uint32_t k = 0; k < d->pair_count; ++k) m += d->touch[k];
-    if (m > d->hcap) {
-        uint32_t c = cap_for(m);
-        if (!regrow(w, (void **)&d->ha, 0, c, sizeof(uint32_t)) || !regrow(w, (void **)&d->hb, 0, c, sizeof(uint32_t)) ||
-            !regrow(w, (void **)&d->hs, 0, c, sizeof(cr_vec3)))
-            return false;
-        d->hcap = c;
-    }
-    for (uint32_t i = 0; i < d->n; ++i)
-        for (uint32_t k = d->start[i]; k < d->start[i + 1]; ++k)
-            if (d->touch[k]) {
-                d->ha[d->hcount] = d->slot[i];
-                d->hb[d->hcount] = d->slot[d->nb[k]];
-                d->hs[d->hcount++] = d->shear[k];
-            }
-    return true;
-}
-
-typedef struct list_ctx {
-    cr_dem *d;
-    const dem_box *bx;
-    double skin;
-    bool brute;
-    int32_t dims[3];
-    uint32_t *scr, room;
-} list_ctx;
-
-/* The listed neighbours j > i of the first bodies of each work item, into
- * the item's room of the scratch array; start[i] gets the count of body i,
- * chunk_count the item's (more than the room: the item must run again). */
-static void task_list(uint32_t c0, uint32_t c1, uint32_t worker, void *arg)
-{
-    (void)worker;
-    const list_ctx *L = arg;
-    cr_dem *d = L->d;
-    const dem_box *bx = L->bx;
-    const double *xr = d->xr;
-    const uint8_t *fl = d->flags;
-    const uint32_t *rank = d->rank, *cell_start = d->cell_start;
-    const double skin = L->skin;
-    const int32_t *dims = L->dims;
-    const uint32_t n = d->n;
-    for (uint32_t c = c0; c < c1; ++c) {
-        uint32_t i0 = c * DEM_CHUNK, i1 = i0 + DEM_CHUNK < n ? i0 + DEM_CHUNK : n;
-        uint32_t *out = L->scr + (size_t)c * L->room, room = L->room, m = 0;
-        uint32_t rs0[27], rs1[27], nr = 0, prev_cell = UINT32_MAX;
-        for (uint32_t i = i0; i < i1; ++i) {
-            uint32_t m0 = m;
-            const double xi = xr[4 * i], yi = xr[4 * i + 1], zi = xr[4 * i + 2], ri = xr[4 * i + 3];
-            const bool dyn_i = fl[i] & DEM_DYN;
-#define DEM_TRY(j)                                                                                   \
-    do {                                                                                             \
-        if ((dyn_i || (fl[j] & DEM_DYN))) {                                                          \
-            const double *pj = xr + 4 * (size_t)(j);                                                 \
-            double cut = ri + pj[3] + skin;                                                          \
-            if (cr_v3_len2(min_image(bx, cr_v3(xi - pj[0], yi - pj[1], zi - pj[2]))) < cut * cut) { \
-                if (m < room) out[m] = (j);                                                          \
-                ++m;                                                                                 \
-            }                                                                                        \
-        }                                                                                            \
-    } while (0)
-            if (L->brute) {
-                for (uint32_t j = i + 1; j < n; ++j) DEM_TRY(j);
-                d->start[i] = m - m0;
-                continue;
-            }
-            /* the ranges of sorted bodies in the 27 cells around i's cell,
-             * kept while the next bodies share the cell */
-            uint32_t ci = d->cell[i];
-            if (ci != prev_cell) {
-                prev_cell = ci, nr = 0;
-                int32_t cx = (int32_t)(ci % (uint32_t)dims[0]), cy = (int32_t)(ci / (uint32_t)dims[0] % (uint32_t)dims[1]),
-                        cz = (int32_t)(ci / ((uint32_t)dims[0] * (uint32_t)dims[1]));
-                for (int dz = -1; dz <= 1; ++dz) {
-                    int32_t z = cz + dz;
-                    if (z < 0 || z >= dims[2]) {
-                        if (!bx->periodic[2]) continue;
-                        z = (z + dims[2]) % dims[2];
-                    }
-                    for (int dy = -1; dy <= 1; ++dy) {
-                        int32_t y = cy + dy;
-                        if (y < 0 || y >= dims[1]) {
-                            if (!bx->periodic[1]) continue;
-                            y = (y + dims[1]) % dims[1];
-                        }
-                        for (int dx = -1; dx <= 1; ++dx) {
-                            int32_t x = cx + dx;
-                            if (x < 0 || x >= dims[0]) {
-                                if (!bx->periodic[0]) continue;
-                                x = (x + dims[0]) % dims[0];
-                            }
-                            uint32_t r = rank[((uint32_t)z * (uint32_t)dims[1] + (uint32_t)y) * (uint32_t)dims[0] + (uint32_t)x];
-                            if (cell_start[r] == cell_start[r + 1]) continue;
-                            rs0[nr] = cell_start[r], rs1[nr++] = cell_start[r + 1];
-                        }
-                    }
-                }
-            }
-            for (uint32_t e = 0; e < nr; ++e)
-                for (uint32_t j = rs0[e] > i + 1 ? rs0[e] : i + 1; j < rs1[e]; ++j) DEM_TRY(j);
-#undef DEM_TRY
-            d->start[i] = m - m0;
-        }
-        d->chunk_count[c] = m;
-    }
-}
-
-/* Gather the world's live bodies in Morton order of their grid cells, build
- * the half list and its reverse index, and carry the saved history over. */
-static cr_status build(cr_world *w, const dem_box *bx)
-{
-    cr_dem *d = w->dem;
-    cr_bodies *b = &w->bodies;
-    uint32_t slots = b->slot_count;
-    if (!save_history(w, d)) return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "dem: out of memory");
-    uint32_t n = 0;
-    double rmax = 0.0;
-    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-    for (uint32_t i = 0; i < slots; ++i) {
-        if (!cr_slot_alive(b, i)) continue;
-        ++n;
-        double x[3] = {b->x[i].x, b->x[i].y, b->x[i].z};
-        wrap3(bx, x);
-        b->x[i] = cr_v3(x[0], x[1], x[2]);
-        if (b->radius[i] > rmax) rmax = b->radius[i];
-        for (int k = 0; k < 3; ++k) lo[k] = fmin(lo[k], x[k]), hi[k] = fmax(hi[k], x[k]);
-    }
-    if (!reserve_bodies(w, d, n, slots)) return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "dem: out of memory");
-    /* LAMMPS's chute: skin 0.1 for diameter 1 */
-    double skin = 0.1 * 2.0 * rmax, cell = 2.0 * rmax + skin;
-    d->skin = skin;
-    int32_t dims[3] = {1, 1, 1};
-    double inv_cell[3] = {0, 0, 0}, origin[3] = {0, 0, 0};
-    bool brute = n == 0 || !(cell > 0.0);
-    uint64_t total = 1;
-    for (int k = 0; k < 3 && !brute; ++k) {
-        if (bx->periodic[k]) {
-            double nc = floor(bx->L[k] / cell);
-            if (nc < 3.0) brute = true;
-            dims[k] = nc > 1024.0 ? 1024 : (int32_t)(nc < 1.0 ? 1.0 : nc);
-            origin[k] = bx->lo[k];
-            inv_cell[k] = dims[k] / bx->L[k];
-        } else {
-            double ext = hi[k] > lo[k] ? hi[k] - lo[k] : 0.0;
-            double nc = floor(ext / cell) + 1.0;
-            dims[k] = nc > 1024.0 ? 1024 : (int32_t)nc;
-            origin[k] = lo[k];
-            inv_cell[k] = 1.0 / fmax(cell, ext / dims[k]); /* clamped grids widen their cells */
-        }
-        total *= (uint64_t)dims[k];
-    }
-    if (!brute && total > 16u * (uint64_t)n + 4096u) brute = true; /* a sparse, spread-out world */
-    uint32_t cells = brute ? 1 : (uint32_t)total;
-    if (!cr_grow(w, (void **)&d->cell_start, &d->cell_cap, cells + 1, sizeof *d->cell_start) ||
-        (!brute && !morton_ranks(w, d, dims, cells)))
-        return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "dem: out of memory");
-    /* counting sort of the slots by cell rank (slot order inside a cell) */
-    memset(d->cell_start, 0, sizeof *d->cell_start * (cells + 1));
-    uint32_t m = 0;
-    for (uint32_t i = 0; i < slots; ++i) {
-        if (!cr_slot_alive(b, i)) continue;
-        uint32_t r = 0;
-        if (!brute) {
-            const double x[3] = {b->x[i].x, b->x[i].y, b->x[i].z};
-            int32_t c[3];
-            for (int k = 0; k < 3; ++k) {
-                double fl = floor((x[k] - origin[k]) * inv_cell[k]);
-                c[k] = fl < 0.0 ? 0 : fl >= dims[k] ? dims[k] - 1 : (int32_t)fl;
-            }
-            r = d->rank[((uint32_t)c[2] * (uint32_t)dims[1] + (uint32_t)c[1]) * (uint32_t)dims[0] + (uint32_t)c[0]];
-        }
-        d->cell[m] = r; /* by live-body count for now */
-        d->order[m++] = i;
-        d->cell_start[r + 1]++;
-    }
-    for (uint32_t c = 0; c < cells; ++c) d->cell_start[c + 1] += d->cell_start[c];
-    for (uint32_t i = 0; i < slots; ++i) d->sorted_of[i] = UINT32_MAX;
-    /* the slots in cell order: slot[] */
-    for (uint32_t a = 0; a < n; ++a) d->slot[d->cell_start[d->cell[a]]++] = d->order[a];
-    for (uint32_t c = cells; c > 0; --c) d->cell_start[c] = d->cell_start[c - 1];
-    d->cell_start[0] = 0;
-    d->n = n;
-    d->map_slots = slots;
-    for (uint32_t s = 0; s < n; ++s) {
-        uint32_t i = d->slot[s];
-        d->sorted_of[i] = s;
-        d->xr[4 * s] = b->x[i].x, d->xr[4 * s + 1] = b->x[i].y, d->xr[4 * s + 2] = b->x[i].z;
-        d->xr[4 * s + 3] = b->radius[i];
-        d->x_build[s] = b->x[i];
-        d->v[s] = b->v[i], d->w[s] = b->w[i], d->q[s] = b->q[i];
-        d->mass[s] = b->mass[i], d->inv_mass[s] = b->inv_mass[i], d->inv_inertia[s] = b->inv_inertia[i];
-        bool dyn = cr_slot_dynamic(b, i);
-        d->flags[s] = (uint8_t)((dyn ? DEM_DYN : 0) | (dyn && b->inv_inertia[i] > 0.0 ? DEM_ROT : 0));
-    }
-    if (!brute)
-        for (uint32_t s = 0; s < n; ++s) {
-            uint32_t i = d->slot[s];
-            const double x[3] = {b->x[i].x, b->x[i].y, b->x[i].z};
-            int32_t c[3];
-            for (int k = 0; k < 3; ++k) {
-                double fl = floor((x[k] - origin[k]) * inv_cell[k]);
-                c[k] = fl < 0.0 ? 0 : fl >= dims[k] ? dims[k] - 1 : (int32_t)fl;
-            }
-            d->cell[s] = ((uint32_t)c[2] * (uint32_t)dims[1] + (uint32_t)c[1]) * (uint32_t)dims[0] + (uint32_t)c[0];
-        }
-
-    /* the half list, in sorted order, one work item per DEM_CHUNK first
-     * bodies, each into its own room in a scratch array, then joined */
-    list_ctx L = {d, bx, skin, brute, {dims[0], dims[1], dims[2]}, NULL, 0};
-    uint32_t chunks = chunk_count_of(n);
-    for (;;) {
-        uint64_t per = d->per_body ? d->per_body : 16u;
-        uint64_t room = per * DEM_CHUNK + 256u, need = room * chunks;
-        if (need > UINT32_MAX / 2) return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "dem: out of memory");
-        if (!cr_grow(w, (void **)&d->scr, &d->scr_cap, (uint32_t)need + 1, sizeof *d->scr))
-            return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "dem: out of memory");
-        L.scr = d->scr, L.room = (uint32_t)room;
-        run_items(w, task_list, chunks, &L);
-        bool over = false;
-        for (uint32_t c = 0; c < chunks; ++c) over |= d->chunk_count[c] > room;
-        if (!over) break;
-        d->per_body = (uint32_t)(2 * per); /* a denser world than the last: again with more room */
-    }
-    uint32_t listed = 0, most = 0;
-    for (uint32_t c = 0; c < chunks; ++c) {
-        listed += d->chunk_count[c];
-        uint32_t i0 = c * DEM_CHUNK, i1 = i0 + DEM_CHUNK < n ? i0 + DEM_CHUNK : n;
-        uint32_t per = (d->chunk_count[c] + (i1 - i0) - 1) / (i1 - i0);
-        if (per > most) most = per;
-    }
-    if (!reserve_pairs(w, d, listed + 1)) return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "dem: out of memory");
-    d->pair_count = 0;
-    for (uint32_t c = 0; c < chunks; ++c) {
-        memcpy(d->nb + d->pair_count, d->scr + (size_t)c * L.room, sizeof *d->nb * d->chunk_count[c]);
-        d->pair_count += d->chunk_count[c];
-    }
-    /* start[i] held the count of body i */
-    for (uint32_t i = 0, k = 0; i < n; ++i) {
-        uint32_t cnt = d->start[i];
-        d->start[i] = k;
-        k += cnt;
-    }
-    d->start[n] = d->pair_count;
-    /* room for the next build: this one's densest item, with a margin */
-    d->per_body = most + most / 2 + 4;
-    if (!reserve_pairs(w, d, d->pair_count + 1)) return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "dem: out of memory");
-    /* reverse index: for each body, the pairs where it is second and the
-     * first body lies in another work item, in list order */
-    memset(d->rstart, 0, sizeof *d->rstart * (n + 1));
-    for (uint32_t i = 0; i < n; ++i) {
-        uint32_t end = (i / DEM_CHUNK + 1) * DEM_CHUNK;
-        for (uint32_t k = d->start[i]; k < d->start[i + 1]; ++k)
-            if (d->nb[k] >= end) d->rstart[d->nb[k] + 1]++;
-    }
-    for (uint32_t i = 0; i < n; ++i) d->rstart[i + 1] += d->rstart[i];
-    for (uint32_t i = 0; i < n; ++i) {
-        uint32_t end = (i / DEM_CHUNK + 1) * DEM_CHUNK;
-        for (uint32_t k = d->start[i]; k < d->start[i + 1]; ++k)
-            if (d->nb[k] >= end) d->rk[d->rstart[d->nb[k]]++] = k;
-    }
-    for (uint32_t i = n; i > 0; --i) d->rstart[i] = d->rstart[i - 1];
-    d->rstart[0] = 0;
-    /* history: the saved pairs by their first body in the new order */
-    memset(d->touch, 0, d->pair_count);
-    memset(d->shear, 0, sizeof *d->shear * d->pair_count);
-    if (d->hcount) {
-        if (!cr_grow(w, (void **)&d->hstart, &d->hstart_cap, n + 1, sizeof *d->hstart))
-            return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "dem: out of memory");
-        uint32_t *hs = d->hstart;
-        memset(hs, 0, sizeof *hs * (n + 1));
-        uint32_t kept = 0;
-        for (uint32_t e = 0; e < d->hcount; ++e) {
-            uint32_t a = d->ha[e] < slots ? d->sorted_of[d->ha[e]] : UINT32_MAX;
-            uint32_t c = d->hb[e] < slots ? d->sorted_of[d->hb[e]] : UINT32_MAX;
-            if (a == UINT32_MAX || c == UINT32_MAX) {
-                d->ha[e] = UINT32_MAX;
-                continue;
-            }
-            /* s belongs to d = x_first - x_second: a pair whose order
-             * flipped in the new sort keeps -s */
-            if (a > c) d->hs[e] = cr_v3_scale(d->hs[e], -1.0);
-            d->ha[e] = a < c ? a : c, d->hb[e] = a < c ? c : a;
-            hs[d->ha[e] + 1]++;
-            ++kept;
-        }
-        if (kept) {
-            for (uint32_t i = 0; i < n; ++i) hs[i + 1] += hs[i];
-            /* the entries grouped by their lower index */
-            uint32_t *idx = cr_alloc(w, sizeof *idx * kept);
-            if (!idx) return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "dem: out of memory");
-            for (uint32_t e = 0; e < d->hcount; ++e)
-                if (d->ha[e] != UINT32_MAX) idx[hs[d->ha[e]]++] = e;
-            for (uint32_t i = n; i > 0; --i) hs[i] = hs[i - 1];
-            hs[0] = 0;
-            for (uint32_t i = 0; i < n; ++i) {
-                if (hs[i] == hs[i + 1]) continue;
-                for (uint32_t k = d->start[i]; k < d->start[i + 1]; ++k)
-                    for (uint32_t e = hs[i]; e < hs[i + 1]; ++e)
-                        if (d->hb[idx[e]] == d->nb[k]) {
-                            cr_vec3 s = d->hs[idx[e]];
-                            d->shear[k] = s;
-                            d->touch[k] = s.x != 0.0 || s.y != 0.0 || s.z != 0.0;
-                            break;
-                        }
-            }
-            cr_free(w, idx);
-        }
-    }
-    d->hcount = 0;
-    d->list_valid = true;
-    return CR_OK;
-}
 
 /* ---- the step, in work items of DEM_CHUNK bodies ------------------------ */
 
-/* cr_q_integrate without its sine and cosine for the small angles of a
- * DEM step (their Taylor series to the angle's 4th power, exact to 1e-12
- * below 0.01 rad); orientation does not enter the law. */
-static inline cr_quat turn(cr_quat q, cr_vec3 w, double h)
+/* Two doubles in one register (GCC's and Clang's vector extension), for
+ * turn: the orientations are most of the first half step's arithmetic.
+ * Other compilers take the plain path, with the same results. */
+#if defined(__GNUC__) && (defined(__SSE2__) || defined(__ARM_NEON))
+#define DEM_V2D 1
+typedef double dem_v2d __attribute__((vector_size(16)));
+#else
+#define DEM_V2D 0
+#endif
+
+/* turn: cr_q_integrate without its sine and cosine for the small angles
+ * of a DEM step (their Taylor series to the angle's 4th power, exact to
+ * 1e-12 below 0.01 rad); orientation does not enter the law.
+ *
+ * turn, step 1: the small angle's cos(a/2) and sin(a/2) / |w| for the
+ * angle a = |w| h; false when the angle is not small (cr_q_integrate). */
+static inline bool turn_series(cr_vec3 w, double h, double *c, double *s)
 {
-    double a2 = cr_v3_len2(w) * h * h;
-    if (!(a2 < 1e-4)) return cr_q_integrate(q, w, h);
-    /* angle a = |w| h: cos(a/2) and sin(a/2) / |w| */
-    double c = 1.0 + a2 * (-1.0 / 8.0 + a2 * (1.0 / 384.0)), s = h * (0.5 + a2 * (-1.0 / 48.0 + a2 * (1.0 / 3840.0)));
-    cr_quat d = {c, w.x * s, w.y * s, w.z * s};
-    cr_quat r = cr_q_mul(d, q);
-    double l2 = r.w * r.w + r.x * r.x + r.y * r.y + r.z * r.z;
-    /* |d| = 1 to the series' error and |q| = 1: one Newton step of 1 / sqrt
-     * about 1 renormalises to rounding without a square root */
+    const double a2 = cr_v3_len2(w) * h * h;
+    *c = 1.0 + a2 * (-1.0 / 8.0 + a2 * (1.0 / 384.0)), *s = h * (0.5 + a2 * (-1.0 / 48.0 + a2 * (1.0 / 3840.0)));
+    return a2 < 1e-4;
+}
+
+/* turn, step 2: r = d q, d = (c, w s), and |r|^2. */
+static inline cr_quat turn_product(cr_quat q, cr_vec3 w, double c, double s, double *l2)
+{
+    cr_quat r;
+#if DEM_V2D
+    /* cr_q_mul(d, q) in pairs of lanes (r.w, r.x) and (r.y, r.z): each lane
+     * adds the same products in the same order as cr_q_mul (a - b c is
+     * a + b (-c) to the bit), so both paths agree */
+    const dem_v2d q0 = {q.w, q.x}, q1 = {q.y, q.z}, q0s = {q.x, q.w}, q1s = {q.z, q.y};
+    const dem_v2d mp = {-1.0, 1.0}, pm = {1.0, -1.0}, dx = {w.x * s, w.x * s}, dy = {w.y * s, w.y * s},
+                  dz = {w.z * s, w.z * s}, dc = {c, c};
+    dem_v2d p = dc * q0, u = dc * q1;
+    p = p + dx * (q0s * mp), u = u + dx * (q1s * mp);
+    p = p + dy * (q1 * mp), u = u + dy * (q0 * pm);
+    p = p + dz * (-q1s), u = u + dz * q0s;
+    const dem_v2d pp = p * p, uu = u * u;
+    *l2 = ((pp[0] + pp[1]) + uu[0]) + uu[1];
+    r.w = p[0], r.x = p[1], r.y = u[0], r.z = u[1];
+#else
+    const cr_quat d = {c, w.x * s, w.y * s, w.z * s};
+    r = cr_q_mul(d, q);
+    *l2 = r.w * r.w + r.x * r.x + r.y * r.y + r.z * r.z;
+#endif
+    return r;
+}
+
+/* turn, step 3: |d| = 1 to the series' error and |q| = 1: one Newton step
+ * of 1 / sqrt about 1 renormalises to rounding without a square root. */
+static inline cr_quat turn_normalise(cr_quat r, double l2)
+{
     double il;
     if (fabs(l2 - 1.0) < 1e-6) {
         il = 1.5 - 0.5 * l2;
@@ -669,195 +217,349 @@ static inline cr_quat turn(cr_quat q, cr_vec3 w, double h)
     return r;
 }
 
-/* Half kick, drift, turn and wrap; flags a body moved past half the skin. */
-static void task_move(uint32_t c0, uint32_t c1, uint32_t worker, void *arg)
+/* The law on the touching pairs ck[e0..e1) (LAMMPS
+ * PairGranHookeHistory::compute, term for term), in stages over the block:
+ * each contact's work is a long chain through square roots and divisions,
+ * and short loops let the processor run many contacts' chains at once. A
+ * pair not touching has no history (shear zero, kept so by the screen). */
+#define DEM_LAW_BLOCK 32u
+
+static void law_block(const step_ctx *cx, const uint32_t *ck, const uint32_t *ci, cr_vec3 *hist, uint32_t e0,
+                      uint32_t e1, uint32_t i1)
 {
-    (void)worker;
-    const step_ctx *cx = arg;
     cr_dem *d = cx->d;
-    const dem_box box = cx->bx;
-    const double h = cx->h, dt = cx->dt, lim = cx->lim;
-    const uint32_t n = d->n;
-    double *xr = d->xr;
-    cr_vec3 *v = d->v, *wv = d->w;
-    cr_quat *q = d->q;
-    const cr_vec3 *f = d->f, *t = d->t, *x_build = d->x_build;
-    const double *inv_mass = d->inv_mass, *inv_inertia = d->inv_inertia;
+    const dem_box box = cx->bx, *bx = &box;
+    const double kn = cx->kn, kt = cx->kt, gn = cx->gn, gt = cx->gt, mu = cx->mu, dt = cx->dt;
+    const bool update_shear = cx->update_shear;
+    const double *xr = d->xr, *mass = d->mass;
+    const uint32_t *nb = d->nb, *rpos = d->rpos;
+    const cr_vec3 *v = d->v, *wv = d->w;
     const uint8_t *flags = d->flags;
-    for (uint32_t c = c0; c < c1; ++c) {
-        uint32_t i0 = c * DEM_CHUNK, i1 = i0 + DEM_CHUNK < n ? i0 + DEM_CHUNK : n;
-        bool far = false;
-        for (uint32_t i = i0; i < i1; ++i) {
-            double *x = xr + 4 * (size_t)i;
-            const uint8_t fl = flags[i];
-            if (fl & DEM_DYN) {
-                v[i] = cr_v3_madd(v[i], f[i], h * inv_mass[i]);
-                wv[i] = cr_v3_madd(wv[i], t[i], h * inv_inertia[i]);
-            }
-            const cr_vec3 vi = v[i];
-            x[0] += vi.x * dt, x[1] += vi.y * dt, x[2] += vi.z * dt;
-            if (fl & DEM_ROT) q[i] = turn(q[i], wv[i], dt);
-            wrap3(&box, x);
-            cr_vec3 dx = min_image(&box, cr_v3(x[0] - x_build[i].x, x[1] - x_build[i].y, x[2] - x_build[i].z));
-            far |= cr_v3_len2(dx) > lim;
+    cr_vec3 *f = d->f, *t = d->t;
+    dem_pf *pf = d->pf;
+    const uint32_t m = e1 - e0;
+    cr_vec3 del[DEM_LAW_BLOCK], s[DEM_LAW_BLOCK], fs[DEM_LAW_BLOCK], vtr[DEM_LAW_BLOCK];
+    double r[DEM_LAW_BLOCK], rinv[DEM_LAW_BLOCK], rsqinv[DEM_LAW_BLOCK], meff[DEM_LAW_BLOCK], ccel[DEM_LAW_BLOCK],
+        shr2[DEM_LAW_BLOCK];
+    /* geometry and effective mass: the square root and divisions; the
+     * history is loaded here, where the misses of a block overlap (touching
+     * pairs are spread thin over the list) */
+    for (uint32_t e = 0; e < m; ++e) {
+        const uint32_t k = ck[e0 + e], i = ci[e0 + e], j = nb[k];
+        s[e] = hist[e0 + e]; /* the last step's, zero for a new contact */
+        const double *pi = xr + 4 * (size_t)i, *pj = xr + 4 * (size_t)j;
+        del[e] = min_image(bx, cr_v3(pi[0] - pj[0], pi[1] - pj[1], pi[2] - pj[2]));
+        const double rsq = cr_v3_len2(del[e]);
+        r[e] = sqrt(rsq), rinv[e] = 1.0 / r[e], rsqinv[e] = 1.0 / rsq;
+        const double mi = mass[i], mj = mass[j], both = mi * mj / (mi + mj);
+        meff[e] = !(flags[i] & DEM_DYN) ? mj : !(flags[j] & DEM_DYN) ? mi : both;
+    }
+    /* normal force, shear history and tangential force */
+    for (uint32_t e = 0; e < m; ++e) {
+        const uint32_t k = ck[e0 + e], i = ci[e0 + e], j = nb[k];
+        const cr_vec3 dl = del[e];
+        const double radi = xr[4 * (size_t)i + 3], radj = xr[4 * (size_t)j + 3], radsum = radi + radj;
+        const cr_vec3 vr = cr_v3_sub(v[i], v[j]);
+        const double vnnr = cr_v3_dot(vr, dl);
+        const cr_vec3 vn = cr_v3_scale(dl, vnnr * rsqinv[e]);
+        const cr_vec3 vt = cr_v3_sub(vr, vn);
+        const cr_vec3 wr = cr_v3_scale(cr_v3_add(cr_v3_scale(wv[i], radi), cr_v3_scale(wv[j], radj)), rinv[e]);
+        const double damp = meff[e] * gn * vnnr * rsqinv[e];
+        ccel[e] = kn * (radsum - r[e]) * rinv[e] - damp;
+        /* relative tangential velocity of the contact point */
+        const cr_vec3 vt_r = cr_v3(vt.x - (dl.z * wr.y - dl.y * wr.z), vt.y - (dl.x * wr.z - dl.z * wr.x),
+                                   vt.z - (dl.y * wr.x - dl.x * wr.y));
+        cr_vec3 sh = s[e];
+        if (update_shear) sh = cr_v3_madd(sh, vt_r, dt);
+        shr2[e] = cr_v3_len2(sh); /* LAMMPS's shrmag, only ever compared with 0: its square does */
+        /* rotate the shear displacement into the tangent plane */
+        const double rsht = cr_v3_dot(sh, dl) * rsqinv[e];
+        if (update_shear) sh = cr_v3_madd(sh, dl, -rsht);
+        s[e] = sh, vtr[e] = vt_r;
+        fs[e] = cr_v3_scale(cr_v3_madd(cr_v3_scale(sh, kt), vt_r, meff[e] * gt), -1.0);
+    }
+    /* Coulomb: the shear history is rescaled with the force, for the
+     * sliding contacts, listed first without branches (about half of the
+     * chute's contacts slide: a branch per contact would be a coin toss) */
+    uint32_t slide[DEM_LAW_BLOCK], ns = 0;
+    double fsm2[DEM_LAW_BLOCK], fn[DEM_LAW_BLOCK];
+    for (uint32_t e = 0; e < m; ++e) {
+        fsm2[e] = cr_v3_len2(fs[e]), fn[e] = mu * fabs(ccel[e] * r[e]);
+        slide[ns] = e;
+        ns += fsm2[e] > fn[e] * fn[e];
+    }
+    for (uint32_t q = 0; q < ns; ++q) {
+        const uint32_t e = slide[q];
+        if (shr2[e] != 0.0) {
+            const double qq = fn[e] / sqrt(fsm2[e]);
+            /* (LAMMPS: meff gamma_t vtr / kt; zero without tangential damping) */
+            const cr_vec3 g = gt != 0.0 && kt > 0.0 ? cr_v3_scale(vtr[e], meff[e] * gt / kt) : cr_v3_zero();
+            s[e] = cr_v3_sub(cr_v3_scale(cr_v3_add(s[e], g), qq), g);
+            fs[e] = cr_v3_scale(fs[e], qq);
+        } else {
+            fs[e] = cr_v3_zero();
         }
-        d->chunk_flag[c] = far;
+    }
+    /* the history kept, the forces summed */
+    for (uint32_t e = 0; e < m; ++e) {
+        const uint32_t k = ck[e0 + e], i = ci[e0 + e], j = nb[k];
+        hist[e0 + e] = s[e];
+        const cr_vec3 dl = del[e];
+        const cr_vec3 fij = cr_v3_madd(fs[e], dl, ccel[e]), tor = cr_v3_scale(cr_v3_cross(dl, fs[e]), rinv[e]);
+        f[i] = cr_v3_add(f[i], fij), t[i] = cr_v3_madd(t[i], tor, -xr[4 * (size_t)i + 3]);
+        if (j < i1) {
+            /* Newton's third law inside the item */
+            f[j] = cr_v3_sub(f[j], fij), t[j] = cr_v3_madd(t[j], tor, -xr[4 * (size_t)j + 3]);
+        } else {
+            pf[rpos[k]].f = fij, pf[rpos[k]].t = tor;
+        }
     }
 }
 
-/* The law on every listed pair whose first body is in the chunk (LAMMPS
- * PairGranHookeHistory::compute): the force on the first body and the
- * torque lever are stored with the pair. */
+/* The law on every listed pair whose first body is in the work item (LAMMPS
+ * PairGranHookeHistory::compute): screen, history, law; the forces summed
+ * into both bodies inside the item, into the second body's pf row across
+ * items. */
 static void task_pairs(uint32_t c0, uint32_t c1, uint32_t worker, void *arg)
 {
     (void)worker;
     const step_ctx *cx = arg;
     cr_dem *d = cx->d;
-    /* everything in locals: the stores to touch (bytes) could alias any
-     * field read through d or cx */
+    /* everything in locals: the compiler cannot tell that the stores do not
+     * change the fields read through d or cx */
     const dem_box box = cx->bx, *bx = &box;
-    const double kn = cx->kn, kt = cx->kt, gn = cx->gn, gt = cx->gt, mu = cx->mu, dt = cx->dt;
-    const bool update_shear = cx->update_shear;
-    const double *xr = d->xr, *mass = d->mass;
+    const double *xr = d->xr;
     const uint32_t *nb = d->nb, *start = d->start, n = d->n;
-    const cr_vec3 *v = d->v, *wv = d->w;
-    const uint8_t *flags = d->flags;
     cr_vec3 *f = d->f, *t = d->t;
     dem_pf *pf = d->pf;
     uint32_t *chunk_count = d->chunk_count;
-    uint8_t *touch = d->touch;
-    cr_vec3 *shear = d->shear;
     uint32_t *d_ck = d->ck, *d_ci = d->ci;
+    const uint32_t *rpos = d->rpos;
+    const dem_pf zero_pf = {{0, 0, 0}, {0, 0, 0}};
 
+    const uint32_t ch = d->chunk;
     for (uint32_t c = c0; c < c1; ++c) {
-        uint32_t i0 = c * DEM_CHUNK, i1 = i0 + DEM_CHUNK < n ? i0 + DEM_CHUNK : n;
+        uint32_t i0 = c * ch, i1 = i0 + ch < n ? i0 + ch : n;
         uint32_t contacts = 0;
         /* bodies of the item: their sums start here (pairs of the item
          * only; task_sum adds those from other items) */
         memset(f + i0, 0, sizeof *f * (i1 - i0));
         memset(t + i0, 0, sizeof *t * (i1 - i0));
         /* screen, without branches: the touching pairs' indices into the
-         * item's part of ck (a pair not touching loses its history) */
+         * item's part of ck */
         const uint32_t base = start[i0];
         uint32_t *ck = d_ck + base, *ci = d_ci + base;
-        for (uint32_t i = i0; i < i1; ++i) {
-            const double xi = xr[4 * i], yi = xr[4 * i + 1], zi = xr[4 * i + 2], radi = xr[4 * i + 3];
-            for (uint32_t k = start[i], k1 = start[i + 1]; k < k1; ++k) {
-                const double *pj = xr + 4 * (size_t)nb[k];
-                cr_vec3 del = min_image(bx, cr_v3(xi - pj[0], yi - pj[1], zi - pj[2]));
-                const double radsum = radi + pj[3];
-                const uint32_t hit = cr_v3_len2(del) < radsum * radsum;
-                touch[k] &= (uint8_t)hit;
-                ck[contacts] = k, ci[contacts] = i;
-                contacts += hit;
-            }
-        }
-        /* the law on the touching pairs, in list order */
-        for (uint32_t e = 0; e < contacts; ++e) {
-            const uint32_t k = ck[e], i = ci[e], j = nb[k];
-            const double *pi = xr + 4 * (size_t)i, *pj = xr + 4 * (size_t)j;
+        /* one loop over the item's pairs, not one per first body: those
+         * are short, and each one's end was a mispredicted branch */
+        const uint32_t *fb = d->fb;
+        for (uint32_t k = base, k1 = start[i1]; k < k1; ++k) {
+            const uint32_t i = fb[k];
+            const double *pi = xr + 4 * (size_t)i, *pj = xr + 4 * (size_t)nb[k];
             cr_vec3 del = min_image(bx, cr_v3(pi[0] - pj[0], pi[1] - pj[1], pi[2] - pj[2]));
-            const double radi = pi[3], radj = pj[3], radsum = radi + radj;
-            double rsq = cr_v3_len2(del);
-            double r = sqrt(rsq), rinv = 1.0 / r, rsqinv = 1.0 / rsq;
-            cr_vec3 vr = cr_v3_sub(v[i], v[j]);
-            double vnnr = cr_v3_dot(vr, del);
-            cr_vec3 vn = cr_v3_scale(del, vnnr * rsqinv);
-            cr_vec3 vt = cr_v3_sub(vr, vn);
-            cr_vec3 wr = cr_v3_scale(cr_v3_add(cr_v3_scale(wv[i], radi), cr_v3_scale(wv[j], radj)), rinv);
-            double mi = mass[i], mj = mass[j];
-            double meff = !(flags[i] & DEM_DYN) ? mj : !(flags[j] & DEM_DYN) ? mi : mi * mj / (mi + mj);
-            double damp = meff * gn * vnnr * rsqinv;
-            double ccel = kn * (radsum - r) * rinv - damp;
-            /* relative tangential velocity of the contact point */
-            cr_vec3 vtr = cr_v3(vt.x - (del.z * wr.y - del.y * wr.z), vt.y - (del.x * wr.z - del.z * wr.x),
-                                vt.z - (del.y * wr.x - del.x * wr.y));
-            cr_vec3 s = touch[k] ? shear[k] : cr_v3_zero(); /* a new contact starts without history */
-            if (update_shear) s = cr_v3_madd(s, vtr, dt);
-            double shrmag = cr_v3_len(s);
-            /* rotate the shear displacement into the tangent plane */
-            double rsht = cr_v3_dot(s, del) * rsqinv;
-            if (update_shear) s = cr_v3_madd(s, del, -rsht);
-            cr_vec3 fs = cr_v3_scale(cr_v3_madd(cr_v3_scale(s, kt), vtr, meff * gt), -1.0);
-            double fsm2 = cr_v3_len2(fs), fn = mu * fabs(ccel * r);
-            if (fsm2 > fn * fn) {
-                /* Coulomb: the shear history is rescaled with the force */
-                if (shrmag != 0.0) {
-                    double qq = fn / sqrt(fsm2);
-                    cr_vec3 g = kt > 0.0 ? cr_v3_scale(vtr, meff * gt / kt) : cr_v3_zero();
-                    s = cr_v3_sub(cr_v3_scale(cr_v3_add(s, g), qq), g);
-                    fs = cr_v3_scale(fs, qq);
-                } else {
-                    fs = cr_v3_zero();
-                }
-            }
-            shear[k] = s;
-            touch[k] = 1;
-            cr_vec3 fij = cr_v3_madd(fs, del, ccel), tor = cr_v3_scale(cr_v3_cross(del, fs), rinv);
-            f[i] = cr_v3_add(f[i], fij), t[i] = cr_v3_madd(t[i], tor, -radi);
-            if (j < i1) {
-                /* Newton's third law inside the item */
-                f[j] = cr_v3_sub(f[j], fij), t[j] = cr_v3_madd(t[j], tor, -radj);
+            const double radsum = pi[3] + pj[3];
+            const uint32_t hit = cr_v3_len2(del) < radsum * radsum;
+            ck[contacts] = k, ci[contacts] = i;
+            contacts += hit;
+        }
+        /* history: the last step's contacts merged in (both lists in list
+         * order); a contact that ended loses its history and its force */
+        const uint32_t *pkc = d->pk + base, np = d->pcount[c];
+        const cr_vec3 *ph = d->phist + base;
+        cr_vec3 *hist = d->hist + base;
+        uint32_t a = 0;
+        for (uint32_t e = 0; e < contacts; ++e) {
+            const uint32_t k = ck[e];
+            for (; a < np && pkc[a] < k; ++a) pf[rpos[pkc[a]]] = zero_pf;
+            if (a < np && pkc[a] == k) {
+                hist[e] = ph[a++];
             } else {
-                pf[k].f = fij, pf[k].t = tor;
+                hist[e] = cr_v3_zero();
             }
         }
+        for (; a < np; ++a) pf[rpos[pkc[a]]] = zero_pf;
+        /* the law on the touching pairs, in list order, in blocks */
+        for (uint32_t e0 = 0; e0 < contacts; e0 += DEM_LAW_BLOCK)
+            law_block(cx, ck, ci, hist, e0, e0 + DEM_LAW_BLOCK < contacts ? e0 + DEM_LAW_BLOCK : contacts, i1);
         chunk_count[c] = contacts;
     }
 }
 
-/* Each body's force and torque: its pairs as first body, then as second,
- * in list order, then gravity; with kick, the second half kick and the
- * state written back to the world. */
+/* ---- the passes over the bodies ---------------------------------------- *
+ *
+ * In short loops over blocks of DEM_BLOCK bodies: a body's work is one long
+ * chain of dependent operations, and short loops let the processor overlap
+ * many bodies, while the block's data stays in the L1 cache between them. */
+
+#define DEM_BLOCK 32u
+
+/* Each body's force and torque: its pairs as first body (and as second
+ * inside its work item), summed by task_pairs, then those where it is second
+ * to a body of an earlier item, in list order, then gravity. */
+static void sum_block(const step_ctx *cx, uint32_t i0, uint32_t i1)
+{
+    cr_dem *d = cx->d;
+    const dem_pf *pf = d->pf;
+    const uint32_t *prow = d->prow;
+    const double *xr = d->xr, *mass = d->mass;
+    const uint8_t *flags = d->flags;
+    cr_vec3 *fo = d->f, *to = d->t;
+    const cr_vec3 g = cx->g;
+    /* the block's rows in one loop (each body's in list order): a loop per
+     * body would be short, its end a mispredicted branch; entries of pairs
+     * not touching are zero, adding them changes no bit */
+    for (uint32_t e = d->rstart[i0], e1 = d->rstart[i1]; e < e1; ++e) {
+        const uint32_t j = prow[e];
+        fo[j] = cr_v3_sub(fo[j], pf[e].f), to[j] = cr_v3_madd(to[j], pf[e].t, -xr[4 * (size_t)j + 3]);
+    }
+    for (uint32_t i = i0; i < i1; ++i)
+        if (flags[i] & DEM_DYN) fo[i] = cr_v3_madd(fo[i], g, mass[i]);
+}
+
+/* Half kick by the forces in f, t (LAMMPS fix nve/sphere). */
+static void kick_block(const step_ctx *cx, uint32_t i0, uint32_t i1)
+{
+    cr_dem *d = cx->d;
+    const double h = cx->h, *inv_mass = d->inv_mass, *inv_inertia = d->inv_inertia;
+    const uint8_t *flags = d->flags;
+    const cr_vec3 *f = d->f, *t = d->t;
+    cr_vec3 *v = d->v, *wv = d->w;
+    for (uint32_t i = i0; i < i1; ++i)
+        if (flags[i] & DEM_DYN) {
+            v[i] = cr_v3_madd(v[i], f[i], h * inv_mass[i]);
+            wv[i] = cr_v3_madd(wv[i], t[i], h * inv_inertia[i]);
+        }
+}
+
+/* True when a number of the step's state is not finite (a sum of them all
+ * is not). */
+static bool finite_block(const step_ctx *cx, uint32_t i0, uint32_t i1)
+{
+    const cr_dem *d = cx->d;
+    const double *xr = d->xr;
+    const cr_vec3 *v = d->v, *wv = d->w;
+    double zero = 0.0; /* stays 0 unless a number is not finite */
+    for (uint32_t i = i0; i < i1; ++i) {
+        const double *x = xr + 4 * (size_t)i;
+        const cr_vec3 vi = v[i], wi = wv[i];
+        zero += 0.0 * (((x[0] + x[1]) + (x[2] + vi.x)) + ((vi.y + vi.z) + (wi.x + wi.y)) + wi.z);
+    }
+    return !(zero == 0.0);
+}
+
+/* Drift and wrap; true when a body has moved past half the skin since the
+ * list build. */
+static bool drift_block(const step_ctx *cx, uint32_t i0, uint32_t i1)
+{
+    cr_dem *d = cx->d;
+    const dem_box box = cx->bx;
+    const double dt = cx->dt, lim = cx->lim;
+    double *xr = d->xr;
+    const cr_vec3 *v = d->v, *x_build = d->x_build;
+    bool far = false;
+    for (uint32_t i = i0; i < i1; ++i) {
+        double *x = xr + 4 * (size_t)i;
+        const cr_vec3 vi = v[i], xb = x_build[i];
+        x[0] += vi.x * dt, x[1] += vi.y * dt, x[2] += vi.z * dt;
+        wrap3(&box, x);
+        far |= cr_v3_len2(min_image(&box, cr_v3(x[0] - xb.x, x[1] - xb.y, x[2] - xb.z))) > lim;
+    }
+    return far;
+}
+
+static void turn_block(const step_ctx *cx, uint32_t i0, uint32_t i1)
+{
+    cr_dem *d = cx->d;
+    const double dt = cx->dt;
+    const uint8_t *flags = d->flags;
+    const cr_vec3 *wv = d->w;
+    cr_quat *q = d->q;
+    /* in the three steps of turn, each over the block (a body's turn is
+     * one long chain) */
+    double c[DEM_BLOCK], s[DEM_BLOCK], l2[DEM_BLOCK];
+    cr_quat r[DEM_BLOCK];
+    uint8_t kind[DEM_BLOCK]; /* 0: no turn, 1: the series, 2: cr_q_integrate */
+    const uint32_t m = i1 - i0;
+    for (uint32_t e = 0; e < m; ++e) {
+        const bool small = turn_series(wv[i0 + e], dt, &c[e], &s[e]);
+        kind[e] = (uint8_t)(flags[i0 + e] & DEM_ROT ? (small ? 1 : 2) : 0);
+    }
+    for (uint32_t e = 0; e < m; ++e)
+        if (kind[e] == 1) r[e] = turn_product(q[i0 + e], wv[i0 + e], c[e], s[e], &l2[e]);
+    for (uint32_t e = 0; e < m; ++e) {
+        if (kind[e] == 1) q[i0 + e] = turn_normalise(r[e], l2[e]);
+        if (kind[e] == 2) q[i0 + e] = cr_q_integrate(q[i0 + e], wv[i0 + e], dt);
+    }
+}
+
+/* The first half of a step (LAMMPS fix nve/sphere's initial_integrate):
+ * half kick, drift, turn and wrap. */
+static bool advance_block(const step_ctx *cx, uint32_t i0, uint32_t i1)
+{
+    kick_block(cx, i0, i1);
+    bool far = drift_block(cx, i0, i1);
+    turn_block(cx, i0, i1);
+    return far;
+}
+
+/* The forces of the set-up (no kick). */
 static void task_sum(uint32_t c0, uint32_t c1, uint32_t worker, void *arg)
 {
     (void)worker;
     const step_ctx *cx = arg;
-    cr_dem *d = cx->d;
-    const uint8_t *touch = d->touch, *flags = d->flags;
-    const uint32_t *rstart = d->rstart, *rk = d->rk, n = d->n;
-    const dem_pf *pf = d->pf;
-    const double *xr = d->xr, *mass = d->mass, *inv_mass = d->inv_mass, *inv_inertia = d->inv_inertia;
-    cr_vec3 *fo = d->f, *to = d->t, *v = d->v, *wv = d->w;
-    const cr_vec3 g = cx->g;
-    const double h = cx->h;
-    const bool kick = cx->kick;
+    const uint32_t n = cx->d->n;
+    const uint32_t ch = cx->d->chunk;
     for (uint32_t c = c0; c < c1; ++c) {
-        uint32_t i0 = c * DEM_CHUNK, i1 = i0 + DEM_CHUNK < n ? i0 + DEM_CHUNK : n;
-        double zero = 0.0; /* stays 0 unless a number is not finite */
-        for (uint32_t i = i0; i < i1; ++i) {
-            /* the pairs inside i's work item, summed by task_pairs, then
-             * those where i is second to a body of an earlier item */
-            cr_vec3 f = fo[i], t = to[i];
-            const double rad = xr[4 * i + 3];
-            for (uint32_t e = rstart[i]; e < rstart[i + 1]; ++e) {
-                uint32_t k = rk[e];
-                if (touch[k]) f = cr_v3_sub(f, pf[k].f), t = cr_v3_madd(t, pf[k].t, -rad);
-            }
-            const bool dyn = flags[i] & DEM_DYN;
-            if (dyn) f = cr_v3_madd(f, g, mass[i]);
-            fo[i] = f, to[i] = t;
-            if (!kick) continue;
-            if (dyn) {
-                v[i] = cr_v3_madd(v[i], f, h * inv_mass[i]);
-                wv[i] = cr_v3_madd(wv[i], t, h * inv_inertia[i]);
-            }
-            const double *x = xr + 4 * (size_t)i;
-            zero += 0.0 * (x[0] + x[1] + x[2] + v[i].x + v[i].y + v[i].z + wv[i].x + wv[i].y + wv[i].z);
+        uint32_t i0 = c * ch, i1 = i0 + ch < n ? i0 + ch : n;
+        sum_block(cx, i0, i1);
+    }
+}
+
+/* The first half of the step: half kick, drift, turn, wrap; flags the
+ * chunks where a body moved past half the skin. */
+static void task_move(uint32_t c0, uint32_t c1, uint32_t worker, void *arg)
+{
+    (void)worker;
+    const step_ctx *cx = arg;
+    const uint32_t n = cx->d->n;
+    const uint32_t ch = cx->d->chunk;
+    for (uint32_t c = c0; c < c1; ++c) {
+        uint32_t i0 = c * ch, i1 = i0 + ch < n ? i0 + ch : n;
+        bool far = false;
+        for (uint32_t j0 = i0; j0 < i1; j0 += DEM_BLOCK) far |= advance_block(cx, j0, j0 + DEM_BLOCK < i1 ? j0 + DEM_BLOCK : i1);
+        cx->d->chunk_flag[c] = far ? DEM_FAR : 0;
+    }
+}
+
+/* The end of the step (LAMMPS fix nve/sphere's final_integrate): the
+ * forces and the second half kick; flags a number not finite. The world's
+ * slots are written by task_store, in slot order: written here, in sorted
+ * order, they would be scattered writes, which cost more than task_store's
+ * scattered reads. */
+static void task_finish(uint32_t c0, uint32_t c1, uint32_t worker, void *arg)
+{
+    (void)worker;
+    const step_ctx *cx = arg;
+    cr_dem *d = cx->d;
+    const uint32_t n = d->n;
+    const uint32_t ch = d->chunk;
+    for (uint32_t c = c0; c < c1; ++c) {
+        uint32_t i0 = c * ch, i1 = i0 + ch < n ? i0 + ch : n;
+        bool bad = false;
+        for (uint32_t j0 = i0; j0 < i1; j0 += DEM_BLOCK) {
+            const uint32_t j1 = j0 + DEM_BLOCK < i1 ? j0 + DEM_BLOCK : i1;
+            sum_block(cx, j0, j1);
+            kick_block(cx, j0, j1);
+            bad |= finite_block(cx, j0, j1);
         }
-        d->chunk_flag[c] = !(zero == 0.0);
+        d->chunk_flag[c] = bad ? DEM_BAD : 0;
     }
 }
 
 /* Write the DEM's x, v, w, q back to the world's slots, in slot order
  * (scattered reads cost less than scattered writes). */
-static void task_store(uint32_t c0, uint32_t c1, uint32_t worker, void *arg)
+static void store_slots(const cr_dem *d, const cr_bodies *b, uint32_t s0, uint32_t s1)
 {
-    (void)worker;
-    const step_ctx *cx = arg;
-    cr_dem *d = cx->d;
-    cr_bodies *b = cx->b;
-    for (uint32_t s = c0 * DEM_CHUNK; s < c1 * DEM_CHUNK && s < d->map_slots; ++s) {
+    for (uint32_t s = s0; s < s1 && s < d->map_slots; ++s) {
         uint32_t i = d->sorted_of[s];
         if (i == UINT32_MAX) continue;
         b->x[s] = cr_v3(d->xr[4 * i], d->xr[4 * i + 1], d->xr[4 * i + 2]);
@@ -865,17 +567,37 @@ static void task_store(uint32_t c0, uint32_t c1, uint32_t worker, void *arg)
     }
 }
 
-static cr_status forces(cr_world *w, step_ctx *cx)
+static void task_store(uint32_t c0, uint32_t c1, uint32_t worker, void *arg)
+{
+    (void)worker;
+    const step_ctx *cx = arg;
+    store_slots(cx->d, cx->b, c0 * cx->d->chunk, c1 * cx->d->chunk);
+}
+
+void cr_dem_sync(const cr_world *w)
 {
     cr_dem *d = w->dem;
-    uint32_t chunks = chunk_count_of(d->n);
-    run_items(w, task_pairs, chunks, cx);
+    if (!d || !d->world_stale) return;
+    d->world_stale = false;
+    store_slots(d, &w->bodies, 0, d->map_slots);
+}
+
+/* The pair forces; with sum, each body's total (set-up: no kick). */
+static void forces(cr_world *w, step_ctx *cx, bool sum)
+{
+    cr_dem *d = w->dem;
+    uint32_t chunks = cr_dem_chunks(d, d->n);
+    cr_dem_run(w, task_pairs, chunks, cx);
     uint32_t contacts = 0;
-    for (uint32_t c = 0; c < chunks; ++c) contacts += d->chunk_count[c];
+    for (uint32_t c = 0; c < chunks; ++c) contacts += d->pcount[c] = d->chunk_count[c];
+    /* this step's contacts are the next one's last */
+    uint32_t *u = d->ck;
+    d->ck = d->pk, d->pk = u;
+    u = d->ci, d->ci = d->pi, d->pi = u;
+    cr_vec3 *h = d->hist;
+    d->hist = d->phist, d->phist = h;
     w->stats.contacts = contacts;
-    run_items(w, task_sum, chunks, cx);
-    d->forces_valid = true;
-    return CR_OK;
+    if (sum) cr_dem_run(w, task_sum, chunks, cx);
 }
 
 static cr_status check_finite(cr_world *w)
@@ -926,38 +648,48 @@ cr_status cr_dem_step(cr_world *w)
     if (!d->forces_valid || !d->list_valid) {
         /* set-up: the forces of the current state, history not advanced
          * (timed with the list builds) */
-        if ((s = build(w, &cx.bx)) != CR_OK) return s;
-        cx.update_shear = false, cx.kick = false;
-        if ((s = forces(w, &cx)) != CR_OK) return s;
+        cr_dem_sync(w); /* a no-op: whatever changed a body has synced first */
+        if ((s = cr_dem_build(w, &cx.bx)) != CR_OK) return s;
+        cx.update_shear = false;
+        forces(w, &cx, true);
+        d->forces_valid = true;
         t1 = now_seconds();
         setup = t1 - t0;
         t0 = t1;
     }
-    uint32_t chunks = chunk_count_of(d->n);
+    uint32_t chunks = cr_dem_chunks(d, d->n);
     cx.lim = 0.25 * d->skin * d->skin;
-    run_items(w, task_move, chunks, &cx);
+    cr_dem_run(w, task_move, chunks, &cx);
     bool rebuild = false;
-    for (uint32_t c = 0; c < chunks; ++c) rebuild |= d->chunk_flag[c] != 0;
+    for (uint32_t c = 0; c < chunks; ++c) rebuild |= (d->chunk_flag[c] & DEM_FAR) != 0;
     t1 = now_seconds();
     w->stats.stage_seconds[CR_STAGE_PREDICT] = t1 - t0;
     t0 = t1;
     if (rebuild) {
-        run_items(w, task_store, chunk_count_of(d->map_slots), &cx);
-        if ((s = build(w, &cx.bx)) != CR_OK) return s;
-        chunks = chunk_count_of(d->n);
+        /* the build gathers the bodies from the world's slots */
+        cr_dem_run(w, task_store, cr_dem_chunks(d, d->map_slots), &cx);
+        d->world_stale = false;
+        if ((s = cr_dem_build(w, &cx.bx)) != CR_OK) return s;
+        chunks = cr_dem_chunks(d, d->n);
     }
     w->stats.candidate_pairs = d->pair_count;
     t1 = now_seconds();
     w->stats.stage_seconds[CR_STAGE_BROAD_PHASE] = t1 - t0 + setup;
     t0 = t1;
-    cx.update_shear = true, cx.kick = true;
-    if ((s = forces(w, &cx)) != CR_OK) return s;
+    cx.update_shear = true;
+    forces(w, &cx, false);
     t1 = now_seconds();
     w->stats.stage_seconds[CR_STAGE_CONTACTS] = t1 - t0;
     t0 = t1;
+    cr_dem_run(w, task_finish, chunks, &cx);
     bool bad = false;
-    for (uint32_t c = 0; c < chunks; ++c) bad |= d->chunk_flag[c] != 0;
-    run_items(w, task_store, chunk_count_of(d->map_slots), &cx);
+    for (uint32_t c = 0; c < chunks; ++c) bad |= (d->chunk_flag[c] & DEM_BAD) != 0;
+    d->world_stale = true;
+    if (bad) {
+        /* check_finite reads the world's slots */
+        cr_dem_run(w, task_store, cr_dem_chunks(d, d->map_slots), &cx);
+        d->world_stale = false;
+    }
     if (bad && (s = check_finite(w)) != CR_OK) return s;
     w->stats.stage_seconds[CR_STAGE_FINISH] = now_seconds() - t0;
     w->steps++;

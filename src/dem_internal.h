@@ -22,4 +22,114 @@ void cr_dem_pool_destroy(cr_world *w, cr_dem_pool *p);
  * results never depend on which of these runs them. */
 void cr_run_items(cr_world *w, cr_dem_pool **pool, cr_task_fn *fn, uint32_t items, void *ctx);
 
+/* ---- the DEM's state (src/dem.c: the step; src/dem_list.c: the list) ---- */
+
+/* Bodies per work item: from DEM_CHUNK up to 8 DEM_CHUNK, for 16 items or
+ * more (a pair whose bodies lie in two items costs a row in pf and a read
+ * more). It depends on the number of bodies only: not on the threads. */
+#define DEM_CHUNK 512u
+
+typedef struct dem_pf {
+    cr_vec3 f, t;
+} dem_pf;
+
+struct cr_dem {
+    /* sorted bodies */
+    uint32_t n, cap;
+    double *xr;              /* x, y, z, radius */
+    cr_vec3 *v, *w, *f, *t, *x_build;
+    cr_quat *q;
+    double *mass, *inv_mass, *inv_inertia;
+    uint8_t *flags;          /* DEM_DYN, DEM_ROT */
+    uint32_t *slot, *cell;   /* cell: the Morton rank of the body's grid cell */
+    uint32_t *sorted_of, map_cap; /* by world slot; UINT32_MAX: not in the DEM */
+    uint32_t map_slots;
+    double skin;
+    /* half list: pairs (i, nb[k]) for k in [start[i], start[i + 1]) */
+    uint32_t *start, *rstart, start_cap; /* rstart: each body's entries in pf, as second body */
+    uint32_t *nb, *rpos;     /* rpos: the pair's entry in pf (the sink entry for a pair inside a work item) */
+    uint32_t *fb;            /* the pair's first body: the screen runs over the pairs in one loop */
+    uint32_t *prow;          /* the second body of each row of pf, for the same reason */
+    /* contacts, each work item's from its start[i0]: this step's (ck, ci:
+     * pair and first body, hist: shear history, in list order) and the
+     * last step's (pk, pi, phist; pcount per item), swapped after the
+     * forces. A pair's history is found by merging the two lists. */
+    cr_vec3 *hist, *phist;
+    uint32_t *pk, *pi, *pcount;
+    dem_pf *pf;              /* of the pairs across work items, by second body: force on the first body and
+                              * torque lever (d x F_t) / r; zero unless the pair touches */
+    uint32_t pf_sink;        /* the entry written by pairs inside a work item */
+    uint32_t *ck, *ci;
+    uint32_t pair_count, pair_cap;
+    /* history kept across a build, by world slots */
+    uint32_t *ha, *hb, hcount, hcap;
+    cr_vec3 *hs;
+    uint32_t *hstart, hstart_cap;
+    /* grid */
+    uint32_t *cell_start, cell_cap;
+    uint32_t *rank, rank_cap;   /* Morton rank of each linear cell */
+    int32_t rank_dims[3];
+    /* for each cell (by rank), the ranks r' >= its own of the 27 cells
+     * around it, in the stencil's order: the others hold only bodies
+     * before the cell's in sorted order, never a pair of the half list */
+    uint32_t *up_start, up_start_cap, *up, up_cap;
+    uint32_t *order;           /* live slots (scratch of a build) */
+    uint32_t *scr, scr_cap, per_body; /* neighbours found by the work items (scratch of a build) */
+    /* per chunk results */
+    uint32_t *chunk_count, chunk_cap;
+    uint8_t *chunk_flag;
+    uint32_t chunk; /* bodies per work item, set by the build */
+    bool list_valid, forces_valid;
+    bool world_stale; /* the world's x, v, w, q lag the sorted arrays (cr_dem_sync) */
+    cr_dem_pool *pool;
+};
+
+enum { DEM_DYN = 1, DEM_ROT = 2 };
+enum { DEM_FAR = 1, DEM_BAD = 2 }; /* chunk_flag: a body moved past half the skin; a number not finite */
+
+/* Minimum-image geometry of the world: L and 1/L per periodic axis, 0 else. */
+typedef struct dem_box {
+    double L[3], half[3], lo[3];
+    bool periodic[3];
+} dem_box;
+
+/* Centres are kept wrapped into [lo, lo + L), so a difference lies in
+ * (-L, L) and one period at most brings it to the minimum image: the same
+ * numbers as d - L rint(d / L), without the rounding. */
+static inline double image_axis(double d, double L, double half)
+{
+    return d > half ? d - L : d < -half ? d + L : d;
+}
+
+static inline cr_vec3 min_image(const dem_box *b, cr_vec3 d)
+{
+    if (b->periodic[0]) d.x = image_axis(d.x, b->L[0], b->half[0]);
+    if (b->periodic[1]) d.y = image_axis(d.y, b->L[1], b->half[1]);
+    if (b->periodic[2]) d.z = image_axis(d.z, b->L[2], b->half[2]);
+    return d;
+}
+
+static inline double wrap_axis(double x, double lo, double L)
+{
+    if (x >= lo && x < lo + L) return x;
+    x -= L * floor((x - lo) / L);
+    /* rounding can leave x == lo + L */
+    return x >= lo + L ? lo : x;
+}
+
+static inline void wrap3(const dem_box *bx, double *x)
+{
+    for (int k = 0; k < 3; ++k)
+        if (bx->periodic[k]) x[k] = wrap_axis(x[k], bx->lo[k], bx->L[k]);
+}
+
+static inline uint32_t cr_dem_chunks(const cr_dem *d, uint32_t n) { return (n + d->chunk - 1) / d->chunk; }
+
+/* Runs fn over items [0, items): on the application's task system, carom's
+ * pool or the caller's thread (src/dem.c). */
+void cr_dem_run(cr_world *w, cr_task_fn *fn, uint32_t items, void *ctx);
+/* Gathers the world's live bodies, sorts them, builds the half list and
+ * carries the history over (src/dem_list.c). */
+cr_status cr_dem_build(cr_world *w, const dem_box *bx);
+
 #endif

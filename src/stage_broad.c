@@ -71,6 +71,7 @@ double cr_world_max_overlap(cr_world *w, cr_body_id *a, cr_body_id *b)
     }
     /* polyhedra are not their bounding spheres: the last step's contacts */
     if (cr_world_is_rigid(w)) return cr_rigid_max_overlap(w, a, b);
+    cr_dem_sync(w);
     cr_bodies *bs = &w->bodies;
     cr_broad_phase *bp = &w->broad;
     double worst = 0.0;

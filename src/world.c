@@ -328,6 +328,7 @@ double cr_body_cap_energy(cr_world *w, uint32_t i, double e0)
 
 cr_energy cr_world_energy(const cr_world *w)
 {
+    cr_dem_sync(w);
     const cr_bodies *b = &w->bodies;
     cr_energy e = {0.0, 0.0, 0.0, {0, 0, 0}, {0, 0, 0}};
     for (uint32_t i = 0; i < b->slot_count; ++i) {

@@ -294,6 +294,13 @@ void cr_balls_keep_above_surfaces(cr_world *w);
  * step (bodies added, moved, removed) make it evaluate the forces again
  * before the next one, and a removed body's contacts lose their history. */
 cr_status cr_dem_step(cr_world *w);
+/* The step leaves the bodies' state in the DEM's own arrays; the world's
+ * (x, v, w, q by slot) are written when first needed: every function that
+ * reads them calls cr_dem_sync first, every function that changes a body
+ * calls it before the change (then cr_dem_touch). A no-op for other
+ * methods and when the world's arrays are current. Not safe to call from
+ * two threads at once on the same world. */
+void cr_dem_sync(const cr_world *w);
 void cr_dem_touch(cr_world *w);
 void cr_dem_body_removed(cr_world *w, uint32_t i);
 void cr_dem_free(cr_world *w);

@@ -324,13 +324,130 @@ static void test_dem_threads_bitwise(void **state)
     assert_int_equal(cr_world_def_validate(&d, msg, sizeof msg), CR_ERR_INVALID_ARGUMENT);
 }
 
+/* The step's end already moves the bodies for the next step with its dt
+ * (src/dem.c task_finish): cr_world_set_dt between steps must still give
+ * the new dt's velocity Verlet, bit for bit (a falling ball, no contact:
+ * v += dt/2 g, x += dt v, v += dt/2 g; m = 1 and binary dt, g keep the
+ * test's arithmetic the same as the library's). */
+static void test_dem_set_dt(void **state)
+{
+    (void)state;
+    const double dt[2] = {1.0 / 1024.0, 1.0 / 256.0};
+    const cr_vec3 g = cr_v3(0.0, 0.0, -8.0);
+    cr_world_def d = dem_def(dt[0], g);
+    cr_world *w = make_world_def(&d);
+    cr_vec3 x = cr_v3(0.25, 0.5, 3.0), v = cr_v3(0.5, 0.0, 1.0);
+    cr_body_id a = ball(w, CR_BODY_DYNAMIC, x, v, 0.5, 1.0, CR_INERTIA_SOLID);
+    for (int k = 0; k < 40; ++k) {
+        const double h = dt[k / 20] * 0.5;
+        if (k == 20) assert_int_equal(cr_world_set_dt(w, dt[1]), CR_OK);
+        assert_int_equal(cr_world_step(w), CR_OK);
+        v = cr_v3_madd(v, g, h), x = cr_v3_madd(x, v, 2.0 * h), v = cr_v3_madd(v, g, h);
+        cr_body_state s = get(w, a);
+        assert_memory_equal(&s.position, &x, sizeof x);
+        assert_memory_equal(&s.velocity, &v, sizeof v);
+    }
+    cr_world_destroy(w);
+}
+
+/* The step leaves the world's copy of the state to be written when read
+ * (src/dem.c cr_dem_sync): every reader and every change through the API
+ * must see the state of the last step. Two equal beds, stepped alike; the
+ * first is read through each function before anything else, the second
+ * after cr_body_get_state; then a body is moved in both and the beds must
+ * go on alike. */
+static void test_dem_lazy_world(void **state)
+{
+    (void)state;
+    cr_world *w[2] = {bed(1, NULL), bed(1, NULL)};
+    uint32_t n = cr_world_body_capacity(w[0]);
+    cr_body_id some = cr_world_body_at(w[0], n / 2);
+    for (int k = 0; k < 50; ++k)
+        for (int m = 0; m < 2; ++m) assert_int_equal(cr_world_step(w[m]), CR_OK);
+    /* each reader first, on w[0] (a fresh pair of steps before each) */
+    cr_energy e0 = cr_world_energy(w[0]);
+    for (uint32_t i = 0; i < n; ++i) get(w[1], cr_world_body_at(w[1], i));
+    cr_energy e1 = cr_world_energy(w[1]);
+    assert_memory_equal(&e0, &e1, sizeof e0);
+    for (int m = 0; m < 2; ++m) assert_int_equal(cr_world_step(w[m]), CR_OK);
+    double o0 = cr_world_max_overlap(w[0], NULL, NULL);
+    get(w[1], some);
+    double o1 = cr_world_max_overlap(w[1], NULL, NULL);
+    assert_memory_equal(&o0, &o1, sizeof o0);
+    for (int m = 0; m < 2; ++m) assert_int_equal(cr_world_step(w[m]), CR_OK);
+    cr_body_def d0, d1;
+    assert_int_equal(cr_body_get_def(w[0], some, &d0), CR_OK);
+    get(w[1], some);
+    assert_int_equal(cr_body_get_def(w[1], some, &d1), CR_OK);
+    assert_memory_equal(&d0.position, &d1.position, sizeof d0.position);
+    assert_memory_equal(&d0.orientation, &d1.orientation, sizeof d0.orientation);
+    for (int m = 0; m < 2; ++m) assert_int_equal(cr_world_step(w[m]), CR_OK);
+    double mass[2];
+    cr_mat3 in[2];
+    assert_int_equal(cr_body_get_inertia(w[0], some, &mass[0], &in[0]), CR_OK);
+    get(w[1], some);
+    assert_int_equal(cr_body_get_inertia(w[1], some, &mass[1], &in[1]), CR_OK);
+    assert_memory_equal(&in[0], &in[1], sizeof in[0]);
+    /* a change first: the other bodies keep the last step's state */
+    for (int m = 0; m < 2; ++m) assert_int_equal(cr_world_step(w[m]), CR_OK);
+    cr_body_state s = get(w[1], some);
+    s.velocity = cr_v3(0.0, 0.0, 1.0);
+    assert_int_equal(cr_body_set_state(w[0], some, &s), CR_OK);
+    for (uint32_t i = 0; i < n; ++i) get(w[1], cr_world_body_at(w[1], i));
+    assert_int_equal(cr_body_set_state(w[1], some, &s), CR_OK);
+    for (int k = 0; k < 20; ++k)
+        for (int m = 0; m < 2; ++m) assert_int_equal(cr_world_step(w[m]), CR_OK);
+    for (uint32_t i = 0; i < n; ++i) {
+        cr_body_state a = get(w[0], cr_world_body_at(w[0], i)), b = get(w[1], cr_world_body_at(w[1], i));
+        assert_memory_equal(&a.position, &b.position, sizeof a.position);
+        assert_memory_equal(&a.velocity, &b.velocity, sizeof a.velocity);
+    }
+    /* and a body removed, one added */
+    assert_int_equal(cr_world_remove_body(w[0], some), CR_OK);
+    for (uint32_t i = 0; i < n; ++i) get(w[1], cr_world_body_at(w[1], i));
+    assert_int_equal(cr_world_remove_body(w[1], some), CR_OK);
+    for (int k = 0; k < 20; ++k)
+        for (int m = 0; m < 2; ++m) assert_int_equal(cr_world_step(w[m]), CR_OK);
+    for (int m = 0; m < 2; ++m)
+        ball(w[m], CR_BODY_DYNAMIC, cr_v3(7.5, 7.5, 15.0), cr_v3_zero(), 0.5, 1.0, CR_INERTIA_SOLID);
+    for (int k = 0; k < 20; ++k)
+        for (int m = 0; m < 2; ++m) assert_int_equal(cr_world_step(w[m]), CR_OK);
+    for (uint32_t i = 0; i < n; ++i) {
+        cr_body_id id = cr_world_body_at(w[0], i);
+        if (!cr_body_is_valid(w[0], id)) continue;
+        cr_body_state a = get(w[0], id), b = get(w[1], cr_world_body_at(w[1], i));
+        assert_memory_equal(&a.position, &b.position, sizeof a.position);
+    }
+    for (int m = 0; m < 2; ++m) cr_world_destroy(w[m]);
+}
+
+/* The list build takes a cell's candidates in one array when no cell of
+ * the stencil holds more than 4 bodies and cell by cell otherwise (src/dem.c
+ * task_list): a chain of 60 small touching spheres, alone (cells of about
+ * one sphere) and beside one large sphere far away (cells 20 times larger,
+ * about 20 spheres each), has its 59 contacts both ways. */
+static void test_dem_list_crowded_cells(void **state)
+{
+    (void)state;
+    for (int big = 0; big < 2; ++big) {
+        cr_world_def d = dem_def(1e-5, cr_v3_zero());
+        cr_world *w = make_world_def(&d);
+        for (int k = 0; k < 60; ++k)
+            ball(w, CR_BODY_DYNAMIC, cr_v3(0.19 * k, 0.01 * (k % 3), 0.0), cr_v3_zero(), 0.1, 1.0, CR_INERTIA_SOLID);
+        if (big) ball(w, CR_BODY_DYNAMIC, cr_v3(0.0, 40.0, 0.0), cr_v3_zero(), 2.0, 1.0, CR_INERTIA_SOLID);
+        assert_int_equal(cr_world_step(w), CR_OK);
+        assert_int_equal(cr_world_stats(w)->contacts, 59);
+        cr_world_destroy(w);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_hooke_head_on),       cmocka_unit_test(test_hooke_stick_slide),
         cmocka_unit_test(test_periodic_crossing),   cmocka_unit_test(test_periodic_straddle),
         cmocka_unit_test(test_dem_refusals),        cmocka_unit_test(test_dem_remove_reuse),
-        cmocka_unit_test(test_dem_scene_keys),      cmocka_unit_test(test_dem_threads_bitwise),
+        cmocka_unit_test(test_dem_scene_keys),      cmocka_unit_test(test_dem_threads_bitwise), cmocka_unit_test(test_dem_set_dt), cmocka_unit_test(test_dem_lazy_world), cmocka_unit_test(test_dem_list_crowded_cells),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -180,8 +180,10 @@ static int run_chute(const char *path, int steps_planned, double cap, int ke_eve
     peer_result r = {"carom", "chute", s.n, s.n, steps, steps_planned, stepping, t_setup, pen, "geom", lost, ke, -1.0,
                      contacts / (steps ? steps : 1), -1};
     peer_print(&r);
-    /* where the time went (method dem: move, list builds, forces, write-back), on stderr */
-    fprintf(stderr, "carom chute stages (ms/step, %d threads): move %.3f, list %.3f, forces %.3f, write-back %.3f\n",
+    /* where the time went (method dem, src/dem.c: the first half step on its
+     * own, after a set-up only; list builds and set-up; pair forces; the pass
+     * that sums, kicks, writes the world and moves for the next step), on stderr */
+    fprintf(stderr, "carom chute stages (ms/step, %d threads): move %.3f, list %.3f, pairs %.3f, finish %.3f\n",
             threads, 1e3 * stage[CR_STAGE_PREDICT] / steps, 1e3 * stage[CR_STAGE_BROAD_PHASE] / steps,
             1e3 * stage[CR_STAGE_CONTACTS] / steps, 1e3 * stage[CR_STAGE_FINISH] / steps);
     cr_world_destroy(w);

@@ -203,6 +203,9 @@ typedef struct cr_body_state {
     cr_quat orientation;
 } cr_body_state;
 
+/* With method dem the first read after a step also writes the step's state
+ * into the world (src/dem.c cr_dem_sync): do not read one DEM world from two
+ * threads at once. */
 cr_status cr_body_get_state(const cr_world *world, cr_body_id id, cr_body_state *out);
 /* The body's mass and its inertia tensor about the centre of mass, in the
  * world frame at its current orientation (zero inverse for static and
