@@ -73,7 +73,6 @@ void cr_dem_free(cr_world *w)
 {
     cr_dem *d = w->dem;
     if (!d) return;
-    cr_dem_pool_destroy(w, d->pool);
     free_arrays(w, d);
     cr_free(w, d);
     w->dem = NULL;
@@ -137,10 +136,6 @@ static bool ensure(cr_world *w)
 /* ---- work items ------------------------------------------------------- */
 
 
-void cr_dem_run(cr_world *w, cr_task_fn *fn, uint32_t items, void *ctx)
-{
-    cr_run_items(w, &w->dem->pool, fn, items, ctx);
-}
 
 typedef struct step_ctx {
     cr_dem *d;
@@ -587,7 +582,7 @@ static void forces(cr_world *w, step_ctx *cx, bool sum)
 {
     cr_dem *d = w->dem;
     uint32_t chunks = cr_dem_chunks(d, d->n);
-    cr_dem_run(w, task_pairs, chunks, cx);
+    cr_run_items(w, task_pairs, chunks, cx);
     uint32_t contacts = 0;
     for (uint32_t c = 0; c < chunks; ++c) contacts += d->pcount[c] = d->chunk_count[c];
     /* this step's contacts are the next one's last */
@@ -597,7 +592,7 @@ static void forces(cr_world *w, step_ctx *cx, bool sum)
     cr_vec3 *h = d->hist;
     d->hist = d->phist, d->phist = h;
     w->stats.contacts = contacts;
-    if (sum) cr_dem_run(w, task_sum, chunks, cx);
+    if (sum) cr_run_items(w, task_sum, chunks, cx);
 }
 
 static cr_status check_finite(cr_world *w)
@@ -659,7 +654,7 @@ cr_status cr_dem_step(cr_world *w)
     }
     uint32_t chunks = cr_dem_chunks(d, d->n);
     cx.lim = 0.25 * d->skin * d->skin;
-    cr_dem_run(w, task_move, chunks, &cx);
+    cr_run_items(w, task_move, chunks, &cx);
     bool rebuild = false;
     for (uint32_t c = 0; c < chunks; ++c) rebuild |= (d->chunk_flag[c] & DEM_FAR) != 0;
     t1 = now_seconds();
@@ -667,7 +662,7 @@ cr_status cr_dem_step(cr_world *w)
     t0 = t1;
     if (rebuild) {
         /* the build gathers the bodies from the world's slots */
-        cr_dem_run(w, task_store, cr_dem_chunks(d, d->map_slots), &cx);
+        cr_run_items(w, task_store, cr_dem_chunks(d, d->map_slots), &cx);
         d->world_stale = false;
         if ((s = cr_dem_build(w, &cx.bx)) != CR_OK) return s;
         chunks = cr_dem_chunks(d, d->n);
@@ -681,13 +676,13 @@ cr_status cr_dem_step(cr_world *w)
     t1 = now_seconds();
     w->stats.stage_seconds[CR_STAGE_CONTACTS] = t1 - t0;
     t0 = t1;
-    cr_dem_run(w, task_finish, chunks, &cx);
+    cr_run_items(w, task_finish, chunks, &cx);
     bool bad = false;
     for (uint32_t c = 0; c < chunks; ++c) bad |= (d->chunk_flag[c] & DEM_BAD) != 0;
     d->world_stale = true;
     if (bad) {
         /* check_finite reads the world's slots */
-        cr_dem_run(w, task_store, cr_dem_chunks(d, d->map_slots), &cx);
+        cr_run_items(w, task_store, cr_dem_chunks(d, d->map_slots), &cx);
         d->world_stale = false;
     }
     if (bad && (s = check_finite(w)) != CR_OK) return s;

@@ -16,11 +16,12 @@ cr_dem_pool *cr_dem_pool_create(cr_world *w, uint32_t workers);
 void cr_dem_pool_run(cr_dem_pool *p, cr_task_fn *fn, uint32_t items, void *ctx);
 void cr_dem_pool_destroy(cr_world *w, cr_dem_pool *p);
 /* Runs fn over items [0, items) the way the world definition asks: through
- * its enqueue_task / finish_task, else on *pool (started on first use with
- * worker_count - 1 threads), else on the caller's thread. Used by the DEM
- * and by the rigid-body narrow phase; their items write disjoint data, so
- * results never depend on which of these runs them. */
-void cr_run_items(cr_world *w, cr_dem_pool **pool, cr_task_fn *fn, uint32_t items, void *ctx);
+ * its enqueue_task / finish_task, else on the world's pool (w->pool,
+ * started on first use with worker_count - 1 threads), else on the
+ * caller's thread. Used by the DEM and by the rigid-body narrow phase;
+ * their items write disjoint data, so results never depend on which of
+ * these runs them. */
+void cr_run_items(cr_world *w, cr_task_fn *fn, uint32_t items, void *ctx);
 
 /* ---- the DEM's state (src/dem.c: the step; src/dem_list.c: the list) ---- */
 
@@ -81,7 +82,6 @@ struct cr_dem {
     uint32_t chunk; /* bodies per work item, set by the build */
     bool list_valid, forces_valid;
     bool world_stale; /* the world's x, v, w, q lag the sorted arrays (cr_dem_sync) */
-    cr_dem_pool *pool;
 };
 
 enum { DEM_DYN = 1, DEM_ROT = 2 };
@@ -125,9 +125,6 @@ static inline void wrap3(const dem_box *bx, double *x)
 
 static inline uint32_t cr_dem_chunks(const cr_dem *d, uint32_t n) { return (n + d->chunk - 1) / d->chunk; }
 
-/* Runs fn over items [0, items): on the application's task system, carom's
- * pool or the caller's thread (src/dem.c). */
-void cr_dem_run(cr_world *w, cr_task_fn *fn, uint32_t items, void *ctx);
 /* Gathers the world's live bodies, sorts them, builds the half list and
  * carries the history over (src/dem_list.c). */
 cr_status cr_dem_build(cr_world *w, const dem_box *bx);

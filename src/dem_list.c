@@ -376,7 +376,7 @@ cr_status cr_dem_build(cr_world *w, const dem_box *bx)
         if (!cr_grow(w, (void **)&d->scr, &d->scr_cap, (uint32_t)need + 1, sizeof *d->scr))
             return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "dem: out of memory");
         L.scr = d->scr, L.room = (uint32_t)room;
-        cr_dem_run(w, task_list, chunks, &L);
+        cr_run_items(w, task_list, chunks, &L);
         bool over = false;
         for (uint32_t c = 0; c < chunks; ++c) over |= d->chunk_count[c] > room;
         if (!over) break;

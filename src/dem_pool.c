@@ -145,7 +145,7 @@ void cr_dem_pool_destroy(cr_world *w, cr_dem_pool *p) { (void)w, (void)p; }
 
 #endif
 
-void cr_run_items(cr_world *w, cr_dem_pool **pool, cr_task_fn *fn, uint32_t items, void *ctx)
+void cr_run_items(cr_world *w, cr_task_fn *fn, uint32_t items, void *ctx)
 {
     if (items == 0) return;
     const cr_world_def *def = &w->def;
@@ -155,9 +155,9 @@ void cr_run_items(cr_world *w, cr_dem_pool **pool, cr_task_fn *fn, uint32_t item
         return;
     }
     if (def->worker_count > 1 && items > 1) {
-        if (!*pool) *pool = cr_dem_pool_create(w, def->worker_count);
-        if (*pool) {
-            cr_dem_pool_run(*pool, fn, items, ctx);
+        if (!w->pool) w->pool = cr_dem_pool_create(w, def->worker_count);
+        if (w->pool) {
+            cr_dem_pool_run(w->pool, fn, items, ctx);
             return;
         }
     }

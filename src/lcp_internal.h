@@ -34,7 +34,7 @@ struct cr_lcp_workspace {
     size_t row_cap, body_cap;
     /* running velocities for PGS (per body) */
     cr_vec3 *v, *w;
-    /* PGS's packed copy of an island (src/lcp_pgs.c): rows in island order,
+    /* PGS's packed copy of an island (src/lcp_pgs.c): rows in sweep order,
      * velocities as 6 doubles per body plus a zero slot for the world */
     struct cr_pgs_row *pgs;
     double *pgs_lambda;

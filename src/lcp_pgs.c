@@ -45,7 +45,7 @@ typedef struct cr_pgs_row {
     double d, target, cfm, mu;
 } cr_pgs_row;
 
-#define CR_PGS_INTERLEAVE 4 /* blocks of a colour swept together */
+#define CR_PGS_INTERLEAVE 4 /* blocks of a level swept together, row by row */
 
 bool cr_lcp_pgs_reserve(cr_lcp_workspace *ws, uint32_t n)
 {

@@ -62,7 +62,6 @@ typedef struct cr_rigid {
     struct cr_narrow_job *jobs;
     struct cr_manifold *manifolds;
     uint32_t job_capacity, manifold_capacity;
-    struct cr_dem_pool *pool;   /* worker threads (worker_count > 1), started on first use */
 } cr_rigid;
 
 static inline bool cr_world_is_rigid(const cr_world *w)

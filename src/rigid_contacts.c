@@ -230,7 +230,7 @@ cr_status cr_rigid_find_contacts(cr_world *w)
     }
     if (!cr_grow(w, (void **)&r->manifolds, &r->manifold_capacity, manifolds, sizeof *r->manifolds)) goto oom;
     narrow_ctx ctx = {w, r->jobs, r->manifolds, jobs};
-    cr_run_items(w, &r->pool, narrow_items, (jobs + CR_NARROW_CHUNK - 1) / CR_NARROW_CHUNK, &ctx);
+    cr_run_items(w, narrow_items, (jobs + CR_NARROW_CHUNK - 1) / CR_NARROW_CHUNK, &ctx);
     for (uint32_t j = 0; j < jobs; ++j) {
         const cr_narrow_job *job = &r->jobs[j];
         const cr_manifold *m = &r->manifolds[job->first];

@@ -14,7 +14,6 @@
 
 #include "shape_internal.h"
 #include "rigid.h"
-#include "dem_internal.h"
 
 bool cr_rigid_keep_contacts(cr_world *w);
 
@@ -48,7 +47,6 @@ void cr_rigid_free(cr_world *w)
     cr_free(w, r->island_still);
     cr_free(w, r->jobs);
     cr_free(w, r->manifolds);
-    cr_dem_pool_destroy(w, r->pool);
     cr_lcp_workspace_destroy(r->ws);
     cr_free(w, r);
     w->rigid = NULL;

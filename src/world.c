@@ -17,6 +17,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "dem_internal.h"
 #include "rigid.h"
 #include "shape_internal.h"
 #include "surface_internal.h"
@@ -114,6 +115,7 @@ void cr_world_destroy(cr_world *w)
     cr_bodies_free(w);
     cr_dem_free(w);
     cr_rigid_free(w);
+    cr_dem_pool_destroy(w, w->pool);
     cr_free(w, w->planes.def);
     cr_free(w, w->planes.generation);
     for (uint32_t k = 0; k < w->surfaces.count; ++k) cr_surface_destroy(w->surfaces.surface[k]);

@@ -152,6 +152,8 @@ struct cr_world {
     uint32_t visit_mark;
     uint32_t polyhedra;         /* live box, hull and mesh bodies */
     struct cr_rigid *rigid;     /* rigid-body state (rigid.h): joints, contacts, solver; NULL until needed */
+    struct cr_dem_pool *pool;   /* carom's worker threads (dem_pool.c, cr_run_items): started by the
+                                   first parallel work when worker_count > 1; NULL otherwise */
     cr_step_stats stats;
     double time;
     uint64_t steps;
