@@ -96,8 +96,8 @@ typedef struct cr_sat {
     double radius_a, radius_b; /* largest vertex distance from each shape origin */
 } cr_sat;
 /* cutoff: once a face axis separates by more than it, the query stops
- * (the other faces and the edge pairs are skipped: the pair is apart);
- * HUGE_VAL for the exact best axis. */
+ * (the other faces, the edge pairs and the radii are skipped, the radii
+ * left 0: the pair is apart); HUGE_VAL for the exact best axis. */
 void cr_sat_query(const cr_hull *a, cr_pose pa, const cr_hull *b, cr_pose pb, double cutoff, cr_sat *out);
 /* The best overall separation and its axis, outward from A (towards B). */
 double cr_sat_best(const cr_sat *s, const cr_hull *a, cr_pose pa, const cr_hull *b, cr_pose pb, cr_vec3 *axis);

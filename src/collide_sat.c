@@ -149,14 +149,15 @@ void cr_sat_query(const cr_hull *a, cr_pose pa, const cr_hull *b, cr_pose pb, do
     s->fb = 0;
     s->face_a = face_query(a, pa, b, pb, cutoff, &s->fa);
     s->face_b = s->face_a > cutoff ? -HUGE_VAL : face_query(b, pb, a, pa, cutoff, &s->fb);
-    s->radius_a = cr_hull_radius(a);
-    s->radius_b = cr_hull_radius(b);
     if (fmax(s->face_a, s->face_b) > cutoff) {
         s->edge = -HUGE_VAL;
         s->ea = s->eb = 0;
         s->edge_axis = cr_v3(0, 0, 1);
+        s->radius_a = s->radius_b = 0.0;
         return;
     }
+    s->radius_a = cr_hull_radius(a);
+    s->radius_b = cr_hull_radius(b);
     edge_query(a, pa, b, pb, s);
 }
 
