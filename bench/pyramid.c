@@ -66,7 +66,7 @@ static int run(int rows, const settings *set)
     cr_body_get_state(w, top, &s0);
     int steps = (int)(seconds / def.dt + 0.5);
     double stage[CR_STAGE_COUNT] = {0}, max_pen = 0.0;
-    uint64_t contacts = 0;
+    uint64_t contacts = 0, carried = 0;
     double t0 = now();
     for (int s = 0; s < steps; ++s) {
         if (cr_world_step(w) != CR_OK) {
@@ -77,6 +77,7 @@ static int run(int rows, const settings *set)
         for (int k = 0; k < CR_STAGE_COUNT; ++k) stage[k] += st->stage_seconds[k];
         if (st->max_penetration > max_pen) max_pen = st->max_penetration;
         contacts += st->contacts;
+        carried += st->carried_contacts;
     }
     double wall = now() - t0;
     cr_body_state s1;
@@ -85,6 +86,7 @@ static int run(int rows, const settings *set)
            "asleep at the end %u\n",
            rows, n, steps / wall, (double)contacts / steps, max_pen, cr_v3_len(cr_v3_sub(s1.position, s0.position)),
            cr_world_stats(w)->sleeping);
+    printf("  carried over (contacts/step): %.0f\n", (double)carried / steps);
     printf("  per stage (ms/step):");
     for (int k = 0; k < CR_STAGE_COUNT; ++k) printf(" %s %.3f", cr_stage_name(k), 1e3 * stage[k] / steps);
     printf("\n");

@@ -56,6 +56,19 @@ uint32_t cr_collide_mesh_hull(const cr_mesh *a, cr_pose pa, const cr_hull *b, cr
                               cr_manifold *m);
 uint32_t cr_collide_mesh_sphere(const cr_mesh *a, cr_pose pa, cr_vec3 c, double r, double margin, cr_manifold *m);
 
+/* Carried contacts (src/collide_carry.c): a contact point as A's surface
+ * point in A's frame (la), B's surface point and the normal in B's frame
+ * (lb, nb); pb NULL: B is the world (lb, nb world). cr_carry_point returns
+ * the separation at the poses given and sets the point (midway) and the
+ * normal. */
+void cr_carry_frames(cr_pose pa, cr_pose pb, const cr_contact_point *p, cr_vec3 *la, cr_vec3 *lb, cr_vec3 *nb);
+double cr_carry_point(cr_pose pa, const cr_pose *pb, cr_vec3 la, cr_vec3 lb, cr_vec3 nb, cr_vec3 *point,
+                      cr_vec3 *normal);
+/* Is the relative pose (x, q) within tolerance of (x_ref, q_ref): the
+ * positions within tolerance * length, the orientations within an angle of
+ * about tolerance (radians)? */
+bool cr_carry_close(cr_vec3 x_ref, cr_quat q_ref, cr_vec3 x, cr_quat q, double length, double tolerance);
+
 /* Separation lower bound (SAT) between two hulls, for conservative
  * advancement: <= the true distance when apart, the penetration depth along
  * the best axis (< 0) when overlapping. */

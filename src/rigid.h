@@ -37,6 +37,11 @@ typedef struct cr_rigid_contact {
     cr_vec3 jt;                 /* friction impulse of the step on a, world */
     double rest_n;              /* resting-phase normal multiplier (warm start) */
     cr_vec3 rest_t;             /* resting-phase friction impulse, world (warm start) */
+    /* two hulls: the relative pose (a's position in b's frame, conj(q_b) q_a)
+     * when the narrow phase made the manifold; the manifold is carried over
+     * while the pose stays near it (src/collide_carry.c) */
+    cr_vec3 ref_x;
+    cr_quat ref_q;
 } cr_rigid_contact;
 
 typedef struct cr_rigid {
@@ -62,6 +67,8 @@ typedef struct cr_rigid {
     struct cr_narrow_job *jobs;
     struct cr_manifold *manifolds;
     uint32_t job_capacity, manifold_capacity;
+    uint8_t *jointed;           /* per slot, while joints live: held by a joint (no carried manifolds) */
+    uint32_t jointed_capacity;
 } cr_rigid;
 
 static inline bool cr_world_is_rigid(const cr_world *w)

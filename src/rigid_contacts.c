@@ -133,15 +133,89 @@ static double pair_margin(const cr_world *w, uint32_t a, uint32_t b)
     return CR_BASE_MARGIN * fmin(ra, rb) + (speed + cr_v3_len(w->def.gravity) * w->def.dt) * w->def.dt;
 }
 
-static bool add_points(cr_world *w, uint32_t a, uint32_t b, bool is_plane, const cr_manifold *m)
+/* Carried manifolds (src/collide_carry.c): a pair of hulls whose relative
+ * pose is within CR_CARRY_TOLERANCE (of the smaller bounding radius, and
+ * radians) of the pose its manifold was made at keeps that manifold: the
+ * separating-axis query and the clipping are skipped, the points and
+ * separations follow the bodies. The error this leaves is of the order of
+ * the tolerance times the contact's size in the points, and its square in
+ * the separations of face contacts (tests/test_collide_poly.c). Bodies held
+ * by a joint are left to the narrow phase: a joint and contacts on the same
+ * bodies make a redundant system whose active-set solve is sensitive to the
+ * order and identity of the contacts (the chain of
+ * tests/test_rigid_joints.c hits the iteration bound there), and carrying
+ * changes both. */
+#define CR_CARRY_TOLERANCE 1e-3
+
+static void relative_pose(const cr_world *w, uint32_t a, uint32_t b, cr_vec3 *x, cr_quat *q)
+{
+    const cr_bodies *bs = &w->bodies;
+    cr_quat qb = bs->q[b], qa = bs->q[a];
+    cr_quat conj = {qb.w, -qb.x, -qb.y, -qb.z};
+    *x = cr_pose_local_point(cr_rigid_pose(w, b), bs->x[a]);
+    *q = cr_q_mul(conj, qa);
+}
+
+/* The previous step's first contact of pair (a, b), or CR_NO_BODY. */
+static uint32_t find_pair(const cr_rigid *r, uint32_t a, uint32_t b)
+{
+    uint32_t lo = 0, hi = r->prev_count;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        const cr_rigid_contact *p = &r->prev[mid];
+        bool before = p->a != a ? p->a < a : (!p->is_plane && p->b < b); /* contact_cmp: pairs before planes */
+        if (before) lo = mid + 1;
+        else hi = mid;
+    }
+    if (lo < r->prev_count && r->prev[lo].a == a && !r->prev[lo].is_plane && r->prev[lo].b == b) return lo;
+    return CR_NO_BODY;
+}
+
+/* Carries pair (a, b)'s manifold over when it may (see above): returns the
+ * previous step's first contact of the pair, CR_NO_BODY when the narrow
+ * phase must look afresh. */
+static uint32_t carry_pair(const cr_world *w, uint32_t a, uint32_t b, cr_manifold *m)
+{
+    const cr_rigid *r = w->rigid;
+    if (geom_of(w, a) != GEOM_HULL || geom_of(w, b) != GEOM_HULL) return CR_NO_BODY;
+    if (r->joint_live && (r->jointed[a] || r->jointed[b])) return CR_NO_BODY;
+    uint32_t first = find_pair(r, a, b), count = 0;
+    if (first == CR_NO_BODY) return CR_NO_BODY;
+    while (first + count < r->prev_count && r->prev[first + count].a == a && !r->prev[first + count].is_plane &&
+           r->prev[first + count].b == b)
+        ++count;
+    if (count > CR_MANIFOLD_MAX) return CR_NO_BODY;
+    cr_vec3 x;
+    cr_quat q;
+    relative_pose(w, a, b, &x, &q);
+    const cr_rigid_contact *p = &r->prev[first];
+    double length = fmin(w->bodies.radius[a], w->bodies.radius[b]);
+    if (!cr_carry_close(p->ref_x, p->ref_q, x, q, length, CR_CARRY_TOLERANCE)) return CR_NO_BODY;
+    cr_pose pa = cr_rigid_pose(w, a), pb = cr_rigid_pose(w, b);
+    m->count = count;
+    for (uint32_t k = 0; k < count; ++k) {
+        cr_contact_point *c = &m->p[k];
+        c->separation = cr_carry_point(pa, &pb, p[k].la, p[k].lb, p[k].nb, &c->point, &c->normal);
+        c->id = p[k].feature;
+        c->kind = CR_FEATURE_VERTEX_FACE;
+    }
+    return first;
+}
+
+/* Appends manifold m of a and b; carry: the previous step's first contact
+ * of the pair when m was carried over from it (the points keep their frames
+ * and reference pose), CR_NO_BODY when m was found afresh. */
+static bool add_points(cr_world *w, uint32_t a, uint32_t b, bool is_plane, const cr_manifold *m, uint32_t carry)
 {
     cr_rigid *r = w->rigid;
     if (!cr_grow(w, (void **)&r->contacts, &r->contact_capacity, r->contact_count + m->count, sizeof *r->contacts))
         return false;
     const cr_bodies *bs = &w->bodies;
-    cr_mat3 RaT = cr_m3_transpose(cr_q_to_m3(bs->q[a]));
-    cr_mat3 RbT = is_plane ? cr_m3_identity() : cr_m3_transpose(cr_q_to_m3(bs->q[b]));
-    cr_vec3 xb = is_plane ? cr_v3_zero() : bs->x[b];
+    cr_pose pa = cr_rigid_pose(w, a), pb = {cr_v3_zero(), cr_m3_identity()};
+    if (!is_plane) pb = cr_rigid_pose(w, b);
+    cr_vec3 ref_x = cr_v3_zero();
+    cr_quat ref_q = cr_q_identity();
+    if (!is_plane) relative_pose(w, a, b, &ref_x, &ref_q);
     double e = bs->restitution[a] * (is_plane ? w->planes.def[b].restitution : bs->restitution[b]);
     double mu = bs->friction[a] * (is_plane ? w->planes.def[b].friction : bs->friction[b]);
     for (uint32_t k = 0; k < m->count; ++k) {
@@ -157,12 +231,15 @@ static bool add_points(cr_world *w, uint32_t a, uint32_t b, bool is_plane, const
         c->separation = p->separation;
         c->restitution = e;
         c->friction = mu;
-        /* each side's surface point: half the gap either way along the normal */
-        cr_vec3 pa = cr_v3_madd(p->point, p->normal, 0.5 * p->separation);
-        cr_vec3 pb = cr_v3_madd(p->point, p->normal, -0.5 * p->separation);
-        c->la = cr_m3_mul_v(RaT, cr_v3_sub(pa, bs->x[a]));
-        c->lb = cr_m3_mul_v(RbT, cr_v3_sub(pb, xb));
-        c->nb = cr_m3_mul_v(RbT, p->normal);
+        if (carry != CR_NO_BODY) {
+            const cr_rigid_contact *old = &r->prev[carry + k];
+            c->la = old->la, c->lb = old->lb, c->nb = old->nb;
+            c->ref_x = old->ref_x, c->ref_q = old->ref_q;
+            c->rest_n = old->rest_n, c->rest_t = old->rest_t;
+            continue;
+        }
+        cr_carry_frames(pa, pb, p, &c->la, &c->lb, &c->nb);
+        c->ref_x = ref_x, c->ref_q = ref_q;
         const cr_rigid_contact *old = find_prev(r, c);
         if (old) {
             c->rest_n = old->rest_n;
@@ -179,13 +256,15 @@ static bool add_points(cr_world *w, uint32_t a, uint32_t b, bool is_plane, const
 typedef struct cr_narrow_job {
     uint32_t a, b;  /* a pair; or body a against every plane when b is CR_NO_BODY */
     uint32_t first; /* its manifold (a plane job: the first of one per plane) */
+    uint32_t carry; /* set by the job: the previous step's first contact of the pair when its
+                     * manifold was carried over, CR_NO_BODY when found afresh */
 } cr_narrow_job;
 
 #define CR_NARROW_CHUNK 16u /* jobs per work item */
 
 typedef struct narrow_ctx {
     const cr_world *w;
-    const cr_narrow_job *jobs;
+    cr_narrow_job *jobs;
     cr_manifold *m;
     uint32_t count;
 } narrow_ctx;
@@ -196,10 +275,12 @@ static void narrow_items(uint32_t start, uint32_t end, uint32_t worker, void *ct
     const narrow_ctx *c = ctx;
     for (uint32_t item = start; item < end; ++item)
         for (uint32_t j = item * CR_NARROW_CHUNK; j < c->count && j < (item + 1) * CR_NARROW_CHUNK; ++j) {
-            const cr_narrow_job *job = &c->jobs[j];
+            cr_narrow_job *job = &c->jobs[j];
             cr_manifold *m = &c->m[job->first];
+            job->carry = CR_NO_BODY;
             if (job->b != CR_NO_BODY) {
-                collide_pair(c->w, job->a, job->b, pair_margin(c->w, job->a, job->b), m);
+                job->carry = carry_pair(c->w, job->a, job->b, m);
+                if (job->carry == CR_NO_BODY) collide_pair(c->w, job->a, job->b, pair_margin(c->w, job->a, job->b), m);
                 continue;
             }
             double margin = pair_margin(c->w, job->a, CR_NO_BODY);
@@ -217,31 +298,44 @@ cr_status cr_rigid_find_contacts(cr_world *w)
      * planes (the order contacts are appended in) */
     uint32_t jobs = 0, manifolds = 0, planes = w->planes.count;
     uint32_t most = w->broad.pair_count + bs->slot_count;
+    if (r->joint_live) {
+        if (!cr_grow(w, (void **)&r->jointed, &r->jointed_capacity, bs->slot_count, sizeof *r->jointed)) goto oom;
+        memset(r->jointed, 0, bs->slot_count * sizeof *r->jointed);
+        for (uint32_t k = 0; k < r->joint_count; ++k) {
+            const cr_joint *j = &r->joints[k];
+            if (!(j->generation & 1u)) continue;
+            r->jointed[j->a] = 1;
+            if (j->b != CR_NO_BODY) r->jointed[j->b] = 1;
+        }
+    }
     if (!cr_grow(w, (void **)&r->jobs, &r->job_capacity, most, sizeof *r->jobs)) goto oom;
     for (uint32_t p = 0; p < w->broad.pair_count; ++p) {
         uint32_t a = w->broad.pairs[p].a, b = w->broad.pairs[p].b;
         if (!cr_rigid_moves(bs, a) && !cr_rigid_moves(bs, b)) continue; /* static, kinematic or asleep */
-        r->jobs[jobs++] = (cr_narrow_job){a, b, manifolds++};
+        r->jobs[jobs++] = (cr_narrow_job){a, b, manifolds++, CR_NO_BODY};
     }
     for (uint32_t a = 0; a < bs->slot_count && planes; ++a) {
         if (!cr_slot_alive(bs, a) || !cr_rigid_moves(bs, a)) continue;
-        r->jobs[jobs++] = (cr_narrow_job){a, CR_NO_BODY, manifolds};
+        r->jobs[jobs++] = (cr_narrow_job){a, CR_NO_BODY, manifolds, CR_NO_BODY};
         manifolds += planes;
     }
     if (!cr_grow(w, (void **)&r->manifolds, &r->manifold_capacity, manifolds, sizeof *r->manifolds)) goto oom;
     narrow_ctx ctx = {w, r->jobs, r->manifolds, jobs};
     cr_run_items(w, narrow_items, (jobs + CR_NARROW_CHUNK - 1) / CR_NARROW_CHUNK, &ctx);
+    uint32_t carried = 0;
     for (uint32_t j = 0; j < jobs; ++j) {
         const cr_narrow_job *job = &r->jobs[j];
         const cr_manifold *m = &r->manifolds[job->first];
         if (job->b != CR_NO_BODY) {
-            if (m->count && !add_points(w, job->a, job->b, false, m)) goto oom;
+            if (job->carry != CR_NO_BODY) carried += m->count;
+            if (m->count && !add_points(w, job->a, job->b, false, m, job->carry)) goto oom;
             continue;
         }
         for (uint32_t k = 0; k < planes; ++k)
-            if (m[k].count && !add_points(w, job->a, k, true, &m[k])) goto oom;
+            if (m[k].count && !add_points(w, job->a, k, true, &m[k], CR_NO_BODY)) goto oom;
     }
     w->stats.contacts = r->contact_count;
+    w->stats.carried_contacts = carried;
     return CR_OK;
 oom:
     return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "rigid contacts: out of memory");

@@ -39,16 +39,8 @@ static void move(cr_world *w, uint32_t i, double dt)
  * points and normal carried in each body's frame. */
 static double separation_now(const cr_world *w, const cr_rigid_contact *c, cr_vec3 *normal)
 {
-    const cr_bodies *b = &w->bodies;
-    cr_vec3 pa = cr_v3_add(b->x[c->a], cr_m3_mul_v(cr_q_to_m3(b->q[c->a]), c->la));
-    cr_vec3 pb = c->lb, n = c->nb;
-    if (!c->is_plane) {
-        cr_mat3 Rb = cr_q_to_m3(b->q[c->b]);
-        pb = cr_v3_add(b->x[c->b], cr_m3_mul_v(Rb, c->lb));
-        n = cr_m3_mul_v(Rb, c->nb);
-    }
-    if (normal) *normal = n;
-    return cr_v3_dot(cr_v3_sub(pa, pb), n);
+    cr_pose pb = c->is_plane ? (cr_pose){cr_v3_zero(), cr_m3_identity()} : cr_rigid_pose(w, c->b);
+    return cr_carry_point(cr_rigid_pose(w, c->a), c->is_plane ? NULL : &pb, c->la, c->lb, c->nb, NULL, normal);
 }
 
 static void load_pseudo(cr_world *w)

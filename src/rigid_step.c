@@ -47,6 +47,7 @@ void cr_rigid_free(cr_world *w)
     cr_free(w, r->island_still);
     cr_free(w, r->jobs);
     cr_free(w, r->manifolds);
+    cr_free(w, r->jointed);
     cr_lcp_workspace_destroy(r->ws);
     cr_free(w, r);
     w->rigid = NULL;

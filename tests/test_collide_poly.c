@@ -314,6 +314,69 @@ static void test_random_boxes(void **state)
 }
 
 /* A tetrahedron point-down into a box: one vertex/face contact. */
+/* Carried contacts (src/collide_carry.c): a box resting on another, slightly
+ * tilted and offset (clipped face contacts); the manifold made at one pose
+ * and carried to a pose within the tolerance eps (eps r in position, about
+ * eps in angle) agrees with the one found afresh there, feature by feature:
+ * points within 2 eps r, separations within 2 eps r (tilt + eps) (a point
+ * that slid by up to about eps r over a face tilted by tilt + eps). Unmoved, the
+ * two agree to rounding. */
+static void test_carried_manifold(void **state)
+{
+    (void)state;
+    uint64_t s = 20261125;
+    const double eps = 1e-3, tilt = 0.02;
+    int matched = 0;
+    double worst_point = 0.0, worst_sep = 0.0;
+    for (int it = 0; it < 500; ++it) {
+        cr_vec3 ha = test_rand_vec(&s, 0.2, 0.6), hb = test_rand_vec(&s, 0.3, 1.0);
+        cr_hull a = box(ha.x, ha.y, ha.z), b = box(hb.x, hb.y, hb.z);
+        double r = fmin(cr_v3_len(ha), cr_v3_len(hb));
+        cr_pose pb = pose(test_rand_vec(&s, -1.0, 1.0), random_rotation(&s));
+        cr_vec3 offset = cr_v3(test_rand(&s, -hb.x, hb.x), test_rand(&s, -hb.y, hb.y), hb.z + ha.z + test_rand(&s, -0.01, 0.005));
+        cr_mat3 Rrel = rot(test_rand_vec(&s, -1.0, 1.0), test_rand(&s, 0.0, tilt));
+        cr_pose pa = pose(cr_pose_point(pb, offset), cr_m3_mul(pb.R, Rrel));
+        double margin = 0.02 * r;
+        cr_manifold m0;
+        if (cr_collide_hull_hull(&a, pa, &b, pb, margin, &m0) == 0) {
+            cr_hull_free(&a);
+            cr_hull_free(&b);
+            continue;
+        }
+        cr_vec3 la[CR_MANIFOLD_MAX], lb[CR_MANIFOLD_MAX], nb[CR_MANIFOLD_MAX];
+        for (uint32_t k = 0; k < m0.count; ++k) {
+            cr_carry_frames(pa, pb, &m0.p[k], &la[k], &lb[k], &nb[k]);
+            cr_vec3 point, normal;
+            double sep = cr_carry_point(pa, &pb, la[k], lb[k], nb[k], &point, &normal);
+            assert_near(sep, m0.p[k].separation, 1e-12);
+            assert_vec_near(point, m0.p[k].point, 1e-12);
+            assert_vec_near(normal, m0.p[k].normal, 1e-12);
+        }
+        /* a motion of A relative to B within the tolerance */
+        cr_vec3 dx = cr_v3_scale(cr_v3_normalize(test_rand_vec(&s, -1.0, 1.0)), test_rand(&s, 0.0, 0.99 * eps * r));
+        cr_mat3 dR = rot(test_rand_vec(&s, -1.0, 1.0), test_rand(&s, 0.0, 0.99 * eps));
+        cr_pose pa1 = pose(cr_v3_add(pa.x, cr_m3_mul_v(pb.R, dx)), cr_m3_mul(dR, pa.R));
+        cr_manifold m1;
+        cr_collide_hull_hull(&a, pa1, &b, pb, margin, &m1);
+        for (uint32_t i = 0; i < m1.count; ++i)
+            for (uint32_t k = 0; k < m0.count; ++k) {
+                if (m0.p[k].id != m1.p[i].id) continue;
+                cr_vec3 point, normal;
+                double sep = cr_carry_point(pa1, &pb, la[k], lb[k], nb[k], &point, &normal);
+                worst_point = fmax(worst_point, cr_v3_len(cr_v3_sub(point, m1.p[i].point)) / (eps * r));
+                worst_sep = fmax(worst_sep, fabs(sep - m1.p[i].separation) / (eps * r * (tilt + eps)));
+                ++matched;
+            }
+        cr_hull_free(&a);
+        cr_hull_free(&b);
+    }
+    assert_true(matched > 1000);
+    assert_true(worst_point <= 2.0);
+    assert_true(worst_sep <= 2.0);
+    print_message("carried contacts: %d matched, worst point %.3g eps r, worst separation %.3g eps r (tilt + eps)\n",
+                  matched, worst_point, worst_sep);
+}
+
 static void test_tetrahedron_vertex(void **state)
 {
     (void)state;
@@ -547,6 +610,7 @@ int main(void)
         cmocka_unit_test(test_random_boxes),     cmocka_unit_test(test_tetrahedron_vertex),
         cmocka_unit_test(test_hull_sphere),      cmocka_unit_test(test_mesh_box),
         cmocka_unit_test(test_mesh_sphere),      cmocka_unit_test(test_toi_fast_box),
+        cmocka_unit_test(test_carried_manifold),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

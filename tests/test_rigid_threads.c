@@ -1,6 +1,8 @@
 /* The rigid-body narrow phase runs as work items on the world's threads or
  * task system (src/rigid_contacts.c): the contacts, and so every later
- * stage, must not depend on how many threads ran them or in what order. */
+ * stage, must not depend on how many threads ran them or in what order;
+ * nor must the choice, made in the work items, to carry a resting pair's
+ * manifold over from an earlier step (src/collide_carry.c). */
 #include <string.h>
 
 #include "rigid_helpers.h"
@@ -61,14 +63,16 @@ static void test_rigid_threads_bitwise(void **state)
     (void)state;
     int enqueued = 0;
     cr_world *w[3] = {pile(1, NULL), pile(2, NULL), pile(1, &enqueued)};
-    uint32_t most = 0;
+    uint32_t most = 0, carried = 0;
     for (int k = 0; k < 240; ++k)
         for (int m = 0; m < 3; ++m) {
             assert_int_equal(cr_world_step(w[m]), CR_OK);
             if (cr_world_stats(w[m])->contacts > most) most = cr_world_stats(w[m])->contacts;
+            carried += cr_world_stats(w[m])->carried_contacts;
         }
     assert_true(enqueued > 0);
     assert_true(most > 300); /* many work items of 16 jobs, not one */
+    assert_true(carried > 1000); /* resting pairs' manifolds carried over in the work items */
     uint32_t n = cr_world_body_capacity(w[0]);
     assert_int_equal(n, 150);
     for (uint32_t i = 0; i < n; ++i) {

@@ -280,6 +280,8 @@ typedef struct cr_step_stats {
     uint64_t law_fallbacks;     /* stronge impacts that fell back to Newton's law (running total) */
     double mean_closest_iterations; /* closest-point Newton iterations per call, all steps */
     uint32_t sleeping;          /* rigid-body worlds: bodies asleep after the step */
+    uint32_t carried_contacts;  /* rigid-body worlds: contacts of manifolds carried over from an earlier
+                                 * step (resting pairs of hulls), not found afresh */
 } cr_step_stats;
 const cr_step_stats *cr_world_stats(const cr_world *world);
 const char *cr_stage_name(int stage);

@@ -1,0 +1,44 @@
+/* Carried contacts: the manifold of a resting pair kept from the step that
+ * made it, while the pair's relative pose stays within a tolerance of the
+ * pose it was made at (docs/physics/collide-poly.md, "Carried manifolds").
+ *
+ * A contact is carried as its two surface points and its normal in the
+ * bodies' own frames: A's point fixed in A, B's point and the normal fixed
+ * in B (seed 003's contact plane moves with B's face). At the new poses the
+ * separation is the gap between the two points along the normal, exact for
+ * a vertex of A on a face of B, and the point is their midpoint. Pure
+ * functions. */
+#include "collide_poly.h"
+
+void cr_carry_frames(cr_pose pa, cr_pose pb, const cr_contact_point *p, cr_vec3 *la, cr_vec3 *lb, cr_vec3 *nb)
+{
+    cr_mat3 RaT = cr_m3_transpose(pa.R), RbT = cr_m3_transpose(pb.R);
+    /* each side's surface point: half the gap either way along the normal */
+    cr_vec3 sa = cr_v3_madd(p->point, p->normal, 0.5 * p->separation);
+    cr_vec3 sb = cr_v3_madd(p->point, p->normal, -0.5 * p->separation);
+    *la = cr_m3_mul_v(RaT, cr_v3_sub(sa, pa.x));
+    *lb = cr_m3_mul_v(RbT, cr_v3_sub(sb, pb.x));
+    *nb = cr_m3_mul_v(RbT, p->normal);
+}
+
+double cr_carry_point(cr_pose pa, const cr_pose *pb, cr_vec3 la, cr_vec3 lb, cr_vec3 nb, cr_vec3 *point,
+                      cr_vec3 *normal)
+{
+    cr_vec3 sa = cr_v3_add(pa.x, cr_m3_mul_v(pa.R, la)), sb = lb, n = nb;
+    if (pb) {
+        sb = cr_v3_add(pb->x, cr_m3_mul_v(pb->R, lb));
+        n = cr_m3_mul_v(pb->R, nb);
+    }
+    if (normal) *normal = n;
+    if (point) *point = cr_v3_scale(cr_v3_add(sa, sb), 0.5);
+    return cr_v3_dot(cr_v3_sub(sa, sb), n);
+}
+
+bool cr_carry_close(cr_vec3 x_ref, cr_quat q_ref, cr_vec3 x, cr_quat q, double length, double tolerance)
+{
+    /* |q_ref . q| = cos(theta / 2) for the angle theta between the two
+     * orientations; cos(t / 2) >= 1 - t^2 / 8 bounds theta by t to first order */
+    double dot = fabs(q_ref.w * q.w + q_ref.x * q.x + q_ref.y * q.y + q_ref.z * q.z);
+    return cr_v3_len2(cr_v3_sub(x, x_ref)) <= tolerance * tolerance * length * length &&
+           dot >= 1.0 - 0.125 * tolerance * tolerance;
+}
