@@ -293,12 +293,12 @@ cr_status cr_lcp_solve(cr_lcp_row *rows, uint32_t row_count, cr_lcp_body *bodies
             if (!converged) {
                 if (!cr_lcp_pgs_reserve(ws, isl.n)) return CR_ERR_OUT_OF_MEMORY;
                 st.fallbacks++;
-                res = cr_lcp_pgs_solve(rows, &isl, o.pgs_iterations, ws);
+                res = cr_lcp_pgs_solve(rows, &isl, o.pgs_iterations, stats != NULL, ws);
             }
         } else {
             if (!cr_lcp_pgs_reserve(ws, isl.n)) return CR_ERR_OUT_OF_MEMORY;
             st.pgs_islands++;
-            res = cr_lcp_pgs_solve(rows, &isl, o.pgs_iterations, ws);
+            res = cr_lcp_pgs_solve(rows, &isl, o.pgs_iterations, stats != NULL, ws);
         }
         if (res > st.max_residual || res != res) st.max_residual = res;
     }

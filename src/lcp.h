@@ -53,7 +53,9 @@ void cr_lcp_workspace_destroy(cr_lcp_workspace *ws);
  * with a nonzero count. On failure the bodies and the rows' lambda are left
  * unchanged. opt may be NULL (the defaults), stats may be NULL.
  * stats->max_residual: the largest natural residual over all rows, in
- * velocity units: d |lambda - proj(lambda - w / d)| with d = A_ii. */
+ * velocity units: d |lambda - proj(lambda - w / d)| with d = A_ii (for
+ * Gauss-Seidel islands a pass over their rows, made only when stats is
+ * given). */
 cr_status cr_lcp_solve(cr_lcp_row *rows, uint32_t row_count, cr_lcp_body *bodies, uint32_t body_count,
                        const cr_lcp_options *opt, cr_lcp_workspace *ws, cr_lcp_stats *stats);
 

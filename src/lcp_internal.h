@@ -72,8 +72,10 @@ bool cr_lcp_pgs_reserve(cr_lcp_workspace *ws, uint32_t n);
 uint32_t cr_lcp_dense_solve(const cr_lcp_row *rows, const cr_lcp_island *isl, const cr_lcp_body *bodies,
                             const cr_lcp_options *opt, cr_lcp_workspace *ws, bool *converged, double *residual);
 /* PGS on one island from ws->lambda; returns the largest residual after the
- * last pass. ws->v, ws->w hold the bodies' velocities before any impulse. */
-double cr_lcp_pgs_solve(const cr_lcp_row *rows, const cr_lcp_island *isl, uint32_t iterations, cr_lcp_workspace *ws);
+ * last pass (0 without residual: a pass over the rows saved when no one
+ * asks). ws->v, ws->w hold the bodies' velocities before any impulse. */
+double cr_lcp_pgs_solve(const cr_lcp_row *rows, const cr_lcp_island *isl, uint32_t iterations, bool residual,
+                        cr_lcp_workspace *ws);
 
 /* Dense kernels (src/lcp_linalg.c), row-major n x n with stride n.
  * Both are rank revealing: a pivot below cutoff relative to the largest

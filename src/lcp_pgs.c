@@ -201,7 +201,8 @@ static inline void bounds(const cr_pgs_row *p, const double *lambda, double *lo,
     }
 }
 
-double cr_lcp_pgs_solve(const cr_lcp_row *rows, const cr_lcp_island *isl, uint32_t iterations, cr_lcp_workspace *ws)
+double cr_lcp_pgs_solve(const cr_lcp_row *rows, const cr_lcp_island *isl, uint32_t iterations, bool residual,
+                        cr_lcp_workspace *ws)
 {
     uint32_t n = isl->n, zero = (uint32_t)ws->body_cap;
     pack(rows, isl, ws, zero);
@@ -233,7 +234,7 @@ double cr_lcp_pgs_solve(const cr_lcp_row *rows, const cr_lcp_island *isl, uint32
     /* Friction bounds moved with their normals during the last pass: the
      * residual below measures what is left. */
     double res = 0.0;
-    for (uint32_t j = 0; j < n; ++j) {
+    for (uint32_t j = 0; residual && j < n; ++j) {
         const cr_pgs_row *p = &pr[j];
         double wv = row_velocity(p, vel) - p->target + p->cfm * lambda[j];
         double lp = p->kind == CR_ROW_FRICTION ? lambda[p->parent] : 0.0;

@@ -61,7 +61,6 @@ typedef struct cr_rigid {
     double *island_still;       /* per slot: an island's least still time (sleeping) */
     uint32_t island_capacity;
     cr_lcp_workspace *ws;
-    cr_lcp_stats lcp_stats;
     /* the narrow phase's jobs (a pair, or a body against every plane) and
      * their manifolds, filled in parallel and read in job order */
     struct cr_narrow_job *jobs;

@@ -64,9 +64,8 @@ static cr_status project(cr_world *w, uint32_t rows)
     cr_bodies *b = &w->bodies;
     cr_lcp_options opt = cr_rigid_lcp_options(w);
     opt.dense_max_rows = CR_PROJECTION_DENSE_ROWS;
-    cr_lcp_stats st;
     load_pseudo(w);
-    cr_status s = cr_lcp_solve(r->rows, rows, r->lb, b->slot_count, &opt, r->ws, &st);
+    cr_status s = cr_lcp_solve(r->rows, rows, r->lb, b->slot_count, &opt, r->ws, NULL);
     if (s == CR_ERR_OUT_OF_MEMORY) return cr_fail(w, s, "rigid drift correction: out of memory");
     if (s != CR_OK) return CR_OK; /* no correction this step; the finiteness check follows */
     for (uint32_t i = 0; i < b->slot_count; ++i) {
