@@ -39,8 +39,9 @@ static void move(cr_world *w, uint32_t i, double dt)
  * points and normal carried in each body's frame. */
 static double separation_now(const cr_world *w, const cr_rigid_contact *c, cr_vec3 *normal)
 {
-    cr_pose pb = c->is_plane ? (cr_pose){cr_v3_zero(), cr_m3_identity()} : cr_rigid_pose(w, c->b);
-    return cr_carry_point(cr_rigid_pose(w, c->a), c->is_plane ? NULL : &pb, c->la, c->lb, c->nb, NULL, normal);
+    if (c->is_plane) return cr_carry_point(cr_rigid_pose(w, c->a), NULL, c->la, c->lb, c->nb, NULL, normal);
+    cr_pose pb = cr_rigid_pose(w, c->b);
+    return cr_carry_point(cr_rigid_pose(w, c->a), &pb, c->la, c->lb, c->nb, NULL, normal);
 }
 
 static void load_pseudo(cr_world *w)
