@@ -262,15 +262,12 @@ void cr_surface_evaluate(const cr_surface *s, double u, double v, cr_surface_eva
     if (normal) *normal = cr_v3_scale(cr_v3_normalize(cr_v3_cross(out->su, out->sv)), s->orientation);
 }
 
-void cr_surface_curvature(const cr_surface *s, double u, double v, double *k1, double *k2, double *gaussian)
+void cr_surface_curvature_of(const cr_surface_eval *e, cr_vec3 n, double *k1, double *k2, double *gaussian)
 {
-    cr_surface_eval e;
-    cr_vec3 n;
-    cr_surface_evaluate(s, u, v, &e, &n);
     /* First and second fundamental forms (do Carmo §3-3); with n towards the
      * free side, L = s_uu.n > 0 where the surface bends towards it. */
-    double E = cr_v3_dot(e.su, e.su), F = cr_v3_dot(e.su, e.sv), G = cr_v3_dot(e.sv, e.sv);
-    double L = cr_v3_dot(e.suu, n), M = cr_v3_dot(e.suv, n), N = cr_v3_dot(e.svv, n);
+    double E = cr_v3_dot(e->su, e->su), F = cr_v3_dot(e->su, e->sv), G = cr_v3_dot(e->sv, e->sv);
+    double L = cr_v3_dot(e->suu, n), M = cr_v3_dot(e->suv, n), N = cr_v3_dot(e->svv, n);
     double det = E * G - F * F;
     double K = det > 0.0 ? (L * N - M * M) / det : 0.0;
     double H = det > 0.0 ? (E * N - 2.0 * F * M + G * L) / (2.0 * det) : 0.0;
@@ -278,6 +275,14 @@ void cr_surface_curvature(const cr_surface *s, double u, double v, double *k1, d
     if (k1) *k1 = H - disc;
     if (k2) *k2 = H + disc;
     if (gaussian) *gaussian = K;
+}
+
+void cr_surface_curvature(const cr_surface *s, double u, double v, double *k1, double *k2, double *gaussian)
+{
+    cr_surface_eval e;
+    cr_vec3 n;
+    cr_surface_evaluate(s, u, v, &e, &n);
+    cr_surface_curvature_of(&e, n, k1, k2, gaussian);
 }
 
 static void clamp_domain(const cr_surface *s, double *u, double *v)
@@ -379,6 +384,12 @@ static void descend(const cr_surface *s, cr_vec3 p, double *u, double *v, int *i
 
 cr_closest cr_surface_closest(const cr_surface *s, cr_vec3 p, double u0, double v0, double tol)
 {
+    cr_surface_eval e;
+    return cr_surface_closest_eval(s, p, u0, v0, tol, &e);
+}
+
+cr_closest cr_surface_closest_eval(const cr_surface *s, cr_vec3 p, double u0, double v0, double tol, cr_surface_eval *at)
+{
     cr_closest c;
     c.u = u0;
     c.v = v0;
@@ -389,10 +400,9 @@ cr_closest cr_surface_closest(const cr_surface *s, cr_vec3 p, double u0, double 
         descend(s, p, &c.u, &c.v, &c.iterations);
         c.converged = newton(s, p, &c.u, &c.v, tol, &c.iterations);
     }
-    cr_surface_eval e;
-    cr_surface_evaluate(s, c.u, c.v, &e, &c.normal);
-    c.point = e.s;
-    cr_vec3 off = cr_v3_sub(p, e.s);
+    cr_surface_evaluate(s, c.u, c.v, at, &c.normal);
+    c.point = at->s;
+    cr_vec3 off = cr_v3_sub(p, at->s);
     c.distance = cr_v3_dot(off, c.normal);
     /* Clamped to the domain's edge with an offset that is not along the
      * normal: p is beside the surface. Its signed distance would say "behind"

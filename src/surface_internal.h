@@ -27,4 +27,13 @@ struct cr_surface {
 /* s and derivatives without the normal. */
 void cr_surface_eval_raw(const cr_surface *s, double u, double v, cr_surface_eval *out);
 
+/* cr_surface_closest that also returns the evaluation at the closest point
+ * (the one its normal comes from), so that callers needing the curvature
+ * there do not evaluate the surface again. */
+cr_closest cr_surface_closest_eval(const cr_surface *s, cr_vec3 p, double u0, double v0, double tol, cr_surface_eval *at);
+
+/* Principal and Gaussian curvature from an evaluation and its unit normal
+ * towards the free side (what cr_surface_curvature computes at (u, v)). */
+void cr_surface_curvature_of(const cr_surface_eval *e, cr_vec3 n, double *k1, double *k2, double *gaussian);
+
 #endif
