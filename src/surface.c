@@ -113,7 +113,7 @@ void cr_surface_destroy(cr_surface *s)
 {
     if (!s) return;
     free(s->grid_start);
-    free(s->grid_list);
+    free(s->grid_terms);
     free(s->hills);
     free(s->control);
     free(s->knots_u);
@@ -160,14 +160,19 @@ static bool index_hills(cr_surface *s)
             for (int i = ia; i <= ib; ++i)
                 for (int j = ja; j <= jb; ++j) {
                     size_t c = (size_t)j * (size_t)s->grid_nx + (size_t)i;
-                    if (pass == 0) s->grid_start[c + 1]++;
-                    else s->grid_list[s->grid_start[c]++] = k;
+                    if (pass == 0) {
+                        s->grid_start[c + 1]++;
+                    } else {
+                        const cr_hill *h = &s->hills[k];
+                        s->grid_terms[s->grid_start[c]++] =
+                            (cr_hill_term){h->x, h->y, 1.0 / (h->width * h->width), h->amplitude};
+                    }
                 }
         }
         if (pass == 0) {
             for (size_t c = 0; c < cells; ++c) s->grid_start[c + 1] += s->grid_start[c];
-            s->grid_list = malloc(sizeof *s->grid_list * (s->grid_start[cells] ? s->grid_start[cells] : 1));
-            if (!s->grid_list) return false;
+            s->grid_terms = malloc(sizeof *s->grid_terms * (s->grid_start[cells] ? s->grid_start[cells] : 1));
+            if (!s->grid_terms) return false;
         }
     }
     for (size_t c = cells; c > 0; --c) s->grid_start[c] = s->grid_start[c - 1];

@@ -28,8 +28,8 @@ static void eval_hills(const cr_surface *s, double x, double y, cr_surface_eval 
         }
     }
     for (uint32_t m = first; m < last; ++m) {
-        const cr_hill *h = &s->hills[s->grid_list[m]];
-        double dx = x - h->x, dy = y - h->y, iw2 = 1.0 / (h->width * h->width);
+        const cr_hill_term *h = &s->grid_terms[m];
+        double dx = x - h->x, dy = y - h->y, iw2 = h->iw2;
         double q = (dx * dx + dy * dy) * iw2;
         /* Beyond 8.5 widths a bump is below 2.3e-16 of its height, under
          * double precision: skipped, which also spares exp's underflow path

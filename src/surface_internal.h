@@ -7,6 +7,11 @@
 #define CR_MAGIC_SURFACE_DEF 0x43525344u
 #define CR_BSPLINE_MAX_DEGREE 5
 
+/* A bump as the hills' evaluation reads it: its centre, 1 / width^2 and
+ * amplitude, copied into each grid cell its support reaches so that an
+ * evaluation reads one contiguous run (no division, no indirection). */
+typedef struct cr_hill_term { double x, y, iw2, amplitude; } cr_hill_term;
+
 struct cr_surface {
     cr_surface_def def;    /* pointers in it refer to the copies below */
     cr_hill *hills;
@@ -20,7 +25,8 @@ struct cr_surface {
      * so that an evaluation looks at the bumps near it, not all of them. */
     double grid_x0, grid_y0, grid_cell;
     int grid_nx, grid_ny;
-    uint32_t *grid_start, *grid_list;
+    uint32_t *grid_start;
+    cr_hill_term *grid_terms; /* grid_start[c] .. grid_start[c+1]: cell c's bumps, by index */
     double max_curvature_u, max_curvature_v;
 };
 
