@@ -55,8 +55,7 @@ static site site_at(cr_world *w, uint32_t i, uint32_t k, cr_vec3 x, double u0, d
     const cr_surface *s = w->surfaces.surface[k];
     site st;
     st.c = cr_surface_closest_eval(s, x, u0, v0, 1e-12, &st.e);
-    w->closest_iterations += st.c.iterations;
-    w->closest_calls++;
+    cr_count_closest(w, st.c.iterations);
     st.kappa = 1.0;
     st.mu = st.nu = 0.0;
     if (!full) return st;
@@ -74,8 +73,7 @@ double cr_ball_surface_gap(cr_world *w, uint32_t i, uint32_t k, cr_vec3 x, cr_ve
 {
     cr_bodies *b = &w->bodies;
     cr_closest c = cr_surface_closest(w->surfaces.surface[k], x, b->su[i], b->sv[i], 1e-12);
-    w->closest_iterations += c.iterations;
-    w->closest_calls++;
+    cr_count_closest(w, c.iterations);
     if (keep) {
         b->su[i] = c.u;
         b->sv[i] = c.v;
@@ -437,42 +435,47 @@ void cr_ball_land(cr_world *w, uint32_t i, uint32_t k, cr_impact *report)
     }
 }
 
-void cr_balls_keep_above_surfaces(cr_world *w)
+/* Ball i at the step's end: on its surface and off the walls, or, flying,
+ * not behind any surface. */
+static void keep_above(cr_world *w, uint32_t i)
 {
     cr_bodies *b = &w->bodies;
-    if (w->surfaces.count == 0) return;
-    for (uint32_t i = 0; i < b->slot_count; ++i) {
-        if (!cr_slot_alive(b, i) || !cr_slot_dynamic(b, i)) continue;
-        if (b->surface[i] != CR_NO_SURFACE) {
-            /* A ball on a surface ends its plan on it; position projection
-             * against other balls, or impacts left over by the events'
-             * bound, may have moved it off or into a wall: back on, and out. */
-            double worst = 0.0;
-            for (uint32_t k = 0; k < w->planes.count; ++k)
-                worst = fmax(worst, cr_penetration_sphere_plane(b->x[i], b->radius[i], w->planes.def[k].point,
-                                                                w->planes.def[k].normal));
-            cr_vec3 n;
-            double gap = cr_ball_surface_gap(w, i, b->surface[i], b->x[i], &n, true);
-            if (fabs(gap) > w->def.toi_tolerance || worst > w->def.toi_tolerance) {
-                cr_closest c = cr_surface_closest(w->surfaces.surface[b->surface[i]], b->x[i], b->su[i], b->sv[i], 1e-12);
-                cr_vec3 x = cr_v3_madd(c.point, c.normal, b->radius[i]);
-                keep_off_planes(w, i, &x, &n, &b->v[i], &c, NULL);
-                move_keeping_energy(w, i, x);
-                b->su[i] = c.u;
-                b->sv[i] = c.v;
-            }
-            continue;
+    if (!cr_slot_alive(b, i) || !cr_slot_dynamic(b, i)) return;
+    if (b->surface[i] != CR_NO_SURFACE) {
+        /* A ball on a surface ends its plan on it; position projection
+         * against other balls, or impacts left over by the events'
+         * bound, may have moved it off or into a wall: back on, and out. */
+        double worst = 0.0;
+        for (uint32_t k = 0; k < w->planes.count; ++k)
+            worst = fmax(worst, cr_penetration_sphere_plane(b->x[i], b->radius[i], w->planes.def[k].point,
+                                                            w->planes.def[k].normal));
+        cr_vec3 n;
+        double gap = cr_ball_surface_gap(w, i, b->surface[i], b->x[i], &n, true);
+        if (fabs(gap) > w->def.toi_tolerance || worst > w->def.toi_tolerance) {
+            cr_closest c = cr_surface_closest(w->surfaces.surface[b->surface[i]], b->x[i], b->su[i], b->sv[i], 1e-12);
+            cr_vec3 x = cr_v3_madd(c.point, c.normal, b->radius[i]);
+            keep_off_planes(w, i, &x, &n, &b->v[i], &c, NULL);
+            move_keeping_energy(w, i, x);
+            b->su[i] = c.u;
+            b->sv[i] = c.v;
         }
-        for (uint32_t k = 0; k < w->surfaces.count; ++k) {
-            cr_vec3 n;
-            double gap = cr_ball_surface_gap(w, i, k, b->x[i], &n, true);
-            if (gap >= -w->def.toi_tolerance) continue;
-            /* Behind the surface (a landing the time of impact could not
-             * place, near a graze): back onto it, the speed paying for the
-             * height (eq. 43's balance), and the landing resolved now. */
-            move_keeping_energy(w, i, cr_v3_madd(b->x[i], n, -gap));
-            cr_ball_land(w, i, k, NULL);
-            break;
-        }
+        return;
     }
+    for (uint32_t k = 0; k < w->surfaces.count; ++k) {
+        cr_vec3 n;
+        double gap = cr_ball_surface_gap(w, i, k, b->x[i], &n, true);
+        if (gap >= -w->def.toi_tolerance) continue;
+        /* Behind the surface (a landing the time of impact could not
+         * place, near a graze): back onto it, the speed paying for the
+         * height (eq. 43's balance), and the landing resolved now. */
+        move_keeping_energy(w, i, cr_v3_madd(b->x[i], n, -gap));
+        cr_ball_land(w, i, k, NULL);
+        break;
+    }
+}
+
+void cr_balls_keep_above_surfaces(cr_world *w)
+{
+    if (w->surfaces.count == 0) return;
+    cr_run_balls(w, keep_above); /* each ball on its own: over the workers */
 }
