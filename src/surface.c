@@ -114,6 +114,12 @@ void cr_surface_destroy(cr_surface *s)
     if (!s) return;
     free(s->grid_start);
     free(s->grid_terms);
+    free(s->lattice_col_start);
+    free(s->lattice_row_start);
+    free(s->lattice_cols);
+    free(s->lattice_rows);
+    free(s->lattice_term_col);
+    free(s->lattice_term_row);
     free(s->hills);
     free(s->control);
     free(s->knots_u);
@@ -222,7 +228,7 @@ cr_status cr_surface_create(const cr_surface_def *def, cr_surface **out, char *m
         }
         s->def.hills = s->hills;
         s->size = fmax(def->u_max - def->u_min, def->v_max - def->v_min);
-        if (!index_hills(s)) goto oom;
+        if (!index_hills(s) || !cr_hills_factor(s)) goto oom;
         break;
     case CR_SURFACE_BOWL:
         s->def.u_min = def->center.x - def->radius;

@@ -12,6 +12,13 @@
  * evaluation reads one contiguous run (no division, no indirection). */
 typedef struct cr_hill_term { double x, y, iw2, amplitude; } cr_hill_term;
 
+/* A column (or row) of bumps: their common centre coordinate and 1/w^2. */
+typedef struct cr_hill_axis { double c, iw2; } cr_hill_axis;
+
+/* At most this many distinct columns (or rows) in a cell for the lattice
+ * path (their factors live on the stack). */
+#define CR_LATTICE_MAX_AXIS 64
+
 struct cr_surface {
     cr_surface_def def;    /* pointers in it refer to the copies below */
     cr_hill *hills;
@@ -27,8 +34,37 @@ struct cr_surface {
     int grid_nx, grid_ny;
     uint32_t *grid_start;
     cr_hill_term *grid_terms; /* grid_start[c] .. grid_start[c+1]: cell c's bumps, by index */
+    /* Bumps on a lattice (surface_lattice.c): cell c's distinct columns
+     * (x, 1/w^2) and rows (y, 1/w^2), and each of its bumps' column and row;
+     * NULL where factoring would not spare exps. */
+    uint32_t *lattice_col_start, *lattice_row_start;
+    cr_hill_axis *lattice_cols, *lattice_rows;
+    uint8_t *lattice_term_col, *lattice_term_row; /* parallel to grid_terms */
     double max_curvature_u, max_curvature_v;
 };
+
+/* A bump's sum terms, z and its derivatives (a[0..5]: z, z_x, z_y, z_xx,
+ * z_xy, z_yy), for offset (dx, dy) from its centre, 1/w^2 and its value g =
+ * A exp(-(dx^2 + dy^2) / (2 w^2)): shared by both paths of the hills. */
+static inline void cr_hill_add(double a[6], double dx, double dy, double iw2, double g)
+{
+    a[0] += g;
+    a[1] += -dx * iw2 * g;
+    a[2] += -dy * iw2 * g;
+    a[3] += (dx * dx * iw2 - 1.0) * iw2 * g;
+    a[4] += dx * dy * iw2 * iw2 * g;
+    a[5] += (dy * dy * iw2 - 1.0) * iw2 * g;
+}
+
+/* Beyond 8.5 widths (q = d^2 / w^2 > 72) a bump is below 2.3e-16 of its
+ * height, under double precision: left out of the sum. */
+#define CR_HILL_MAX_Q 72.0
+
+/* surface_lattice.c: factors the bumps of each grid cell by column and row
+ * where that spares exps (false: out of memory), and the bump sum of cell
+ * [first, last) at (x, y) by those factors. */
+bool cr_hills_factor(cr_surface *s);
+void cr_hills_sum_lattice(const cr_surface *s, size_t cell, double x, double y, double a[6]);
 
 /* s and derivatives without the normal. */
 void cr_surface_eval_raw(const cr_surface *s, double u, double v, cr_surface_eval *out);
