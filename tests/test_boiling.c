@@ -18,12 +18,12 @@ typedef struct boiling {
 } boiling;
 
 static boiling make_boiling_on(int n, double mu, double rolling_mu, double e, cr_law law, uint64_t seed,
-                               uint32_t workers)
+                               uint32_t workers, cr_method method)
 {
     cr_world_def wd = cr_default_world_def();
     wd.worker_count = workers;
     wd.dt = 1.0 / 120.0;
-    wd.method = CR_METHOD_EVENT;
+    wd.method = method;
     wd.k_p = 1.0; /* a flying ball that ends a step in a wall goes all the way back */
     /* Elastic: every approach is an impact, however slow. */
     if (e == 1.0) wd.resting_speed = 0.0;
@@ -73,7 +73,7 @@ static boiling make_boiling_on(int n, double mu, double rolling_mu, double e, cr
 
 static boiling make_boiling(int n, double mu, double rolling_mu, double e, cr_law law, uint64_t seed)
 {
-    return make_boiling_on(n, mu, rolling_mu, e, law, seed, 1);
+    return make_boiling_on(n, mu, rolling_mu, e, law, seed, 1, CR_METHOD_EVENT);
 }
 
 /* Every ball above the surface (within the time-of-impact tolerance) and
@@ -145,15 +145,16 @@ static void test_friction_never_gains_energy(void **state)
 
 /* The balls are planned, and put back on the surface at the step's end,
  * over the world's workers: the same bits for 1, 2 and 3 of them (600
- * balls: three work items), with friction and without, under both laws. */
+ * balls: three work items), with friction and without, under both laws,
+ * and in the impulse method. */
 static void test_threads_same_bits(void **state)
 {
     (void)state;
-    for (int c = 0; c < 2; ++c) {
+    for (int c = 0; c < 3; ++c) {
         boiling b[3];
         for (uint32_t k = 0; k < 3; ++k)
-            b[k] = make_boiling_on(600, c ? 0.1 : 0.0, c ? 0.002 : 0.0, c ? 0.9 : 1.0, c ? CR_LAW_ROLLING : CR_LAW_NEWTON,
-                                   11, k + 1);
+            b[k] = make_boiling_on(600, c ? 0.1 : 0.0, c ? 0.002 : 0.0, c ? 0.9 : 1.0, c == 1 ? CR_LAW_ROLLING : CR_LAW_NEWTON,
+                                   11, k + 1, c == 2 ? CR_METHOD_IMPULSE : CR_METHOD_EVENT);
         for (int i = 0; i < 240; ++i)
             for (int k = 0; k < 3; ++k) assert_int_equal(cr_world_step(b[k].w), CR_OK);
         for (uint32_t i = 0; i < cr_world_body_capacity(b[0].w); ++i) {
