@@ -12,6 +12,19 @@ static void eval_plane(const cr_surface *s, double u, double v, cr_surface_eval 
     o->suu = o->suv = o->svv = cr_v3_zero();
 }
 
+/* A bump's terms in z and its derivatives (a[0..5]: z, z_x, z_y, z_xx,
+ * z_xy, z_yy), for offset (dx, dy) from its centre, 1/w^2 and its value
+ * g = A exp(-(dx^2 + dy^2) / (2 w^2)). */
+static void hill_add(double a[6], double dx, double dy, double iw2, double g)
+{
+    a[0] += g;
+    a[1] += -dx * iw2 * g;
+    a[2] += -dy * iw2 * g;
+    a[3] += (dx * dx * iw2 - 1.0) * iw2 * g;
+    a[4] += dx * dy * iw2 * iw2 * g;
+    a[5] += (dy * dy * iw2 - 1.0) * iw2 * g;
+}
+
 /* z = h + sum A exp(-d^2 / (2 w^2)) + W sin(a x) sin(b y), a graph over (x, y). */
 static void eval_hills(const cr_surface *s, double x, double y, cr_surface_eval *o)
 {
@@ -32,7 +45,7 @@ static void eval_hills(const cr_surface *s, double x, double y, cr_surface_eval 
                     /* (The cut also spares exp's underflow path on large
                      * surfaces with many bumps.) */
                     if (q > CR_HILL_MAX_Q) continue;
-                    cr_hill_add(a, dx, dy, iw2, h->amplitude * exp(-0.5 * q));
+                    hill_add(a, dx, dy, iw2, h->amplitude * exp(-0.5 * q));
                 }
             }
         }

@@ -43,26 +43,14 @@ struct cr_surface {
     double max_curvature_u, max_curvature_v;
 };
 
-/* A bump's sum terms, z and its derivatives (a[0..5]: z, z_x, z_y, z_xx,
- * z_xy, z_yy), for offset (dx, dy) from its centre, 1/w^2 and its value g =
- * A exp(-(dx^2 + dy^2) / (2 w^2)): shared by both paths of the hills. */
-static inline void cr_hill_add(double a[6], double dx, double dy, double iw2, double g)
-{
-    a[0] += g;
-    a[1] += -dx * iw2 * g;
-    a[2] += -dy * iw2 * g;
-    a[3] += (dx * dx * iw2 - 1.0) * iw2 * g;
-    a[4] += dx * dy * iw2 * iw2 * g;
-    a[5] += (dy * dy * iw2 - 1.0) * iw2 * g;
-}
-
 /* Beyond 8.5 widths (q = d^2 / w^2 > 72) a bump is below 2.3e-16 of its
  * height, under double precision: left out of the sum. */
 #define CR_HILL_MAX_Q 72.0
 
 /* surface_lattice.c: factors the bumps of each grid cell by column and row
- * where that spares exps (false: out of memory), and the bump sum of cell
- * [first, last) at (x, y) by those factors. */
+ * where that spares exps (false: out of memory), and adds the bump sum of
+ * grid cell `cell` at (x, y) by those factors to a[0..5] (z, z_x, z_y,
+ * z_xx, z_xy, z_yy). */
 bool cr_hills_factor(cr_surface *s);
 void cr_hills_sum_lattice(const cr_surface *s, size_t cell, double x, double y, double a[6]);
 
