@@ -6,6 +6,7 @@
  *
  * usage: bench_boiling [N ...]   (default: 1000 10000 100000)
  *        CAROM_BENCH_SECONDS=S   simulated seconds per size (default 2)
+ *        CAROM_BENCH_THREADS=T   cr_world_def.worker_count (default 1)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,7 +28,7 @@ static double uniform(double lo, double hi)
     return lo + (hi - lo) * (double)(rng >> 11) / 9007199254740992.0;
 }
 
-static int run(int n, double seconds)
+static int run(int n, double seconds, uint32_t threads)
 {
     /* 1,000 balls on 3 m x 3 m as in the tests; the side grows as sqrt(n). */
     double half = 1.5 * sqrt(n / 1000.0);
@@ -35,6 +36,7 @@ static int run(int n, double seconds)
     wd.dt = 1.0 / 120.0;
     wd.method = CR_METHOD_EVENT;
     wd.law = CR_LAW_ROLLING;
+    wd.worker_count = threads;
     cr_world *w;
     if (cr_world_create(&wd, &w) != CR_OK) return 1;
     /* Bumps on a 1 m lattice, alternately hills and hollows, plus waves. */
@@ -102,9 +104,9 @@ static int run(int n, double seconds)
     }
     double wall = now() - t0;
     const cr_step_stats *st = cr_world_stats(w);
-    printf("boiling N=%-7d sim s / wall s %7.3f  (%s real time)  steps/s %8.1f  impacts/s %10.0f  closest-point "
+    printf("boiling N=%-7d threads %u sim s / wall s %7.3f  (%s real time)  steps/s %8.1f  impacts/s %10.0f  closest-point "
            "iterations %.2f\n",
-           n, seconds / wall, seconds / wall >= 1.0 ? "faster than" : "slower than", steps / wall, events / wall,
+           n, threads, seconds / wall, seconds / wall >= 1.0 ? "faster than" : "slower than", steps / wall, events / wall,
            st->mean_closest_iterations);
     cr_world_destroy(w);
     return 0;
@@ -113,13 +115,14 @@ static int run(int n, double seconds)
 int main(int argc, char **argv)
 {
     double seconds = getenv("CAROM_BENCH_SECONDS") ? atof(getenv("CAROM_BENCH_SECONDS")) : 2.0;
+    uint32_t threads = getenv("CAROM_BENCH_THREADS") ? (uint32_t)atoi(getenv("CAROM_BENCH_THREADS")) : 1;
     if (argc > 1) {
         for (int i = 1; i < argc; ++i)
-            if (run(atoi(argv[i]), seconds)) return 1;
+            if (run(atoi(argv[i]), seconds, threads)) return 1;
         return 0;
     }
     int sizes[] = {1000, 10000, 100000};
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; ++i)
-        if (run(sizes[i], seconds)) return 1;
+        if (run(sizes[i], seconds, threads)) return 1;
     return 0;
 }

@@ -85,20 +85,23 @@ static void bind_to_surfaces(cr_world *w, uint32_t i)
     }
 }
 
-void cr_stage_predict(cr_world *w)
+/* Body i's plan for the coming step. It reads the statics and writes body
+ * i only (its closest points counted by cr_count_closest): the bodies are
+ * planned over the world's workers (cr_run_balls). */
+static void predict_one(cr_world *w, uint32_t i)
 {
     cr_bodies *b = &w->bodies;
+    if (!cr_slot_alive(b, i)) return;
     bool event = w->def.method == CR_METHOD_EVENT;
-    for (uint32_t i = 0; i < b->slot_count; ++i) {
-        if (!cr_slot_alive(b, i)) continue;
-        b->t_local[i] = 0.0;
-        b->events[i] = 0;
-        b->replanned[i] = 0;
-        b->rest[i].count = 0;
-        bool dynamic = cr_slot_dynamic(b, i);
-        if (dynamic && b->surface[i] == CR_NO_SURFACE && w->surfaces.count) bind_to_surfaces(w, i);
-        /* The impulse method's kick; a surface ball's gravity is in its plan. */
-        if (!event && dynamic && b->surface[i] == CR_NO_SURFACE) b->v[i] = cr_v3_madd(b->v[i], w->def.gravity, w->def.dt);
-        cr_body_plan(w, i);
-    }
+    b->t_local[i] = 0.0;
+    b->events[i] = 0;
+    b->replanned[i] = 0;
+    b->rest[i].count = 0;
+    bool dynamic = cr_slot_dynamic(b, i);
+    if (dynamic && b->surface[i] == CR_NO_SURFACE && w->surfaces.count) bind_to_surfaces(w, i);
+    /* The impulse method's kick; a surface ball's gravity is in its plan. */
+    if (!event && dynamic && b->surface[i] == CR_NO_SURFACE) b->v[i] = cr_v3_madd(b->v[i], w->def.gravity, w->def.dt);
+    cr_body_plan(w, i);
 }
+
+void cr_stage_predict(cr_world *w) { cr_run_balls(w, predict_one); }

@@ -41,21 +41,26 @@
 
 typedef struct site {
     cr_closest c;
+    cr_surface_eval e; /* the surface at the closest point */
     double kappa; /* (1 - r k1)(1 - r k2) */
     double mu;    /* mu_b mu_alpha */
     double nu;    /* nu_b + nu_alpha */
 } site;
 
-static site site_at(cr_world *w, uint32_t i, uint32_t k, cr_vec3 x, double u0, double v0)
+/* The closest point to x, and when full the curvature and coefficients there
+ * (from the closest point's own evaluation: no second one). */
+static site site_at(cr_world *w, uint32_t i, uint32_t k, cr_vec3 x, double u0, double v0, bool full)
 {
     const cr_bodies *b = &w->bodies;
     const cr_surface *s = w->surfaces.surface[k];
     site st;
-    st.c = cr_surface_closest(s, x, u0, v0, 1e-12);
-    w->closest_iterations += st.c.iterations;
-    w->closest_calls++;
+    st.c = cr_surface_closest_eval(s, x, u0, v0, 1e-12, &st.e);
+    cr_count_closest(w, st.c.iterations);
+    st.kappa = 1.0;
+    st.mu = st.nu = 0.0;
+    if (!full) return st;
     double k1, k2, r = b->radius[i];
-    cr_surface_curvature(s, st.c.u, st.c.v, &k1, &k2, NULL);
+    cr_surface_curvature_of(&st.e, st.c.normal, &k1, &k2, NULL);
     st.kappa = (1.0 - r * k1) * (1.0 - r * k2);
     double fr, rf;
     cr_surface_coefficients(s, st.c.u, st.c.v, &fr, &rf);
@@ -68,8 +73,7 @@ double cr_ball_surface_gap(cr_world *w, uint32_t i, uint32_t k, cr_vec3 x, cr_ve
 {
     cr_bodies *b = &w->bodies;
     cr_closest c = cr_surface_closest(w->surfaces.surface[k], x, b->su[i], b->sv[i], 1e-12);
-    w->closest_iterations += c.iterations;
-    w->closest_calls++;
+    cr_count_closest(w, c.iterations);
     if (keep) {
         b->su[i] = c.u;
         b->sv[i] = c.v;
@@ -80,10 +84,9 @@ double cr_ball_surface_gap(cr_world *w, uint32_t i, uint32_t k, cr_vec3 x, cr_ve
 
 /* Normal curvature of the surface along the unit tangent t (second over
  * first fundamental form, t written in the parameters by seed 004 eq. 1). */
-static double normal_curvature(const cr_surface *s, double u, double v, cr_vec3 n, cr_vec3 t)
+static double normal_curvature(const cr_surface_eval *ev, cr_vec3 n, cr_vec3 t)
 {
-    cr_surface_eval e;
-    cr_surface_evaluate(s, u, v, &e, NULL);
+    const cr_surface_eval e = *ev;
     double E = cr_v3_dot(e.su, e.su), F = cr_v3_dot(e.su, e.sv), G = cr_v3_dot(e.sv, e.sv);
     double tu = cr_v3_dot(e.su, t), tv = cr_v3_dot(e.sv, t), det = E * G - F * F;
     if (!(det > 0.0)) return 0.0;
@@ -213,11 +216,10 @@ static void plan_surface(cr_world *w, uint32_t i)
 {
     cr_bodies *b = &w->bodies;
     uint32_t k = b->surface[i];
-    const cr_surface *surf = w->surfaces.surface[k];
     double h = w->def.dt - b->t_local[i];
     double r = b->radius[i], m = b->mass[i], I = b->inertia[i];
     cr_vec3 g = w->def.gravity, x = b->x[i];
-    site st = site_at(w, i, k, x, b->su[i], b->sv[i]);
+    site st = site_at(w, i, k, x, b->su[i], b->sv[i], true);
     b->su[i] = st.c.u;
     b->sv[i] = st.c.v;
     cr_vec3 n = st.c.normal;
@@ -255,7 +257,7 @@ static void plan_surface(cr_world *w, uint32_t i)
     /* Eq. 8: the surface must supply the normal acceleration of the centre's
      * path, k_c |v|^2 with k_c = k / (1 - r k) on the offset surface. */
     double gn = cr_v3_dot(g, n);
-    double kv = speed > 0.0 ? normal_curvature(surf, st.c.u, st.c.v, n, vhat) : 0.0;
+    double kv = speed > 0.0 ? normal_curvature(&st.e, n, vhat) : 0.0;
     double required = kv / (1.0 - r * kv) * speed * speed;
     if (required < gn) { /* gravity bends the path more than the surface: it takes off */
         unbind(w, i);
@@ -312,7 +314,7 @@ static void plan_surface(cr_world *w, uint32_t i)
 
     /* The moving algorithm, eq. 36-39. */
     cr_vec3 dbar = cr_v3_madd(cr_v3_scale(v, hp), at, 0.5 * hp * hp);
-    site s1 = site_at(w, i, k, cr_v3_add(x, dbar), st.c.u, st.c.v);
+    site s1 = site_at(w, i, k, cr_v3_add(x, dbar), st.c.u, st.c.v, false); /* only its point and normal */
     cr_vec3 n1 = s1.c.normal;
     cr_vec3 x1 = cr_v3_madd(s1.c.point, n1, r);
     cr_vec3 v1 = cr_v3_madd(v, at, hp);
@@ -403,7 +405,7 @@ void cr_ball_land(cr_world *w, uint32_t i, uint32_t k, cr_impact *report)
 {
     cr_bodies *b = &w->bodies;
     const cr_surface *s = w->surfaces.surface[k];
-    site st = site_at(w, i, k, b->x[i], b->su[i], b->sv[i]);
+    site st = site_at(w, i, k, b->x[i], b->su[i], b->sv[i], true);
     b->su[i] = st.c.u;
     b->sv[i] = st.c.v;
     cr_vec3 n = st.c.normal;
@@ -433,42 +435,47 @@ void cr_ball_land(cr_world *w, uint32_t i, uint32_t k, cr_impact *report)
     }
 }
 
-void cr_balls_keep_above_surfaces(cr_world *w)
+/* Ball i at the step's end: on its surface and off the walls, or, flying,
+ * not behind any surface. */
+static void keep_above(cr_world *w, uint32_t i)
 {
     cr_bodies *b = &w->bodies;
-    if (w->surfaces.count == 0) return;
-    for (uint32_t i = 0; i < b->slot_count; ++i) {
-        if (!cr_slot_alive(b, i) || !cr_slot_dynamic(b, i)) continue;
-        if (b->surface[i] != CR_NO_SURFACE) {
-            /* A ball on a surface ends its plan on it; position projection
-             * against other balls, or impacts left over by the events'
-             * bound, may have moved it off or into a wall: back on, and out. */
-            double worst = 0.0;
-            for (uint32_t k = 0; k < w->planes.count; ++k)
-                worst = fmax(worst, cr_penetration_sphere_plane(b->x[i], b->radius[i], w->planes.def[k].point,
-                                                                w->planes.def[k].normal));
-            cr_vec3 n;
-            double gap = cr_ball_surface_gap(w, i, b->surface[i], b->x[i], &n, true);
-            if (fabs(gap) > w->def.toi_tolerance || worst > w->def.toi_tolerance) {
-                cr_closest c = cr_surface_closest(w->surfaces.surface[b->surface[i]], b->x[i], b->su[i], b->sv[i], 1e-12);
-                cr_vec3 x = cr_v3_madd(c.point, c.normal, b->radius[i]);
-                keep_off_planes(w, i, &x, &n, &b->v[i], &c, NULL);
-                move_keeping_energy(w, i, x);
-                b->su[i] = c.u;
-                b->sv[i] = c.v;
-            }
-            continue;
+    if (!cr_slot_alive(b, i) || !cr_slot_dynamic(b, i)) return;
+    if (b->surface[i] != CR_NO_SURFACE) {
+        /* A ball on a surface ends its plan on it; position projection
+         * against other balls, or impacts left over by the events'
+         * bound, may have moved it off or into a wall: back on, and out. */
+        double worst = 0.0;
+        for (uint32_t k = 0; k < w->planes.count; ++k)
+            worst = fmax(worst, cr_penetration_sphere_plane(b->x[i], b->radius[i], w->planes.def[k].point,
+                                                            w->planes.def[k].normal));
+        cr_vec3 n;
+        double gap = cr_ball_surface_gap(w, i, b->surface[i], b->x[i], &n, true);
+        if (fabs(gap) > w->def.toi_tolerance || worst > w->def.toi_tolerance) {
+            cr_closest c = cr_surface_closest(w->surfaces.surface[b->surface[i]], b->x[i], b->su[i], b->sv[i], 1e-12);
+            cr_vec3 x = cr_v3_madd(c.point, c.normal, b->radius[i]);
+            keep_off_planes(w, i, &x, &n, &b->v[i], &c, NULL);
+            move_keeping_energy(w, i, x);
+            b->su[i] = c.u;
+            b->sv[i] = c.v;
         }
-        for (uint32_t k = 0; k < w->surfaces.count; ++k) {
-            cr_vec3 n;
-            double gap = cr_ball_surface_gap(w, i, k, b->x[i], &n, true);
-            if (gap >= -w->def.toi_tolerance) continue;
-            /* Behind the surface (a landing the time of impact could not
-             * place, near a graze): back onto it, the speed paying for the
-             * height (eq. 43's balance), and the landing resolved now. */
-            move_keeping_energy(w, i, cr_v3_madd(b->x[i], n, -gap));
-            cr_ball_land(w, i, k, NULL);
-            break;
-        }
+        return;
     }
+    for (uint32_t k = 0; k < w->surfaces.count; ++k) {
+        cr_vec3 n;
+        double gap = cr_ball_surface_gap(w, i, k, b->x[i], &n, true);
+        if (gap >= -w->def.toi_tolerance) continue;
+        /* Behind the surface (a landing the time of impact could not
+         * place, near a graze): back onto it, the speed paying for the
+         * height (eq. 43's balance), and the landing resolved now. */
+        move_keeping_energy(w, i, cr_v3_madd(b->x[i], n, -gap));
+        cr_ball_land(w, i, k, NULL);
+        break;
+    }
+}
+
+void cr_balls_keep_above_surfaces(cr_world *w)
+{
+    if (w->surfaces.count == 0) return;
+    cr_run_balls(w, keep_above); /* each ball on its own: over the workers */
 }

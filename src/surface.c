@@ -113,7 +113,13 @@ void cr_surface_destroy(cr_surface *s)
 {
     if (!s) return;
     free(s->grid_start);
-    free(s->grid_list);
+    free(s->grid_terms);
+    free(s->lattice_col_start);
+    free(s->lattice_row_start);
+    free(s->lattice_cols);
+    free(s->lattice_rows);
+    free(s->lattice_term_col);
+    free(s->lattice_term_row);
     free(s->hills);
     free(s->control);
     free(s->knots_u);
@@ -160,14 +166,19 @@ static bool index_hills(cr_surface *s)
             for (int i = ia; i <= ib; ++i)
                 for (int j = ja; j <= jb; ++j) {
                     size_t c = (size_t)j * (size_t)s->grid_nx + (size_t)i;
-                    if (pass == 0) s->grid_start[c + 1]++;
-                    else s->grid_list[s->grid_start[c]++] = k;
+                    if (pass == 0) {
+                        s->grid_start[c + 1]++;
+                    } else {
+                        const cr_hill *h = &s->hills[k];
+                        s->grid_terms[s->grid_start[c]++] =
+                            (cr_hill_term){h->x, h->y, 1.0 / (h->width * h->width), h->amplitude};
+                    }
                 }
         }
         if (pass == 0) {
             for (size_t c = 0; c < cells; ++c) s->grid_start[c + 1] += s->grid_start[c];
-            s->grid_list = malloc(sizeof *s->grid_list * (s->grid_start[cells] ? s->grid_start[cells] : 1));
-            if (!s->grid_list) return false;
+            s->grid_terms = malloc(sizeof *s->grid_terms * (s->grid_start[cells] ? s->grid_start[cells] : 1));
+            if (!s->grid_terms) return false;
         }
     }
     for (size_t c = cells; c > 0; --c) s->grid_start[c] = s->grid_start[c - 1];
@@ -217,7 +228,7 @@ cr_status cr_surface_create(const cr_surface_def *def, cr_surface **out, char *m
         }
         s->def.hills = s->hills;
         s->size = fmax(def->u_max - def->u_min, def->v_max - def->v_min);
-        if (!index_hills(s)) goto oom;
+        if (!index_hills(s) || !cr_hills_factor(s)) goto oom;
         break;
     case CR_SURFACE_BOWL:
         s->def.u_min = def->center.x - def->radius;
@@ -262,15 +273,12 @@ void cr_surface_evaluate(const cr_surface *s, double u, double v, cr_surface_eva
     if (normal) *normal = cr_v3_scale(cr_v3_normalize(cr_v3_cross(out->su, out->sv)), s->orientation);
 }
 
-void cr_surface_curvature(const cr_surface *s, double u, double v, double *k1, double *k2, double *gaussian)
+void cr_surface_curvature_of(const cr_surface_eval *e, cr_vec3 n, double *k1, double *k2, double *gaussian)
 {
-    cr_surface_eval e;
-    cr_vec3 n;
-    cr_surface_evaluate(s, u, v, &e, &n);
     /* First and second fundamental forms (do Carmo §3-3); with n towards the
      * free side, L = s_uu.n > 0 where the surface bends towards it. */
-    double E = cr_v3_dot(e.su, e.su), F = cr_v3_dot(e.su, e.sv), G = cr_v3_dot(e.sv, e.sv);
-    double L = cr_v3_dot(e.suu, n), M = cr_v3_dot(e.suv, n), N = cr_v3_dot(e.svv, n);
+    double E = cr_v3_dot(e->su, e->su), F = cr_v3_dot(e->su, e->sv), G = cr_v3_dot(e->sv, e->sv);
+    double L = cr_v3_dot(e->suu, n), M = cr_v3_dot(e->suv, n), N = cr_v3_dot(e->svv, n);
     double det = E * G - F * F;
     double K = det > 0.0 ? (L * N - M * M) / det : 0.0;
     double H = det > 0.0 ? (E * N - 2.0 * F * M + G * L) / (2.0 * det) : 0.0;
@@ -278,6 +286,14 @@ void cr_surface_curvature(const cr_surface *s, double u, double v, double *k1, d
     if (k1) *k1 = H - disc;
     if (k2) *k2 = H + disc;
     if (gaussian) *gaussian = K;
+}
+
+void cr_surface_curvature(const cr_surface *s, double u, double v, double *k1, double *k2, double *gaussian)
+{
+    cr_surface_eval e;
+    cr_vec3 n;
+    cr_surface_evaluate(s, u, v, &e, &n);
+    cr_surface_curvature_of(&e, n, k1, k2, gaussian);
 }
 
 static void clamp_domain(const cr_surface *s, double *u, double *v)
@@ -379,6 +395,12 @@ static void descend(const cr_surface *s, cr_vec3 p, double *u, double *v, int *i
 
 cr_closest cr_surface_closest(const cr_surface *s, cr_vec3 p, double u0, double v0, double tol)
 {
+    cr_surface_eval e;
+    return cr_surface_closest_eval(s, p, u0, v0, tol, &e);
+}
+
+cr_closest cr_surface_closest_eval(const cr_surface *s, cr_vec3 p, double u0, double v0, double tol, cr_surface_eval *at)
+{
     cr_closest c;
     c.u = u0;
     c.v = v0;
@@ -389,10 +411,9 @@ cr_closest cr_surface_closest(const cr_surface *s, cr_vec3 p, double u0, double 
         descend(s, p, &c.u, &c.v, &c.iterations);
         c.converged = newton(s, p, &c.u, &c.v, tol, &c.iterations);
     }
-    cr_surface_eval e;
-    cr_surface_evaluate(s, c.u, c.v, &e, &c.normal);
-    c.point = e.s;
-    cr_vec3 off = cr_v3_sub(p, e.s);
+    cr_surface_evaluate(s, c.u, c.v, at, &c.normal);
+    c.point = at->s;
+    cr_vec3 off = cr_v3_sub(p, at->s);
     c.distance = cr_v3_dot(off, c.normal);
     /* Clamped to the domain's edge with an offset that is not along the
      * normal: p is beside the surface. Its signed distance would say "behind"

@@ -12,54 +12,61 @@ static void eval_plane(const cr_surface *s, double u, double v, cr_surface_eval 
     o->suu = o->suv = o->svv = cr_v3_zero();
 }
 
+/* A bump's terms in z and its derivatives (a[0..5]: z, z_x, z_y, z_xx,
+ * z_xy, z_yy), for offset (dx, dy) from its centre, 1/w^2 and its value
+ * g = A exp(-(dx^2 + dy^2) / (2 w^2)). */
+static void hill_add(double a[6], double dx, double dy, double iw2, double g)
+{
+    a[0] += g;
+    a[1] += -dx * iw2 * g;
+    a[2] += -dy * iw2 * g;
+    a[3] += (dx * dx * iw2 - 1.0) * iw2 * g;
+    a[4] += dx * dy * iw2 * iw2 * g;
+    a[5] += (dy * dy * iw2 - 1.0) * iw2 * g;
+}
+
 /* z = h + sum A exp(-d^2 / (2 w^2)) + W sin(a x) sin(b y), a graph over (x, y). */
 static void eval_hills(const cr_surface *s, double x, double y, cr_surface_eval *o)
 {
     const cr_surface_def *d = &s->def;
-    double z = d->height, zx = 0, zy = 0, zxx = 0, zxy = 0, zyy = 0;
-    uint32_t first = 0, last = 0;
+    double a[6] = {d->height, 0, 0, 0, 0, 0}; /* z, z_x, z_y, z_xx, z_xy, z_yy */
     if (d->hill_count) {
         /* Only the bumps whose support reaches this point's cell. */
         int i = (int)floor((x - s->grid_x0) / s->grid_cell), j = (int)floor((y - s->grid_y0) / s->grid_cell);
         if (i >= 0 && j >= 0 && i < s->grid_nx && j < s->grid_ny) {
             size_t c = (size_t)j * (size_t)s->grid_nx + (size_t)i;
-            first = s->grid_start[c];
-            last = s->grid_start[c + 1];
+            if (s->lattice_cols) {
+                cr_hills_sum_lattice(s, c, x, y, a);
+            } else {
+                for (uint32_t m = s->grid_start[c]; m < s->grid_start[c + 1]; ++m) {
+                    const cr_hill_term *h = &s->grid_terms[m];
+                    double dx = x - h->x, dy = y - h->y, iw2 = h->iw2;
+                    double q = (dx * dx + dy * dy) * iw2;
+                    /* (The cut also spares exp's underflow path on large
+                     * surfaces with many bumps.) */
+                    if (q > CR_HILL_MAX_Q) continue;
+                    hill_add(a, dx, dy, iw2, h->amplitude * exp(-0.5 * q));
+                }
+            }
         }
-    }
-    for (uint32_t m = first; m < last; ++m) {
-        const cr_hill *h = &s->hills[s->grid_list[m]];
-        double dx = x - h->x, dy = y - h->y, iw2 = 1.0 / (h->width * h->width);
-        double q = (dx * dx + dy * dy) * iw2;
-        /* Beyond 8.5 widths a bump is below 2.3e-16 of its height, under
-         * double precision: skipped, which also spares exp's underflow path
-         * on large surfaces with many bumps. */
-        if (q > 72.0) continue;
-        double g = h->amplitude * exp(-0.5 * q);
-        z += g;
-        zx += -dx * iw2 * g;
-        zy += -dy * iw2 * g;
-        zxx += (dx * dx * iw2 - 1.0) * iw2 * g;
-        zyy += (dy * dy * iw2 - 1.0) * iw2 * g;
-        zxy += dx * dy * iw2 * iw2 * g;
     }
     if (d->wave_amplitude != 0.0) {
         const double two_pi = 6.283185307179586;
-        double a = two_pi / d->wave_length_x, b = two_pi / d->wave_length_y, W = d->wave_amplitude;
-        double sx = sin(a * x), cx = cos(a * x), sy = sin(b * y), cy = cos(b * y);
-        z += W * sx * sy;
-        zx += W * a * cx * sy;
-        zy += W * b * sx * cy;
-        zxx += -W * a * a * sx * sy;
-        zyy += -W * b * b * sx * sy;
-        zxy += W * a * b * cx * cy;
+        double ka = two_pi / d->wave_length_x, kb = two_pi / d->wave_length_y, W = d->wave_amplitude;
+        double sx = sin(ka * x), cx = cos(ka * x), sy = sin(kb * y), cy = cos(kb * y);
+        a[0] += W * sx * sy;
+        a[1] += W * ka * cx * sy;
+        a[2] += W * kb * sx * cy;
+        a[3] += -W * ka * ka * sx * sy;
+        a[5] += -W * kb * kb * sx * sy;
+        a[4] += W * ka * kb * cx * cy;
     }
-    o->s = cr_v3(x, y, z);
-    o->su = cr_v3(1, 0, zx);
-    o->sv = cr_v3(0, 1, zy);
-    o->suu = cr_v3(0, 0, zxx);
-    o->suv = cr_v3(0, 0, zxy);
-    o->svv = cr_v3(0, 0, zyy);
+    o->s = cr_v3(x, y, a[0]);
+    o->su = cr_v3(1, 0, a[1]);
+    o->sv = cr_v3(0, 1, a[2]);
+    o->suu = cr_v3(0, 0, a[3]);
+    o->suv = cr_v3(0, 0, a[4]);
+    o->svv = cr_v3(0, 0, a[5]);
 }
 
 /* The lower hemisphere z = cz - sqrt(R^2 - (x-cx)^2 - (y-cy)^2). Points are

@@ -7,6 +7,18 @@
 #define CR_MAGIC_SURFACE_DEF 0x43525344u
 #define CR_BSPLINE_MAX_DEGREE 5
 
+/* A bump as the hills' evaluation reads it: its centre, 1 / width^2 and
+ * amplitude, copied into each grid cell its support reaches so that an
+ * evaluation reads one contiguous run (no division, no indirection). */
+typedef struct cr_hill_term { double x, y, iw2, amplitude; } cr_hill_term;
+
+/* A column (or row) of bumps: their common centre coordinate and 1/w^2. */
+typedef struct cr_hill_axis { double c, iw2; } cr_hill_axis;
+
+/* At most this many distinct columns (or rows) in a cell for the lattice
+ * path (their factors live on the stack). */
+#define CR_LATTICE_MAX_AXIS 64
+
 struct cr_surface {
     cr_surface_def def;    /* pointers in it refer to the copies below */
     cr_hill *hills;
@@ -20,11 +32,38 @@ struct cr_surface {
      * so that an evaluation looks at the bumps near it, not all of them. */
     double grid_x0, grid_y0, grid_cell;
     int grid_nx, grid_ny;
-    uint32_t *grid_start, *grid_list;
+    uint32_t *grid_start;
+    cr_hill_term *grid_terms; /* grid_start[c] .. grid_start[c+1]: cell c's bumps, by index */
+    /* Bumps on a lattice (surface_lattice.c): cell c's distinct columns
+     * (x, 1/w^2) and rows (y, 1/w^2), and each of its bumps' column and row;
+     * NULL where factoring would not spare exps. */
+    uint32_t *lattice_col_start, *lattice_row_start;
+    cr_hill_axis *lattice_cols, *lattice_rows;
+    uint8_t *lattice_term_col, *lattice_term_row; /* parallel to grid_terms */
     double max_curvature_u, max_curvature_v;
 };
 
+/* Beyond 8.5 widths (q = d^2 / w^2 > 72) a bump is below 2.3e-16 of its
+ * height, under double precision: left out of the sum. */
+#define CR_HILL_MAX_Q 72.0
+
+/* surface_lattice.c: factors the bumps of each grid cell by column and row
+ * where that spares exps (false: out of memory), and adds the bump sum of
+ * grid cell `cell` at (x, y) by those factors to a[0..5] (z, z_x, z_y,
+ * z_xx, z_xy, z_yy). */
+bool cr_hills_factor(cr_surface *s);
+void cr_hills_sum_lattice(const cr_surface *s, size_t cell, double x, double y, double a[6]);
+
 /* s and derivatives without the normal. */
 void cr_surface_eval_raw(const cr_surface *s, double u, double v, cr_surface_eval *out);
+
+/* cr_surface_closest that also returns the evaluation at the closest point
+ * (the one its normal comes from), so that callers needing the curvature
+ * there do not evaluate the surface again. */
+cr_closest cr_surface_closest_eval(const cr_surface *s, cr_vec3 p, double u0, double v0, double tol, cr_surface_eval *at);
+
+/* Principal and Gaussian curvature from an evaluation and its unit normal
+ * towards the free side (what cr_surface_curvature computes at (u, v)). */
+void cr_surface_curvature_of(const cr_surface_eval *e, cr_vec3 n, double *k1, double *k2, double *gaussian);
 
 #endif

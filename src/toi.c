@@ -95,6 +95,45 @@ int cr_toi_bisect(cr_gap_fn *gap, void *ctx, double t_legal, double t_illegal, d
     return halvings;
 }
 
+/* Regula falsi steps before cr_toi_refine falls back to halving. */
+#define CR_REFINE_SECANT 16
+
+int cr_toi_refine(cr_gap_fn *gap, void *ctx, double t_legal, double g_legal, double t_illegal, double g_illegal,
+                  double eps, double *t)
+{
+    int evaluations = 0, side = 0;
+    *t = t_legal;
+    if (g_legal <= eps) return 0;
+    for (;;) {
+        double mid = 0.5 * (t_legal + t_illegal), next = mid;
+        if (mid == t_legal || mid == t_illegal) break; /* below double resolution */
+        /* The secant's root; g_legal > 0 >= g_illegal, so it lies in the
+         * bracket unless rounding says otherwise. */
+        if (evaluations < CR_REFINE_SECANT) next = t_legal + g_legal * (t_illegal - t_legal) / (g_legal - g_illegal);
+        if (!(next > t_legal && next < t_illegal)) next = mid;
+        double g = gap(next, ctx);
+        ++evaluations;
+        if (g > eps) {
+            t_legal = next;
+            g_legal = g;
+            /* Illinois: the same end kept twice, its weight halved, so
+             * that the other end moves too (superlinear, not linear). */
+            if (side == 1) g_illegal *= 0.5;
+            side = 1;
+        } else if (g > -eps) {
+            t_legal = next; /* seed 001: within eps of the surface on either side */
+            break;
+        } else {
+            t_illegal = next;
+            g_illegal = g;
+            if (side == -1) g_legal *= 0.5;
+            side = -1;
+        }
+    }
+    *t = t_legal;
+    return evaluations;
+}
+
 #define CR_CA_ITERATIONS 512
 #define CR_CA_SAMPLES 256
 
@@ -151,7 +190,7 @@ cr_toi_result cr_toi_sampled(cr_gap_fn *gap, void *ctx, double t0, double t1, in
         double tk = k == samples ? t1 : t0 + h * k;
         g[k] = gap(tk, ctx);
         if (g[k] <= 0.0) {
-            cr_toi_bisect(gap, ctx, tk - h, tk, eps, t);
+            cr_toi_refine(gap, ctx, t0 + h * (k - 1), g[k - 1], tk, g[k], eps, t); /* where g[k - 1] was taken */
             return CR_TOI_HIT;
         }
         if (k < 2) continue;
@@ -163,8 +202,10 @@ cr_toi_result cr_toi_sampled(cr_gap_fn *gap, void *ctx, double t0, double t1, in
         double s = -b / (2.0 * a);                              /* offset from k-1, in h */
         if (s < -1.0 || s > 1.0 || g[k - 1] - b * b / (4.0 * a) > 0.0) continue;
         double tm = t0 + h * (k - 1 + s);
-        if (gap(tm, ctx) <= 0.0) {
-            cr_toi_bisect(gap, ctx, t0 + h * (s < 0.0 ? k - 2 : k - 1), tm, eps, t);
+        double gm = gap(tm, ctx);
+        if (gm <= 0.0) {
+            int left = s < 0.0 ? k - 2 : k - 1;
+            cr_toi_refine(gap, ctx, t0 + h * left, g[left], tm, gm, eps, t);
             return CR_TOI_HIT;
         }
     }

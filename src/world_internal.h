@@ -291,6 +291,13 @@ cr_status cr_surface_resting_contacts(cr_world *w);
 void cr_rest_add(cr_world *w, uint32_t i, cr_vec3 n);
 /* End-of-step guard: a free ball found behind a surface is put back on it. */
 void cr_balls_keep_above_surfaces(cr_world *w);
+/* Runs fn(w, i) for every body slot i, over the world's workers where it
+ * has surfaces (ball_items.c); fn must write body i's state only and count
+ * closest points with cr_count_closest. */
+typedef void cr_ball_fn(cr_world *w, uint32_t i);
+void cr_run_balls(cr_world *w, cr_ball_fn *fn);
+/* Adds one closest-point query to the mean in cr_step_stats. */
+void cr_count_closest(cr_world *w, int iterations);
 
 /* CR_METHOD_DEM (dem.c): the whole step; state changes from outside the
  * step (bodies added, moved, removed) make it evaluate the forces again

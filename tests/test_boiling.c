@@ -4,6 +4,7 @@
  *   - with friction, energy never increases;
  *   - no ball ever ends a step below the surface or outside the walls. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "test_helpers.h"
 
@@ -16,11 +17,13 @@ typedef struct boiling {
     const cr_surface *surface;
 } boiling;
 
-static boiling make_boiling(int n, double mu, double rolling_mu, double e, cr_law law, uint64_t seed)
+static boiling make_boiling_on(int n, double mu, double rolling_mu, double e, cr_law law, uint64_t seed,
+                               uint32_t workers, cr_method method)
 {
     cr_world_def wd = cr_default_world_def();
+    wd.worker_count = workers;
     wd.dt = 1.0 / 120.0;
-    wd.method = CR_METHOD_EVENT;
+    wd.method = method;
     wd.k_p = 1.0; /* a flying ball that ends a step in a wall goes all the way back */
     /* Elastic: every approach is an impact, however slow. */
     if (e == 1.0) wd.resting_speed = 0.0;
@@ -66,6 +69,11 @@ static boiling make_boiling(int n, double mu, double rolling_mu, double e, cr_la
         assert_int_equal(cr_world_add_body(out.w, &d, NULL), CR_OK);
     }
     return out;
+}
+
+static boiling make_boiling(int n, double mu, double rolling_mu, double e, cr_law law, uint64_t seed)
+{
+    return make_boiling_on(n, mu, rolling_mu, e, law, seed, 1, CR_METHOD_EVENT);
 }
 
 /* Every ball above the surface (within the time-of-impact tolerance) and
@@ -135,11 +143,41 @@ static void test_friction_never_gains_energy(void **state)
     }
 }
 
+/* The balls are planned, and put back on the surface at the step's end,
+ * over the world's workers: the same bits for 1, 2 and 3 of them (600
+ * balls: three work items), with friction and without, under both laws,
+ * and in the impulse method. */
+static void test_threads_same_bits(void **state)
+{
+    (void)state;
+    for (int c = 0; c < 3; ++c) {
+        boiling b[3];
+        for (uint32_t k = 0; k < 3; ++k)
+            b[k] = make_boiling_on(600, c ? 0.1 : 0.0, c ? 0.002 : 0.0, c ? 0.9 : 1.0, c == 1 ? CR_LAW_ROLLING : CR_LAW_NEWTON,
+                                   11, k + 1, c == 2 ? CR_METHOD_IMPULSE : CR_METHOD_EVENT);
+        for (int i = 0; i < 240; ++i)
+            for (int k = 0; k < 3; ++k) assert_int_equal(cr_world_step(b[k].w), CR_OK);
+        for (uint32_t i = 0; i < cr_world_body_capacity(b[0].w); ++i) {
+            cr_body_state s0 = state_of(b[0].w, cr_world_body_at(b[0].w, i));
+            for (int k = 1; k < 3; ++k) {
+                cr_body_state sk = state_of(b[k].w, cr_world_body_at(b[k].w, i));
+                if (memcmp(&s0, &sk, sizeof s0) != 0) fail_msg("ball %u differs with %d workers", i, k + 1);
+            }
+        }
+        for (int k = 1; k < 3; ++k) {
+            assert_true(cr_world_stats(b[k].w)->mean_closest_iterations == cr_world_stats(b[0].w)->mean_closest_iterations);
+            assert_true(cr_world_stats(b[k].w)->events == cr_world_stats(b[0].w)->events);
+        }
+        for (int k = 0; k < 3; ++k) cr_world_destroy(b[k].w);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_frictionless_energy),
         cmocka_unit_test(test_friction_never_gains_energy),
+        cmocka_unit_test(test_threads_same_bits),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -68,6 +68,65 @@ static void test_derivatives_match_finite_differences(void **state)
     }
 }
 
+/* Hills on a lattice (8 x 8 bumps, 1 apart, width 0.3, as bench_boiling's),
+ * where the exp is factorised by column and row (surface_lattice.c), and
+ * scattered ones: z and its derivatives against the untruncated sum of
+ * bumps at random points, to a few ulps of the bumps' sizes. */
+static void test_hills_against_direct_sum(void **state)
+{
+    (void)state;
+    enum { SIDE = 8 };
+    cr_hill lattice[SIDE * SIDE];
+    for (int i = 0; i < SIDE; ++i)
+        for (int j = 0; j < SIDE; ++j)
+            lattice[i * SIDE + j] = (cr_hill){(i + j) % 2 ? 0.2 : -0.12, -3.5 + i, -3.5 + j, 0.3};
+    for (int scattered = 0; scattered < 2; ++scattered) {
+        cr_hill h[SIDE * SIDE];
+        uint64_t seed = 5;
+        for (int k = 0; k < SIDE * SIDE; ++k) {
+            h[k] = lattice[k];
+            if (scattered) {
+                h[k].x += test_rand(&seed, -0.2, 0.2);
+                h[k].y += test_rand(&seed, -0.2, 0.2);
+                h[k].width = test_rand(&seed, 0.2, 0.4);
+            }
+        }
+        cr_surface_def d = cr_default_surface_def();
+        d.type = CR_SURFACE_HILLS;
+        d.u_min = d.v_min = -4.0;
+        d.u_max = d.v_max = 4.0;
+        d.height = 0.1;
+        d.hills = h;
+        d.hill_count = SIDE * SIDE;
+        cr_surface *s;
+        char msg[128];
+        assert_int_equal(cr_surface_create(&d, &s, msg, sizeof msg), CR_OK);
+        for (int c = 0; c < 2000; ++c) {
+            double x = test_rand(&seed, -4.0, 4.0), y = test_rand(&seed, -4.0, 4.0);
+            double z = d.height, zx = 0, zy = 0, zxx = 0, zxy = 0, zyy = 0;
+            for (int k = 0; k < SIDE * SIDE; ++k) {
+                double dx = x - h[k].x, dy = y - h[k].y, w2 = h[k].width * h[k].width;
+                double g = h[k].amplitude * exp(-(dx * dx + dy * dy) / (2.0 * w2));
+                z += g;
+                zx += -dx / w2 * g;
+                zy += -dy / w2 * g;
+                zxx += (dx * dx / w2 - 1.0) / w2 * g;
+                zxy += dx * dy / (w2 * w2) * g;
+                zyy += (dy * dy / w2 - 1.0) / w2 * g;
+            }
+            cr_surface_eval e;
+            cr_surface_evaluate(s, x, y, &e, NULL);
+            assert_near(e.s.z, z, 1e-15);
+            assert_near(e.su.z, zx, 1e-14);
+            assert_near(e.sv.z, zy, 1e-14);
+            assert_near(e.suu.z, zxx, 1e-13);
+            assert_near(e.suv.z, zxy, 1e-13);
+            assert_near(e.svv.z, zyy, 1e-13);
+        }
+        cr_surface_destroy(s);
+    }
+}
+
 static void test_curvature_closed_forms(void **state)
 {
     (void)state;
@@ -183,6 +242,7 @@ int main(void)
         cmocka_unit_test(test_derivatives_match_finite_differences),
         cmocka_unit_test(test_curvature_closed_forms),
         cmocka_unit_test(test_closest_point_converges),
+        cmocka_unit_test(test_hills_against_direct_sum),
         cmocka_unit_test(test_beside_the_domain),
         cmocka_unit_test(test_bad_defs),
     };

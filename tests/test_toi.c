@@ -106,6 +106,52 @@ static void test_bisection(void **state)
     }
 }
 
+/* cr_toi_refine: the same stopping rule as bisection (legal end, gap within
+ * eps), in far fewer evaluations on smooth gaps; random falls with a ripple
+ * (the root checked against the exact fall's where the ripple is 0). */
+typedef struct ripple { double h, v, g, amp, omega; } ripple;
+static double ripple_gap(double t, void *ctx)
+{
+    const ripple *r = ctx;
+    return r->h - r->v * t - 0.5 * r->g * t * t + r->amp * sin(r->omega * t);
+}
+
+static void test_refine(void **state)
+{
+    (void)state;
+    fall f = {1.0, 9.81};
+    for (double eps = 1e-3; eps >= 1e-12; eps *= 1e-3) {
+        double t, t1 = 1.0;
+        int evaluations = cr_toi_refine(fall_gap, &f, 0.0, fall_gap(0.0, &f), t1, fall_gap(t1, &f), eps, &t);
+        assert_true(fabs(fall_gap(t, &f)) <= eps);
+        assert_near(t, sqrt(2.0 / 9.81), 2.0 * eps / sqrt(2.0 * 9.81));
+        assert_true(evaluations > 0 && evaluations <= 12); /* bisection: up to 40 */
+    }
+    uint64_t seed = 7;
+    for (int c = 0; c < 2000; ++c) {
+        ripple r; /* sequenced: an initializer list's order is unspecified */
+        r.h = test_rand(&seed, 1e-4, 1.0);
+        r.v = test_rand(&seed, 0.0, 5.0);
+        r.g = test_rand(&seed, 0.0, 20.0);
+        r.amp = c % 2 ? test_rand(&seed, 0.0, 1e-3) : 0.0;
+        r.omega = test_rand(&seed, 1.0, 50.0);
+        double t1 = 1.0, eps = c % 3 ? 1e-9 : 1e-12, t;
+        if (ripple_gap(t1, &r) > 0.0) continue;
+        int evaluations = cr_toi_refine(ripple_gap, &r, 0.0, ripple_gap(0.0, &r), t1, ripple_gap(t1, &r), eps, &t);
+        double gt = ripple_gap(t, &r);
+        assert_true(gt > -eps);          /* never past the contact by more than eps */
+        assert_true(t >= 0.0 && t < t1);
+        assert_true(evaluations <= 80);
+        /* Within eps of the surface, or the bracket at double resolution. */
+        double next = nextafter(t, t1);
+        assert_true(gt <= eps || ripple_gap(next, &r) <= -eps || next >= t1);
+        if (r.amp == 0.0) { /* the fall's root, h - v t - g t^2 / 2 = 0 */
+            double root = 2.0 * r.h / (r.v + sqrt(r.v * r.v + 2.0 * r.g * r.h));
+            assert_near(t, root, 2.0 * eps / (r.v + r.g * root) + 1e-15);
+        }
+    }
+}
+
 static void test_conservative_advancement(void **state)
 {
     (void)state;
@@ -122,7 +168,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_eq47_head_on),     cmocka_unit_test(test_eq47_random_against_distance),
         cmocka_unit_test(test_eq47_degenerate),  cmocka_unit_test(test_quadratic),
-        cmocka_unit_test(test_bisection),        cmocka_unit_test(test_conservative_advancement),
+        cmocka_unit_test(test_bisection),        cmocka_unit_test(test_refine),
+        cmocka_unit_test(test_conservative_advancement),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

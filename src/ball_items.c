@@ -1,0 +1,75 @@
+/* Per-ball work of a world with parametric surfaces, spread over the
+ * world's workers (cr_run_items).
+ *
+ * Planning a ball at the step's start (seed 004 §4: its closest point, its
+ * state, the moving algorithm) and putting it back on its surface at the
+ * step's end read the statics and write ball i's own state only, so the
+ * balls are independent: the results are the same bits for any number of
+ * workers. The one shared thing they touch is the closest-point tally (the
+ * mean iterations in cr_step_stats): each worker counts into its own, added
+ * to the world's after the run (whole numbers, exact in any order).
+ */
+#include "dem_internal.h"
+
+/* Bodies per work item: fixed, not a function of the workers. */
+#define CR_BALL_CHUNK 256u
+
+typedef struct cr_closest_tally {
+    double iterations;
+    uint64_t calls;
+} cr_closest_tally;
+
+/* The tally of the worker running on this thread; NULL outside a run. */
+static _Thread_local cr_closest_tally *tally;
+
+void cr_count_closest(cr_world *w, int iterations)
+{
+    if (tally) {
+        tally->iterations += iterations;
+        tally->calls++;
+        return;
+    }
+    w->closest_iterations += iterations;
+    w->closest_calls++;
+}
+
+typedef struct ball_run {
+    cr_world *w;
+    cr_ball_fn *fn;
+    cr_closest_tally tally[64]; /* one per worker: worker_count <= 64 */
+} ball_run;
+
+static void run_chunk(uint32_t start, uint32_t end, uint32_t worker, void *ctx)
+{
+    ball_run *r = ctx;
+    uint32_t slots = r->w->bodies.slot_count;
+    tally = &r->tally[worker];
+    for (uint32_t c = start; c < end; ++c) {
+        uint32_t last = (c + 1) * CR_BALL_CHUNK < slots ? (c + 1) * CR_BALL_CHUNK : slots;
+        for (uint32_t i = c * CR_BALL_CHUNK; i < last; ++i) r->fn(r->w, i);
+    }
+    tally = NULL;
+}
+
+void cr_run_balls(cr_world *w, cr_ball_fn *fn)
+{
+    uint32_t slots = w->bodies.slot_count;
+    /* Threads only where the work is worth it (closest points), and not
+     * under the Stronge law, whose impacts count their fallbacks in the
+     * world's stats. */
+    bool parallel = w->surfaces.count > 0 && w->def.law != CR_LAW_STRONGE &&
+                    (w->def.worker_count > 1 || (w->def.enqueue_task && w->def.finish_task));
+    if (!parallel) {
+        for (uint32_t i = 0; i < slots; ++i) fn(w, i);
+        return;
+    }
+    ball_run r;
+    r.w = w;
+    r.fn = fn;
+    for (int k = 0; k < 64; ++k) r.tally[k] = (cr_closest_tally){0.0, 0};
+    cr_run_items(w, run_chunk, (slots + CR_BALL_CHUNK - 1) / CR_BALL_CHUNK, &r);
+    for (int k = 0; k < 64; ++k) {
+        w->closest_iterations += r.tally[k].iterations;
+        w->closest_calls += r.tally[k].calls;
+    }
+}
