@@ -4,9 +4,11 @@
  * contacts/s, impacts, the maximum penetration, balls lost from the box and
  * per-stage time.
  *
- * usage: bench_ball_pit [-p PASSES] [N ...]   (default: 1000 8000 27000)
+ * usage: bench_ball_pit [-p PASSES] [-s] [N ...]   (default: 1000 8000 27000)
  *   -p PASSES  the world's projection_passes (default 1, seed 000's single
  *              pass; more take overlaps of the pile out, docs/physics.md)
+ *   -s         projection_shock: the extra passes propagate shocks from the
+ *              ground up (docs/physics.md, step 5)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +32,7 @@ static double jitter(double a)
 }
 
 static int passes = 1;
+static bool shock = false;
 
 static int run(int n)
 {
@@ -40,6 +43,7 @@ static int run(int n)
     cr_world_def def = cr_default_world_def();
     def.dt = 1.0 / 240.0;
     def.projection_passes = passes;
+    def.projection_shock = shock;
     cr_world *w;
     if (cr_world_create(&def, &w) != CR_OK) return 1;
     cr_plane_def p = cr_default_plane_def();
@@ -85,8 +89,8 @@ static int run(int n)
         cr_vec3 x = st.position;
         if (!(x.x > 0.0 && x.x < side && x.y > 0.0 && x.y < side && x.z > 0.0)) ++lost;
     }
-    printf("ball_pit N=%-6d passes %d steps/s %9.1f  contacts/s %11.0f  impacts %8llu  max_penetration %.3g m (%.2f%% of r)  lost %d\n", n, passes,
-           steps / wall, contacts / wall, (unsigned long long)events, max_pen, 100.0 * max_pen / r, lost);
+    printf("ball_pit N=%-6d passes %d%s steps/s %9.1f  contacts/s %11.0f  impacts %8llu  max_penetration %.3g m (%.2f%% of r)  lost %d\n", n, passes,
+           shock ? " shock" : "", steps / wall, contacts / wall, (unsigned long long)events, max_pen, 100.0 * max_pen / r, lost);
     printf("  per stage (ms/step):");
     for (int k = 0; k < CR_STAGE_COUNT; ++k) printf(" %s %.3f", cr_stage_name(k), 1e3 * stage[k] / steps);
     printf("\n");
@@ -98,9 +102,15 @@ int main(int argc, char **argv)
 {
     int sizes[] = {1000, 8000, 27000};
     int first = 1;
-    if (argc > 2 && strcmp(argv[1], "-p") == 0) {
-        passes = atoi(argv[2]);
-        first = 3;
+    for (;;) {
+        if (argc > first + 1 && strcmp(argv[first], "-p") == 0) {
+            passes = atoi(argv[first + 1]);
+            first += 2;
+        } else if (argc > first && strcmp(argv[first], "-s") == 0) {
+            shock = true;
+            first += 1;
+        } else
+            break;
     }
     if (argc > first) {
         for (int i = first; i < argc; ++i)

@@ -18,6 +18,7 @@ cr_world_def cr_default_world_def(void)
     d.solver_iterations = 10;
     d.pgs_iterations = 50;
     d.projection_passes = 1; /* seed 000 c.5: one pass */
+    d.projection_shock = false; /* seed 000's mass ratios in every pass */
     d.max_events_per_body = 64;
     d.sleep_speed = 0.01;
     d.worker_count = 1;
@@ -101,6 +102,9 @@ cr_status cr_world_def_validate(const cr_world_def *d, char *msg, size_t size)
         return bad(msg, size, "pgs_iterations: must be in [1, 100000], got %d", d->pgs_iterations);
     if (d->projection_passes < 1 || d->projection_passes > 1000)
         return bad(msg, size, "projection_passes: must be in [1, 1000], got %d", d->projection_passes);
+    if (d->projection_shock && d->projection_passes < 2)
+        return bad(msg, size, "projection_shock: needs projection_passes >= 2 (it orders the extra passes), got %d",
+                   d->projection_passes);
     if (d->max_events_per_body < 1)
         return bad(msg, size, "max_events_per_body: must be >= 1, got %d", d->max_events_per_body);
     if (!(d->sleep_time >= 0.0 && isfinite(d->sleep_time)))

@@ -13,6 +13,8 @@
  * the radii or the passes run out. Velocities are never touched (seed 000
  * c.5). A pile needs many passes: each one is a Gauss-Seidel sweep of a
  * stiff system, so the passes trade time for overlap (docs/benchmarks.md).
+ * With projection_shock the extra passes propagate shocks instead
+ * (projection_order.c): a pile then needs some tens of passes, not hundreds.
  */
 #include <string.h>
 
@@ -85,9 +87,9 @@ static void first_pass(cr_world *w)
 /* The rows of the extra passes: the plane contacts (j = plane index | top
  * bit) and then the pairs near touching after the first pass, with their
  * figures, over a copy of the positions: the same update in the same
- * arithmetic as project_pair and project_plane, streamed. */
-#define CR_PLANE_BIT 0x80000000u
-
+ * arithmetic as project_pair and project_plane, streamed. With
+ * projection_shock a stacked pair's lower ball counts as immovable and the
+ * rows are then taken from the ground up (projection_order.c). */
 static bool add_row(cr_world *w, uint32_t *count, uint32_t i, uint32_t j, double ki, double kj, double ri, double rj)
 {
     if (!cr_grow(w, (void **)&w->near, &w->near_capacity, *count + 1, sizeof *w->near)) return false;
@@ -101,20 +103,20 @@ static bool add_row(cr_world *w, uint32_t *count, uint32_t i, uint32_t j, double
     return true;
 }
 
-static cr_status near_list(cr_world *w)
+static cr_status near_list(cr_world *w, bool shock, cr_vec3 up)
 {
     cr_bodies *b = &w->bodies;
     cr_broad_phase *bp = &w->broad;
     uint32_t count = 0;
     for (uint32_t i = 0; i < b->slot_count; ++i) {
         if (!plane_ball(b, i)) continue;
-        for (uint32_t k = 0; k < w->planes.count && k < CR_PLANE_BIT; ++k) {
+        for (uint32_t k = 0; k < w->planes.count && k < CR_PROJECTION_PLANE; ++k) {
             const cr_plane_def *pl = &w->planes.def[k];
             double r = 2.0 * b->radius[i];
             if (cr_penetration_sphere_plane(b->x[i], b->radius[i], pl->point, pl->normal) < -CR_PROJECTION_NEAR * r)
                 continue;
             /* the plane is immovable: m_red = 1 (seed 000 c.1 b) */
-            if (!add_row(w, &count, i, k | CR_PLANE_BIT, 1.0, 0.0, b->radius[i], b->radius[i])) goto oom;
+            if (!add_row(w, &count, i, k | CR_PROJECTION_PLANE, 1.0, 0.0, b->radius[i], b->radius[i])) goto oom;
         }
     }
     for (uint32_t k = 0; k < bp->pair_count; ++k) {
@@ -124,6 +126,7 @@ static cr_status near_list(cr_world *w)
         if (cr_overlap_sphere_sphere(b->x[i], b->radius[i], b->x[j], b->radius[j], NULL) < -CR_PROJECTION_NEAR * r)
             continue;
         double mi = mobility(b, i), mj = mobility(b, j);
+        if (shock) cr_projection_shock_ratios(up, b->x[i], b->x[j], &mi, &mj);
         if (!add_row(w, &count, i, j, cr_reduced_mass_ratio(mi, mj), cr_reduced_mass_ratio(mj, mi), b->radius[i],
                      b->radius[j]))
             goto oom;
@@ -141,8 +144,8 @@ static bool extra_pass(const cr_world *w, cr_vec3 *restrict x)
     bool deep = false;
     for (uint32_t k = 0; k < w->near_count; ++k) {
         const cr_projection_row *r = &w->near[k];
-        if (r->j & CR_PLANE_BIT) {
-            const cr_plane_def *pl = &w->planes.def[r->j & ~CR_PLANE_BIT];
+        if (r->j & CR_PROJECTION_PLANE) {
+            const cr_plane_def *pl = &w->planes.def[r->j & ~CR_PROJECTION_PLANE];
             double pen = cr_penetration_sphere_plane(x[r->i], r->ri, pl->point, pl->normal);
             if (!(pen > 0.0)) continue;
             x[r->i] = cr_v3_add(x[r->i], cr_v3_scale(pl->normal, r->ki * pen));
@@ -165,7 +168,10 @@ cr_status cr_project_positions(cr_world *w)
     first_pass(w);
     w->stats.projection_passes = 1;
     if (w->def.projection_passes <= 1) return CR_OK;
-    cr_status s = near_list(w);
+    cr_vec3 up = {0.0, 0.0, 0.0};
+    bool shock = cr_projection_up(w, &up);
+    cr_status s = near_list(w, shock, up);
+    if (s == CR_OK && shock) s = cr_projection_order(w, up, w->bodies.x);
     if (s != CR_OK) return s;
     cr_bodies *b = &w->bodies;
     cr_vec3 *x = w->near_x;

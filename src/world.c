@@ -130,6 +130,8 @@ void cr_world_destroy(cr_world *w)
     cr_free(w, w->query);
     cr_free(w, w->near);
     cr_free(w, w->near_x);
+    cr_free(w, w->near_sorted);
+    cr_free(w, w->near_key);
     cr_free_fn *fr = w->def.free;
     void *ctx = w->def.alloc_ctx;
     fr(w, ctx);

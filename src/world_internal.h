@@ -147,6 +147,10 @@ struct cr_world {
     uint32_t near_count, near_capacity;
     cr_vec3 *near_x;            /* ... and the positions they move (projection.c) */
     uint32_t near_x_capacity;
+    struct cr_projection_row *near_sorted; /* scratch: the rows ordered by height (projection_order.c) */
+    uint32_t near_sorted_capacity;
+    uint32_t *near_key;         /* scratch: each row's height bucket, then the buckets' starts */
+    uint32_t near_key_capacity;
     uint32_t *query;            /* scratch list of bodies from a grid query */
     uint32_t query_capacity;
     uint32_t visit_mark;
@@ -256,6 +260,11 @@ cr_status cr_stage_events(cr_world *w);
 cr_status cr_stage_finish(cr_world *w);
 /* Position projection of sphere worlds (projection.c, seed 000 c.5). */
 cr_status cr_project_positions(cr_world *w);
+/* shock propagation for the extra projection passes (projection_order.c) */
+#define CR_PROJECTION_PLANE 0x80000000u /* cr_projection_row.j of a plane row: plane index | this bit */
+bool cr_projection_up(const cr_world *w, cr_vec3 *up);
+void cr_projection_shock_ratios(cr_vec3 up, cr_vec3 xi, cr_vec3 xj, double *mi, double *mj);
+cr_status cr_projection_order(cr_world *w, cr_vec3 up, const cr_vec3 *x);
 
 /* Seed 004 surfaces (rolling.c). */
 /* Signed gap between ball i at position x and surface k (closest point

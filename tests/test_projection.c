@@ -113,6 +113,66 @@ static void test_projection_passes(void **state)
     assert_non_null(strstr(msg, "projection_passes: must be in [1, 1000], got 0"));
 }
 
+/* projection_shock (shock propagation, docs/physics.md step 5): a column of
+ * 8 balls (r = 0.1) standing along -gravity on a wall, every contact 1 cm
+ * too deep, k_p = 1. Taken from the ground up with each lower ball held,
+ * one extra pass stands the column touching (the next one finds nothing
+ * deep, so 3 passes run); the seed's ratios need many more. A step of 1 ns
+ * keeps the motion of the step out of it. Gravity along -y, not -z: "up" is
+ * against gravity. */
+static uint32_t shock_column(bool shock, double *top, double *worst)
+{
+    cr_world_def def = cr_default_world_def();
+    def.gravity = cr_v3(0, -9.81, 0);
+    def.dt = 1e-9;
+    def.k_p = 1.0;
+    def.projection_passes = 1000;
+    def.projection_shock = shock;
+    cr_world *w = make_world_def(&def);
+    add_plane(w, cr_v3_zero(), cr_v3(0, 1, 0));
+    cr_body_id id[8];
+    for (int k = 0; k < 8; ++k)
+        id[k] = add_sphere(w, cr_v3(0.3, 0.09 + 0.19 * k, -0.2), cr_v3_zero(), 0.1, 1.0, CR_INERTIA_SOLID, 0.5, 0.3);
+    step_n(w, 1);
+    *worst = 0.1 - state_of(w, id[0]).position.y;
+    for (int k = 1; k < 8; ++k)
+        *worst = fmax(*worst, 0.2 - (state_of(w, id[k]).position.y - state_of(w, id[k - 1]).position.y));
+    *top = state_of(w, id[7]).position.y;
+    uint32_t run = cr_world_stats(w)->projection_passes;
+    cr_world_destroy(w);
+    return run;
+}
+
+static void test_projection_shock(void **state)
+{
+    (void)state;
+    double top, worst;
+    assert_int_equal(shock_column(true, &top, &worst), 3);
+    assert_near(top, 0.1 + 7 * 0.2, 1e-12); /* on the wall, every ball touching the next */
+    assert_true(fabs(worst) <= 1e-12);
+    assert_true(shock_column(false, &top, &worst) > 20);
+    /* balls side by side keep the seed's ratios: m = 1 and 3, k_p = 1, the
+     * light one moves 3/4 of the overlap, as in test_projection_passes */
+    cr_world_def def = cr_default_world_def();
+    def.dt = 1e-9;
+    def.k_p = 1.0;
+    def.projection_passes = 50;
+    def.projection_shock = true;
+    cr_world *w = make_world_def(&def);
+    cr_body_id a = add_sphere(w, cr_v3(0.18, 0, 1), cr_v3_zero(), 0.1, 1.0, CR_INERTIA_SOLID, 0.5, 0.3);
+    cr_body_id b = add_sphere(w, cr_v3(0, 0, 1), cr_v3_zero(), 0.1, 3.0, CR_INERTIA_SOLID, 0.5, 0.3);
+    step_n(w, 1);
+    assert_near(state_of(w, a).position.x - 0.18, 0.75 * 0.02, 1e-12);
+    assert_near(state_of(w, b).position.x, -0.25 * 0.02, 1e-12);
+    cr_world_destroy(w);
+    /* validated: shock orders the extra passes, so it needs some */
+    char msg[256];
+    def = cr_default_world_def();
+    def.projection_shock = true;
+    assert_int_equal(cr_world_def_validate(&def, msg, sizeof msg), CR_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(msg, "projection_shock: needs projection_passes >= 2"));
+}
+
 /* Random contacts: the Newton law's friction reduces the sliding speed of the
  * contact point and never reverses it, for particles and balls. */
 static void test_friction_never_reverses(void **state)
@@ -151,6 +211,7 @@ int main(void)
         cmocka_unit_test(test_kp_zero_one_half),
         cmocka_unit_test(test_kp_plane),
         cmocka_unit_test(test_projection_passes),
+        cmocka_unit_test(test_projection_shock),
         cmocka_unit_test(test_friction_never_reverses),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

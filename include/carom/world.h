@@ -87,6 +87,9 @@ typedef struct cr_world_def {
     int projection_passes;      /* sphere worlds (impulse, event): passes of the position projection over
                                    overlapping pairs, in [1, 1000]; 1 (default) is seed 000's
                                    single pass, more stop early once no overlap exceeds 0.1% r */
+    bool projection_shock;      /* with projection_passes > 1: the extra passes run from the ground up
+                                   and a pair stacked one above the other moves only its upper ball
+                                   (shock propagation; docs/physics.md step 5); default false */
     int max_events_per_body;    /* impacts per body per step before the rest are left
                                    to projection (inelastic collapse guard); default 64 */
     cr_hooke hooke;             /* CR_METHOD_DEM's contact law; default all 0 */

@@ -20,7 +20,7 @@
 
 static const char *const top_keys[] = {
     "description", "gravity", "dt", "duration", "output", "method", "law", "k_p", "toi_tolerance",
-    "resting_speed", "solver_iterations", "pgs_iterations", "projection_passes", "max_events_per_body", "hooke",
+    "resting_speed", "solver_iterations", "pgs_iterations", "projection_passes", "projection_shock", "max_events_per_body", "hooke",
     "periodic", "allow_overlap", "statics", "bodies", "generate", "joints", "collision_order", "sleep_time",
     "sleep_speed", NULL};
 static const char *const hooke_keys[] = {"kn", "kt", "gamma_n", "gamma_t", "mu", NULL};
@@ -53,6 +53,7 @@ static int read_world_def(sc_ctx *c, const cJSON *root, cr_world_def *wd)
         sc_read_integer(c, root, "pgs_iterations", 1, 100000, &pgs) ||
         sc_read_integer(c, root, "max_events_per_body", 1, 1e6, &max_events) ||
         sc_read_integer(c, root, "projection_passes", 1, 1000, &passes) ||
+        sc_read_bool(c, root, "projection_shock", &wd->projection_shock) ||
         sc_read_enum(c, root, "collision_order", order_names, &order) ||
         sc_read_number(c, root, "sleep_time", SC_NONNEG, &wd->sleep_time) ||
         sc_read_number(c, root, "sleep_speed", SC_NONNEG, &wd->sleep_speed))
