@@ -123,6 +123,7 @@ static int run_chute(const char *path, int steps_planned, double cap, int ke_eve
     def.hooke.gamma_t = CHUTE_GAMMA_T;
     def.hooke.mu = CHUTE_MU;
     def.periodic.x = def.periodic.y = true; /* boundary p p fs */
+    def.integrate_orientation = false; /* atom_style sphere keeps no orientation */
     def.periodic.lo = cr_v3(s.lo[0], s.lo[1], s.lo[2]);
     def.periodic.hi = cr_v3(s.hi[0], s.hi[1], s.hi[2]);
     cr_world *w;

@@ -91,6 +91,10 @@ typedef struct cr_world_def {
                                    to projection (inelastic collapse guard); default 64 */
     cr_hooke hooke;             /* CR_METHOD_DEM's contact law; default all 0 */
     cr_periodic periodic;       /* default off */
+    bool integrate_orientation; /* method dem: turn each body's orientation by its spin every step
+                                   (default true); false leaves orientations as they were given and
+                                   saves the step that work (the law never reads them; LAMMPS's
+                                   atom_style sphere keeps none); other methods need true */
     cr_collision_order collision_order; /* rigid-body worlds: default CR_ORDER_ROUNDS (seed 003) */
     double sleep_time;          /* rigid-body worlds: an island whose bodies all stayed slower than
                                    sleep_speed this long sleeps until touched; 0 (default): never */
