@@ -626,12 +626,10 @@ static double now_seconds(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-cr_status cr_dem_step(cr_world *w)
+static step_ctx ctx_of(cr_world *w)
 {
-    if (!ensure(w)) return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "dem: out of memory");
-    cr_dem *d = w->dem;
     const cr_hooke *hk = &w->def.hooke;
-    step_ctx cx = {.d = d,
+    step_ctx cx = {.d = w->dem,
                    .b = &w->bodies,
                    .bx = box_of(w),
                    .dt = w->def.dt,
@@ -643,20 +641,44 @@ cr_status cr_dem_step(cr_world *w)
                    .mu = hk->mu,
                    .g = w->def.gravity,
                    .turn = w->def.integrate_orientation};
-    double t0 = now_seconds(), t1, setup = 0.0;
+    return cx;
+}
+
+/* The set-up, when a change from outside asks for it: the forces of the
+ * current state, history not advanced (LAMMPS's set-up before a run). */
+static cr_status setup_if_needed(cr_world *w, step_ctx *cx)
+{
+    cr_dem *d = w->dem;
+    if (d->forces_valid && d->list_valid) return CR_OK;
+    cr_dem_sync(w); /* a no-op: whatever changed a body has synced first */
+    cr_status s = cr_dem_build(w, &cx->bx);
+    if (s != CR_OK) return s;
+    cx->update_shear = false;
+    forces(w, cx, true);
+    d->forces_valid = true;
+    return CR_OK;
+}
+
+cr_status cr_dem_prepare(cr_world *w)
+{
+    if (!ensure(w)) return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "dem: out of memory");
+    step_ctx cx = ctx_of(w);
+    return setup_if_needed(w, &cx);
+}
+
+cr_status cr_dem_step(cr_world *w)
+{
+    if (!ensure(w)) return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "dem: out of memory");
+    cr_dem *d = w->dem;
+    step_ctx cx = ctx_of(w);
+    double t0 = now_seconds(), t1, setup;
     cr_status s;
-    if (!d->forces_valid || !d->list_valid) {
-        /* set-up: the forces of the current state, history not advanced
-         * (timed with the list builds) */
-        cr_dem_sync(w); /* a no-op: whatever changed a body has synced first */
-        if ((s = cr_dem_build(w, &cx.bx)) != CR_OK) return s;
-        cx.update_shear = false;
-        forces(w, &cx, true);
-        d->forces_valid = true;
-        t1 = now_seconds();
-        setup = t1 - t0;
-        t0 = t1;
-    }
+    /* the set-up, if cr_world_prepare has not done it (timed with the list
+     * builds) */
+    if ((s = setup_if_needed(w, &cx)) != CR_OK) return s;
+    t1 = now_seconds();
+    setup = t1 - t0;
+    t0 = t1;
     uint32_t chunks = cr_dem_chunks(d, d->n);
     cx.lim = 0.25 * d->skin * d->skin;
     cr_run_items(w, task_move, chunks, &cx);

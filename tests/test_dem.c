@@ -382,6 +382,43 @@ static void test_dem_no_orientation(void **state)
     assert_non_null(strstr(err, "integrate_orientation"));
 }
 
+/* cr_world_prepare does the set-up of the next step ahead of it: a run
+ * prepared (twice: the second has nothing to do), or prepared and then
+ * changed (the change undoes it), is the run without it, to the bit. */
+static void test_dem_prepare(void **state)
+{
+    (void)state;
+    cr_world *w[3] = {bed(1, NULL, true), bed(1, NULL, true), bed(2, NULL, true)};
+    assert_int_equal(cr_world_prepare(w[1]), CR_OK);
+    assert_int_equal(cr_world_prepare(w[1]), CR_OK);
+    assert_int_equal(cr_world_prepare(w[2]), CR_OK);
+    cr_body_id id = cr_world_body_at(w[2], 7);
+    cr_body_state s7 = get(w[2], id);
+    s7.velocity.x += 0.25;
+    assert_int_equal(cr_body_set_state(w[2], id, &s7), CR_OK);
+    assert_int_equal(cr_body_set_state(w[0], cr_world_body_at(w[0], 7), &s7), CR_OK);
+    assert_int_equal(cr_body_set_state(w[1], cr_world_body_at(w[1], 7), &s7), CR_OK);
+    assert_int_equal(cr_world_prepare(w[1]), CR_OK); /* again after the change */
+    /* the set-up's forces were found (the bed starts in contact) */
+    assert_true(cr_world_stats(w[1])->contacts > 1000);
+    assert_int_equal(cr_world_stats(w[0])->contacts, 0);
+    for (int k = 0; k < 200; ++k)
+        for (int m = 0; m < 3; ++m) assert_int_equal(cr_world_step(w[m]), CR_OK);
+    assert_true(cr_world_stats(w[0])->contacts > 1000);
+    uint32_t n = cr_world_body_capacity(w[0]);
+    for (uint32_t i = 0; i < n; ++i) {
+        cr_body_state s0 = get(w[0], cr_world_body_at(w[0], i));
+        for (int m = 1; m < 3; ++m) {
+            cr_body_state s = get(w[m], cr_world_body_at(w[m], i));
+            assert_memory_equal(&s.position, &s0.position, sizeof s.position);
+            assert_memory_equal(&s.velocity, &s0.velocity, sizeof s.velocity);
+            assert_memory_equal(&s.angular_velocity, &s0.angular_velocity, sizeof s.angular_velocity);
+            assert_memory_equal(&s.orientation, &s0.orientation, sizeof s.orientation);
+        }
+    }
+    for (int m = 0; m < 3; ++m) cr_world_destroy(w[m]);
+}
+
 /* The step's end already moves the bodies for the next step with its dt
  * (src/dem.c task_finish): cr_world_set_dt between steps must still give
  * the new dt's velocity Verlet, bit for bit (a falling ball, no contact:
@@ -506,7 +543,7 @@ int main(void)
         cmocka_unit_test(test_periodic_crossing),   cmocka_unit_test(test_periodic_straddle),
         cmocka_unit_test(test_dem_refusals),        cmocka_unit_test(test_dem_remove_reuse),
         cmocka_unit_test(test_dem_scene_keys),      cmocka_unit_test(test_dem_threads_bitwise), cmocka_unit_test(test_dem_set_dt), cmocka_unit_test(test_dem_lazy_world), cmocka_unit_test(test_dem_list_crowded_cells),
-        cmocka_unit_test(test_dem_no_orientation),
+        cmocka_unit_test(test_dem_no_orientation), cmocka_unit_test(test_dem_prepare),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

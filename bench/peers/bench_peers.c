@@ -668,7 +668,8 @@ static void chute_table(const options *o, int cores)
     load_now(load, sizeof load);
     out("`lmp -in %s/in.chute` (100 steps of dt = 1e-4 from a developed flow) and `peer_carom chute` (the same "
         "data file, law, gravity, step and periodic box; carom method dem), best of %d runs per engine and core "
-        "count; LAMMPS's steps/s from its own \"Loop time\" line, carom's from the time inside `cr_world_step`; "
+        "count; LAMMPS's steps/s from its own \"Loop time\" line, carom's from the time inside `cr_world_step` (its set-up, the first list and forces, in `cr_world_prepare` "
+        "before the steps, as LAMMPS's set-up is outside its loop time); "
         "load average %s.\n\n",
         o->chute_dir, o->lammps_repeats, load);
     out("| engine | procs | steps/s | atom-steps/s | carom / engine | KE at end (trans + rot) | atoms at end | "

@@ -251,6 +251,14 @@ cr_status cr_plane_get_def(const cr_world *world, cr_static_id id, cr_plane_def 
 /* Advances the world by def.dt. On CR_ERR_NON_FINITE the world names the body
  * in cr_world_last_error and refuses further steps. */
 cr_status cr_world_step(cr_world *world);
+/* Optional: does now the set-up that the next step would otherwise begin
+ * with, so that the step's own time is only the step's. Method dem: gathers
+ * and sorts the bodies, builds the neighbour list and evaluates the forces
+ * of the current state (LAMMPS's set-up before a run, which its "Loop time"
+ * leaves out); the steps that follow give the same numbers as without it.
+ * Another change to the world (a body added, removed or set) undoes it.
+ * Other methods: nothing to do. */
+cr_status cr_world_prepare(cr_world *world);
 double cr_world_time(const cr_world *world);
 /* Changes the step for the next steps: seed 004 Algorithm 1's global step
  * that follows the computation time (each step as long as the last one took
