@@ -332,7 +332,9 @@ cr_status cr_dem_build(cr_world *w, const dem_box *bx)
             int32_t c[3];
             for (int k = 0; k < 3; ++k) {
                 double fl = floor((x[k] - origin[k]) * inv_cell[k]);
-                c[k] = fl < 0.0 ? 0 : fl >= dims[k] ? dims[k] - 1 : (int32_t)fl;
+                /* a number that is not finite (NaN here) goes to the first
+                 * cell: the step's end then stops the world naming the body */
+                c[k] = !(fl >= 0.0) ? 0 : fl >= dims[k] ? dims[k] - 1 : (int32_t)fl;
             }
             r = d->rank[((uint32_t)c[2] * (uint32_t)dims[1] + (uint32_t)c[1]) * (uint32_t)dims[0] + (uint32_t)c[0]];
         }

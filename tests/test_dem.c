@@ -9,6 +9,7 @@
  * w_d = sqrt(w0^2 - gamma_n^2 / 4), and the normal relative speed comes out
  * multiplied by e = exp(-gamma_n t_c / 2) = exp(-gamma_n pi / (2 w_d)).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -419,6 +420,34 @@ static void test_dem_prepare(void **state)
     for (int m = 0; m < 3; ++m) cr_world_destroy(w[m]);
 }
 
+/* A number that overflows stops the world with CR_ERR_NON_FINITE naming
+ * the body (the step's end checks every body's x, v, w), with 1 body and
+ * with a bed of several work items on 2 threads. */
+static void test_dem_non_finite(void **state)
+{
+    (void)state;
+    cr_world *w[2] = {NULL, bed(2, NULL, false)};
+    cr_world_def d = dem_def(1.0, cr_v3_zero());
+    w[0] = make_world_def(&d);
+    ball(w[0], CR_BODY_DYNAMIC, cr_v3(0, 0, 0), cr_v3_zero(), 0.5, 1.0, CR_INERTIA_SOLID);
+    for (int m = 0; m < 2; ++m) {
+        assert_int_equal(cr_world_step(w[m]), CR_OK);
+        const uint32_t victim = m ? 1000 : 0;
+        cr_body_id id = cr_world_body_at(w[m], victim);
+        cr_body_state s = get(w[m], id);
+        /* finite now; z + dt v_z beyond the largest double, 1.7977e308
+         * (dt = 1, and 1e-4 in the bed, whose z is not periodic) */
+        s.position.z = m ? 1.7976e308 : 1.79e308;
+        s.velocity.z = m ? 1.7e308 : 1e308;
+        assert_int_equal(cr_body_set_state(w[m], id, &s), CR_OK);
+        assert_int_equal(cr_world_step(w[m]), CR_ERR_NON_FINITE);
+        char want[32];
+        snprintf(want, sizeof want, "body %u", victim);
+        assert_non_null(strstr(cr_world_last_error(w[m]), want));
+        cr_world_destroy(w[m]);
+    }
+}
+
 /* The step's end already moves the bodies for the next step with its dt
  * (src/dem.c task_finish): cr_world_set_dt between steps must still give
  * the new dt's velocity Verlet, bit for bit (a falling ball, no contact:
@@ -544,6 +573,7 @@ int main(void)
         cmocka_unit_test(test_dem_refusals),        cmocka_unit_test(test_dem_remove_reuse),
         cmocka_unit_test(test_dem_scene_keys),      cmocka_unit_test(test_dem_threads_bitwise), cmocka_unit_test(test_dem_set_dt), cmocka_unit_test(test_dem_lazy_world), cmocka_unit_test(test_dem_list_crowded_cells),
         cmocka_unit_test(test_dem_no_orientation), cmocka_unit_test(test_dem_prepare),
+        cmocka_unit_test(test_dem_non_finite),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
