@@ -443,13 +443,19 @@ static bool finite_block(const step_ctx *cx, uint32_t i0, uint32_t i1)
     const cr_dem *d = cx->d;
     const double *xr = d->xr;
     const cr_vec3 *v = d->v, *wv = d->w;
-    double zero = 0.0; /* stays 0 unless a number is not finite */
+    /* 0 unless a number is not finite: each body's numbers summed, times
+     * 0, its bits ORed in (no chain of adds from body to body, which set
+     * the pace of this loop) */
+    uint64_t bits = 0;
     for (uint32_t i = i0; i < i1; ++i) {
         const double *x = xr + 4 * (size_t)i;
         const cr_vec3 vi = v[i], wi = wv[i];
-        zero += 0.0 * (((x[0] + x[1]) + (x[2] + vi.x)) + ((vi.y + vi.z) + (wi.x + wi.y)) + wi.z);
+        const double z = 0.0 * (((x[0] + x[1]) + (x[2] + vi.x)) + ((vi.y + vi.z) + (wi.x + wi.y)) + wi.z);
+        uint64_t u;
+        memcpy(&u, &z, sizeof u);
+        bits |= u << 1; /* without the sign bit: +0 and -0 are 0 */
     }
-    return !(zero == 0.0);
+    return bits != 0;
 }
 
 /* Drift and wrap; true when a body has moved past half the skin since the
