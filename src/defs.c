@@ -21,6 +21,7 @@ cr_world_def cr_default_world_def(void)
     d.projection_shock = false; /* seed 000's mass ratios in every pass */
     d.max_events_per_body = 64;
     d.sleep_speed = 0.01;
+    d.integrate_orientation = true;
     d.worker_count = 1;
     d.internal_magic = CR_MAGIC_WORLD_DEF;
     return d;
@@ -124,6 +125,9 @@ cr_status cr_world_def_validate(const cr_world_def *d, char *msg, size_t size)
     if (!(h->gamma_t >= 0.0 && isfinite(h->gamma_t)))
         return bad(msg, size, "hooke.gamma_t: must be >= 0 and finite, got %.17g", h->gamma_t);
     if (!(h->mu >= 0.0 && isfinite(h->mu))) return bad(msg, size, "hooke.mu: must be >= 0 and finite, got %.17g", h->mu);
+    /* only the DEM step can leave it out (rigid bodies' contacts need it) */
+    if (!d->integrate_orientation && d->method != CR_METHOD_DEM)
+        return bad(msg, size, "integrate_orientation: false only with method dem");
     const cr_periodic *p = &d->periodic;
     if (p->x || p->y || p->z) {
         if (d->method != CR_METHOD_DEM) return bad(msg, size, "periodic: only with method dem");

@@ -332,7 +332,9 @@ cr_status cr_dem_build(cr_world *w, const dem_box *bx)
             int32_t c[3];
             for (int k = 0; k < 3; ++k) {
                 double fl = floor((x[k] - origin[k]) * inv_cell[k]);
-                c[k] = fl < 0.0 ? 0 : fl >= dims[k] ? dims[k] - 1 : (int32_t)fl;
+                /* a number that is not finite (NaN here) goes to the first
+                 * cell: the step's end then stops the world naming the body */
+                c[k] = !(fl >= 0.0) ? 0 : fl >= dims[k] ? dims[k] - 1 : (int32_t)fl;
             }
             r = d->rank[((uint32_t)c[2] * (uint32_t)dims[1] + (uint32_t)c[1]) * (uint32_t)dims[0] + (uint32_t)c[0]];
         }
@@ -350,6 +352,15 @@ cr_status cr_dem_build(cr_world *w, const dem_box *bx)
     d->map_slots = slots;
     for (uint32_t s = 0; s < n; ++s) {
         uint32_t i = d->slot[s];
+        {
+            /* the slots come in cell order, scattered over the world's
+             * arrays: their lines asked for 8 bodies ahead */
+            const uint32_t a = d->slot[s + 8 < n ? s + 8 : s];
+            DEM_PREFETCH(&b->x[a], 0), DEM_PREFETCH(&b->v[a], 0), DEM_PREFETCH(&b->w[a], 0);
+            DEM_PREFETCH(&b->q[a], 0), DEM_PREFETCH(&b->radius[a], 0), DEM_PREFETCH(&b->mass[a], 0);
+            DEM_PREFETCH(&b->inv_mass[a], 0), DEM_PREFETCH(&b->inv_inertia[a], 0), DEM_PREFETCH(&b->type[a], 0);
+            DEM_PREFETCH(&d->sorted_of[a], 1);
+        }
         d->sorted_of[i] = s;
         d->xr[4 * s] = b->x[i].x, d->xr[4 * s + 1] = b->x[i].y, d->xr[4 * s + 2] = b->x[i].z;
         d->xr[4 * s + 3] = b->radius[i];

@@ -237,6 +237,13 @@ static double now_seconds(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+cr_status cr_world_prepare(cr_world *w)
+{
+    if (w->in_callback) return cr_fail(w, CR_ERR_REENTRANT, "cr_world_prepare: called from a world callback");
+    if (w->failed) return CR_ERR_NON_FINITE;
+    return w->def.method == CR_METHOD_DEM ? cr_dem_prepare(w) : CR_OK;
+}
+
 cr_status cr_world_step(cr_world *w)
 {
     if (w->in_callback) return cr_fail(w, CR_ERR_REENTRANT, "cr_world_step: called from a world callback");

@@ -312,6 +312,7 @@ void cr_count_closest(cr_world *w, int iterations);
  * step (bodies added, moved, removed) make it evaluate the forces again
  * before the next one, and a removed body's contacts lose their history. */
 cr_status cr_dem_step(cr_world *w);
+cr_status cr_dem_prepare(cr_world *w); /* the set-up of the next step, now (cr_world_prepare) */
 /* The step leaves the bodies' state in the DEM's own arrays; the world's
  * (x, v, w, q by slot) are written when first needed: every function that
  * reads them calls cr_dem_sync first, every function that changes a body

@@ -18,7 +18,7 @@ typedef struct misuse {
     cr_world *w;
     cr_body_id victim; /* a body the callback tries to remove */
     int calls;
-    cr_status remove, set_state, set_dt, add_plane, add_surface, add_body, step;
+    cr_status remove, set_state, set_dt, add_plane, add_surface, add_body, step, prepare;
     char remove_msg[128];
     bool read_ok;      /* the reads inside the callback worked */
 } misuse;
@@ -41,6 +41,7 @@ static void misuse_callback(const cr_impact *im, void *ctx)
     cr_body_def d = cr_default_body_def();
     m->add_body = cr_world_add_body(m->w, &d, NULL);
     m->step = cr_world_step(m->w);
+    m->prepare = cr_world_prepare(m->w);
     /* Reading is fine: the state is the one right after the impulse. */
     cr_energy e = cr_world_energy(m->w);
     m->read_ok = got == CR_OK && cr_v3_isfinite(s.position) && cr_body_is_valid(m->w, im->a) && isfinite(e.total) &&
@@ -72,6 +73,7 @@ static void test_callback_cannot_change_the_world(void **state)
         assert_int_equal(m.add_surface, CR_ERR_REENTRANT);
         assert_int_equal(m.add_body, CR_ERR_REENTRANT);
         assert_int_equal(m.step, CR_ERR_REENTRANT);
+        assert_int_equal(m.prepare, CR_ERR_REENTRANT);
         assert_true(m.read_ok);
         /* Nothing of it happened. */
         assert_true(cr_body_is_valid(m.w, m.victim));

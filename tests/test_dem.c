@@ -9,6 +9,8 @@
  * w_d = sqrt(w0^2 - gamma_n^2 / 4), and the normal relative speed comes out
  * multiplied by e = exp(-gamma_n t_c / 2) = exp(-gamma_n pi / (2 w_d)).
  */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "carom/checkpoint.h"
@@ -265,9 +267,10 @@ static void test_dem_scene_keys(void **state)
 /* A periodic bed of 1,800 spheres (several work items) falling on a frozen
  * floor, stepped with 1 and 2 worker threads and with an application task
  * system: positions, velocities, spins and orientations agree to the bit. */
-static cr_world *bed(uint32_t workers, int *enqueued)
+static cr_world *bed(uint32_t workers, int *enqueued, bool turn)
 {
     cr_world_def d = dem_def(1e-4, cr_v3(3.0, 0, -9.81));
+    d.integrate_orientation = turn;
     d.hooke.kn = 2e5;
     d.hooke.kt = 2.0 / 7.0 * 2e5;
     d.hooke.gamma_n = 50.0;
@@ -296,7 +299,7 @@ static void test_dem_threads_bitwise(void **state)
 {
     (void)state;
     int enqueued = 0;
-    cr_world *w[3] = {bed(1, NULL), bed(2, NULL), bed(1, &enqueued)};
+    cr_world *w[3] = {bed(1, NULL, true), bed(2, NULL, true), bed(1, &enqueued, true)};
     for (int k = 0; k < 600; ++k)
         for (int m = 0; m < 3; ++m) assert_int_equal(cr_world_step(w[m]), CR_OK);
     assert_true(enqueued > 0);
@@ -322,6 +325,127 @@ static void test_dem_threads_bitwise(void **state)
     d.worker_count = 2;
     d.enqueue_task = test_reverse_enqueue;
     assert_int_equal(cr_world_def_validate(&d, msg, sizeof msg), CR_ERR_INVALID_ARGUMENT);
+}
+
+/* integrate_orientation false: the orientations stay as given, to the bit,
+ * and every other number of the run is the one of the default run (the law
+ * never reads q); on 2 threads too. The key is refused with another method,
+ * and the scene key reaches the def. */
+static void test_dem_no_orientation(void **state)
+{
+    (void)state;
+    cr_world *w[3] = {bed(1, NULL, true), bed(1, NULL, false), bed(2, NULL, false)};
+    uint32_t n = cr_world_body_capacity(w[0]);
+    cr_quat *q0 = malloc(sizeof *q0 * n);
+    assert_non_null(q0);
+    for (uint32_t i = 0; i < n; ++i) {
+        /* a tilted start, so that "as given" is not the identity */
+        cr_body_state s = get(w[1], cr_world_body_at(w[1], i));
+        double a = 0.001 * i;
+        s.orientation = (cr_quat){cos(a), sin(a), 0.0, 0.0};
+        for (int m = 0; m < 3; ++m) assert_int_equal(cr_body_set_state(w[m], cr_world_body_at(w[m], i), &s), CR_OK);
+        q0[i] = get(w[1], cr_world_body_at(w[1], i)).orientation; /* as the world keeps it (normalised) */
+    }
+    for (int k = 0; k < 300; ++k)
+        for (int m = 0; m < 3; ++m) assert_int_equal(cr_world_step(w[m]), CR_OK);
+    assert_true(cr_world_stats(w[0])->contacts > 1000);
+    uint32_t turned = 0;
+    for (uint32_t i = 0; i < n; ++i) {
+        cr_body_state s0 = get(w[0], cr_world_body_at(w[0], i));
+        turned += memcmp(&s0.orientation, &q0[i], sizeof q0[i]) != 0;
+        for (int m = 1; m < 3; ++m) {
+            cr_body_state s = get(w[m], cr_world_body_at(w[m], i));
+            assert_memory_equal(&s.position, &s0.position, sizeof s.position);
+            assert_memory_equal(&s.velocity, &s0.velocity, sizeof s.velocity);
+            assert_memory_equal(&s.angular_velocity, &s0.angular_velocity, sizeof s.angular_velocity);
+            assert_memory_equal(&s.orientation, &q0[i], sizeof q0[i]);
+        }
+    }
+    assert_true(turned > n / 2); /* the default run does turn them */
+    free(q0);
+    for (int m = 0; m < 3; ++m) cr_world_destroy(w[m]);
+    char msg[256];
+    cr_world_def d = cr_default_world_def();
+    d.integrate_orientation = false;
+    assert_int_equal(cr_world_def_validate(&d, msg, sizeof msg), CR_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(msg, "integrate_orientation: false only with method dem"));
+    cr_scene sc;
+    char err[512];
+    const char *ok = "{\"method\": \"dem\", \"hooke\": {\"kn\": 1e4}, \"integrate_orientation\": false}";
+    assert_int_equal(cr_scene_load_string(ok, "ok", &sc, err, sizeof err), 0);
+    assert_false(cr_world_get_def(sc.world)->integrate_orientation);
+    cr_scene_free(&sc);
+    const char *bad = "{\"integrate_orientation\": false}";
+    assert_int_not_equal(cr_scene_load_string(bad, "bad", &sc, err, sizeof err), 0);
+    assert_non_null(strstr(err, "integrate_orientation"));
+    const char *bad2 = "{\"method\": \"dem\", \"hooke\": {\"kn\": 1e4}, \"integrate_orientation\": 0}";
+    assert_int_not_equal(cr_scene_load_string(bad2, "bad2", &sc, err, sizeof err), 0);
+    assert_non_null(strstr(err, "integrate_orientation"));
+}
+
+/* cr_world_prepare does the set-up of the next step ahead of it: a run
+ * prepared (twice: the second has nothing to do), or prepared and then
+ * changed (the change undoes it), is the run without it, to the bit. */
+static void test_dem_prepare(void **state)
+{
+    (void)state;
+    cr_world *w[3] = {bed(1, NULL, true), bed(1, NULL, true), bed(2, NULL, true)};
+    assert_int_equal(cr_world_prepare(w[1]), CR_OK);
+    assert_int_equal(cr_world_prepare(w[1]), CR_OK);
+    assert_int_equal(cr_world_prepare(w[2]), CR_OK);
+    cr_body_id id = cr_world_body_at(w[2], 7);
+    cr_body_state s7 = get(w[2], id);
+    s7.velocity.x += 0.25;
+    assert_int_equal(cr_body_set_state(w[2], id, &s7), CR_OK);
+    assert_int_equal(cr_body_set_state(w[0], cr_world_body_at(w[0], 7), &s7), CR_OK);
+    assert_int_equal(cr_body_set_state(w[1], cr_world_body_at(w[1], 7), &s7), CR_OK);
+    assert_int_equal(cr_world_prepare(w[1]), CR_OK); /* again after the change */
+    /* the set-up's forces were found (the bed starts in contact) */
+    assert_true(cr_world_stats(w[1])->contacts > 1000);
+    assert_int_equal(cr_world_stats(w[0])->contacts, 0);
+    for (int k = 0; k < 200; ++k)
+        for (int m = 0; m < 3; ++m) assert_int_equal(cr_world_step(w[m]), CR_OK);
+    assert_true(cr_world_stats(w[0])->contacts > 1000);
+    uint32_t n = cr_world_body_capacity(w[0]);
+    for (uint32_t i = 0; i < n; ++i) {
+        cr_body_state s0 = get(w[0], cr_world_body_at(w[0], i));
+        for (int m = 1; m < 3; ++m) {
+            cr_body_state s = get(w[m], cr_world_body_at(w[m], i));
+            assert_memory_equal(&s.position, &s0.position, sizeof s.position);
+            assert_memory_equal(&s.velocity, &s0.velocity, sizeof s.velocity);
+            assert_memory_equal(&s.angular_velocity, &s0.angular_velocity, sizeof s.angular_velocity);
+            assert_memory_equal(&s.orientation, &s0.orientation, sizeof s.orientation);
+        }
+    }
+    for (int m = 0; m < 3; ++m) cr_world_destroy(w[m]);
+}
+
+/* A number that overflows stops the world with CR_ERR_NON_FINITE naming
+ * the body (the step's end checks every body's x, v, w), with 1 body and
+ * with a bed of several work items on 2 threads. */
+static void test_dem_non_finite(void **state)
+{
+    (void)state;
+    cr_world *w[2] = {NULL, bed(2, NULL, false)};
+    cr_world_def d = dem_def(1.0, cr_v3_zero());
+    w[0] = make_world_def(&d);
+    ball(w[0], CR_BODY_DYNAMIC, cr_v3(0, 0, 0), cr_v3_zero(), 0.5, 1.0, CR_INERTIA_SOLID);
+    for (int m = 0; m < 2; ++m) {
+        assert_int_equal(cr_world_step(w[m]), CR_OK);
+        const uint32_t victim = m ? 1000 : 0;
+        cr_body_id id = cr_world_body_at(w[m], victim);
+        cr_body_state s = get(w[m], id);
+        /* finite now; z + dt v_z beyond the largest double, 1.7977e308
+         * (dt = 1, and 1e-4 in the bed, whose z is not periodic) */
+        s.position.z = m ? 1.7976e308 : 1.79e308;
+        s.velocity.z = m ? 1.7e308 : 1e308;
+        assert_int_equal(cr_body_set_state(w[m], id, &s), CR_OK);
+        assert_int_equal(cr_world_step(w[m]), CR_ERR_NON_FINITE);
+        char want[32];
+        snprintf(want, sizeof want, "body %u", victim);
+        assert_non_null(strstr(cr_world_last_error(w[m]), want));
+        cr_world_destroy(w[m]);
+    }
 }
 
 /* The step's end already moves the bodies for the next step with its dt
@@ -359,7 +483,7 @@ static void test_dem_set_dt(void **state)
 static void test_dem_lazy_world(void **state)
 {
     (void)state;
-    cr_world *w[2] = {bed(1, NULL), bed(1, NULL)};
+    cr_world *w[2] = {bed(1, NULL, true), bed(1, NULL, true)};
     uint32_t n = cr_world_body_capacity(w[0]);
     cr_body_id some = cr_world_body_at(w[0], n / 2);
     for (int k = 0; k < 50; ++k)
@@ -448,6 +572,8 @@ int main(void)
         cmocka_unit_test(test_periodic_crossing),   cmocka_unit_test(test_periodic_straddle),
         cmocka_unit_test(test_dem_refusals),        cmocka_unit_test(test_dem_remove_reuse),
         cmocka_unit_test(test_dem_scene_keys),      cmocka_unit_test(test_dem_threads_bitwise), cmocka_unit_test(test_dem_set_dt), cmocka_unit_test(test_dem_lazy_world), cmocka_unit_test(test_dem_list_crowded_cells),
+        cmocka_unit_test(test_dem_no_orientation), cmocka_unit_test(test_dem_prepare),
+        cmocka_unit_test(test_dem_non_finite),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

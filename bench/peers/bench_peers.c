@@ -668,7 +668,8 @@ static void chute_table(const options *o, int cores)
     load_now(load, sizeof load);
     out("`lmp -in %s/in.chute` (100 steps of dt = 1e-4 from a developed flow) and `peer_carom chute` (the same "
         "data file, law, gravity, step and periodic box; carom method dem), best of %d runs per engine and core "
-        "count; LAMMPS's steps/s from its own \"Loop time\" line, carom's from the time inside `cr_world_step`; "
+        "count; LAMMPS's steps/s from its own \"Loop time\" line, carom's from the time inside `cr_world_step` (its set-up, the first list and forces, in `cr_world_prepare` "
+        "before the steps, as LAMMPS's set-up is outside its loop time); "
         "load average %s.\n\n",
         o->chute_dir, o->lammps_repeats, load);
     out("| engine | procs | steps/s | atom-steps/s | carom / engine | KE at end (trans + rot) | atoms at end | "
@@ -747,8 +748,9 @@ static void chute_table(const options *o, int cores)
     if (want_carom) chute_energy_check(o, want_lammps);
     add_note("carom: method dem (LAMMPS's gran/hooke/history and fix nve/sphere, a Verlet list with LAMMPS's skin "
              "0.1), on 1 thread and on carom's own thread pool (cr_world_def.worker_count); compare carom at T threads "
-             "with LAMMPS at T ranks (the ratio column). carom's time includes its first step's set-up (list build "
-             "and forces), which LAMMPS does before its Loop time.");
+             "with LAMMPS at T ranks (the ratio column). carom's set-up (list build and forces of the start) runs in "
+             "cr_world_prepare before its timer, as LAMMPS's is outside its Loop time; the chute runs without "
+             "orientations (integrate_orientation false: atom_style sphere keeps none).");
     if (want_lammps)
         add_note("lammps: Debian's lmp is built with OpenMPI and without the OPENMP package; 2 procs are 2 MPI ranks. "
                  "LAMMPS reports no overlap figure for this input; \"atoms at end\" = 32000 means none lost.");

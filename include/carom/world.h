@@ -94,6 +94,10 @@ typedef struct cr_world_def {
                                    to projection (inelastic collapse guard); default 64 */
     cr_hooke hooke;             /* CR_METHOD_DEM's contact law; default all 0 */
     cr_periodic periodic;       /* default off */
+    bool integrate_orientation; /* method dem: turn each body's orientation by its spin every step
+                                   (default true); false leaves orientations as they were given and
+                                   saves the step that work (the law never reads them; LAMMPS's
+                                   atom_style sphere keeps none); other methods need true */
     cr_collision_order collision_order; /* rigid-body worlds: default CR_ORDER_ROUNDS (seed 003) */
     double sleep_time;          /* rigid-body worlds: an island whose bodies all stayed slower than
                                    sleep_speed this long sleeps until touched; 0 (default): never */
@@ -250,6 +254,14 @@ cr_status cr_plane_get_def(const cr_world *world, cr_static_id id, cr_plane_def 
 /* Advances the world by def.dt. On CR_ERR_NON_FINITE the world names the body
  * in cr_world_last_error and refuses further steps. */
 cr_status cr_world_step(cr_world *world);
+/* Optional: does now the set-up that the next step would otherwise begin
+ * with, so that the step's own time is only the step's. Method dem: gathers
+ * and sorts the bodies, builds the neighbour list and evaluates the forces
+ * of the current state (LAMMPS's set-up before a run, which its "Loop time"
+ * leaves out); the steps that follow give the same numbers as without it.
+ * Another change to the world (a body added, removed or set) undoes it.
+ * Other methods: nothing to do. */
+cr_status cr_world_prepare(cr_world *world);
 double cr_world_time(const cr_world *world);
 /* Changes the step for the next steps: seed 004 Algorithm 1's global step
  * that follows the computation time (each step as long as the last one took

@@ -22,7 +22,7 @@ static const char *const top_keys[] = {
     "description", "gravity", "dt", "duration", "output", "method", "law", "k_p", "toi_tolerance",
     "resting_speed", "solver_iterations", "pgs_iterations", "projection_passes", "projection_shock", "max_events_per_body", "hooke",
     "periodic", "allow_overlap", "statics", "bodies", "generate", "joints", "collision_order", "sleep_time",
-    "sleep_speed", NULL};
+    "sleep_speed", "integrate_orientation", NULL};
 static const char *const hooke_keys[] = {"kn", "kt", "gamma_n", "gamma_t", "mu", NULL};
 static const char *const periodic_keys[] = {"x", "y", "z", "lo", "hi", NULL};
 static const char *const output_keys[] = {"every", NULL};
@@ -56,7 +56,8 @@ static int read_world_def(sc_ctx *c, const cJSON *root, cr_world_def *wd)
         sc_read_bool(c, root, "projection_shock", &wd->projection_shock) ||
         sc_read_enum(c, root, "collision_order", order_names, &order) ||
         sc_read_number(c, root, "sleep_time", SC_NONNEG, &wd->sleep_time) ||
-        sc_read_number(c, root, "sleep_speed", SC_NONNEG, &wd->sleep_speed))
+        sc_read_number(c, root, "sleep_speed", SC_NONNEG, &wd->sleep_speed) ||
+        sc_read_bool(c, root, "integrate_orientation", &wd->integrate_orientation))
         return -1;
     wd->collision_order = (cr_collision_order)order;
     const cJSON *hooke = cJSON_GetObjectItemCaseSensitive(root, "hooke");
