@@ -211,19 +211,14 @@ cr_status cr_world_save_buffer(const cr_world *w, const void *app, size_t app_si
     *data = NULL;
     *size = 0;
     if (w->in_callback) return fail(msg, msg_size, CR_ERR_REENTRANT, "called from a world callback");
-    /* Version 1 has no place for DEM's forces and contact history nor for
+    /* The format has no place for DEM's forces and contact history nor for
      * periodic boxes: refused rather than restored into a different run. */
     if (w->def.method == CR_METHOD_DEM)
         return fail(msg, msg_size, CR_ERR_INVALID_ARGUMENT,
-                    "method dem (contact history, periodic boundaries) cannot be saved in checkpoint version 1");
-    /* Version 1 holds spheres, planes and surfaces; rigid bodies (shapes,
+                    "method dem (contact history, periodic boundaries) cannot be saved in a checkpoint (version 2)");
+    /* The format holds spheres, planes and surfaces; rigid bodies (shapes,
      * joints, contact history) are not in the format yet: refused whole
      * rather than saved in part. */
-    /* Version 1's world settings have no projection_passes: a world with
-     * more than the one pass would resume as a different run. */
-    if (w->def.projection_passes != 1)
-        return fail(msg, msg_size, CR_ERR_INVALID_ARGUMENT,
-                    "projection_passes other than 1 cannot be saved in checkpoint version 1");
     if (cr_world_is_rigid(w))
         return fail(msg, msg_size, CR_ERR_INVALID_ARGUMENT,
                     "checkpoints of worlds with boxes, hulls, meshes or joints are not supported yet");
@@ -242,6 +237,8 @@ cr_status cr_world_save_buffer(const cr_world *w, const void *app, size_t app_si
     put_f64(&o, d->resting_speed);
     put_u32(&o, (uint32_t)d->solver_iterations);
     put_u32(&o, (uint32_t)d->max_events_per_body);
+    put_u32(&o, (uint32_t)d->projection_passes); /* version 2 */
+    put_u32(&o, d->projection_shock ? 1u : 0u);
     put_f64(&o, w->resting_speed);
     put_f64(&o, w->time);
     put_u64(&o, w->steps);
@@ -481,8 +478,8 @@ cr_status cr_world_load_buffer(const unsigned char *data, size_t size, const cr_
         return failn(msg, msg_size, "checkpoint: not a carom checkpoint (%llu bytes)", size);
     reader h = {data, size, 8, false};
     uint32_t version = get_u32(&h);
-    if (version != CR_CHECKPOINT_VERSION)
-        return failn(msg, msg_size, "checkpoint: version %llu, this carom reads version 1", version);
+    if (version < 1 || version > CR_CHECKPOINT_VERSION)
+        return failn(msg, msg_size, "checkpoint: version %llu, this carom reads versions 1 and 2", version);
     uint64_t payload = get_u64(&h);
     if (payload != size - HEADER_SIZE - 8)
         return failn(msg, msg_size, "checkpoint: truncated or padded (the header says %llu payload bytes)", payload);
@@ -508,6 +505,13 @@ cr_status cr_world_load_buffer(const unsigned char *data, size_t size, const cr_
     d.resting_speed = get_f64(&r);
     d.solver_iterations = (int)get_u32(&r);
     d.max_events_per_body = (int)get_u32(&r);
+    if (version >= 2) { /* version 1 ran seed 000's single projection pass */
+        d.projection_passes = (int)get_u32(&r);
+        uint32_t shock = get_u32(&r);
+        d.projection_shock = shock != 0;
+        if (!r.bad && shock > 1)
+            return failn(msg, msg_size, "checkpoint: world settings: projection_shock flag %llu, not 0 or 1", shock);
+    }
     char why[256];
     if (r.bad || cr_world_def_validate(&d, why, sizeof why) != CR_OK) {
         if (msg && msg_size) snprintf(msg, msg_size, "checkpoint: world settings: %s", r.bad ? "truncated" : why);

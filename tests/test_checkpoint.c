@@ -21,10 +21,13 @@ static uint64_t state_hash(const cr_world *w)
     return h ^ cr_fnv1a64(&t, sizeof t);
 }
 
-static cr_world *make_pit(void)
+/* projection_passes and projection_shock as given (version 2 saves them) */
+static cr_world *make_pit_projected(int passes, bool shock)
 {
     cr_world_def def = cr_default_world_def();
     def.dt = 1.0 / 240.0;
+    def.projection_passes = passes;
+    def.projection_shock = shock;
     cr_world *w = make_world_def(&def);
     add_plane(w, cr_v3_zero(), cr_v3(0, 0, 1));
     add_plane(w, cr_v3(-0.3, 0, 0), cr_v3(1, 0, 0));
@@ -39,6 +42,8 @@ static cr_world *make_pit(void)
     cr_world_remove_body(w, cr_world_body_at(w, 17)); /* a free slot, to be kept free */
     return w;
 }
+
+static cr_world *make_pit(void) { return make_pit_projected(1, false); }
 
 static const cr_hill hills[2] = {{0.2, 0.3, 0.0, 0.3}, {-0.1, -0.4, 0.2, 0.4}};
 
@@ -109,6 +114,64 @@ static void test_resume_pit(void **state)
     check_resume(make_pit(), 120, 120);
 }
 
+/* Version 2 keeps the projection settings: a pit projected 16 times from
+ * the ground up resumes bit for bit (it would not with the defaults). */
+static void test_resume_projected_pit(void **state)
+{
+    (void)state;
+    check_resume(make_pit_projected(16, true), 120, 120);
+}
+
+/* A version 1 checkpoint (no projection settings: seed 000's single pass)
+ * still loads: the version 2 buffer of a world without the two settings,
+ * made into version 1, resumes bit for bit, and one of a world with 16
+ * passes resumes with 1. */
+enum { SETTINGS_V2_AT = 24 + 11 * 8, SETTINGS_V2_BYTES = 2 * 8 };
+
+static unsigned char *as_version_1(const unsigned char *v2, size_t size, size_t *size1)
+{
+    *size1 = size - SETTINGS_V2_BYTES;
+    unsigned char *v1 = malloc(*size1);
+    assert_non_null(v1);
+    memcpy(v1, v2, SETTINGS_V2_AT);
+    memcpy(v1 + SETTINGS_V2_AT, v2 + SETTINGS_V2_AT + SETTINGS_V2_BYTES, size - 8 - SETTINGS_V2_AT - SETTINGS_V2_BYTES);
+    uint64_t payload = *size1 - 24 - 8, sum;
+    for (int i = 0; i < 8; ++i) {
+        v1[8 + i] = (unsigned char)(i == 0); /* version 1 */
+        v1[16 + i] = (unsigned char)(payload >> (8 * i));
+    }
+    sum = cr_fnv1a64(v1, *size1 - 8);
+    for (int i = 0; i < 8; ++i) v1[*size1 - 8 + i] = (unsigned char)(sum >> (8 * i));
+    return v1;
+}
+
+static void test_version_1_loads(void **state)
+{
+    (void)state;
+    for (int passes = 1; passes <= 16; passes += 15) {
+        cr_world *w = make_pit_projected(passes, false);
+        step_n(w, 60);
+        unsigned char *data, *v1;
+        size_t size, size1;
+        char msg[256];
+        assert_int_equal(cr_world_save_buffer(w, NULL, 0, &data, &size, msg, sizeof msg), CR_OK);
+        v1 = as_version_1(data, size, &size1);
+        cr_world *r = NULL;
+        assert_int_equal(cr_world_load_buffer(v1, size1, NULL, &r, NULL, NULL, msg, sizeof msg), CR_OK);
+        assert_int_equal(cr_world_get_def(r)->projection_passes, 1);
+        assert_false(cr_world_get_def(r)->projection_shock);
+        if (passes == 1) { /* the same run */
+            step_n(w, 60);
+            step_n(r, 60);
+            assert_true(state_hash(r) == state_hash(w));
+        }
+        free(v1);
+        free(data);
+        cr_world_destroy(r);
+        cr_world_destroy(w);
+    }
+}
+
 static void test_resume_surface(void **state)
 {
     (void)state;
@@ -141,10 +204,18 @@ static void test_bad_checkpoints(void **state)
     cr_world_load_buffer(data, size, NULL, &r, NULL, NULL, msg, sizeof msg);
     assert_non_null(strstr(msg, "checksum"));
     data[100] ^= 1;
-    data[8] = 2; /* version 2 */
+    data[8] = 3; /* version 3 */
     cr_world_load_buffer(data, size, NULL, &r, NULL, NULL, msg, sizeof msg);
-    assert_non_null(strstr(msg, "version 2"));
-    data[8] = 1;
+    assert_non_null(strstr(msg, "version 3"));
+    data[8] = 2;
+    /* an out-of-range shock flag (its checksum made right) */
+    data[SETTINGS_V2_AT + 8] = 2;
+    uint64_t sum = cr_fnv1a64(data, size - 8);
+    for (int i = 0; i < 8; ++i) data[size - 8 + i] = (unsigned char)(sum >> (8 * i));
+    assert_int_equal(cr_world_load_buffer(data, size, NULL, &r, NULL, NULL, msg, sizeof msg), CR_ERR_INVALID_ARGUMENT);
+    assert_null(r);
+    assert_non_null(strstr(msg, "world settings"));
+    data[SETTINGS_V2_AT + 8] = 0;
     data[0] = 'X';
     cr_world_load_buffer(data, size, NULL, &r, NULL, NULL, msg, sizeof msg);
     assert_non_null(strstr(msg, "not a carom checkpoint"));
@@ -175,15 +246,6 @@ static void test_unsaveable_and_files(void **state)
     assert_null(fopen("ckpt_custom.bin", "rb")); /* nothing written */
     cr_world_destroy(w);
 
-    /* version 1 has no place for projection_passes */
-    cr_world_def def = cr_default_world_def();
-    def.projection_passes = 4;
-    w = make_world_def(&def);
-    assert_int_equal(cr_world_save(w, "ckpt_passes.bin", NULL, 0, msg, sizeof msg), CR_ERR_INVALID_ARGUMENT);
-    assert_non_null(strstr(msg, "projection_passes"));
-    assert_null(fopen("ckpt_passes.bin", "rb"));
-    cr_world_destroy(w);
-
     w = make_pit();
     step_n(w, 30);
     assert_int_equal(cr_world_save(w, "ckpt_pit.bin", "x", 1, msg, sizeof msg), CR_OK);
@@ -205,6 +267,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_resume_pit),
+        cmocka_unit_test(test_resume_projected_pit),
+        cmocka_unit_test(test_version_1_loads),
         cmocka_unit_test(test_resume_surface),
         cmocka_unit_test(test_bad_checkpoints),
         cmocka_unit_test(test_unsaveable_and_files),

@@ -23,7 +23,7 @@
 extern "C" {
 #endif
 
-#define CR_CHECKPOINT_VERSION 1u
+#define CR_CHECKPOINT_VERSION 2u /* 2: world settings add projection_passes and projection_shock */
 
 /* Serializes the world (and app_size bytes of the caller's own, which come
  * back on load) into a buffer from malloc; the caller frees it. */
