@@ -54,6 +54,21 @@ static cr_body_state get(cr_world *w, cr_body_id id)
     return s;
 }
 
+/* Worlds w[1..count-1] hold the same n slots as w[0], bit for bit. */
+static void assert_same_bodies(cr_world *const *w, int count, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; ++i) {
+        cr_body_state s0 = get(w[0], cr_world_body_at(w[0], i));
+        for (int m = 1; m < count; ++m) {
+            cr_body_state s = get(w[m], cr_world_body_at(w[m], i));
+            assert_memory_equal(&s.position, &s0.position, sizeof s.position);
+            assert_memory_equal(&s.velocity, &s0.velocity, sizeof s.velocity);
+            assert_memory_equal(&s.angular_velocity, &s0.angular_velocity, sizeof s.angular_velocity);
+            assert_memory_equal(&s.orientation, &s0.orientation, sizeof s.orientation);
+        }
+    }
+}
+
 /* Two equal spheres head on: duration pi / w_d and restitution
  * exp(-gamma_n pi / (2 w_d)) within 1%, momentum conserved. */
 static void test_hooke_head_on(void **state)
@@ -306,16 +321,7 @@ static void test_dem_threads_bitwise(void **state)
     assert_true(cr_world_stats(w[0])->contacts > 1000);
     uint32_t n = cr_world_body_capacity(w[0]);
     assert_int_equal(n, 15 * 15 * 8);
-    for (uint32_t i = 0; i < n; ++i) {
-        cr_body_state s0 = get(w[0], cr_world_body_at(w[0], i));
-        for (int m = 1; m < 3; ++m) {
-            cr_body_state s = get(w[m], cr_world_body_at(w[m], i));
-            assert_memory_equal(&s.position, &s0.position, sizeof s.position);
-            assert_memory_equal(&s.velocity, &s0.velocity, sizeof s.velocity);
-            assert_memory_equal(&s.angular_velocity, &s0.angular_velocity, sizeof s.angular_velocity);
-            assert_memory_equal(&s.orientation, &s0.orientation, sizeof s.orientation);
-        }
-    }
+    assert_same_bodies(w, 3, n);
     for (int m = 0; m < 3; ++m) cr_world_destroy(w[m]);
     /* the def's task fields are checked */
     cr_world_def d = dem_def(1e-4, cr_v3_zero());
@@ -407,16 +413,7 @@ static void test_dem_prepare(void **state)
         for (int m = 0; m < 3; ++m) assert_int_equal(cr_world_step(w[m]), CR_OK);
     assert_true(cr_world_stats(w[0])->contacts > 1000);
     uint32_t n = cr_world_body_capacity(w[0]);
-    for (uint32_t i = 0; i < n; ++i) {
-        cr_body_state s0 = get(w[0], cr_world_body_at(w[0], i));
-        for (int m = 1; m < 3; ++m) {
-            cr_body_state s = get(w[m], cr_world_body_at(w[m], i));
-            assert_memory_equal(&s.position, &s0.position, sizeof s.position);
-            assert_memory_equal(&s.velocity, &s0.velocity, sizeof s.velocity);
-            assert_memory_equal(&s.angular_velocity, &s0.angular_velocity, sizeof s.angular_velocity);
-            assert_memory_equal(&s.orientation, &s0.orientation, sizeof s.orientation);
-        }
-    }
+    assert_same_bodies(w, 3, n);
     for (int m = 0; m < 3; ++m) cr_world_destroy(w[m]);
 }
 
