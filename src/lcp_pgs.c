@@ -233,8 +233,17 @@ static inline void apply(const cr_pgs_row *p, double dl, double (*vel)[6])
     v2_store(vb + 4, v2_add(v2_load(vb + 4), v2_mul(v2_load(p->mb + 4), d)));
 }
 
-/* x clamped to [lo, hi] for finite x (inline: libm's fmin and fmax are calls). */
-static inline double clamp(double x, double lo, double hi) { return x < lo ? lo : (x > hi ? hi : x); }
+/* x clamped to [lo, hi] (lo <= hi: every row's set): x < lo ? lo : (x > hi ?
+ * hi : x), the same value for every x, signed zeros and NaN included, but
+ * written as the two selections that x86's minsd and maxsd make exactly
+ * (hi < x ? hi : x, then lo > t ? lo : t), so that the compiler needs no
+ * branch where a friction row's clamp goes either way at random (inline:
+ * libm's fmin and fmax are calls). */
+static inline double clamp(double x, double lo, double hi)
+{
+    double t = hi < x ? hi : x;
+    return lo > t ? lo : t;
+}
 
 static inline void bounds(const cr_pgs_row *p, const double *lambda, double *lo, double *hi)
 {
