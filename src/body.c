@@ -185,7 +185,10 @@ cr_status cr_world_remove_body(cr_world *w, cr_body_id id)
     b->free_slots[b->free_count++] = id.index;
     b->live_count--;
     w->prev_count = 0; /* the slot may be reused: forget warm-start impulses */
-    if (w->rigid) w->rigid->prev_count = 0; /* and carried manifolds (src/collide_carry.c) */
+    if (w->rigid) {
+        w->rigid->prev_count = 0;       /* and carried manifolds (src/collide_carry.c) */
+        w->rigid->apart_prev_count = 0; /* and pairs kept apart (src/collide_apart.c) */
+    }
     cr_dem_body_removed(w, id.index);
     return CR_OK;
 }

@@ -240,7 +240,15 @@ static uint32_t edge_contact(const cr_hull *a, cr_pose pa, const cr_hull *b, cr_
 uint32_t cr_collide_hull_hull(const cr_hull *a, cr_pose pa, const cr_hull *b, cr_pose pb, double margin,
                               cr_manifold *m)
 {
+    double gap;
+    return cr_collide_hull_hull_gap(a, pa, b, pb, margin, m, &gap);
+}
+
+uint32_t cr_collide_hull_hull_gap(const cr_hull *a, cr_pose pa, const cr_hull *b, cr_pose pb, double margin,
+                                  cr_manifold *m, double *gap)
+{
     m->count = 0;
+    *gap = -HUGE_VAL;
     cr_sat s;
     cr_sat_query(a, pa, b, pb, margin, &s);
     double scale = fmin(s.radius_a, s.radius_b);
@@ -248,6 +256,7 @@ uint32_t cr_collide_hull_hull(const cr_hull *a, cr_pose pa, const cr_hull *b, cr
      * would otherwise flip from step to step and the manifold with them. */
     double tol = 1e-3 * scale;
     double face = fmax(s.face_a, s.face_b);
+    if (face > margin) *gap = face; /* the gap of the projections on a unit axis */
     if (fmax(face, s.edge) > margin) return 0;
     if (s.edge > face + tol) return edge_contact(a, pa, b, pb, &s, m);
     bool ref_a = s.face_a >= s.face_b - 0.5 * tol;

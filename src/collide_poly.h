@@ -44,6 +44,11 @@ typedef struct cr_manifold {
 /* All return m->count; points with separation > margin are not reported. */
 uint32_t cr_collide_hull_hull(const cr_hull *a, cr_pose pa, const cr_hull *b, cr_pose pb, double margin,
                               cr_manifold *m);
+/* The same, and *gap: when a face axis found the pair apart (count 0), that
+ * axis's separation, a lower bound of the hulls' distance; -HUGE_VAL
+ * otherwise. */
+uint32_t cr_collide_hull_hull_gap(const cr_hull *a, cr_pose pa, const cr_hull *b, cr_pose pb, double margin,
+                                  cr_manifold *m, double *gap);
 /* Plane n.x = offset (n unit), solid below; normal = n. */
 uint32_t cr_collide_hull_plane(const cr_hull *a, cr_pose pa, cr_vec3 n, double offset, double margin, cr_manifold *m);
 /* B = sphere (centre c, radius r). */
@@ -68,6 +73,12 @@ double cr_carry_point(cr_pose pa, const cr_pose *pb, cr_vec3 la, cr_vec3 lb, cr_
  * positions within tolerance * length, the orientations within an angle of
  * about tolerance (radians)? */
 bool cr_carry_close(cr_vec3 x_ref, cr_quat q_ref, cr_vec3 x, cr_quat q, double length, double tolerance);
+
+/* Pairs kept apart (src/collide_apart.c): the farthest any point within
+ * radius of A's origin can have moved in B's frame since A's pose there was
+ * (x_ref, q_ref) (a's position in b's frame, conj(q_b) q_a); now (x, q). A
+ * pair whose distance was at least gap then is at least gap minus this now. */
+double cr_apart_motion(cr_vec3 x_ref, cr_quat q_ref, cr_vec3 x, cr_quat q, double radius);
 
 /* Separation lower bound (SAT) between two hulls, for conservative
  * advancement: <= the true distance when apart, the penetration depth along

@@ -32,6 +32,7 @@
  * bodies. */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "lcp_internal.h"
 
@@ -40,8 +41,8 @@ typedef struct cr_pgs_row {
     uint32_t parent;        /* friction rows: sweep index of the normal row */
     uint32_t kind;          /* cr_row_kind */
     uint32_t global;        /* the row's index in the caller's rows */
-    double ja[6], jb[6];    /* J: linear then angular, per body */
-    double ma[6], mb[6];    /* M^-1 J^T: zero for a body that cannot move */
+    double ja[6], jb[6];    /* J per body, in the velocity slots' order (below) */
+    double ma[6], mb[6];    /* M^-1 J^T likewise: zero for a body that cannot move */
     double d, target, cfm, mu;
 } cr_pgs_row;
 
@@ -64,11 +65,47 @@ bool cr_lcp_pgs_reserve(cr_lcp_workspace *ws, uint32_t n)
     return true;
 }
 
+/* A velocity slot, and a row's J and M^-1 J^T blocks, hold each linear
+ * component next to its angular one: (lin.x, ang.x, lin.y, ang.y, lin.z,
+ * ang.z). Pairs of doubles are then worked on together (below), and the
+ * linear and angular dot products of a body come out as the two lanes of one
+ * pair, summed in the same order as one at a time. */
 static void put(double out[6], cr_vec3 lin, cr_vec3 ang)
 {
-    out[0] = lin.x, out[1] = lin.y, out[2] = lin.z;
-    out[3] = ang.x, out[4] = ang.y, out[5] = ang.z;
+    out[0] = lin.x, out[2] = lin.y, out[4] = lin.z;
+    out[1] = ang.x, out[3] = ang.y, out[5] = ang.z;
 }
+
+static cr_vec3 lin_of(const double in[6]) { return cr_v3(in[0], in[2], in[4]); }
+static cr_vec3 ang_of(const double in[6]) { return cr_v3(in[1], in[3], in[5]); }
+
+/* Two doubles worked on lane by lane: the SIMD registers' pairs where the
+ * compiler has vector types (GCC, Clang), plain pairs otherwise. Each lane
+ * is one IEEE operation either way: the same bits. */
+#if defined(__GNUC__)
+typedef double v2d __attribute__((vector_size(2 * sizeof(double))));
+static inline v2d v2_make(double lo, double hi) { return (v2d){lo, hi}; }
+static inline double v2_lo(v2d a) { return a[0]; }
+static inline double v2_hi(v2d a) { return a[1]; }
+static inline v2d v2_add(v2d a, v2d b) { return a + b; }
+static inline v2d v2_mul(v2d a, v2d b) { return a * b; }
+#else
+typedef struct v2d {
+    double lo, hi;
+} v2d;
+static inline v2d v2_make(double lo, double hi) { return (v2d){lo, hi}; }
+static inline double v2_lo(v2d a) { return a.lo; }
+static inline double v2_hi(v2d a) { return a.hi; }
+static inline v2d v2_add(v2d a, v2d b) { return (v2d){a.lo + b.lo, a.hi + b.hi}; }
+static inline v2d v2_mul(v2d a, v2d b) { return (v2d){a.lo * b.lo, a.hi * b.hi}; }
+#endif
+static inline v2d v2_load(const double *p)
+{
+    v2d a;
+    memcpy(&a, p, sizeof a);
+    return a;
+}
+static inline void v2_store(double *p, v2d a) { memcpy(p, &a, sizeof a); }
 
 static uint32_t mover(const cr_lcp_minv *m, int side) { return side ? m->eb : m->ea; }
 
@@ -165,30 +202,48 @@ static void pack(const cr_lcp_row *rows, const cr_lcp_island *isl, cr_lcp_worksp
     }
 }
 
-/* J v, summed as cr_lcp_row_velocity does: each body's linear then angular
- * dot product, body a before body b. */
+/* One body's (linear, angular) dot products of J and v, as two lanes:
+ * (j.x v.x + j.y v.y) + j.z v.z each. */
+static inline v2d dots(const double *j, const double *v)
+{
+    v2d s = v2_add(v2_mul(v2_load(j), v2_load(v)), v2_mul(v2_load(j + 2), v2_load(v + 2)));
+    return v2_add(s, v2_mul(v2_load(j + 4), v2_load(v + 4)));
+}
+
+/* J v, summed as cr_lcp_row_velocity does: 0 + (a's linear + angular dot
+ * product), then + (b's linear + angular), the two sums taken as the lanes
+ * of one pair. */
 static inline double row_velocity(const cr_pgs_row *p, double (*vel)[6])
 {
-    const double *va = vel[p->a], *vb = vel[p->b];
-    double s = 0.0;
-    s += (p->ja[0] * va[0] + p->ja[1] * va[1] + p->ja[2] * va[2]) + (p->ja[3] * va[3] + p->ja[4] * va[4] + p->ja[5] * va[5]);
-    s += (p->jb[0] * vb[0] + p->jb[1] * vb[1] + p->jb[2] * vb[2]) + (p->jb[3] * vb[3] + p->jb[4] * vb[4] + p->jb[5] * vb[5]);
-    return s;
+    v2d da = dots(p->ja, vel[p->a]), db = dots(p->jb, vel[p->b]);
+    v2d s = v2_add(v2_make(v2_lo(da), v2_lo(db)), v2_make(v2_hi(da), v2_hi(db)));
+    return (0.0 + v2_lo(s)) + v2_hi(s);
 }
 
-/* Written out: compilers at -O2 keep a 6-step loop as a loop. */
+/* v += M^-1 J^T dl, written out: compilers at -O2 keep a short loop as a loop. */
 static inline void apply(const cr_pgs_row *p, double dl, double (*vel)[6])
 {
-    double *va = vel[p->a];
-    va[0] += p->ma[0] * dl, va[1] += p->ma[1] * dl, va[2] += p->ma[2] * dl;
-    va[3] += p->ma[3] * dl, va[4] += p->ma[4] * dl, va[5] += p->ma[5] * dl;
-    double *vb = vel[p->b];
-    vb[0] += p->mb[0] * dl, vb[1] += p->mb[1] * dl, vb[2] += p->mb[2] * dl;
-    vb[3] += p->mb[3] * dl, vb[4] += p->mb[4] * dl, vb[5] += p->mb[5] * dl;
+    v2d d = v2_make(dl, dl);
+    double *va = vel[p->a], *vb = vel[p->b];
+    v2_store(va, v2_add(v2_load(va), v2_mul(v2_load(p->ma), d)));
+    v2_store(va + 2, v2_add(v2_load(va + 2), v2_mul(v2_load(p->ma + 2), d)));
+    v2_store(va + 4, v2_add(v2_load(va + 4), v2_mul(v2_load(p->ma + 4), d)));
+    v2_store(vb, v2_add(v2_load(vb), v2_mul(v2_load(p->mb), d)));
+    v2_store(vb + 2, v2_add(v2_load(vb + 2), v2_mul(v2_load(p->mb + 2), d)));
+    v2_store(vb + 4, v2_add(v2_load(vb + 4), v2_mul(v2_load(p->mb + 4), d)));
 }
 
-/* x clamped to [lo, hi] for finite x (inline: libm's fmin and fmax are calls). */
-static inline double clamp(double x, double lo, double hi) { return x < lo ? lo : (x > hi ? hi : x); }
+/* x clamped to [lo, hi] (lo <= hi: every row's set): x < lo ? lo : (x > hi ?
+ * hi : x), the same value for every x, signed zeros and NaN included, but
+ * written as the two selections that x86's minsd and maxsd make exactly
+ * (hi < x ? hi : x, then lo > t ? lo : t), so that the compiler needs no
+ * branch where a friction row's clamp goes either way at random (inline:
+ * libm's fmin and fmax are calls). */
+static inline double clamp(double x, double lo, double hi)
+{
+    double t = hi < x ? hi : x;
+    return lo > t ? lo : t;
+}
 
 static inline void bounds(const cr_pgs_row *p, const double *lambda, double *lo, double *hi)
 {
@@ -249,8 +304,8 @@ double cr_lcp_pgs_solve(const cr_lcp_row *rows, const cr_lcp_island *isl, uint32
         uint32_t e[2] = {rows[g].a, rows[g].b};
         for (int s = 0; s < 2; ++s)
             if (e[s] != CR_LCP_FIXED) {
-                ws->v[e[s]] = cr_v3(vel[e[s]][0], vel[e[s]][1], vel[e[s]][2]);
-                ws->w[e[s]] = cr_v3(vel[e[s]][3], vel[e[s]][4], vel[e[s]][5]);
+                ws->v[e[s]] = lin_of(vel[e[s]]);
+                ws->w[e[s]] = ang_of(vel[e[s]]);
             }
     }
     return res;

@@ -44,6 +44,16 @@ typedef struct cr_rigid_contact {
     cr_quat ref_q;
 } cr_rigid_contact;
 
+/* A pair of bodies that a separating-axis query found apart: the narrow
+ * phase skips it while it cannot have closed its gap since
+ * (src/collide_apart.c). */
+typedef struct cr_rigid_apart {
+    uint32_t a, b;
+    double gap;                 /* lower bound of the distance at the query */
+    cr_vec3 ref_x;              /* the relative pose then, as cr_rigid_contact's */
+    cr_quat ref_q;
+} cr_rigid_apart;
+
 typedef struct cr_rigid {
     cr_joint *joints;
     uint32_t joint_count, joint_capacity, joint_live;
@@ -68,6 +78,9 @@ typedef struct cr_rigid {
     uint32_t job_capacity, manifold_capacity;
     uint8_t *jointed;           /* per slot, while joints live: held by a joint (no carried manifolds) */
     uint32_t jointed_capacity;
+    /* pairs found apart: this step's, and the last step's sorted by pair */
+    cr_rigid_apart *apart, *apart_prev;
+    uint32_t apart_count, apart_capacity, apart_prev_count, apart_prev_capacity;
 } cr_rigid;
 
 static inline bool cr_world_is_rigid(const cr_world *w)

@@ -59,12 +59,15 @@ static void keep_meeting_hulls(const cr_world *w, uint32_t a, uint32_t b, cr_man
     if (!(t < dt)) m->count = 0;
 }
 
-/* The manifold of bodies a and b, normal from b towards a. */
-static void collide_pair(const cr_world *w, uint32_t a, uint32_t b, double margin, cr_manifold *m)
+/* The manifold of bodies a and b, normal from b towards a; *gap: a lower
+ * bound of their distance when a separating-axis query found two hulls
+ * apart, -HUGE_VAL otherwise. */
+static void collide_pair(const cr_world *w, uint32_t a, uint32_t b, double margin, cr_manifold *m, double *gap)
 {
     geom_kind ga = geom_of(w, a), gb = geom_of(w, b);
     const cr_bodies *bs = &w->bodies;
     m->count = 0;
+    *gap = -HUGE_VAL;
     if (ga == GEOM_MESH && gb == GEOM_MESH) return; /* neither moves */
     bool swap = ga < gb;                            /* order: mesh, hull, sphere */
     uint32_t i = swap ? b : a, j = swap ? a : b;
@@ -73,7 +76,7 @@ static void collide_pair(const cr_world *w, uint32_t a, uint32_t b, double margi
     if (gi == GEOM_SPHERE)
         cr_collide_sphere_sphere(bs->x[i], bs->radius[i], bs->x[j], bs->radius[j], margin, m);
     else if (gi == GEOM_HULL && gj == GEOM_HULL) {
-        cr_collide_hull_hull(&bs->shape[i]->hull, pi, &bs->shape[j]->hull, pj, margin, m);
+        cr_collide_hull_hull_gap(&bs->shape[i]->hull, pi, &bs->shape[j]->hull, pj, margin, m, gap);
         keep_meeting_hulls(w, i, j, m);
     }
     else if (gi == GEOM_HULL)
@@ -202,6 +205,40 @@ static uint32_t carry_pair(const cr_world *w, uint32_t a, uint32_t b, cr_manifol
     return first;
 }
 
+/* Pairs kept apart (src/collide_apart.c): a pair of hulls that the last
+ * step's query found apart, or kept apart since, is skipped while the gap
+ * found then, less how far A's points can have moved in B's frame since,
+ * exceeds the margin a fresh query would use: the bodies are then farther
+ * apart than that margin, which covers what they can close in the step.
+ * Returns the last step's entry of the pair, CR_NO_BODY when the narrow
+ * phase must look. */
+static uint32_t keep_apart(const cr_world *w, uint32_t a, uint32_t b)
+{
+    const cr_rigid *r = w->rigid;
+    uint32_t lo = 0, hi = r->apart_prev_count;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        const cr_rigid_apart *p = &r->apart_prev[mid];
+        if (p->a < a || (p->a == a && p->b < b)) lo = mid + 1;
+        else hi = mid;
+    }
+    if (lo == r->apart_prev_count || r->apart_prev[lo].a != a || r->apart_prev[lo].b != b) return CR_NO_BODY;
+    const cr_rigid_apart *p = &r->apart_prev[lo];
+    cr_vec3 x;
+    cr_quat q;
+    relative_pose(w, a, b, &x, &q);
+    double motion = cr_apart_motion(p->ref_x, p->ref_q, x, q, w->bodies.radius[a]);
+    return p->gap - motion > pair_margin(w, a, b) ? lo : CR_NO_BODY;
+}
+
+static int apart_cmp(const void *pa, const void *pb)
+{
+    const cr_rigid_apart *x = pa, *y = pb;
+    if (x->a != y->a) return x->a < y->a ? -1 : 1;
+    if (x->b != y->b) return x->b < y->b ? -1 : 1;
+    return 0;
+}
+
 /* Appends manifold m of a and b; carry: the previous step's first contact
  * of the pair when m was carried over from it (the points keep their frames
  * and reference pose), CR_NO_BODY when m was found afresh. */
@@ -258,6 +295,8 @@ typedef struct cr_narrow_job {
     uint32_t first; /* its manifold (a plane job: the first of one per plane) */
     uint32_t carry; /* set by the job: the previous step's first contact of the pair when its
                      * manifold was carried over, CR_NO_BODY when found afresh */
+    uint32_t kept;  /* set by the job: the last step's entry of a pair kept apart, else CR_NO_BODY */
+    double gap;     /* set by the job: a lower bound of the distance of a pair found apart, else -HUGE_VAL */
 } cr_narrow_job;
 
 #define CR_NARROW_CHUNK 16u /* jobs per work item */
@@ -277,15 +316,45 @@ static void narrow_items(uint32_t start, uint32_t end, uint32_t worker, void *ct
         for (uint32_t j = item * CR_NARROW_CHUNK; j < c->count && j < (item + 1) * CR_NARROW_CHUNK; ++j) {
             cr_narrow_job *job = &c->jobs[j];
             cr_manifold *m = &c->m[job->first];
-            job->carry = CR_NO_BODY;
+            job->carry = job->kept = CR_NO_BODY;
+            job->gap = -HUGE_VAL;
+            m->count = 0;
             if (job->b != CR_NO_BODY) {
                 job->carry = carry_pair(c->w, job->a, job->b, m);
-                if (job->carry == CR_NO_BODY) collide_pair(c->w, job->a, job->b, pair_margin(c->w, job->a, job->b), m);
+                if (job->carry == CR_NO_BODY) job->kept = keep_apart(c->w, job->a, job->b);
+                if (job->carry == CR_NO_BODY && job->kept == CR_NO_BODY)
+                    collide_pair(c->w, job->a, job->b, pair_margin(c->w, job->a, job->b), m, &job->gap);
                 continue;
             }
             double margin = pair_margin(c->w, job->a, CR_NO_BODY);
             for (uint32_t k = 0; k < c->w->planes.count; ++k) collide_plane(c->w, job->a, k, margin, &m[k]);
         }
+}
+
+/* This step's pairs kept or found apart become the next step's (sorted
+ * by pair for keep_apart's search). */
+static bool note_apart(cr_world *w, uint32_t jobs)
+{
+    cr_rigid *r = w->rigid;
+    r->apart_count = 0;
+    for (uint32_t j = 0; j < jobs; ++j) {
+        const cr_narrow_job *job = &r->jobs[j];
+        if (job->b == CR_NO_BODY || (job->kept == CR_NO_BODY && !(job->gap > -HUGE_VAL))) continue;
+        if (!cr_grow(w, (void **)&r->apart, &r->apart_capacity, r->apart_count + 1, sizeof *r->apart)) return false;
+        cr_rigid_apart *e = &r->apart[r->apart_count++];
+        if (job->kept != CR_NO_BODY) {
+            *e = r->apart_prev[job->kept];
+            continue;
+        }
+        e->a = job->a, e->b = job->b, e->gap = job->gap;
+        relative_pose(w, job->a, job->b, &e->ref_x, &e->ref_q);
+    }
+    if (r->apart_count) qsort(r->apart, r->apart_count, sizeof *r->apart, apart_cmp);
+    cr_rigid_apart *t = r->apart;
+    uint32_t tc = r->apart_capacity;
+    r->apart = r->apart_prev, r->apart_capacity = r->apart_prev_capacity;
+    r->apart_prev = t, r->apart_prev_capacity = tc, r->apart_prev_count = r->apart_count;
+    return true;
 }
 
 cr_status cr_rigid_find_contacts(cr_world *w)
@@ -312,11 +381,11 @@ cr_status cr_rigid_find_contacts(cr_world *w)
     for (uint32_t p = 0; p < w->broad.pair_count; ++p) {
         uint32_t a = w->broad.pairs[p].a, b = w->broad.pairs[p].b;
         if (!cr_rigid_moves(bs, a) && !cr_rigid_moves(bs, b)) continue; /* static, kinematic or asleep */
-        r->jobs[jobs++] = (cr_narrow_job){a, b, manifolds++, CR_NO_BODY};
+        r->jobs[jobs++] = (cr_narrow_job){a, b, manifolds++, CR_NO_BODY, CR_NO_BODY, -HUGE_VAL};
     }
     for (uint32_t a = 0; a < bs->slot_count && planes; ++a) {
         if (!cr_slot_alive(bs, a) || !cr_rigid_moves(bs, a)) continue;
-        r->jobs[jobs++] = (cr_narrow_job){a, CR_NO_BODY, manifolds, CR_NO_BODY};
+        r->jobs[jobs++] = (cr_narrow_job){a, CR_NO_BODY, manifolds, CR_NO_BODY, CR_NO_BODY, -HUGE_VAL};
         manifolds += planes;
     }
     if (!cr_grow(w, (void **)&r->manifolds, &r->manifold_capacity, manifolds, sizeof *r->manifolds)) goto oom;
@@ -334,6 +403,7 @@ cr_status cr_rigid_find_contacts(cr_world *w)
         for (uint32_t k = 0; k < planes; ++k)
             if (m[k].count && !add_points(w, job->a, k, true, &m[k], CR_NO_BODY)) goto oom;
     }
+    if (!note_apart(w, jobs)) goto oom;
     w->stats.contacts = r->contact_count;
     w->stats.carried_contacts = carried;
     return CR_OK;

@@ -48,6 +48,8 @@ void cr_rigid_free(cr_world *w)
     cr_free(w, r->jobs);
     cr_free(w, r->manifolds);
     cr_free(w, r->jointed);
+    cr_free(w, r->apart);
+    cr_free(w, r->apart_prev);
     cr_lcp_workspace_destroy(r->ws);
     cr_free(w, r);
     w->rigid = NULL;

@@ -377,6 +377,82 @@ static void test_carried_manifold(void **state)
                   matched, worst_point, worst_sep);
 }
 
+/* Pairs kept apart (src/collide_apart.c): two boxes a query found apart
+ * (gap: that face axis's separation, a lower bound of the exact distance),
+ * then A moved in B's frame by a random motion. Whatever the motion, the
+ * exact distance now is at least gap minus cr_apart_motion; and where that
+ * exceeds the margin (the narrow phase would skip the pair), a fresh query
+ * finds the pair apart too. */
+static cr_quat random_quat(uint64_t *s)
+{
+    cr_quat q = {test_rand(s, -1, 1), test_rand(s, -1, 1), test_rand(s, -1, 1), test_rand(s, -1, 1)};
+    return cr_q_normalize(q);
+}
+
+static void test_kept_apart(void **state)
+{
+    (void)state;
+    uint64_t s = 20261126;
+    int found = 0, skipped = 0;
+    double tightest = HUGE_VAL;
+    for (int it = 0; it < 4000; ++it) {
+        cr_vec3 ha = test_rand_vec(&s, 0.2, 1.0), hb = test_rand_vec(&s, 0.2, 1.0);
+        cr_hull a = box(ha.x, ha.y, ha.z), b = box(hb.x, hb.y, hb.z);
+        cr_quat qa = random_quat(&s), qb = random_quat(&s);
+        cr_vec3 xa = test_rand_vec(&s, -2.0, 2.0), xb = test_rand_vec(&s, -2.0, 2.0);
+        double margin = test_rand(&s, 0.0, 0.2);
+        cr_manifold m;
+        double gap;
+        cr_pose pa = pose(xa, cr_q_to_m3(qa)), pb = pose(xb, cr_q_to_m3(qb));
+        cr_collide_hull_hull_gap(&a, pa, &b, pb, margin, &m, &gap);
+        if (gap > -HUGE_VAL) {
+            ++found;
+            assert_int_equal(m.count, 0);
+            assert_true(gap > margin);
+            assert_true(gap <= box_distance(&a, pa, ha, &b, pb, hb) + 1e-12);
+            /* A's pose in B's frame, as the narrow phase takes it */
+            cr_vec3 x0 = cr_pose_local_point(pb, xa);
+            cr_quat q0 = cr_q_mul((cr_quat){qb.w, -qb.x, -qb.y, -qb.z}, qa);
+            /* a random motion of both, small or large */
+            double size = test_rand(&s, 0.0, 1.0) < 0.5 ? 0.02 : 0.5;
+            cr_vec3 xa1 = cr_v3_add(xa, test_rand_vec(&s, -size, size)), xb1 = cr_v3_add(xb, test_rand_vec(&s, -size, size));
+            cr_quat qa1 = cr_q_integrate(qa, test_rand_vec(&s, -size, size), 1.0);
+            cr_quat qb1 = cr_q_integrate(qb, test_rand_vec(&s, -size, size), 1.0);
+            cr_pose pa1 = pose(xa1, cr_q_to_m3(qa1)), pb1 = pose(xb1, cr_q_to_m3(qb1));
+            cr_vec3 x1 = cr_pose_local_point(pb1, xa1);
+            cr_quat q1 = cr_q_mul((cr_quat){qb1.w, -qb1.x, -qb1.y, -qb1.z}, qa1);
+            double bound = gap - cr_apart_motion(x0, q0, x1, q1, cr_hull_radius(&a));
+            double exact = box_distance(&a, pa1, ha, &b, pb1, hb);
+            if (!(bound <= exact + 1e-12)) fail_msg("case %d: bound %.17g > distance %.17g", it, bound, exact);
+            tightest = fmin(tightest, exact - bound);
+            if (bound > margin) {
+                ++skipped;
+                cr_manifold m1;
+                double gap1;
+                assert_int_equal(cr_collide_hull_hull_gap(&a, pa1, &b, pb1, margin, &m1, &gap1), 0);
+            }
+        }
+        cr_hull_free(&a);
+        cr_hull_free(&b);
+    }
+    assert_true(found > 1000);
+    assert_true(skipped > 300);
+    /* closed forms: a turn by theta about an axis through A's origin moves a
+     * point at radius r across that axis by the chord 2 r sin(theta / 2); a
+     * shift moves every point by its length */
+    for (int it = 0; it < 200; ++it) {
+        cr_quat q0 = random_quat(&s);
+        cr_vec3 axis = cr_v3_normalize(test_rand_vec(&s, -1, 1)), x0 = test_rand_vec(&s, -1, 1);
+        double theta = test_rand(&s, 0.0, PI), r = test_rand(&s, 0.1, 2.0);
+        cr_quat turn = {cos(0.5 * theta), sin(0.5 * theta) * axis.x, sin(0.5 * theta) * axis.y, sin(0.5 * theta) * axis.z};
+        assert_near(cr_apart_motion(x0, q0, x0, cr_q_mul(q0, turn), r), 2.0 * r * sin(0.5 * theta), 1e-12);
+        cr_vec3 shift = test_rand_vec(&s, -1, 1);
+        assert_near(cr_apart_motion(x0, q0, cr_v3_add(x0, shift), q0, r), cr_v3_len(shift), 1e-12);
+    }
+    print_message("kept apart: %d found apart, %d skippable after the motion, tightest slack %.3g\n", found, skipped,
+                  tightest);
+}
+
 static void test_tetrahedron_vertex(void **state)
 {
     (void)state;
@@ -610,7 +686,7 @@ int main(void)
         cmocka_unit_test(test_random_boxes),     cmocka_unit_test(test_tetrahedron_vertex),
         cmocka_unit_test(test_hull_sphere),      cmocka_unit_test(test_mesh_box),
         cmocka_unit_test(test_mesh_sphere),      cmocka_unit_test(test_toi_fast_box),
-        cmocka_unit_test(test_carried_manifold),
+        cmocka_unit_test(test_carried_manifold), cmocka_unit_test(test_kept_apart),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
