@@ -224,6 +224,17 @@ static void resolve_rolling(cr_world *w, uint32_t i, uint32_t j, cr_impact *im, 
     im->vb_after = b->v[j];
 }
 
+/* Brought to rest against each other by an impact: balls on surfaces, and
+ * a flying ball on one of them (rolling_rest.c), now lean on each other for
+ * the rest of the step (seed 001 §3.2). */
+static void lean_after(cr_world *w, uint32_t i, uint32_t j, const cr_impact *im)
+{
+    const cr_bodies *b = &w->bodies;
+    if (fabs(cr_v3_dot(im->normal, cr_v3_sub(im->va_after, im->vb_after))) > w->resting_speed) return;
+    if (b->surface[i] != CR_NO_SURFACE || cr_rest_flying_on(w, i, j)) cr_rest_add(w, i, im->normal);
+    if (b->surface[j] != CR_NO_SURFACE || cr_rest_flying_on(w, j, i)) cr_rest_add(w, j, cr_v3_neg(im->normal));
+}
+
 static void resolve(cr_world *w, const cr_event *e)
 {
     cr_bodies *b = &w->bodies;
@@ -269,6 +280,7 @@ static void resolve(cr_world *w, const cr_event *e)
     im.normal_speed = cr_v3_dot(im.normal, cr_v3_sub(cr_contact_point_velocity(&sa), cr_contact_point_velocity(&sb)));
     if (e->kind == CR_EVENT_PAIR && w->def.law == CR_LAW_ROLLING) {
         resolve_rolling(w, i, e->b, &im, e_coef);
+        lean_after(w, i, e->b, &im);
         report(w, &im);
         return;
     }
@@ -279,12 +291,7 @@ static void resolve(cr_world *w, const cr_event *e)
     if (e->kind == CR_EVENT_PAIR) {
         cr_body_store_side(w, e->b, &sb);
         im.vb_after = b->v[e->b];
-        /* Brought to rest against each other: balls on surfaces now lean on
-         * each other for the rest of the step. */
-        if (fabs(cr_v3_dot(im.normal, cr_v3_sub(im.va_after, im.vb_after))) <= w->resting_speed) {
-            if (b->surface[i] != CR_NO_SURFACE) cr_rest_add(w, i, im.normal);
-            if (b->surface[e->b] != CR_NO_SURFACE) cr_rest_add(w, e->b, cr_v3_neg(im.normal));
-        }
+        lean_after(w, i, e->b, &im);
     } else if (b->surface[i] != CR_NO_SURFACE && fabs(cr_v3_dot(im.normal, im.va_after)) <= w->resting_speed) {
         cr_rest_add(w, i, im.normal);
     }

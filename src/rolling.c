@@ -110,6 +110,7 @@ static void plan_flying(cr_world *w, uint32_t i, bool left_surface)
     cr_bodies *b = &w->bodies;
     if (w->def.method == CR_METHOD_EVENT) {
         cr_body_predict_forces(w, i);
+        cr_rest_hold_flying(w, i); /* lying on balls on a surface (rolling_rest.c) */
     } else {
         b->acc[i] = b->alpha[i] = cr_v3_zero();
         if (left_surface) b->v[i] = cr_v3_madd(b->v[i], w->def.gravity, w->def.dt - b->t_local[i]);

@@ -10,7 +10,20 @@
  * walls), and its plan removes the parts of its velocity and acceleration
  * that point into them (rolling.c). These forces do no work along the path,
  * so the energy balance of eq. 43 is unchanged.
+ *
+ * A flying ball that lies on balls bound to a surface (one on top of
+ * others in a hollow) needs the same force: planned under gravity alone it
+ * falls into them every step, and position projection, which holds the
+ * surface balls, lifts it all the way back (seed 000 c.5 with m_red = 1),
+ * by more than it fell where it lies on several (the passes push along one
+ * normal after another). The end-of-step energy control can pay that only
+ * out of kinetic energy, and a pile at rest has none, so the projection made
+ * energy. In the event method a flying ball therefore leans on the surface
+ * balls it touches too: its acceleration and small approaching velocity
+ * lose what points into them (cr_rest_hold), and it does not sink in.
  */
+#include <math.h>
+
 #include "world_internal.h"
 
 void cr_rest_add(cr_world *w, uint32_t i, cr_vec3 n)
@@ -21,6 +34,70 @@ void cr_rest_add(cr_world *w, uint32_t i, cr_vec3 n)
 
 /* Touching within a millionth of the radii: a resting contact. */
 static bool leaning(double gap, double scale) { return gap <= 1e-6 * scale; }
+
+/* Seed 001 §3.2 with several contacts at once: the vector nearest to a
+ * whose part along each of r's directions n_k is at least lo[k],
+ * a + sum_k lambda_k n_k with lambda_k >= 0, and lambda_k > 0 only where
+ * that part is then exactly lo[k] (eq. 2 and 3, f_c = -n.F_ext per unit
+ * mass, released when it would pull). Projected Gauss-Seidel on the
+ * lambdas until they settle: one sweep is exact for one contact or
+ * orthogonal ones; a ball on three others in a hollow needs a few tens.
+ * With every lo[k] = 0 the result is the projection of a onto a convex
+ * cone through 0, never longer than a. */
+cr_vec3 cr_rest_hold(const cr_rest_set *r, const double *lo, cr_vec3 a)
+{
+    double lambda[CR_REST_MAX] = {0.0};
+    double settle = 1e-15 * cr_v3_len(a);
+    for (uint32_t k = 0; k < r->count; ++k) settle = fmax(settle, 1e-15 * fabs(lo[k]));
+    for (int sweep = 0; sweep < 100; ++sweep) {
+        double change = 0.0;
+        for (uint32_t k = 0; k < r->count; ++k) {
+            double l = fmax(0.0, lambda[k] + lo[k] - cr_v3_dot(a, r->n[k]));
+            a = cr_v3_madd(a, r->n[k], l - lambda[k]);
+            change = fmax(change, fabs(l - lambda[k]));
+            lambda[k] = l;
+        }
+        if (!(change > settle)) break;
+    }
+    return a;
+}
+
+/* Flying ball i's plan (event method) held by what it leans on, over the
+ * rest of the step, h. First its velocity, when what points into them is a
+ * resting approach (at most the resting speed; faster is an impact, for the
+ * events): §3.2 starts from v_N = 0, and the held velocity is never faster.
+ * Then its acceleration, so that its path x + v t + a t^2 / 2 ends the step
+ * out of each contact: a.n_k >= -2 (v.n_k) / h. A contact it moves away
+ * from may pull it back to touching at the step's end, no further; one it
+ * slides along (v.n_k = 0) holds it as eq. 3 does. The held force is
+ * constant and, where lambda_k > 0, ends the step with its contact exactly
+ * closed (d.n_k = 0): it does no work over the step, so the ball ends it
+ * with the energy it started with (less what the velocity lost), and
+ * nothing is left for position projection to lift. Holding the
+ * acceleration at a.n_k >= 0 instead of a ball that moves away would let it
+ * climb over its neighbour at constant speed, gaining height for nothing;
+ * releasing it would let it fall back into the neighbour within the step,
+ * with no event (they touched at its start), for projection to lift. */
+void cr_rest_hold_flying(cr_world *w, uint32_t i)
+{
+    cr_bodies *b = &w->bodies;
+    const cr_rest_set *r = &b->rest[i];
+    if (r->count == 0) return;
+    double lo[CR_REST_MAX] = {0.0};
+    cr_vec3 v = cr_rest_hold(r, lo, b->v[i]);
+    if (cr_v3_len(cr_v3_sub(v, b->v[i])) <= w->resting_speed) b->v[i] = v;
+    double h = w->def.dt - b->t_local[i];
+    for (uint32_t k = 0; k < r->count && h > 0.0; ++k)
+        lo[k] = -2.0 * fmax(cr_v3_dot(b->v[i], r->n[k]), 0.0) / h;
+    b->acc[i] = cr_rest_hold(r, lo, b->acc[i]);
+}
+
+bool cr_rest_flying_on(const cr_world *w, uint32_t i, uint32_t j)
+{
+    const cr_bodies *b = &w->bodies;
+    return w->def.method == CR_METHOD_EVENT && b->surface[i] == CR_NO_SURFACE && cr_slot_dynamic(b, i) &&
+           b->surface[j] != CR_NO_SURFACE;
+}
 
 cr_status cr_surface_resting_contacts(cr_world *w)
 {
@@ -33,16 +110,17 @@ cr_status cr_surface_resting_contacts(cr_world *w)
         cr_vec3 n;
         double gap = -cr_overlap_sphere_sphere(b->x[i], b->radius[i], b->x[j], b->radius[j], &n);
         if (!leaning(gap, b->radius[i] + b->radius[j])) continue;
-        if (on_i && cr_slot_dynamic(b, i)) cr_rest_add(w, i, n);
-        if (on_j && cr_slot_dynamic(b, j)) cr_rest_add(w, j, cr_v3_neg(n));
+        if ((on_i && cr_slot_dynamic(b, i)) || cr_rest_flying_on(w, i, j)) cr_rest_add(w, i, n);
+        if ((on_j && cr_slot_dynamic(b, j)) || cr_rest_flying_on(w, j, i)) cr_rest_add(w, j, cr_v3_neg(n));
     }
     for (uint32_t i = 0; i < b->slot_count; ++i) {
-        if (!cr_slot_alive(b, i) || b->surface[i] == CR_NO_SURFACE || !cr_slot_dynamic(b, i)) continue;
-        for (uint32_t k = 0; k < w->planes.count; ++k) {
-            const cr_plane_def *pl = &w->planes.def[k];
-            if (leaning(-cr_penetration_sphere_plane(b->x[i], b->radius[i], pl->point, pl->normal), b->radius[i]))
-                cr_rest_add(w, i, pl->normal);
-        }
+        if (!cr_slot_alive(b, i) || !cr_slot_dynamic(b, i)) continue;
+        if (b->surface[i] != CR_NO_SURFACE)
+            for (uint32_t k = 0; k < w->planes.count; ++k) {
+                const cr_plane_def *pl = &w->planes.def[k];
+                if (leaning(-cr_penetration_sphere_plane(b->x[i], b->radius[i], pl->point, pl->normal), b->radius[i]))
+                    cr_rest_add(w, i, pl->normal);
+            }
         if (b->rest[i].count == 0) continue;
         cr_body_plan(w, i);
         b->replanned[i] = 1;

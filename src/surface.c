@@ -267,10 +267,16 @@ oom:
 
 const cr_surface_def *cr_surface_get_def(const cr_surface *s) { return &s->def; }
 
+/* The unit normal towards the free side. */
+static cr_vec3 normal_of(const cr_surface *s, const cr_surface_eval *e)
+{
+    return cr_v3_scale(cr_v3_normalize(cr_v3_cross(e->su, e->sv)), s->orientation);
+}
+
 void cr_surface_evaluate(const cr_surface *s, double u, double v, cr_surface_eval *out, cr_vec3 *normal)
 {
     cr_surface_eval_raw(s, u, v, out);
-    if (normal) *normal = cr_v3_scale(cr_v3_normalize(cr_v3_cross(out->su, out->sv)), s->orientation);
+    if (normal) *normal = normal_of(s, out);
 }
 
 void cr_surface_curvature_of(const cr_surface_eval *e, cr_vec3 n, double *k1, double *k2, double *gaussian)
@@ -339,8 +345,13 @@ void cr_surface_start(const cr_surface *s, cr_vec3 p, double *u, double *v)
 }
 
 /* Newton's iteration of seed 004 eq. 31-34 from (u, v); false when A is not
- * positive definite or the iteration does not settle. */
-static bool newton(const cr_surface *s, cr_vec3 p, double *u, double *v, double tol, int *iterations)
+ * positive definite or the iteration does not settle. Converged when the
+ * next step would move the point by at most tol * size: the point it
+ * stands on is then within the tolerance of the closest one (Newton
+ * converges quadratically there), and is kept with its evaluation in *at,
+ * so that no evaluation is spent on a step below the tolerance. */
+static bool newton(const cr_surface *s, cr_vec3 p, double *u, double *v, double tol, int *iterations,
+                   cr_surface_eval *at)
 {
     for (int it = 0; it < 32; ++it) {
         cr_surface_eval e;
@@ -354,13 +365,15 @@ static bool newton(const cr_surface *s, cr_vec3 p, double *u, double *v, double 
         ++*iterations;
         if (!(a11 > 0.0 && det > 0.0)) return false; /* not a minimum nearby */
         double du = (a22 * b1 - a12 * b2) / det, dv = (a11 * b2 - a12 * b1) / det;
-        double pu = *u, pv = *v;
-        *u += du;
-        *v += dv;
-        clamp_domain(s, u, v);
-        /* Converged when the step moves the point by less than tol * size. */
-        double moved = cr_v3_len(cr_v3_madd(cr_v3_scale(e.su, *u - pu), e.sv, *v - pv));
-        if (moved <= tol * s->size) return true;
+        double nu = *u + du, nv = *v + dv;
+        clamp_domain(s, &nu, &nv);
+        double moved = cr_v3_len(cr_v3_madd(cr_v3_scale(e.su, nu - *u), e.sv, nv - *v));
+        if (moved <= tol * s->size) {
+            *at = e;
+            return true;
+        }
+        *u = nu;
+        *v = nv;
     }
     return false;
 }
@@ -406,12 +419,13 @@ cr_closest cr_surface_closest_eval(const cr_surface *s, cr_vec3 p, double u0, do
     c.v = v0;
     c.iterations = 0;
     clamp_domain(s, &c.u, &c.v);
-    c.converged = newton(s, p, &c.u, &c.v, tol, &c.iterations);
+    c.converged = newton(s, p, &c.u, &c.v, tol, &c.iterations, at);
     if (!c.converged) {
         descend(s, p, &c.u, &c.v, &c.iterations);
-        c.converged = newton(s, p, &c.u, &c.v, tol, &c.iterations);
+        c.converged = newton(s, p, &c.u, &c.v, tol, &c.iterations, at);
     }
-    cr_surface_evaluate(s, c.u, c.v, at, &c.normal);
+    if (c.converged) c.normal = normal_of(s, at); /* newton's own evaluation at (c.u, c.v) */
+    else cr_surface_evaluate(s, c.u, c.v, at, &c.normal);
     c.point = at->s;
     cr_vec3 off = cr_v3_sub(p, at->s);
     c.distance = cr_v3_dot(off, c.normal);

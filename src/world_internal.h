@@ -53,8 +53,9 @@ typedef struct cr_projection_row {
     double ri, rj;        /* radii */
 } cr_projection_row;
 
-/* Directions a ball on a surface leans on this step (other balls, walls):
- * its plan may not accelerate or move into them (seed 001 §3.2's resting
+/* Directions a ball leans on this step: a ball on a surface on other balls
+ * and walls, a flying ball (event method) on balls bound to a surface. Its
+ * plan may not accelerate or move into them (seed 001 §3.2's resting
  * contact force, released when it would pull). */
 #define CR_REST_MAX 6
 typedef struct cr_rest_set {
@@ -88,7 +89,7 @@ typedef struct cr_bodies {
     uint8_t *energy_on;         /* seed 004 eq. 43 sets the speed along the plan */
     uint8_t *replanned;         /* planned again after the broad phase: 1 events ask the grid,
                                    2 the new path stayed inside the body's box */
-    cr_rest_set *rest;          /* what a surface ball leans on this step */
+    cr_rest_set *rest;          /* what a ball leans on this step (cr_rest_set) */
     double *energy_before;      /* a surface ball's energy before the end-of-step corrections */
     cr_vec3 *energy_acc;        /* ... from this effective acceleration and drag:        */
     double *energy_drag;        /* |v|^2 = |v0|^2 + 2 (a.d - drag |d|)                   */
@@ -298,6 +299,13 @@ void cr_body_scale_kinetic(cr_world *w, uint32_t i, double k);
 cr_status cr_surface_resting_contacts(cr_world *w);
 /* Adds direction n (unit, away from what it leans on) to ball i's set. */
 void cr_rest_add(cr_world *w, uint32_t i, cr_vec3 n);
+/* The vector nearest to a whose part along each of r's directions is at
+ * least lo[k] (seed 001 §3.2 for several contacts; rolling_rest.c). */
+cr_vec3 cr_rest_hold(const cr_rest_set *r, const double *lo, cr_vec3 a);
+/* A flying ball's plan held by the balls on surfaces it leans on. */
+void cr_rest_hold_flying(cr_world *w, uint32_t i);
+/* Ball i is flying (event method) and may lean on j, bound to a surface. */
+bool cr_rest_flying_on(const cr_world *w, uint32_t i, uint32_t j);
 /* End-of-step guard: a free ball found behind a surface is put back on it. */
 void cr_balls_keep_above_surfaces(cr_world *w);
 /* Runs fn(w, i) for every body slot i, over the world's workers where it
