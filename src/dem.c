@@ -332,7 +332,7 @@ static void task_pairs(uint32_t c0, uint32_t c1, uint32_t worker, void *arg)
      * change the fields read through d or cx */
     const dem_box box = cx->bx, *bx = &box;
     const double *xr = d->xr;
-    const uint32_t *nb = d->nb, *start = d->start, n = d->n;
+    const uint32_t *nb = d->nb, *start = d->start;
     cr_vec3 *f = d->f, *t = d->t;
     dem_pf *pf = d->pf;
     uint32_t *chunk_count = d->chunk_count;
@@ -340,9 +340,9 @@ static void task_pairs(uint32_t c0, uint32_t c1, uint32_t worker, void *arg)
     const uint32_t *rpos = d->rpos;
     const dem_pf zero_pf = {{0, 0, 0}, {0, 0, 0}};
 
-    const uint32_t ch = d->chunk;
     for (uint32_t c = c0; c < c1; ++c) {
-        uint32_t i0 = c * ch, i1 = i0 + ch < n ? i0 + ch : n;
+        uint32_t i0, i1;
+        cr_dem_chunk_bodies(d, c, &i0, &i1);
         uint32_t contacts = 0;
         /* bodies of the item: their sums start here (pairs of the item
          * only; task_sum adds those from other items) */
@@ -521,10 +521,10 @@ static void task_sum(uint32_t c0, uint32_t c1, uint32_t worker, void *arg)
 {
     (void)worker;
     const step_ctx *cx = arg;
-    const uint32_t n = cx->d->n;
-    const uint32_t ch = cx->d->chunk;
+    const cr_dem *d = cx->d;
     for (uint32_t c = c0; c < c1; ++c) {
-        uint32_t i0 = c * ch, i1 = i0 + ch < n ? i0 + ch : n;
+        uint32_t i0, i1;
+        cr_dem_chunk_bodies(d, c, &i0, &i1);
         sum_block(cx, i0, i1);
     }
 }
@@ -535,13 +535,13 @@ static void task_move(uint32_t c0, uint32_t c1, uint32_t worker, void *arg)
 {
     (void)worker;
     const step_ctx *cx = arg;
-    const uint32_t n = cx->d->n;
-    const uint32_t ch = cx->d->chunk;
+    const cr_dem *d = cx->d;
     for (uint32_t c = c0; c < c1; ++c) {
-        uint32_t i0 = c * ch, i1 = i0 + ch < n ? i0 + ch : n;
+        uint32_t i0, i1;
+        cr_dem_chunk_bodies(d, c, &i0, &i1);
         bool far = false;
         for (uint32_t j0 = i0; j0 < i1; j0 += DEM_BLOCK) far |= advance_block(cx, j0, j0 + DEM_BLOCK < i1 ? j0 + DEM_BLOCK : i1);
-        cx->d->chunk_flag[c] = far ? DEM_FAR : 0;
+        d->chunk_flag[c] = far ? DEM_FAR : 0;
     }
 }
 
@@ -555,10 +555,9 @@ static void task_finish(uint32_t c0, uint32_t c1, uint32_t worker, void *arg)
     (void)worker;
     const step_ctx *cx = arg;
     cr_dem *d = cx->d;
-    const uint32_t n = d->n;
-    const uint32_t ch = d->chunk;
     for (uint32_t c = c0; c < c1; ++c) {
-        uint32_t i0 = c * ch, i1 = i0 + ch < n ? i0 + ch : n;
+        uint32_t i0, i1;
+        cr_dem_chunk_bodies(d, c, &i0, &i1);
         bool bad = false;
         for (uint32_t j0 = i0; j0 < i1; j0 += DEM_BLOCK) {
             const uint32_t j1 = j0 + DEM_BLOCK < i1 ? j0 + DEM_BLOCK : i1;

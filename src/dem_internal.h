@@ -134,6 +134,13 @@ static inline void wrap3(const dem_box *bx, double *x)
 }
 
 static inline uint32_t cr_dem_chunks(const cr_dem *d, uint32_t n) { return (n + d->chunk - 1) / d->chunk; }
+/* Work item c's bodies, [*i0, *i1) of d->n: items of d->chunk bodies, the
+ * last one shorter. */
+static inline void cr_dem_chunk_bodies(const cr_dem *d, uint32_t c, uint32_t *i0, uint32_t *i1)
+{
+    *i0 = c * d->chunk;
+    *i1 = *i0 + d->chunk < d->n ? *i0 + d->chunk : d->n;
+}
 
 /* Gathers the world's live bodies, sorts them, builds the half list and
  * carries the history over (src/dem_list.c). */

@@ -214,9 +214,9 @@ static void task_list(uint32_t c0, uint32_t c1, uint32_t worker, void *arg)
     const uint32_t *up_start = d->up_start, *up = d->up, *cell_start = d->cell_start;
     const double skin = L->skin;
     const uint32_t n = d->n;
-    const uint32_t ch = d->chunk;
     for (uint32_t c = c0; c < c1; ++c) {
-        uint32_t i0 = c * ch, i1 = i0 + ch < n ? i0 + ch : n;
+        uint32_t i0, i1;
+        cr_dem_chunk_bodies(d, c, &i0, &i1);
         /* room + 1 entries: the last takes the pairs past the room */
         uint32_t *out = L->scr + (size_t)c * (L->room + 1), room = L->room, m = 0;
         uint32_t rs0[27], rs1[27], nr = 0, prev_cell = UINT32_MAX;
@@ -394,10 +394,10 @@ cr_status cr_dem_build(cr_world *w, const dem_box *bx)
         d->per_body = (uint32_t)(2 * per); /* a denser world than the last: again with more room */
     }
     uint32_t listed = 0, most = 0;
-    const uint32_t ch = d->chunk;
     for (uint32_t c = 0; c < chunks; ++c) {
         listed += d->chunk_count[c];
-        uint32_t i0 = c * ch, i1 = i0 + ch < n ? i0 + ch : n;
+        uint32_t i0, i1;
+        cr_dem_chunk_bodies(d, c, &i0, &i1);
         uint32_t per = (d->chunk_count[c] + (i1 - i0) - 1) / (i1 - i0);
         if (per > most) most = per;
     }
