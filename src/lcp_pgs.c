@@ -299,11 +299,12 @@ double cr_lcp_pgs_solve(const cr_lcp_row *rows, const cr_lcp_island *isl, uint32
      * impulses left (the caller applies the multipliers again from the
      * bodies' own velocities). */
     for (uint32_t j = 0; j < n; ++j) {
-        uint32_t g = pr[j].global;
-        ws->lambda[g] = lambda[j];
-        uint32_t e[2] = {rows[g].a, rows[g].b};
+        /* from the packed rows, read in order (the caller's rows, in sweep
+         * order, are scattered over memory) */
+        ws->lambda[pr[j].global] = lambda[j];
+        uint32_t e[2] = {pr[j].a, pr[j].b};
         for (int s = 0; s < 2; ++s)
-            if (e[s] != CR_LCP_FIXED) {
+            if (e[s] != zero) {
                 ws->v[e[s]] = lin_of(vel[e[s]]);
                 ws->w[e[s]] = ang_of(vel[e[s]]);
             }
