@@ -59,6 +59,8 @@ typedef struct cr_rigid {
     uint32_t joint_count, joint_capacity, joint_live;
     cr_rigid_contact *contacts, *prev;
     uint32_t contact_count, contact_capacity, prev_count, prev_capacity;
+    struct cr_contact_key *keys; /* scratch: the contacts' sort keys (cr_rigid_keep_contacts) */
+    uint32_t key_capacity;
     cr_lcp_row *rows;
     uint32_t row_capacity;
     cr_lcp_body *lb;            /* one per body slot */

@@ -411,15 +411,37 @@ oom:
     return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "rigid contacts: out of memory");
 }
 
-/* Keeps this step's contacts, sorted, for the next step's warm start. */
+/* A contact's place in contact_cmp's order as two integers: the pair
+ * (a, planes after bodies, b), then the feature, then the contact's index,
+ * so that equal contacts keep their order (the order a stable sort gives). */
+typedef struct cr_contact_key {
+    uint64_t pair, rank;
+} cr_contact_key;
+
+static int key_cmp(const void *pa, const void *pb)
+{
+    const cr_contact_key *x = pa, *y = pb;
+    if (x->pair != y->pair) return x->pair < y->pair ? -1 : 1;
+    return x->rank < y->rank ? -1 : (x->rank > y->rank);
+}
+
+/* Keeps this step's contacts, sorted, for the next step's warm start: the
+ * keys are sorted (16 bytes each, not the contacts' 300), and each contact
+ * then copied once to its place. */
 bool cr_rigid_keep_contacts(cr_world *w)
 {
     cr_rigid *r = w->rigid;
-    if (!cr_grow(w, (void **)&r->prev, &r->prev_capacity, r->contact_count, sizeof *r->prev)) return false;
-    if (r->contact_count) memcpy(r->prev, r->contacts, r->contact_count * sizeof *r->prev);
-    r->prev_count = r->contact_count;
-    /* qsort gives the same order for the same input; a feature reported
-     * twice for a pair shares one warm start */
-    if (r->prev_count) qsort(r->prev, r->prev_count, sizeof *r->prev, contact_cmp);
+    uint32_t n = r->contact_count;
+    if (!cr_grow(w, (void **)&r->prev, &r->prev_capacity, n, sizeof *r->prev) ||
+        !cr_grow(w, (void **)&r->keys, &r->key_capacity, n, sizeof *r->keys))
+        return false;
+    for (uint32_t k = 0; k < n; ++k) {
+        const cr_rigid_contact *c = &r->contacts[k];
+        r->keys[k].pair = (uint64_t)c->a << 33 | (uint64_t)c->is_plane << 32 | c->b;
+        r->keys[k].rank = (uint64_t)c->feature << 32 | k;
+    }
+    if (n) qsort(r->keys, n, sizeof *r->keys, key_cmp);
+    for (uint32_t k = 0; k < n; ++k) r->prev[k] = r->contacts[(uint32_t)r->keys[k].rank];
+    r->prev_count = n;
     return true;
 }
