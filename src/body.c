@@ -187,6 +187,7 @@ cr_status cr_world_remove_body(cr_world *w, cr_body_id id)
     w->prev_count = 0; /* the slot may be reused: forget warm-start impulses */
     if (w->rigid) {
         w->rigid->prev_count = 0;       /* and carried manifolds (src/collide_carry.c) */
+        w->rigid->kept_count = 0;       /* (the last step's, not yet swapped in) */
         w->rigid->apart_prev_count = 0; /* and pairs kept apart (src/collide_apart.c) */
     }
     cr_dem_body_removed(w, id.index);

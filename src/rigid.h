@@ -59,8 +59,12 @@ typedef struct cr_rigid {
     uint32_t joint_count, joint_capacity, joint_live;
     cr_rigid_contact *contacts, *prev;
     uint32_t contact_count, contact_capacity, prev_count, prev_capacity;
-    struct cr_contact_key *keys; /* scratch: the contacts' sort keys (cr_rigid_keep_contacts) */
-    uint32_t key_capacity;
+    /* the warm start (src/rigid_contacts.c): prev's sort keys; kept when
+     * the last step's end sorted the keys of r->contacts (kept_count of
+     * them), which the next narrow phase then swaps into prev */
+    struct cr_contact_key *keys;
+    uint32_t key_capacity, kept_count;
+    bool kept;
     cr_lcp_row *rows;
     uint32_t row_capacity;
     cr_lcp_body *lb;            /* one per body slot */

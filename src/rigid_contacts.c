@@ -100,25 +100,32 @@ static void collide_plane(const cr_world *w, uint32_t a, uint32_t k, double marg
     }
 }
 
-/* Order of contacts for warm-start lookup: pair, then feature. */
-static int contact_cmp(const void *pa, const void *pb)
+/* The warm start's look-up: the last step's contacts (r->prev, in the
+ * order they were made) through r->keys, their sort keys in the order of
+ * pair (a, planes after bodies, b), then feature, then index (so that equal
+ * contacts keep their order, as a stable sort of the contacts would). */
+typedef struct cr_contact_key {
+    uint64_t pair, rank; /* rank: feature << 32 | the contact's index in r->prev */
+} cr_contact_key;
+
+static uint64_t pair_key(uint32_t a, bool is_plane, uint32_t b)
 {
-    const cr_rigid_contact *x = pa, *y = pb;
-    if (x->a != y->a) return x->a < y->a ? -1 : 1;
-    if (x->is_plane != y->is_plane) return x->is_plane ? 1 : -1;
-    if (x->b != y->b) return x->b < y->b ? -1 : 1;
-    if (x->feature != y->feature) return x->feature < y->feature ? -1 : 1;
-    return 0;
+    return (uint64_t)a << 33 | (uint64_t)is_plane << 32 | b;
 }
+
+/* The contact at sorted position k. */
+static const cr_rigid_contact *prev_at(const cr_rigid *r, uint32_t k) { return &r->prev[(uint32_t)r->keys[k].rank]; }
 
 static const cr_rigid_contact *find_prev(const cr_rigid *r, const cr_rigid_contact *c)
 {
+    uint64_t pair = pair_key(c->a, c->is_plane, c->b);
     uint32_t lo = 0, hi = r->prev_count;
     while (lo < hi) {
         uint32_t mid = lo + (hi - lo) / 2;
-        int s = contact_cmp(&r->prev[mid], c);
-        if (s == 0) return &r->prev[mid];
-        if (s < 0) lo = mid + 1;
+        const cr_contact_key *k = &r->keys[mid];
+        uint32_t feature = (uint32_t)(k->rank >> 32);
+        if (k->pair == pair && feature == c->feature) return prev_at(r, mid);
+        if (k->pair < pair || (k->pair == pair && feature < c->feature)) lo = mid + 1;
         else hi = mid;
     }
     return NULL;
@@ -159,19 +166,18 @@ static void relative_pose(const cr_world *w, uint32_t a, uint32_t b, cr_vec3 *x,
     *q = cr_q_mul(conj, qa);
 }
 
-/* The previous step's first contact of pair (a, b), or CR_NO_BODY. */
+/* The previous step's first contact of pair (a, b) (its sorted position),
+ * or CR_NO_BODY. */
 static uint32_t find_pair(const cr_rigid *r, uint32_t a, uint32_t b)
 {
+    uint64_t pair = pair_key(a, false, b);
     uint32_t lo = 0, hi = r->prev_count;
     while (lo < hi) {
         uint32_t mid = lo + (hi - lo) / 2;
-        const cr_rigid_contact *p = &r->prev[mid];
-        bool before = p->a != a ? p->a < a : (!p->is_plane && p->b < b); /* contact_cmp: pairs before planes */
-        if (before) lo = mid + 1;
+        if (r->keys[mid].pair < pair) lo = mid + 1;
         else hi = mid;
     }
-    if (lo < r->prev_count && r->prev[lo].a == a && !r->prev[lo].is_plane && r->prev[lo].b == b) return lo;
-    return CR_NO_BODY;
+    return lo < r->prev_count && r->keys[lo].pair == pair ? lo : CR_NO_BODY;
 }
 
 /* Carries pair (a, b)'s manifold over when it may (see above): returns the
@@ -184,22 +190,21 @@ static uint32_t carry_pair(const cr_world *w, uint32_t a, uint32_t b, cr_manifol
     if (r->joint_live && (r->jointed[a] || r->jointed[b])) return CR_NO_BODY;
     uint32_t first = find_pair(r, a, b), count = 0;
     if (first == CR_NO_BODY) return CR_NO_BODY;
-    while (first + count < r->prev_count && r->prev[first + count].a == a && !r->prev[first + count].is_plane &&
-           r->prev[first + count].b == b)
-        ++count;
+    while (first + count < r->prev_count && r->keys[first + count].pair == r->keys[first].pair) ++count;
     if (count > CR_MANIFOLD_MAX) return CR_NO_BODY;
     cr_vec3 x;
     cr_quat q;
     relative_pose(w, a, b, &x, &q);
-    const cr_rigid_contact *p = &r->prev[first];
+    const cr_rigid_contact *p = prev_at(r, first);
     double length = fmin(w->bodies.radius[a], w->bodies.radius[b]);
     if (!cr_carry_close(p->ref_x, p->ref_q, x, q, length, CR_CARRY_TOLERANCE)) return CR_NO_BODY;
     cr_pose pa = cr_rigid_pose(w, a), pb = cr_rigid_pose(w, b);
     m->count = count;
     for (uint32_t k = 0; k < count; ++k) {
         cr_contact_point *c = &m->p[k];
-        c->separation = cr_carry_point(pa, &pb, p[k].la, p[k].lb, p[k].nb, &c->point, &c->normal);
-        c->id = p[k].feature;
+        const cr_rigid_contact *o = prev_at(r, first + k);
+        c->separation = cr_carry_point(pa, &pb, o->la, o->lb, o->nb, &c->point, &c->normal);
+        c->id = o->feature;
         c->kind = CR_FEATURE_VERTEX_FACE;
     }
     return first;
@@ -269,7 +274,7 @@ static bool add_points(cr_world *w, uint32_t a, uint32_t b, bool is_plane, const
         c->restitution = e;
         c->friction = mu;
         if (carry != CR_NO_BODY) {
-            const cr_rigid_contact *old = &r->prev[carry + k];
+            const cr_rigid_contact *old = prev_at(r, carry + k);
             c->la = old->la, c->lb = old->lb, c->nb = old->nb;
             c->ref_x = old->ref_x, c->ref_q = old->ref_q;
             c->rest_n = old->rest_n, c->rest_t = old->rest_t;
@@ -361,6 +366,13 @@ cr_status cr_rigid_find_contacts(cr_world *w)
 {
     cr_rigid *r = w->rigid;
     const cr_bodies *bs = &w->bodies;
+    if (r->kept) { /* the last step's contacts, kept, become the warm start */
+        cr_rigid_contact *t = r->prev;
+        uint32_t tc = r->prev_capacity;
+        r->prev = r->contacts, r->prev_capacity = r->contact_capacity, r->prev_count = r->kept_count;
+        r->contacts = t, r->contact_capacity = tc;
+        r->kept = false;
+    }
     r->contact_count = 0;
     cr_rigid_wake_touched(w);
     /* the jobs: pairs where something moves, then moving bodies against the
@@ -411,13 +423,6 @@ oom:
     return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "rigid contacts: out of memory");
 }
 
-/* A contact's place in contact_cmp's order as two integers: the pair
- * (a, planes after bodies, b), then the feature, then the contact's index,
- * so that equal contacts keep their order (the order a stable sort gives). */
-typedef struct cr_contact_key {
-    uint64_t pair, rank;
-} cr_contact_key;
-
 static int key_cmp(const void *pa, const void *pb)
 {
     const cr_contact_key *x = pa, *y = pb;
@@ -425,23 +430,22 @@ static int key_cmp(const void *pa, const void *pb)
     return x->rank < y->rank ? -1 : (x->rank > y->rank);
 }
 
-/* Keeps this step's contacts, sorted, for the next step's warm start: the
- * keys are sorted (16 bytes each, not the contacts' 300), and each contact
- * then copied once to its place. */
+/* Keeps this step's contacts for the next step's warm start: only their
+ * keys are sorted (16 bytes each, not the contacts' 300), and the contacts
+ * stay where they are, in r->contacts (which the API reads until the next
+ * step) until the next narrow phase swaps them into r->prev. */
 bool cr_rigid_keep_contacts(cr_world *w)
 {
     cr_rigid *r = w->rigid;
     uint32_t n = r->contact_count;
-    if (!cr_grow(w, (void **)&r->prev, &r->prev_capacity, n, sizeof *r->prev) ||
-        !cr_grow(w, (void **)&r->keys, &r->key_capacity, n, sizeof *r->keys))
-        return false;
+    if (!cr_grow(w, (void **)&r->keys, &r->key_capacity, n, sizeof *r->keys)) return false;
     for (uint32_t k = 0; k < n; ++k) {
         const cr_rigid_contact *c = &r->contacts[k];
-        r->keys[k].pair = (uint64_t)c->a << 33 | (uint64_t)c->is_plane << 32 | c->b;
+        r->keys[k].pair = pair_key(c->a, c->is_plane, c->b);
         r->keys[k].rank = (uint64_t)c->feature << 32 | k;
     }
     if (n) qsort(r->keys, n, sizeof *r->keys, key_cmp);
-    for (uint32_t k = 0; k < n; ++k) r->prev[k] = r->contacts[(uint32_t)r->keys[k].rank];
-    r->prev_count = n;
+    r->kept = true;
+    r->kept_count = n;
     return true;
 }

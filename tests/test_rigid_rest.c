@@ -5,7 +5,10 @@
  *   with a = g (sin(theta) - mu cos(theta)) within 1%;
  * - a stack of 10 boxes stands for 10 s, the top box moving under 1 mm;
  * - a box dropped on a corner tumbles, its energy never rising from step to
- *   step (beyond rounding), and comes to rest on a face. */
+ *   step (beyond rounding), and comes to rest on a face;
+ * - a removed box's slot, taken by a new box at the very same pose, does not
+ *   inherit the old box's carried manifold (src/rigid_contacts.c keeps the
+ *   last step's contacts until the next narrow phase). */
 #include <stdio.h>
 
 #include "rigid_helpers.h"
@@ -88,6 +91,29 @@ static void test_stack_of_ten(void **state)
     cr_world_destroy(w);
 }
 
+static void test_removed_box_forgets_its_manifold(void **state)
+{
+    (void)state;
+    const double dt = 1.0 / 60.0, h = 0.5;
+    cr_world *w = make_world(cr_v3(0, 0, -G), dt, CR_METHOD_IMPULSE);
+    add_plane(w, cr_v3_zero(), cr_v3(0, 0, 1));
+    add_box(w, cr_v3(h, h, h), cr_v3(0, 0, h), cr_q_identity(), 1.0, 0.0, 0.6);
+    cr_body_id top = add_box(w, cr_v3(h, h, h), cr_v3(0, 0, 3 * h), cr_q_identity(), 1.0, 0.0, 0.6);
+    for (int i = 0; i < 20; ++i) assert_int_equal(cr_world_step(w), CR_OK);
+    /* resting: the pair of boxes carries its manifold from step to step */
+    assert_true(cr_world_stats(w)->carried_contacts > 0);
+    cr_body_state s = state_of(w, top);
+    assert_int_equal(cr_world_remove_body(w, top), CR_OK);
+    cr_body_id again = add_box(w, cr_v3(h, h, h), s.position, s.orientation, 1.0, 0.0, 0.6);
+    assert_int_equal(again.index, top.index); /* the slot is reused */
+    assert_int_equal(cr_world_step(w), CR_OK);
+    assert_int_equal(cr_world_stats(w)->carried_contacts, 0);
+    assert_true(cr_world_contact_count(w) > 0);
+    assert_int_equal(cr_world_step(w), CR_OK);
+    assert_true(cr_world_stats(w)->carried_contacts > 0);
+    cr_world_destroy(w);
+}
+
 static void test_corner_drop_comes_to_rest_on_a_face(void **state)
 {
     (void)state;
@@ -127,6 +153,7 @@ int main(void)
         cmocka_unit_test(test_box_on_incline),
         cmocka_unit_test(test_stack_of_ten),
         cmocka_unit_test(test_corner_drop_comes_to_rest_on_a_face),
+        cmocka_unit_test(test_removed_box_forgets_its_manifold),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
