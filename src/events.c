@@ -146,10 +146,11 @@ static bool predict_surface(cr_world *w, uint32_t i, uint32_t k)
         return true; /* touching and resting: bound at the next step's start */
     }
     /* The gap along a step is smooth: sampled, with the parabola between
-     * samples to catch a graze, then bisection (seed 001 §3.3). */
+     * samples to catch a graze, then bisection (seed 001 §3.3). Its first
+     * sample is the gap just taken (at x, the position at ts). */
     surface_gap g = {w, i, k};
     double t;
-    if (cr_toi_sampled(surface_gap_at, &g, ts, dt, 4, w->def.toi_tolerance, &t) != CR_TOI_HIT) return true;
+    if (cr_toi_sampled_from(surface_gap_at, &g, ts, gap, dt, 4, w->def.toi_tolerance, &t) != CR_TOI_HIT) return true;
     return push(w, t, i, k, CR_EVENT_SURFACE);
 }
 
