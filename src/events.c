@@ -145,6 +145,13 @@ static bool predict_surface(cr_world *w, uint32_t i, uint32_t k)
         if (-cr_v3_dot(b->v[i], n) > w->resting_speed) return push(w, ts, i, k, CR_EVENT_SURFACE);
         return true; /* touching and resting: bound at the next step's start */
     }
+    /* The gap (the centre's distance to the surface, less r) changes no
+     * faster than the centre moves: a path that cannot travel the gap
+     * within the step, |vpath| s + |acc| s^2 / 2 < gap, cannot land in it
+     * (nor could the samples below find a landing: no closest point). */
+    double s = dt - ts;
+    double reach = cr_v3_len(b->vpath[i]) * s + 0.5 * cr_v3_len(b->acc[i]) * s * s;
+    if (gap > reach * (1.0 + 1e-9) + w->def.toi_tolerance) return true;
     /* The gap along a step is smooth: sampled, with the parabola between
      * samples to catch a graze, then bisection (seed 001 §3.3). Its first
      * sample is the gap just taken (at x, the position at ts). */
