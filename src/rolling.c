@@ -249,6 +249,7 @@ static void plan_surface(cr_world *w, uint32_t i)
             plan_flying(w, i, b->t_local[i] > 0.0);
             return;
         }
+        x = b->x[i]; /* the landing put it on the surface: the chord starts there */
     }
     b->v[i] = lean(w, i, n, cr_v3_reject(b->v[i], n), w->resting_speed); /* resting in the normal direction, and on its neighbours */
     cr_vec3 v = b->v[i];
