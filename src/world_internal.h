@@ -94,6 +94,12 @@ typedef struct cr_bodies {
     cr_vec3 *energy_acc;        /* ... from this effective acceleration and drag:        */
     double *energy_drag;        /* |v|^2 = |v0|^2 + 2 (a.d - drag |d|)                   */
     double *t_local;            /* time inside the step the state refers to */
+    /* where a surface ball's plan ends at the step's end, when it does
+     * (plan_end_on): the position the step's advance gives, and the closest
+     * point (parameters, normal) the moving algorithm put it on there */
+    cr_vec3 *plan_end_x, *plan_end_n;
+    double *plan_end_u, *plan_end_v;
+    uint8_t *plan_end_on;
     uint32_t *stamp;            /* bumped at every event: older predictions are stale */
     uint32_t *events;           /* impacts this step (inelastic collapse guard) */
     uint32_t *visit;            /* query dedupe marks */
