@@ -140,6 +140,9 @@ struct cr_world {
     uint64_t closest_calls;
     cr_broad_phase broad;
     cr_event_queue queue;
+    double *landing;            /* scratch: each flying ball's landing time on each surface at the
+                                   events' start (slot * surface count + surface; events.c) */
+    uint32_t landing_capacity;
     cr_contact *contacts;       /* this step's contacts, sorted by key */
     uint32_t contact_count, contact_capacity;
     cr_contact_row *rows;       /* this step's solver rows */

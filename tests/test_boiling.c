@@ -177,10 +177,11 @@ static void test_surface_balls_end_on_surface(void **state)
     }
 }
 
-/* The balls are planned, and put back on the surface at the step's end,
- * over the world's workers: the same bits for 1, 2 and 3 of them (600
- * balls: three work items), with friction and without, under both laws,
- * and in the impulse method. */
+/* The balls are planned, checked for landings at the events' start, and
+ * put back on the surface at the step's end, over the world's workers: the
+ * same bits, impacts and closest-point iterations for 1, 2 and 3 of them
+ * (600 balls: three work items), with friction and without, under both
+ * laws, and in the impulse method. */
 static void test_threads_same_bits(void **state)
 {
     (void)state;
