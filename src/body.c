@@ -12,7 +12,8 @@
     X(inv_inertia) X(radius) X(restitution) X(friction) X(user_data) X(acc) X(alpha) X(t_local) X(stamp) \
     X(events) X(visit) X(rolling_friction) X(inner_radius) X(surface) X(ball_state) X(su) X(sv) X(vpath)    \
     X(dvel) X(t_state) X(energy_on) X(energy_acc) X(energy_drag) X(replanned) X(rest) X(energy_before)    \
-    X(shape) X(inertia_local) X(inv_inertia_local) X(still) X(asleep) X(island)
+    X(plan_end_x) X(plan_end_n) X(plan_end_u) X(plan_end_v) X(plan_end_on) X(shape) X(inertia_local)       \
+    X(inv_inertia_local) X(still) X(asleep) X(island)
 
 static bool grow_bodies(cr_world *w, uint32_t need)
 {
@@ -152,7 +153,7 @@ cr_status cr_world_add_body(cr_world *w, const cr_body_def *def, cr_body_id *out
     b->acc[i] = b->alpha[i] = b->dvel[i] = cr_v3_zero();
     b->vpath[i] = b->v[i];
     b->t_state[i] = INFINITY;
-    b->energy_on[i] = b->replanned[i] = 0;
+    b->energy_on[i] = b->replanned[i] = b->plan_end_on[i] = 0;
     b->rest[i].count = 0;
     b->energy_acc[i] = cr_v3_zero();
     b->energy_drag[i] = 0.0;

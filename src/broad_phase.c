@@ -264,7 +264,9 @@ uint32_t cr_broad_query(cr_world *w, cr_broad_phase *bp, cr_vec3 lo, cr_vec3 hi,
     for (uint32_t k = 0; k < bp->large_count; ++k)
         if (!take(w, bp, bp->large[k], lo, hi, skip, out, out_capacity, &count, marks, mark)) return UINT32_MAX;
     for (uint32_t k = 0; k < bp->overflow_count; ++k)
-        if (!take(w, bp, bp->overflow[k], lo, hi, skip, out, out_capacity, &count, marks, mark)) return UINT32_MAX;
+        if (cr_box_overlap(lo, hi, bp->overflow_box[2 * k], bp->overflow_box[2 * k + 1]) &&
+            !take(w, bp, bp->overflow[k], lo, hi, skip, out, out_capacity, &count, marks, mark))
+            return UINT32_MAX;
     return count;
 }
 
@@ -272,12 +274,26 @@ bool cr_broad_extend(cr_world *w, cr_broad_phase *bp, uint32_t i, cr_vec3 lo, cr
 {
     bp->lo[i] = cr_v3_min(lo, bp->lo[i]);
     bp->hi[i] = cr_v3_max(hi, bp->hi[i]);
-    if (bp->state[i] != SLOT_GRID) return true; /* large and overflow boxes are always scanned */
+    if (bp->state[i] == SLOT_OVERFLOW) { /* its copy on the overflow list grows with it */
+        for (uint32_t k = bp->overflow_count; k-- > 0;)
+            if (bp->overflow[k] == i) {
+                bp->overflow_box[2 * k] = bp->lo[i];
+                bp->overflow_box[2 * k + 1] = bp->hi[i];
+                break;
+            }
+        return true;
+    }
+    if (bp->state[i] != SLOT_GRID) return true; /* large boxes are always scanned */
     cr_cell c = cell_of(bp, bp->lo[i]);
     bool same_cell = c.x == bp->key[i].x && c.y == bp->key[i].y && c.z == bp->key[i].z;
     if (same_cell && extent(bp->lo[i], bp->hi[i]) <= bp->cell) return true;
     bp->state[i] = SLOT_OVERFLOW;
-    if (!push(w, &bp->overflow, &bp->overflow_count, &bp->overflow_capacity, i)) return false;
+    if (!push(w, &bp->overflow, &bp->overflow_count, &bp->overflow_capacity, i) ||
+        !cr_grow(w, (void **)&bp->overflow_box, &bp->overflow_box_capacity, 2 * bp->overflow_count,
+                 sizeof *bp->overflow_box))
+        return false;
+    bp->overflow_box[2 * bp->overflow_count - 2] = bp->lo[i];
+    bp->overflow_box[2 * bp->overflow_count - 1] = bp->hi[i];
     /* Many movers: index everything again rather than scan a long list. */
     if (bp->overflow_count > 64 && bp->overflow_count > bp->n / 32) return index_boxes(w, bp);
     return true;
@@ -294,6 +310,7 @@ void cr_broad_free(cr_world *w, cr_broad_phase *bp)
     cr_free(w, bp->sorted_box);
     cr_free(w, bp->large);
     cr_free(w, bp->overflow);
+    cr_free(w, bp->overflow_box);
     cr_free(w, bp->pairs);
     memset(bp, 0, sizeof *bp);
 }

@@ -433,7 +433,7 @@ static bool read_bodies(reader *r, cr_world *w)
         b->t_local[i] = b->energy_drag[i] = b->energy_before[i] = 0.0;
         b->t_state[i] = INFINITY;
         b->stamp[i] = b->events[i] = b->visit[i] = 0;
-        b->energy_on[i] = b->replanned[i] = 0;
+        b->energy_on[i] = b->replanned[i] = b->plan_end_on[i] = 0;
         b->rest[i].count = 0;
     }
     /* The free list names exactly the free slots, each once. */

@@ -133,39 +133,59 @@ static double surface_gap_at(double t, void *ctx)
     return cr_ball_surface_gap(g->w, g->ball, g->surface, cr_body_position_at(g->w, g->ball, t), NULL, false);
 }
 
-/* A flying ball landing on surface k: its first contact on its path. */
-static bool predict_surface(cr_world *w, uint32_t i, uint32_t k)
+/* When flying ball i lands on surface k: its first contact on its path,
+ * INFINITY for none in the step. It writes ball i's own warm start only
+ * (its closest point's parameters), so the balls can be taken over the
+ * workers (landing_one). */
+static double landing_time(cr_world *w, uint32_t i, uint32_t k)
 {
     const cr_bodies *b = &w->bodies;
-    if (!cr_slot_dynamic(b, i) || b->surface[i] != CR_NO_SURFACE) return true;
+    if (!cr_slot_dynamic(b, i) || b->surface[i] != CR_NO_SURFACE) return INFINITY;
     double ts = b->t_local[i], dt = w->def.dt;
     cr_vec3 n;
     double gap = cr_ball_surface_gap(w, i, k, b->x[i], &n, true);
-    if (gap <= touching(w, b->radius[i])) {
-        if (-cr_v3_dot(b->v[i], n) > w->resting_speed) return push(w, ts, i, k, CR_EVENT_SURFACE);
-        return true; /* touching and resting: bound at the next step's start */
-    }
+    if (gap <= touching(w, b->radius[i])) /* resting: bound at the next step's start */
+        return -cr_v3_dot(b->v[i], n) > w->resting_speed ? ts : INFINITY;
+    /* The gap (the centre's distance to the surface, less r) changes no
+     * faster than the centre moves: a path that cannot travel the gap
+     * within the step, |vpath| s + |acc| s^2 / 2 < gap, cannot land in it
+     * (nor could the samples below find a landing: no closest point). */
+    double s = dt - ts;
+    double reach = cr_v3_len(b->vpath[i]) * s + 0.5 * cr_v3_len(b->acc[i]) * s * s;
+    if (gap > reach * (1.0 + 1e-9) + w->def.toi_tolerance) return INFINITY;
     /* The gap along a step is smooth: sampled, with the parabola between
-     * samples to catch a graze, then bisection (seed 001 §3.3). */
+     * samples to catch a graze, then bisection (seed 001 §3.3). Its first
+     * sample is the gap just taken (at x, the position at ts). */
     surface_gap g = {w, i, k};
     double t;
-    if (cr_toi_sampled(surface_gap_at, &g, ts, dt, 4, w->def.toi_tolerance, &t) != CR_TOI_HIT) return true;
-    return push(w, t, i, k, CR_EVENT_SURFACE);
+    return cr_toi_sampled_from(surface_gap_at, &g, ts, gap, dt, 4, w->def.toi_tolerance, &t) == CR_TOI_HIT ? t : INFINITY;
 }
 
-/* Everything of body i that does not involve another body. */
-static bool predict_statics(cr_world *w, uint32_t i)
+/* Ball i's landing times on every surface at the events' start, into
+ * w->landing (cr_run_balls: over the workers, same bits for any count). */
+static void landing_one(cr_world *w, uint32_t i)
+{
+    if (!cr_slot_alive(&w->bodies, i)) return;
+    for (uint32_t k = 0; k < w->surfaces.count; ++k)
+        w->landing[(size_t)i * w->surfaces.count + k] = landing_time(w, i, k);
+}
+
+/* Everything of body i that does not involve another body; its landing
+ * times taken from landing when given (computed at its present state). */
+static bool predict_statics(cr_world *w, uint32_t i, const double *landing)
 {
     for (uint32_t k = 0; k < w->planes.count; ++k)
         if (!predict_plane(w, i, k)) return false;
-    for (uint32_t k = 0; k < w->surfaces.count; ++k)
-        if (!predict_surface(w, i, k)) return false;
+    for (uint32_t k = 0; k < w->surfaces.count; ++k) {
+        double t = landing ? landing[(size_t)i * w->surfaces.count + k] : landing_time(w, i, k);
+        if (t != INFINITY && !push(w, t, i, k, CR_EVENT_SURFACE)) return false;
+    }
     if (w->bodies.t_state[i] <= w->def.dt && !push(w, w->bodies.t_state[i], i, 0, CR_EVENT_STATE)) return false;
     return true;
 }
 
 /* Predicts body i against everything its remaining path can reach. */
-static bool predict_body(cr_world *w, uint32_t i)
+static bool predict_body(cr_world *w, uint32_t i, const double *landing)
 {
     cr_bodies *b = &w->bodies;
     cr_vec3 lo, hi;
@@ -177,7 +197,7 @@ static bool predict_body(cr_world *w, uint32_t i)
     if (n == UINT32_MAX) return false;
     for (uint32_t q = 0; q < n; ++q)
         if (!predict_pair(w, i, w->query[q])) return false;
-    return predict_statics(w, i);
+    return predict_statics(w, i, landing);
 }
 
 static bool stale(const cr_world *w, const cr_event *e)
@@ -302,6 +322,17 @@ cr_status cr_stage_events(cr_world *w)
 {
     cr_bodies *b = &w->bodies;
     cr_event_clear(&w->queue);
+    /* The landing checks of the flying balls (closest points along each
+     * path: most of this first round's time) over the workers; the events
+     * are then pushed in the same order as ever. */
+    const double *landing = NULL;
+    if (w->surfaces.count) {
+        uint64_t need = (uint64_t)b->slot_count * w->surfaces.count;
+        if (need > UINT32_MAX || !cr_grow(w, (void **)&w->landing, &w->landing_capacity, (uint32_t)need, sizeof *w->landing))
+            goto oom;
+        cr_run_balls(w, landing_one);
+        landing = w->landing;
+    }
     for (uint32_t k = 0; k < w->broad.pair_count; ++k)
         if (!predict_pair(w, w->broad.pairs[k].a, w->broad.pairs[k].b)) goto oom;
     for (uint32_t i = 0; i < b->slot_count; ++i) {
@@ -312,8 +343,8 @@ cr_status cr_stage_events(cr_world *w)
          * above: one that may reach it from outside its own box asks the
          * grid itself, and finds it there. */
         if (b->replanned[i] == 1) {
-            if (!predict_body(w, i)) goto oom;
-        } else if (!predict_statics(w, i)) {
+            if (!predict_body(w, i, landing)) goto oom;
+        } else if (!predict_statics(w, i, landing)) {
             goto oom;
         }
     }
@@ -328,8 +359,8 @@ cr_status cr_stage_events(cr_world *w)
         resolve(w, &e);
         cr_body_plan(w, e.a); /* from the event's time, in its new state */
         if (e.kind == CR_EVENT_PAIR) cr_body_plan(w, e.b);
-        if (!predict_body(w, e.a)) goto oom;
-        if (e.kind == CR_EVENT_PAIR && !predict_body(w, e.b)) goto oom;
+        if (!predict_body(w, e.a, NULL)) goto oom;
+        if (e.kind == CR_EVENT_PAIR && !predict_body(w, e.b, NULL)) goto oom;
     }
     return CR_OK;
 oom:

@@ -249,6 +249,7 @@ static void plan_surface(cr_world *w, uint32_t i)
             plan_flying(w, i, b->t_local[i] > 0.0);
             return;
         }
+        x = b->x[i]; /* the landing put it on the surface: the chord starts there */
     }
     b->v[i] = lean(w, i, n, cr_v3_reject(b->v[i], n), w->resting_speed); /* resting in the normal direction, and on its neighbours */
     cr_vec3 v = b->v[i];
@@ -361,12 +362,33 @@ static void plan_surface(cr_world *w, uint32_t i)
     b->dvel[i] = cr_v3_scale(cr_v3_sub(v1, v), 1.0 / hp);
     b->alpha[i] = cr_v3_scale(cr_v3_sub(w1, b->w[i]), 1.0 / hp);
     b->t_state[i] = hp < h ? b->t_local[i] + hp : INFINITY;
+    if (hp < h) return;
+    /* The plan runs to the step's end, where the moving algorithm put the
+     * ball on the offset surface (eq. 37, x1 on the closest point s1): kept,
+     * so that the step's end need not look for that closest point again
+     * (at_plan_end). The position is the one the step's advance will give. */
+    b->plan_end_x[i] = cr_body_position_at(w, i, w->def.dt);
+    b->plan_end_n[i] = n1;
+    b->plan_end_u[i] = s1.c.u;
+    b->plan_end_v[i] = s1.c.v;
+    b->plan_end_on[i] = 1;
+}
+
+/* Ball i stands where its plan ends on its surface, to the bit: nothing
+ * moved it since (no impact, which plans it again, no projection), so its
+ * closest point is the plan's s1 (seed 004 eq. 37: x1 = s1 + r n1; the
+ * gap there is rounding, far below the time-of-impact tolerance). */
+static bool at_plan_end(const cr_bodies *b, uint32_t i)
+{
+    cr_vec3 x = b->x[i], e = b->plan_end_x[i];
+    return b->plan_end_on[i] && x.x == e.x && x.y == e.y && x.z == e.z;
 }
 
 void cr_body_plan(cr_world *w, uint32_t i)
 {
     cr_bodies *b = &w->bodies;
     b->t_state[i] = INFINITY;
+    b->plan_end_on[i] = 0;
     if (!cr_slot_dynamic(b, i)) {
         b->acc[i] = b->alpha[i] = cr_v3_zero();
         cr_body_plan_free(w, i);
@@ -396,8 +418,8 @@ void cr_ball_correct_speed(cr_world *w, uint32_t i, cr_vec3 v0, cr_vec3 w0, cr_v
     double len = cr_v3_len(b->v[i]), target = energy_speed2(b, i, v0, d);
     b->v[i] = target > 0.0 && len > 0.0 ? cr_v3_scale(b->v[i], sqrt(target) / len) : cr_v3_zero();
     if (b->ball_state[i] == CR_BALL_ROLLING) {
-        cr_vec3 n;
-        cr_ball_surface_gap(w, i, b->surface[i], b->x[i], &n, false);
+        cr_vec3 n = b->plan_end_n[i];
+        if (!at_plan_end(b, i)) cr_ball_surface_gap(w, i, b->surface[i], b->x[i], &n, false);
         b->w[i] = cr_v3_scale(cr_v3_cross(n, b->v[i]), 1.0 / b->radius[i]);
     }
 }
@@ -450,8 +472,14 @@ static void keep_above(cr_world *w, uint32_t i)
         for (uint32_t k = 0; k < w->planes.count; ++k)
             worst = fmax(worst, cr_penetration_sphere_plane(b->x[i], b->radius[i], w->planes.def[k].point,
                                                             w->planes.def[k].normal));
-        cr_vec3 n;
-        double gap = cr_ball_surface_gap(w, i, b->surface[i], b->x[i], &n, true);
+        cr_vec3 n = b->plan_end_n[i];
+        double gap = 0.0; /* on the plan's end: on the surface (at_plan_end) */
+        if (at_plan_end(b, i)) {
+            b->su[i] = b->plan_end_u[i];
+            b->sv[i] = b->plan_end_v[i];
+        } else {
+            gap = cr_ball_surface_gap(w, i, b->surface[i], b->x[i], &n, true);
+        }
         if (fabs(gap) > w->def.toi_tolerance || worst > w->def.toi_tolerance) {
             cr_closest c = cr_surface_closest(w->surfaces.surface[b->surface[i]], b->x[i], b->su[i], b->sv[i], 1e-12);
             cr_vec3 x = cr_v3_madd(c.point, c.normal, b->radius[i]);

@@ -118,8 +118,8 @@ void cr_surface_destroy(cr_surface *s)
     free(s->lattice_row_start);
     free(s->lattice_cols);
     free(s->lattice_rows);
-    free(s->lattice_term_col);
-    free(s->lattice_term_row);
+    free(s->lattice_amp_start);
+    free(s->lattice_amp);
     free(s->hills);
     free(s->control);
     free(s->knots_u);

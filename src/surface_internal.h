@@ -35,11 +35,12 @@ struct cr_surface {
     uint32_t *grid_start;
     cr_hill_term *grid_terms; /* grid_start[c] .. grid_start[c+1]: cell c's bumps, by index */
     /* Bumps on a lattice (surface_lattice.c): cell c's distinct columns
-     * (x, 1/w^2) and rows (y, 1/w^2), and each of its bumps' column and row;
-     * NULL where factoring would not spare exps. */
-    uint32_t *lattice_col_start, *lattice_row_start;
+     * (x, 1/w^2) and rows (y, 1/w^2), and its amplitudes as a matrix
+     * (columns by rows, a column's rows side by side); NULL where factoring
+     * would not spare exps. */
+    uint32_t *lattice_col_start, *lattice_row_start, *lattice_amp_start;
     cr_hill_axis *lattice_cols, *lattice_rows;
-    uint8_t *lattice_term_col, *lattice_term_row; /* parallel to grid_terms */
+    double *lattice_amp;
     double max_curvature_u, max_curvature_v;
 };
 

@@ -178,10 +178,16 @@ cr_toi_result cr_toi_conservative(cr_gap_fn *gap, void *ctx, double t0, double t
 
 cr_toi_result cr_toi_sampled(cr_gap_fn *gap, void *ctx, double t0, double t1, int samples, double eps, double *t)
 {
+    return cr_toi_sampled_from(gap, ctx, t0, gap(t0, ctx), t1, samples, eps, t);
+}
+
+cr_toi_result cr_toi_sampled_from(cr_gap_fn *gap, void *ctx, double t0, double g0, double t1, int samples, double eps,
+                                  double *t)
+{
     if (samples < 2) samples = 2;
     if (samples > CR_SAMPLED_MAX) samples = CR_SAMPLED_MAX;
     double g[CR_SAMPLED_MAX + 1], h = (t1 - t0) / samples;
-    g[0] = gap(t0, ctx);
+    g[0] = g0;
     if (g[0] <= 0.0) {
         *t = t0;
         return CR_TOI_HIT;

@@ -94,6 +94,12 @@ typedef struct cr_bodies {
     cr_vec3 *energy_acc;        /* ... from this effective acceleration and drag:        */
     double *energy_drag;        /* |v|^2 = |v0|^2 + 2 (a.d - drag |d|)                   */
     double *t_local;            /* time inside the step the state refers to */
+    /* where a surface ball's plan ends at the step's end, when it does
+     * (plan_end_on): the position the step's advance gives, and the closest
+     * point (parameters, normal) the moving algorithm put it on there */
+    cr_vec3 *plan_end_x, *plan_end_n;
+    double *plan_end_u, *plan_end_v;
+    uint8_t *plan_end_on;
     uint32_t *stamp;            /* bumped at every event: older predictions are stale */
     uint32_t *events;           /* impacts this step (inelastic collapse guard) */
     uint32_t *visit;            /* query dedupe marks */
@@ -134,6 +140,9 @@ struct cr_world {
     uint64_t closest_calls;
     cr_broad_phase broad;
     cr_event_queue queue;
+    double *landing;            /* scratch: each flying ball's landing time on each surface at the
+                                   events' start (slot * surface count + surface; events.c) */
+    uint32_t landing_capacity;
     cr_contact *contacts;       /* this step's contacts, sorted by key */
     uint32_t contact_count, contact_capacity;
     cr_contact_row *rows;       /* this step's solver rows */

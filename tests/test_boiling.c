@@ -143,10 +143,45 @@ static void test_friction_never_gains_energy(void **state)
     }
 }
 
-/* The balls are planned, and put back on the surface at the step's end,
- * over the world's workers: the same bits for 1, 2 and 3 of them (600
- * balls: three work items), with friction and without, under both laws,
- * and in the impulse method. */
+/* Every ball bound to a surface ends every step on it: its centre's
+ * distance to the surface is its radius within the time-of-impact
+ * tolerance (1e-9 m), whether the step's end looked for its closest point
+ * or took the one its plan ended on (rolling.c, at_plan_end), under both
+ * laws. */
+static void test_surface_balls_end_on_surface(void **state)
+{
+    (void)state;
+    for (int law = 0; law < 2; ++law) {
+        boiling b = make_boiling(300, 0.1, 0.002, 0.9, law ? CR_LAW_ROLLING : CR_LAW_NEWTON, 7);
+        long checked = 0;
+        for (int i = 0; i < 240; ++i) {
+            assert_int_equal(cr_world_step(b.w), CR_OK);
+            for (uint32_t k = 0; k < cr_world_body_capacity(b.w); ++k) {
+                cr_body_id id = cr_world_body_at(b.w, k);
+                cr_ball_state bs;
+                cr_static_id on;
+                assert_int_equal(cr_body_get_ball_state(b.w, id, &bs, &on), CR_OK);
+                if (on.generation == 0) continue; /* flying */
+                cr_body_state s = state_of(b.w, id);
+                cr_body_def d;
+                cr_body_get_def(b.w, id, &d);
+                cr_closest c = cr_surface_closest(b.surface, s.position, s.position.x, s.position.y, 1e-12);
+                double off = fabs(c.distance - d.radius);
+                if (!(off <= 1.01e-9)) fail_msg("step %d: ball %u ends %.3g m off its surface", i, k, off);
+                checked++;
+            }
+        }
+        print_message("law %d: %ld ball-steps on the surface checked\n", law, checked);
+        assert_true(checked > 240 * 100);
+        cr_world_destroy(b.w);
+    }
+}
+
+/* The balls are planned, checked for landings at the events' start, and
+ * put back on the surface at the step's end, over the world's workers: the
+ * same bits, impacts and closest-point iterations for 1, 2 and 3 of them
+ * (600 balls: three work items), with friction and without, under both
+ * laws, and in the impulse method. */
 static void test_threads_same_bits(void **state)
 {
     (void)state;
@@ -178,6 +213,7 @@ int main(void)
         cmocka_unit_test(test_frictionless_energy),
         cmocka_unit_test(test_friction_never_gains_energy),
         cmocka_unit_test(test_threads_same_bits),
+        cmocka_unit_test(test_surface_balls_end_on_surface),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -152,6 +152,40 @@ static void test_refine(void **state)
     }
 }
 
+/* cr_toi_sampled finds a fall's contact (the closed-form root within the
+ * tolerance) or none where the fall does not reach the surface within the
+ * interval; cr_toi_sampled_from, given the gap at t0, gives the very same
+ * time (the events stage passes the gap it has just taken). */
+static void test_sampled(void **state)
+{
+    (void)state;
+    uint64_t seed = 13;
+    int hits = 0, misses = 0;
+    for (int c = 0; c < 2000; ++c) {
+        ripple r;
+        r.h = test_rand(&seed, 1e-4, 1.0);
+        r.v = test_rand(&seed, -1.0, 5.0);
+        r.g = test_rand(&seed, 0.0, 20.0);
+        r.amp = 0.0;
+        r.omega = 1.0;
+        double t1 = test_rand(&seed, 0.01, 1.0), eps = 1e-9, t = -1.0, tf = -2.0;
+        cr_toi_result res = cr_toi_sampled(ripple_gap, &r, 0.0, t1, 4, eps, &t);
+        cr_toi_result rf = cr_toi_sampled_from(ripple_gap, &r, 0.0, ripple_gap(0.0, &r), t1, 4, eps, &tf);
+        assert_int_equal(res, rf);
+        double disc = r.v * r.v + 2.0 * r.g * r.h;
+        double root = r.g > 0.0 || r.v > 0.0 ? 2.0 * r.h / (r.v + sqrt(disc)) : INFINITY;
+        if (res == CR_TOI_HIT) {
+            assert_true(t == tf);
+            assert_near(t, root, 2.0 * eps / sqrt(disc) + 1e-15); /* the slope at the root: sqrt(disc) */
+            ++hits;
+        } else {
+            assert_true(!(root <= t1 * (1.0 - 1e-9))); /* it does not reach the surface */
+            ++misses;
+        }
+    }
+    assert_true(hits > 100 && misses > 100);
+}
+
 static void test_conservative_advancement(void **state)
 {
     (void)state;
@@ -169,6 +203,7 @@ int main(void)
         cmocka_unit_test(test_eq47_head_on),     cmocka_unit_test(test_eq47_random_against_distance),
         cmocka_unit_test(test_eq47_degenerate),  cmocka_unit_test(test_quadratic),
         cmocka_unit_test(test_bisection),        cmocka_unit_test(test_refine),
+        cmocka_unit_test(test_sampled),
         cmocka_unit_test(test_conservative_advancement),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

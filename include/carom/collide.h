@@ -83,6 +83,11 @@ cr_toi_result cr_toi_conservative(cr_gap_fn *gap, void *ctx, double t0, double t
  * described by a parabola over two sample intervals. */
 cr_toi_result cr_toi_sampled(cr_gap_fn *gap, void *ctx, double t0, double t1, int samples, double eps, double *t);
 
+/* cr_toi_sampled with the gap at t0 already known (g0 = gap(t0, ctx)): the
+ * caller that has just taken it is spared a second evaluation. */
+cr_toi_result cr_toi_sampled_from(cr_gap_fn *gap, void *ctx, double t0, double g0, double t1, int samples, double eps,
+                                  double *t);
+
 /* ---- one side of a contact, and the collision matrix --------------------- */
 
 typedef struct cr_contact_side {
