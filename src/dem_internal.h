@@ -79,7 +79,9 @@ struct cr_dem {
     /* per chunk results */
     uint32_t *chunk_count, chunk_cap;
     uint8_t *chunk_flag;
+    double *chunk_disp; /* per chunk: the box of the displacements since the build, lo xyz, hi xyz */
     uint32_t chunk; /* bodies per work item, set by the build */
+    uint64_t builds; /* list builds so far (tests) */
     bool list_valid, forces_valid;
     bool world_stale; /* the world's x, v, w, q lag the sorted arrays (cr_dem_sync) */
 };
