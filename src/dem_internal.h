@@ -65,7 +65,7 @@ struct cr_dem {
     /* history kept across a build, by world slots */
     uint32_t *ha, *hb, hcount, hcap;
     cr_vec3 *hs;
-    uint32_t *hstart, hstart_cap;
+    uint32_t *hstart, hstart_cap; /* a build's scratch: the saved pairs of each old work item, then of each first body */
     /* grid */
     uint32_t *cell_start, cell_cap;
     uint32_t *rank, rank_cap;   /* Morton rank of each linear cell */

@@ -167,6 +167,24 @@ static bool morton_ranks(cr_world *w, cr_dem *d, const int32_t dims[3], uint32_t
     return true;
 }
 
+/* save_history's work items: item c's contacts into ha, hb, hs from
+ * hstart[c] (the contacts of the items before it), so that the saved list
+ * is the same whatever thread ran which item. */
+static void task_save(uint32_t c0, uint32_t c1, uint32_t worker, void *arg)
+{
+    (void)worker;
+    cr_dem *d = arg;
+    for (uint32_t c = c0; c < c1; ++c) {
+        const uint32_t base = d->start[c * d->chunk];
+        uint32_t h = d->hstart[c];
+        for (uint32_t e = base; e < base + d->pcount[c]; ++e, ++h) {
+            d->ha[h] = d->slot[d->pi[e]];
+            d->hb[h] = d->slot[d->nb[d->pk[e]]];
+            d->hs[h] = d->phist[e];
+        }
+    }
+}
+
 /* Keep the touching pairs' history by world slots before a build. */
 static bool save_history(cr_world *w, cr_dem *d)
 {
@@ -174,7 +192,8 @@ static bool save_history(cr_world *w, cr_dem *d)
     if (!d->start || !d->n) return true;
     uint32_t m = 0;
     const uint32_t chunks = cr_dem_chunks(d, d->n);
-    for (uint32_t c = 0; c < chunks; ++c) m += d->pcount[c];
+    if (!cr_grow(w, (void **)&d->hstart, &d->hstart_cap, chunks + 1, sizeof *d->hstart)) return false;
+    for (uint32_t c = 0; c < chunks; ++c) d->hstart[c] = m, m += d->pcount[c];
     if (m > d->hcap) {
         uint32_t c = cap_for(m);
         if (!regrow(w, (void **)&d->ha, 0, c, sizeof(uint32_t)) || !regrow(w, (void **)&d->hb, 0, c, sizeof(uint32_t)) ||
@@ -182,14 +201,8 @@ static bool save_history(cr_world *w, cr_dem *d)
             return false;
         d->hcap = c;
     }
-    for (uint32_t c = 0; c < chunks; ++c) {
-        const uint32_t base = d->start[c * d->chunk];
-        for (uint32_t e = base; e < base + d->pcount[c]; ++e) {
-            d->ha[d->hcount] = d->slot[d->pi[e]];
-            d->hb[d->hcount] = d->slot[d->nb[d->pk[e]]];
-            d->hs[d->hcount++] = d->phist[e];
-        }
-    }
+    cr_run_items(w, task_save, chunks, d);
+    d->hcount = m;
     return true;
 }
 
@@ -273,6 +286,102 @@ static void task_list(uint32_t c0, uint32_t c1, uint32_t worker, void *arg)
     }
 }
 
+typedef struct gather_ctx {
+    cr_dem *d;
+    const cr_bodies *b;
+} gather_ctx;
+
+/* The sorted bodies of each work item copied from the world's slots
+ * (slot[] is in sorted order): each item writes its own bodies and their
+ * slots' entries of sorted_of. */
+static void task_gather(uint32_t c0, uint32_t c1, uint32_t worker, void *arg)
+{
+    (void)worker;
+    const gather_ctx *G = arg;
+    cr_dem *d = G->d;
+    const cr_bodies *b = G->b;
+    const uint32_t n = d->n;
+    for (uint32_t c = c0; c < c1; ++c) {
+        uint32_t s0, s1;
+        cr_dem_chunk_bodies(d, c, &s0, &s1);
+        for (uint32_t s = s0; s < s1; ++s) {
+            uint32_t i = d->slot[s];
+            {
+                /* the slots come in cell order, scattered over the world's
+                 * arrays: their lines asked for 8 bodies ahead */
+                const uint32_t a = d->slot[s + 8 < n ? s + 8 : s];
+                DEM_PREFETCH(&b->x[a], 0), DEM_PREFETCH(&b->v[a], 0), DEM_PREFETCH(&b->w[a], 0);
+                DEM_PREFETCH(&b->q[a], 0), DEM_PREFETCH(&b->radius[a], 0), DEM_PREFETCH(&b->mass[a], 0);
+                DEM_PREFETCH(&b->inv_mass[a], 0), DEM_PREFETCH(&b->inv_inertia[a], 0), DEM_PREFETCH(&b->type[a], 0);
+                DEM_PREFETCH(&d->sorted_of[a], 1);
+            }
+            d->sorted_of[i] = s;
+            d->xr[4 * s] = b->x[i].x, d->xr[4 * s + 1] = b->x[i].y, d->xr[4 * s + 2] = b->x[i].z;
+            d->xr[4 * s + 3] = b->radius[i];
+            d->x_build[s] = b->x[i];
+            d->v[s] = b->v[i], d->w[s] = b->w[i], d->q[s] = b->q[i];
+            d->mass[s] = b->mass[i], d->inv_mass[s] = b->inv_mass[i], d->inv_inertia[s] = b->inv_inertia[i];
+            bool dyn = cr_slot_dynamic(b, i);
+            d->flags[s] = (uint8_t)((dyn ? DEM_DYN : 0) | (dyn && b->inv_inertia[i] > 0.0 ? DEM_ROT : 0));
+        }
+    }
+}
+
+/* The items' rooms joined into the list: item c's pairs from
+ * chunk_count[c] (the pairs of the items before it); start[i], which held
+ * body i's count, becomes its first pair, and fb each pair's first body. */
+static void task_join(uint32_t c0, uint32_t c1, uint32_t worker, void *arg)
+{
+    (void)worker;
+    const list_ctx *L = arg;
+    cr_dem *d = L->d;
+    for (uint32_t c = c0; c < c1; ++c) {
+        uint32_t i0, i1, k = d->chunk_count[c];
+        cr_dem_chunk_bodies(d, c, &i0, &i1);
+        const uint32_t *scr = L->scr + (size_t)c * (L->room + 1);
+        for (uint32_t i = i0; i < i1; ++i) {
+            const uint32_t cnt = d->start[i];
+            d->start[i] = k;
+            for (uint32_t e = 0; e < cnt; ++e) d->fb[k + e] = i;
+            memcpy(d->nb + k, scr, sizeof *d->nb * cnt);
+            scr += cnt, k += cnt;
+        }
+    }
+}
+
+typedef struct carry_ctx {
+    cr_dem *d;
+    const uint32_t *idx; /* the saved pairs grouped by their first body (d->hstart) */
+} carry_ctx;
+
+/* The saved history carried into each work item's last-step contacts, in
+ * list order (zero history is no history): each item writes its own. */
+static void task_carry(uint32_t c0, uint32_t c1, uint32_t worker, void *arg)
+{
+    (void)worker;
+    const carry_ctx *C = arg;
+    cr_dem *d = C->d;
+    const uint32_t *hs = d->hstart, *idx = C->idx;
+    for (uint32_t c = c0; c < c1; ++c) {
+        uint32_t i0, i1;
+        cr_dem_chunk_bodies(d, c, &i0, &i1);
+        const uint32_t base = d->start[i0];
+        for (uint32_t i = i0; i < i1; ++i) {
+            if (hs[i] == hs[i + 1]) continue;
+            for (uint32_t k = d->start[i]; k < d->start[i + 1]; ++k)
+                for (uint32_t e = hs[i]; e < hs[i + 1]; ++e)
+                    if (d->hb[idx[e]] == d->nb[k]) {
+                        cr_vec3 s = d->hs[idx[e]];
+                        if (s.x != 0.0 || s.y != 0.0 || s.z != 0.0) {
+                            const uint32_t at = base + d->pcount[c]++;
+                            d->pk[at] = k, d->pi[at] = i, d->phist[at] = s;
+                        }
+                        break;
+                    }
+        }
+    }
+}
+
 /* Gather the world's live bodies in Morton order of their grid cells, build
  * the half list and its reverse index, and carry the saved history over. */
 cr_status cr_dem_build(cr_world *w, const dem_box *bx)
@@ -351,36 +460,18 @@ cr_status cr_dem_build(cr_world *w, const dem_box *bx)
     d->cell_start[0] = 0;
     d->n = n;
     d->map_slots = slots;
-    for (uint32_t s = 0; s < n; ++s) {
-        uint32_t i = d->slot[s];
-        {
-            /* the slots come in cell order, scattered over the world's
-             * arrays: their lines asked for 8 bodies ahead */
-            const uint32_t a = d->slot[s + 8 < n ? s + 8 : s];
-            DEM_PREFETCH(&b->x[a], 0), DEM_PREFETCH(&b->v[a], 0), DEM_PREFETCH(&b->w[a], 0);
-            DEM_PREFETCH(&b->q[a], 0), DEM_PREFETCH(&b->radius[a], 0), DEM_PREFETCH(&b->mass[a], 0);
-            DEM_PREFETCH(&b->inv_mass[a], 0), DEM_PREFETCH(&b->inv_inertia[a], 0), DEM_PREFETCH(&b->type[a], 0);
-            DEM_PREFETCH(&d->sorted_of[a], 1);
-        }
-        d->sorted_of[i] = s;
-        d->xr[4 * s] = b->x[i].x, d->xr[4 * s + 1] = b->x[i].y, d->xr[4 * s + 2] = b->x[i].z;
-        d->xr[4 * s + 3] = b->radius[i];
-        d->x_build[s] = b->x[i];
-        d->v[s] = b->v[i], d->w[s] = b->w[i], d->q[s] = b->q[i];
-        d->mass[s] = b->mass[i], d->inv_mass[s] = b->inv_mass[i], d->inv_inertia[s] = b->inv_inertia[i];
-        bool dyn = cr_slot_dynamic(b, i);
-        d->flags[s] = (uint8_t)((dyn ? DEM_DYN : 0) | (dyn && b->inv_inertia[i] > 0.0 ? DEM_ROT : 0));
-    }
+    d->chunk = DEM_CHUNK;
+    while (d->chunk < 8 * DEM_CHUNK && (uint64_t)d->chunk * 16 < n) d->chunk *= 2;
+    const uint32_t chunks = cr_dem_chunks(d, n);
+    gather_ctx G = {d, b};
+    cr_run_items(w, task_gather, chunks, &G);
     /* each sorted body's cell (rank) */
     for (uint32_t r = 0; r < cells; ++r)
         for (uint32_t s = d->cell_start[r]; s < d->cell_start[r + 1]; ++s) d->cell[s] = r;
 
-    d->chunk = DEM_CHUNK;
-    while (d->chunk < 8 * DEM_CHUNK && (uint64_t)d->chunk * 16 < n) d->chunk *= 2;
     /* the half list, in sorted order, one work item per d->chunk first
      * bodies, each into its own room in a scratch array, then joined */
     list_ctx L = {d, bx, skin, brute, NULL, 0};
-    uint32_t chunks = cr_dem_chunks(d, n);
     for (;;) {
         uint64_t per = d->per_body ? d->per_body : 16u;
         uint64_t room = per * d->chunk + 256u, need = (room + 1) * chunks;
@@ -403,20 +494,15 @@ cr_status cr_dem_build(cr_world *w, const dem_box *bx)
         if (per > most) most = per;
     }
     if (!reserve_pairs(w, d, listed + 1)) return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "dem: out of memory");
+    /* each item's pairs go after those of the items before it */
     d->pair_count = 0;
     for (uint32_t c = 0; c < chunks; ++c) {
-        memcpy(d->nb + d->pair_count, d->scr + (size_t)c * (L.room + 1), sizeof *d->nb * d->chunk_count[c]);
-        d->pair_count += d->chunk_count[c];
+        const uint32_t cnt = d->chunk_count[c];
+        d->chunk_count[c] = d->pair_count;
+        d->pair_count += cnt;
     }
-    /* start[i] held the count of body i */
-    for (uint32_t i = 0, k = 0; i < n; ++i) {
-        uint32_t cnt = d->start[i];
-        d->start[i] = k;
-        k += cnt;
-    }
+    cr_run_items(w, task_join, chunks, &L);
     d->start[n] = d->pair_count;
-    for (uint32_t i = 0; i < n; ++i)
-        for (uint32_t k = d->start[i]; k < d->start[i + 1]; ++k) d->fb[k] = i;
     /* room for the next build: this one's densest item, with a margin */
     d->per_body = most + most / 2 + 4;
     if (!reserve_pairs(w, d, d->pair_count + 1)) return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "dem: out of memory");
@@ -472,22 +558,8 @@ cr_status cr_dem_build(cr_world *w, const dem_box *bx)
                 if (d->ha[e] != UINT32_MAX) idx[hs[d->ha[e]]++] = e;
             for (uint32_t i = n; i > 0; --i) hs[i] = hs[i - 1];
             hs[0] = 0;
-            /* the last step's contacts of each work item, in list order
-             * (zero history is no history) */
-            for (uint32_t i = 0; i < n; ++i) {
-                if (hs[i] == hs[i + 1]) continue;
-                const uint32_t c = i / d->chunk, base = d->start[c * d->chunk];
-                for (uint32_t k = d->start[i]; k < d->start[i + 1]; ++k)
-                    for (uint32_t e = hs[i]; e < hs[i + 1]; ++e)
-                        if (d->hb[idx[e]] == d->nb[k]) {
-                            cr_vec3 s = d->hs[idx[e]];
-                            if (s.x != 0.0 || s.y != 0.0 || s.z != 0.0) {
-                                const uint32_t at = base + d->pcount[c]++;
-                                d->pk[at] = k, d->pi[at] = i, d->phist[at] = s;
-                            }
-                            break;
-                        }
-            }
+            carry_ctx C = {d, idx};
+            cr_run_items(w, task_carry, chunks, &C);
             cr_free(w, idx);
         }
     }

@@ -150,11 +150,72 @@ static void test_dem_list_complete(void **state)
     }
 }
 
+/* A sheared bed of 3,150 spheres (several work items) over a kinematic
+ * floor, rebuilt many times while in contact, stepped on 1 and 2 worker
+ * threads and through an application task system that runs the items in
+ * reverse: the builds' work items (the history saved and carried, the
+ * gather, the join) give the same bits whichever thread ran which. */
+static cr_world *sheared(uint32_t workers, int *enqueued)
+{
+    cr_world_def d = cr_default_world_def();
+    d.method = CR_METHOD_DEM;
+    d.dt = 1e-4;
+    d.gravity = cr_v3(0.5, 0.0, -1.0);
+    d.hooke.kn = 2e5;
+    d.hooke.kt = 2.0 / 7.0 * 2e5;
+    d.hooke.gamma_n = 50.0;
+    d.hooke.gamma_t = 25.0;
+    d.hooke.mu = 0.5;
+    d.periodic.x = d.periodic.y = true;
+    d.periodic.lo = cr_v3(0, 0, -1);
+    d.periodic.hi = cr_v3(15, 15, 20);
+    test_use_tasks(&d, workers, enqueued);
+    cr_world *w = make_world_def(&d);
+    uint32_t seed = 77u;
+    for (int ix = 0; ix < 15; ++ix)
+        for (int iy = 0; iy < 15; ++iy)
+            for (int iz = 0; iz < 14; ++iz) {
+                const double jx = rnd(&seed) - 0.5, jy = rnd(&seed) - 0.5, jz = rnd(&seed) - 0.5;
+                const cr_vec3 x = cr_v3(ix + 0.5 + 0.04 * jx, iy + 0.5 + 0.04 * jy, 0.99 * iz);
+                if (iz == 0)
+                    ball(w, CR_BODY_KINEMATIC, x, cr_v3_zero());
+                else
+                    ball(w, CR_BODY_DYNAMIC, x, cr_v3(1.0 * iz + jx, jy, jz));
+            }
+    return w;
+}
+
+static void test_dem_list_threads_bitwise(void **state)
+{
+    (void)state;
+    int enqueued = 0;
+    cr_world *w[3] = {sheared(1, NULL), sheared(2, NULL), sheared(1, &enqueued)};
+    for (int k = 0; k < 500; ++k)
+        for (int m = 0; m < 3; ++m) assert_int_equal(cr_world_step(w[m]), CR_OK);
+    assert_true(enqueued > 0);
+    print_message("sheared bed: %llu builds in 500 steps, %u contacts at the end\n",
+                  (unsigned long long)cr_dem_build_count(w[0]), cr_world_stats(w[0])->contacts);
+    assert_true(cr_dem_build_count(w[0]) > 3);
+    assert_true(cr_world_stats(w[0])->contacts > 1000);
+    const uint32_t n = cr_world_body_capacity(w[0]);
+    for (uint32_t i = 0; i < n; ++i) {
+        cr_body_state s[3];
+        for (int m = 0; m < 3; ++m) assert_int_equal(cr_body_get_state(w[m], cr_world_body_at(w[m], i), &s[m]), CR_OK);
+        for (int m = 1; m < 3; ++m) {
+            assert_memory_equal(&s[m].position, &s[0].position, sizeof s[0].position);
+            assert_memory_equal(&s[m].velocity, &s[0].velocity, sizeof s[0].velocity);
+            assert_memory_equal(&s[m].angular_velocity, &s[0].angular_velocity, sizeof s[0].angular_velocity);
+        }
+    }
+    for (int m = 0; m < 3; ++m) cr_world_destroy(w[m]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_dem_list_translation),
         cmocka_unit_test(test_dem_list_complete),
+        cmocka_unit_test(test_dem_list_threads_bitwise),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
