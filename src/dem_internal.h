@@ -65,6 +65,7 @@ struct cr_dem {
     /* history kept across a build, by world slots */
     uint32_t *ha, *hb, hcount, hcap;
     cr_vec3 *hs;
+    uint32_t *rev_at, rev_at_cap, *rev_bucket, rev_bucket_cap; /* a build's scratch: the reverse index (src/dem_list.c) */
     uint32_t *hstart, hstart_cap; /* a build's scratch: the saved pairs of each old work item, then of each first body */
     /* grid */
     uint32_t *cell_start, cell_cap;

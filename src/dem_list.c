@@ -382,6 +382,112 @@ static void task_carry(uint32_t c0, uint32_t c1, uint32_t worker, void *arg)
     }
 }
 
+/* ---- the reverse index ------------------------------------------------ *
+ *
+ * For each body, the pairs where it is second and the first body lies in an
+ * earlier work item, in list order: their rows in pf (rpos, prow, rstart),
+ * so that the body reads its own in a row. A stable sort of those pairs by
+ * second body, in work items: each item of first bodies counts its pairs
+ * by the second body's item (rev_count) and puts them in that item's
+ * bucket after those of the items before it (rev_bucket), so that each
+ * bucket holds its pairs in list order; each item of second bodies then
+ * sorts its bucket by body (rev_rows). The rows are the same whatever
+ * thread ran which item. */
+
+typedef struct rev_ctx {
+    cr_dem *d;
+    uint32_t chunks;
+    uint32_t *at;     /* chunks x chunks: pairs from item c to item u, then where c's go in u's bucket */
+    uint32_t *bucket; /* the crossing pairs grouped by their second body's item */
+    uint32_t *bstart; /* each bucket's start, chunks + 1 */
+} rev_ctx;
+
+static void task_rev_count(uint32_t c0, uint32_t c1, uint32_t worker, void *arg)
+{
+    (void)worker;
+    const rev_ctx *R = arg;
+    const cr_dem *d = R->d;
+    for (uint32_t c = c0; c < c1; ++c) {
+        uint32_t i0, i1, *at = R->at + (size_t)c * R->chunks;
+        cr_dem_chunk_bodies(d, c, &i0, &i1);
+        memset(at, 0, sizeof *at * R->chunks);
+        for (uint32_t k = d->start[i0]; k < d->start[i1]; ++k)
+            if (d->nb[k] >= i1) at[d->nb[k] / d->chunk]++;
+    }
+}
+
+static void task_rev_bucket(uint32_t c0, uint32_t c1, uint32_t worker, void *arg)
+{
+    (void)worker;
+    const rev_ctx *R = arg;
+    cr_dem *d = R->d;
+    for (uint32_t c = c0; c < c1; ++c) {
+        uint32_t i0, i1, *at = R->at + (size_t)c * R->chunks;
+        cr_dem_chunk_bodies(d, c, &i0, &i1);
+        for (uint32_t k = d->start[i0]; k < d->start[i1]; ++k) {
+            if (d->nb[k] >= i1)
+                R->bucket[at[d->nb[k] / d->chunk]++] = k;
+            else
+                d->rpos[k] = d->pf_sink; /* a pair inside the item */
+        }
+    }
+}
+
+static void task_rev_rows(uint32_t u0, uint32_t u1, uint32_t worker, void *arg)
+{
+    (void)worker;
+    const rev_ctx *R = arg;
+    cr_dem *d = R->d;
+    uint32_t *next = d->order; /* scratch of the build: each body's next row */
+    for (uint32_t u = u0; u < u1; ++u) {
+        uint32_t j0, j1;
+        cr_dem_chunk_bodies(d, u, &j0, &j1);
+        const uint32_t b0 = R->bstart[u], b1 = R->bstart[u + 1];
+        for (uint32_t j = j0; j < j1; ++j) next[j] = 0;
+        for (uint32_t e = b0; e < b1; ++e) next[d->nb[R->bucket[e]]]++;
+        for (uint32_t j = j0, row = b0; j < j1; ++j) {
+            const uint32_t cnt = next[j];
+            d->rstart[j] = next[j] = row;
+            row += cnt;
+        }
+        for (uint32_t e = b0; e < b1; ++e) {
+            const uint32_t k = R->bucket[e], j = d->nb[k], row = next[j]++;
+            d->prow[row] = j;
+            d->rpos[k] = row;
+        }
+        memset(d->pf + b0, 0, sizeof *d->pf * (b1 - b0));
+    }
+}
+
+static bool reverse_index(cr_world *w, cr_dem *d)
+{
+    const uint32_t n = d->n, chunks = cr_dem_chunks(d, n);
+    if ((uint64_t)chunks * chunks + chunks + 1 > UINT32_MAX / 2) return false;
+    if (!cr_grow(w, (void **)&d->rev_at, &d->rev_at_cap, chunks * chunks + chunks + 1, sizeof *d->rev_at) ||
+        !cr_grow(w, (void **)&d->rev_bucket, &d->rev_bucket_cap, d->pair_count + 1, sizeof *d->rev_bucket))
+        return false;
+    rev_ctx R = {d, chunks, d->rev_at, d->rev_bucket, d->rev_at + (size_t)chunks * chunks};
+    cr_run_items(w, task_rev_count, chunks, &R);
+    /* bucket u holds the pairs into item u, those of item c after those of
+     * the items before c */
+    uint32_t row = 0;
+    for (uint32_t u = 0; u < chunks; ++u) {
+        R.bstart[u] = row;
+        for (uint32_t c = 0; c < chunks; ++c) {
+            const uint32_t cnt = R.at[(size_t)c * chunks + u];
+            R.at[(size_t)c * chunks + u] = row;
+            row += cnt;
+        }
+    }
+    R.bstart[chunks] = row;
+    d->pf_sink = row; /* the row written by the pairs inside an item */
+    cr_run_items(w, task_rev_bucket, chunks, &R);
+    cr_run_items(w, task_rev_rows, chunks, &R);
+    d->rstart[n] = row;
+    d->pf[row] = (dem_pf){{0, 0, 0}, {0, 0, 0}};
+    return true;
+}
+
 /* Gather the world's live bodies in Morton order of their grid cells, build
  * the half list and its reverse index, and carry the saved history over. */
 cr_status cr_dem_build(cr_world *w, const dem_box *bx)
@@ -506,27 +612,7 @@ cr_status cr_dem_build(cr_world *w, const dem_box *bx)
     /* room for the next build: this one's densest item, with a margin */
     d->per_body = most + most / 2 + 4;
     if (!reserve_pairs(w, d, d->pair_count + 1)) return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "dem: out of memory");
-    /* reverse index: for each body, the pairs where it is second and the
-     * first body lies in another work item, in list order: their entries in
-     * pf, so that the body reads its own in a row */
-    memset(d->rstart, 0, sizeof *d->rstart * (n + 1));
-    for (uint32_t i = 0; i < n; ++i) {
-        uint32_t end = (i / d->chunk + 1) * d->chunk;
-        for (uint32_t k = d->start[i]; k < d->start[i + 1]; ++k)
-            if (d->nb[k] >= end) d->rstart[d->nb[k] + 1]++;
-    }
-    for (uint32_t i = 0; i < n; ++i) d->rstart[i + 1] += d->rstart[i];
-    for (uint32_t i = 0; i < n; ++i) {
-        uint32_t end = (i / d->chunk + 1) * d->chunk;
-        for (uint32_t k = d->start[i]; k < d->start[i + 1]; ++k) {
-            if (d->nb[k] >= end) d->prow[d->rstart[d->nb[k]]] = d->nb[k];
-            d->rpos[k] = d->nb[k] >= end ? d->rstart[d->nb[k]]++ : d->rstart[n];
-        }
-    }
-    d->pf_sink = d->rstart[n];
-    memset(d->pf, 0, sizeof *d->pf * (d->pf_sink + 1));
-    for (uint32_t i = n; i > 0; --i) d->rstart[i] = d->rstart[i - 1];
-    d->rstart[0] = 0;
+    if (!reverse_index(w, d)) return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "dem: out of memory");
     /* history: the saved pairs by their first body in the new order */
     memset(d->pcount, 0, sizeof *d->pcount * cr_dem_chunks(d, n));
     if (d->hcount) {
