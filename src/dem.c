@@ -27,7 +27,8 @@
  * zero velocity. Kinematic-kinematic pairs are never listed.
  *
  * Pairs come from a Verlet list with a skin, rebuilt from a cell grid when a
- * body has moved more than half the skin since the last build; the list is
+ * pair left out could touch (list_valid_after_move: no body moved half the
+ * skin, or the box of the displacements within the skin); the list is
  * grouped by the pair's first body (sorted order, below), and each pair's
  * shear history is carried into the new list by its body pair. A pair that
  * stops touching loses its history, as in LAMMPS.
