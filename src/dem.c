@@ -462,7 +462,7 @@ static bool finite_block(const step_ctx *cx, uint32_t i0, uint32_t i1)
 
 /* Drift and wrap; true when a body has moved past half the skin since the
  * list build. disp (lo x, y, z, hi x, y, z) grows to hold the block's
- * displacements since the build (cr_dem_list_valid). */
+ * displacements since the build (list_valid_after_move). */
 static bool drift_block(const step_ctx *cx, uint32_t i0, uint32_t i1, double disp[6])
 {
     cr_dem *d = cx->d;
@@ -539,7 +539,7 @@ static void task_sum(uint32_t c0, uint32_t c1, uint32_t worker, void *arg)
 
 /* The first half of the step: half kick, drift, turn, wrap; flags the
  * chunks where a body moved past half the skin and keeps the box of each
- * chunk's displacements since the build (cr_dem_list_valid). */
+ * chunk's displacements since the build (list_valid_after_move). */
 static void task_move(uint32_t c0, uint32_t c1, uint32_t worker, void *arg)
 {
     (void)worker;
