@@ -27,7 +27,8 @@
  * zero velocity. Kinematic-kinematic pairs are never listed.
  *
  * Pairs come from a Verlet list with a skin, rebuilt from a cell grid when a
- * body has moved more than half the skin since the last build; the list is
+ * pair left out could touch (list_valid_after_move: no body moved half the
+ * skin, or the box of the displacements within the skin); the list is
  * grouped by the pair's first body (sorted order, below), and each pair's
  * shear history is carried into the new list by its body pair. A pair that
  * stops touching loses its history, as in LAMMPS.
@@ -64,7 +65,7 @@ static void free_arrays(cr_world *w, cr_dem *d)
     void *ps[] = {d->xr,    d->v,     d->w,     d->f,    d->t,      d->x_build,  d->q,     d->mass,
                   d->inv_mass, d->inv_inertia, d->flags, d->slot, d->cell, d->sorted_of, d->start, d->rstart,
                   d->nb,    d->rpos, d->fb, d->prow,    d->hist, d->phist, d->pf, d->pk, d->pi, d->pcount, d->ck, d->ci,    d->ha,    d->hb,
-                  d->hs,    d->hstart, d->scr, d->cell_start, d->rank, d->order, d->chunk_count, d->chunk_flag,
+                  d->hs,    d->hstart, d->scr, d->cell_start, d->rank, d->order, d->chunk_count, d->chunk_flag, d->chunk_disp, d->rev_at, d->rev_bucket,
                   d->up_start, d->up};
     for (size_t k = 0; k < sizeof ps / sizeof ps[0]; ++k) cr_free(w, ps[k]);
 }
@@ -108,6 +109,7 @@ void cr_dem_body_removed(cr_world *w, uint32_t i)
 }
 
 uint32_t cr_dem_pair_count(const cr_world *w) { return w->dem ? w->dem->pair_count : 0; }
+uint64_t cr_dem_build_count(const cr_world *w) { return w->dem ? w->dem->builds : 0; }
 
 static dem_box box_of(const cr_world *w)
 {
@@ -459,8 +461,9 @@ static bool finite_block(const step_ctx *cx, uint32_t i0, uint32_t i1)
 }
 
 /* Drift and wrap; true when a body has moved past half the skin since the
- * list build. */
-static bool drift_block(const step_ctx *cx, uint32_t i0, uint32_t i1)
+ * list build. disp (lo x, y, z, hi x, y, z) grows to hold the block's
+ * displacements since the build (list_valid_after_move). */
+static bool drift_block(const step_ctx *cx, uint32_t i0, uint32_t i1, double disp[6])
 {
     cr_dem *d = cx->d;
     const dem_box box = cx->bx;
@@ -468,13 +471,18 @@ static bool drift_block(const step_ctx *cx, uint32_t i0, uint32_t i1)
     double *xr = d->xr;
     const cr_vec3 *v = d->v, *x_build = d->x_build;
     bool far = false;
+    double lx = disp[0], ly = disp[1], lz = disp[2], hx = disp[3], hy = disp[4], hz = disp[5];
     for (uint32_t i = i0; i < i1; ++i) {
         double *x = xr + 4 * (size_t)i;
         const cr_vec3 vi = v[i], xb = x_build[i];
         x[0] += vi.x * dt, x[1] += vi.y * dt, x[2] += vi.z * dt;
         wrap3(&box, x);
-        far |= cr_v3_len2(min_image(&box, cr_v3(x[0] - xb.x, x[1] - xb.y, x[2] - xb.z))) > lim;
+        const cr_vec3 u = min_image(&box, cr_v3(x[0] - xb.x, x[1] - xb.y, x[2] - xb.z));
+        far |= cr_v3_len2(u) > lim;
+        lx = u.x < lx ? u.x : lx, ly = u.y < ly ? u.y : ly, lz = u.z < lz ? u.z : lz;
+        hx = u.x > hx ? u.x : hx, hy = u.y > hy ? u.y : hy, hz = u.z > hz ? u.z : hz;
     }
+    disp[0] = lx, disp[1] = ly, disp[2] = lz, disp[3] = hx, disp[4] = hy, disp[5] = hz;
     return far;
 }
 
@@ -508,10 +516,10 @@ static void turn_block(const step_ctx *cx, uint32_t i0, uint32_t i1)
  * orientations: nothing in the law reads them (LAMMPS's nve/sphere with
  * atom_style sphere keeps none), and on a flow the turn is about a tenth of
  * the step. */
-static bool advance_block(const step_ctx *cx, uint32_t i0, uint32_t i1)
+static bool advance_block(const step_ctx *cx, uint32_t i0, uint32_t i1, double disp[6])
 {
     kick_block(cx, i0, i1);
-    bool far = drift_block(cx, i0, i1);
+    bool far = drift_block(cx, i0, i1, disp);
     if (cx->turn) turn_block(cx, i0, i1);
     return far;
 }
@@ -530,7 +538,8 @@ static void task_sum(uint32_t c0, uint32_t c1, uint32_t worker, void *arg)
 }
 
 /* The first half of the step: half kick, drift, turn, wrap; flags the
- * chunks where a body moved past half the skin. */
+ * chunks where a body moved past half the skin and keeps the box of each
+ * chunk's displacements since the build (list_valid_after_move). */
 static void task_move(uint32_t c0, uint32_t c1, uint32_t worker, void *arg)
 {
     (void)worker;
@@ -540,9 +549,39 @@ static void task_move(uint32_t c0, uint32_t c1, uint32_t worker, void *arg)
         uint32_t i0, i1;
         cr_dem_chunk_bodies(d, c, &i0, &i1);
         bool far = false;
-        for (uint32_t j0 = i0; j0 < i1; j0 += DEM_BLOCK) far |= advance_block(cx, j0, j0 + DEM_BLOCK < i1 ? j0 + DEM_BLOCK : i1);
+        double *disp = d->chunk_disp + 6 * (size_t)c;
+        disp[0] = disp[1] = disp[2] = INFINITY, disp[3] = disp[4] = disp[5] = -INFINITY;
+        for (uint32_t j0 = i0; j0 < i1; j0 += DEM_BLOCK)
+            far |= advance_block(cx, j0, j0 + DEM_BLOCK < i1 ? j0 + DEM_BLOCK : i1, disp);
         d->chunk_flag[c] = far ? DEM_FAR : 0;
     }
+}
+
+/* True while the list holds every pair that can touch (docs/physics.md
+ * "DEM"). A pair left out was r >= r_i + r_j + skin apart at the build; it
+ * has come closer by at most |u_i - u_j|, u the displacements since the
+ * build, so it cannot touch while |u_i - u_j| <= skin for every pair. Two
+ * bounds of that: 2 max |u| (LAMMPS's check, neigh_modify check yes: no
+ * body has moved past half the skin), and the diagonal of the box holding
+ * every u, since |u_i - u_j|^2 = sum over axes of (u_ik - u_jk)^2 <= sum
+ * of the box's widths squared. The second is the lazier one when the
+ * bodies move together: in the chute's flow, bodies drift downhill at up to
+ * 15 while the base stays, so the box is about half of 2 max |u| and the
+ * list is rebuilt half as often. Either bound keeps every pair that can
+ * touch: both are exact, only the moment of the rebuild changes. */
+static bool list_valid_after_move(const cr_dem *d, uint32_t chunks)
+{
+    bool far = false;
+    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (uint32_t c = 0; c < chunks; ++c) {
+        far |= (d->chunk_flag[c] & DEM_FAR) != 0;
+        const double *disp = d->chunk_disp + 6 * (size_t)c;
+        for (int k = 0; k < 3; ++k) lo[k] = fmin(lo[k], disp[k]), hi[k] = fmax(hi[k], disp[3 + k]);
+    }
+    if (!far) return true;
+    double diag2 = 0.0;
+    for (int k = 0; k < 3; ++k) diag2 += (hi[k] - lo[k]) * (hi[k] - lo[k]);
+    return diag2 <= d->skin * d->skin;
 }
 
 /* The end of the step (LAMMPS fix nve/sphere's final_integrate): the
@@ -697,8 +736,7 @@ cr_status cr_dem_step(cr_world *w)
     uint32_t chunks = cr_dem_chunks(d, d->n);
     cx.lim = 0.25 * d->skin * d->skin;
     cr_run_items(w, task_move, chunks, &cx);
-    bool rebuild = false;
-    for (uint32_t c = 0; c < chunks; ++c) rebuild |= (d->chunk_flag[c] & DEM_FAR) != 0;
+    const bool rebuild = !list_valid_after_move(d, chunks);
     t1 = now_seconds();
     w->stats.stage_seconds[CR_STAGE_PREDICT] = t1 - t0;
     t0 = t1;

@@ -65,7 +65,8 @@ struct cr_dem {
     /* history kept across a build, by world slots */
     uint32_t *ha, *hb, hcount, hcap;
     cr_vec3 *hs;
-    uint32_t *hstart, hstart_cap;
+    uint32_t *rev_at, rev_at_cap, *rev_bucket, rev_bucket_cap; /* a build's scratch: the reverse index (src/dem_list.c) */
+    uint32_t *hstart, hstart_cap; /* a build's scratch: the saved pairs of each old work item, then of each first body */
     /* grid */
     uint32_t *cell_start, cell_cap;
     uint32_t *rank, rank_cap;   /* Morton rank of each linear cell */
@@ -79,7 +80,9 @@ struct cr_dem {
     /* per chunk results */
     uint32_t *chunk_count, chunk_cap;
     uint8_t *chunk_flag;
+    double *chunk_disp; /* per chunk: the box of the displacements since the build, lo xyz, hi xyz */
     uint32_t chunk; /* bodies per work item, set by the build */
+    uint64_t builds; /* list builds so far (tests) */
     bool list_valid, forces_valid;
     bool world_stale; /* the world's x, v, w, q lag the sorted arrays (cr_dem_sync) */
 };

@@ -54,6 +54,7 @@ static bool reserve_bodies(cr_world *w, cr_dem *d, uint32_t n, uint32_t slots)
         uint32_t c = cap_for(chunks);
         if (!regrow(w, (void **)&d->chunk_count, d->chunk_cap, c, sizeof(uint32_t)) ||
             !regrow(w, (void **)&d->chunk_flag, d->chunk_cap, c, 1) ||
+            !regrow(w, (void **)&d->chunk_disp, 6 * d->chunk_cap, 6 * c, sizeof(double)) ||
             !regrow(w, (void **)&d->pcount, d->chunk_cap, c, sizeof(uint32_t)))
             return false;
         d->chunk_cap = c;
@@ -166,6 +167,24 @@ static bool morton_ranks(cr_world *w, cr_dem *d, const int32_t dims[3], uint32_t
     return true;
 }
 
+/* save_history's work items: item c's contacts into ha, hb, hs from
+ * hstart[c] (the contacts of the items before it), so that the saved list
+ * is the same whatever thread ran which item. */
+static void task_save(uint32_t c0, uint32_t c1, uint32_t worker, void *arg)
+{
+    (void)worker;
+    cr_dem *d = arg;
+    for (uint32_t c = c0; c < c1; ++c) {
+        const uint32_t base = d->start[c * d->chunk];
+        uint32_t h = d->hstart[c];
+        for (uint32_t e = base; e < base + d->pcount[c]; ++e, ++h) {
+            d->ha[h] = d->slot[d->pi[e]];
+            d->hb[h] = d->slot[d->nb[d->pk[e]]];
+            d->hs[h] = d->phist[e];
+        }
+    }
+}
+
 /* Keep the touching pairs' history by world slots before a build. */
 static bool save_history(cr_world *w, cr_dem *d)
 {
@@ -173,7 +192,8 @@ static bool save_history(cr_world *w, cr_dem *d)
     if (!d->start || !d->n) return true;
     uint32_t m = 0;
     const uint32_t chunks = cr_dem_chunks(d, d->n);
-    for (uint32_t c = 0; c < chunks; ++c) m += d->pcount[c];
+    if (!cr_grow(w, (void **)&d->hstart, &d->hstart_cap, chunks + 1, sizeof *d->hstart)) return false;
+    for (uint32_t c = 0; c < chunks; ++c) d->hstart[c] = m, m += d->pcount[c];
     if (m > d->hcap) {
         uint32_t c = cap_for(m);
         if (!regrow(w, (void **)&d->ha, 0, c, sizeof(uint32_t)) || !regrow(w, (void **)&d->hb, 0, c, sizeof(uint32_t)) ||
@@ -181,14 +201,8 @@ static bool save_history(cr_world *w, cr_dem *d)
             return false;
         d->hcap = c;
     }
-    for (uint32_t c = 0; c < chunks; ++c) {
-        const uint32_t base = d->start[c * d->chunk];
-        for (uint32_t e = base; e < base + d->pcount[c]; ++e) {
-            d->ha[d->hcount] = d->slot[d->pi[e]];
-            d->hb[d->hcount] = d->slot[d->nb[d->pk[e]]];
-            d->hs[d->hcount++] = d->phist[e];
-        }
-    }
+    cr_run_items(w, task_save, chunks, d);
+    d->hcount = m;
     return true;
 }
 
@@ -272,6 +286,208 @@ static void task_list(uint32_t c0, uint32_t c1, uint32_t worker, void *arg)
     }
 }
 
+typedef struct gather_ctx {
+    cr_dem *d;
+    const cr_bodies *b;
+} gather_ctx;
+
+/* The sorted bodies of each work item copied from the world's slots
+ * (slot[] is in sorted order): each item writes its own bodies and their
+ * slots' entries of sorted_of. */
+static void task_gather(uint32_t c0, uint32_t c1, uint32_t worker, void *arg)
+{
+    (void)worker;
+    const gather_ctx *G = arg;
+    cr_dem *d = G->d;
+    const cr_bodies *b = G->b;
+    const uint32_t n = d->n;
+    for (uint32_t c = c0; c < c1; ++c) {
+        uint32_t s0, s1;
+        cr_dem_chunk_bodies(d, c, &s0, &s1);
+        for (uint32_t s = s0; s < s1; ++s) {
+            uint32_t i = d->slot[s];
+            {
+                /* the slots come in cell order, scattered over the world's
+                 * arrays: their lines asked for 8 bodies ahead */
+                const uint32_t a = d->slot[s + 8 < n ? s + 8 : s];
+                DEM_PREFETCH(&b->x[a], 0), DEM_PREFETCH(&b->v[a], 0), DEM_PREFETCH(&b->w[a], 0);
+                DEM_PREFETCH(&b->q[a], 0), DEM_PREFETCH(&b->radius[a], 0), DEM_PREFETCH(&b->mass[a], 0);
+                DEM_PREFETCH(&b->inv_mass[a], 0), DEM_PREFETCH(&b->inv_inertia[a], 0), DEM_PREFETCH(&b->type[a], 0);
+                DEM_PREFETCH(&d->sorted_of[a], 1);
+            }
+            d->sorted_of[i] = s;
+            d->xr[4 * s] = b->x[i].x, d->xr[4 * s + 1] = b->x[i].y, d->xr[4 * s + 2] = b->x[i].z;
+            d->xr[4 * s + 3] = b->radius[i];
+            d->x_build[s] = b->x[i];
+            d->v[s] = b->v[i], d->w[s] = b->w[i], d->q[s] = b->q[i];
+            d->mass[s] = b->mass[i], d->inv_mass[s] = b->inv_mass[i], d->inv_inertia[s] = b->inv_inertia[i];
+            bool dyn = cr_slot_dynamic(b, i);
+            d->flags[s] = (uint8_t)((dyn ? DEM_DYN : 0) | (dyn && b->inv_inertia[i] > 0.0 ? DEM_ROT : 0));
+        }
+    }
+}
+
+/* The items' rooms joined into the list: item c's pairs from
+ * chunk_count[c] (the pairs of the items before it); start[i], which held
+ * body i's count, becomes its first pair, and fb each pair's first body. */
+static void task_join(uint32_t c0, uint32_t c1, uint32_t worker, void *arg)
+{
+    (void)worker;
+    const list_ctx *L = arg;
+    cr_dem *d = L->d;
+    for (uint32_t c = c0; c < c1; ++c) {
+        uint32_t i0, i1, k = d->chunk_count[c];
+        cr_dem_chunk_bodies(d, c, &i0, &i1);
+        const uint32_t *scr = L->scr + (size_t)c * (L->room + 1);
+        for (uint32_t i = i0; i < i1; ++i) {
+            const uint32_t cnt = d->start[i];
+            d->start[i] = k;
+            for (uint32_t e = 0; e < cnt; ++e) d->fb[k + e] = i;
+            memcpy(d->nb + k, scr, sizeof *d->nb * cnt);
+            scr += cnt, k += cnt;
+        }
+    }
+}
+
+typedef struct carry_ctx {
+    cr_dem *d;
+    const uint32_t *idx; /* the saved pairs grouped by their first body (d->hstart) */
+} carry_ctx;
+
+/* The saved history carried into each work item's last-step contacts, in
+ * list order (zero history is no history): each item writes its own. */
+static void task_carry(uint32_t c0, uint32_t c1, uint32_t worker, void *arg)
+{
+    (void)worker;
+    const carry_ctx *C = arg;
+    cr_dem *d = C->d;
+    const uint32_t *hs = d->hstart, *idx = C->idx;
+    for (uint32_t c = c0; c < c1; ++c) {
+        uint32_t i0, i1;
+        cr_dem_chunk_bodies(d, c, &i0, &i1);
+        const uint32_t base = d->start[i0];
+        for (uint32_t i = i0; i < i1; ++i) {
+            if (hs[i] == hs[i + 1]) continue;
+            for (uint32_t k = d->start[i]; k < d->start[i + 1]; ++k)
+                for (uint32_t e = hs[i]; e < hs[i + 1]; ++e)
+                    if (d->hb[idx[e]] == d->nb[k]) {
+                        cr_vec3 s = d->hs[idx[e]];
+                        if (s.x != 0.0 || s.y != 0.0 || s.z != 0.0) {
+                            const uint32_t at = base + d->pcount[c]++;
+                            d->pk[at] = k, d->pi[at] = i, d->phist[at] = s;
+                        }
+                        break;
+                    }
+        }
+    }
+}
+
+/* ---- the reverse index ------------------------------------------------ *
+ *
+ * For each body, the pairs where it is second and the first body lies in an
+ * earlier work item, in list order: their rows in pf (rpos, prow, rstart),
+ * so that the body reads its own in a row. A stable sort of those pairs by
+ * second body, in work items: each item of first bodies counts its pairs
+ * by the second body's item (rev_count) and puts them in that item's
+ * bucket after those of the items before it (rev_bucket), so that each
+ * bucket holds its pairs in list order; each item of second bodies then
+ * sorts its bucket by body (rev_rows). The rows are the same whatever
+ * thread ran which item. */
+
+typedef struct rev_ctx {
+    cr_dem *d;
+    uint32_t chunks;
+    uint32_t *at;     /* chunks x chunks: pairs from item c to item u, then where c's go in u's bucket */
+    uint32_t *bucket; /* the crossing pairs grouped by their second body's item */
+    uint32_t *bstart; /* each bucket's start, chunks + 1 */
+} rev_ctx;
+
+static void task_rev_count(uint32_t c0, uint32_t c1, uint32_t worker, void *arg)
+{
+    (void)worker;
+    const rev_ctx *R = arg;
+    const cr_dem *d = R->d;
+    for (uint32_t c = c0; c < c1; ++c) {
+        uint32_t i0, i1, *at = R->at + (size_t)c * R->chunks;
+        cr_dem_chunk_bodies(d, c, &i0, &i1);
+        memset(at, 0, sizeof *at * R->chunks);
+        for (uint32_t k = d->start[i0]; k < d->start[i1]; ++k)
+            if (d->nb[k] >= i1) at[d->nb[k] / d->chunk]++;
+    }
+}
+
+static void task_rev_bucket(uint32_t c0, uint32_t c1, uint32_t worker, void *arg)
+{
+    (void)worker;
+    const rev_ctx *R = arg;
+    cr_dem *d = R->d;
+    for (uint32_t c = c0; c < c1; ++c) {
+        uint32_t i0, i1, *at = R->at + (size_t)c * R->chunks;
+        cr_dem_chunk_bodies(d, c, &i0, &i1);
+        for (uint32_t k = d->start[i0]; k < d->start[i1]; ++k) {
+            if (d->nb[k] >= i1)
+                R->bucket[at[d->nb[k] / d->chunk]++] = k;
+            else
+                d->rpos[k] = d->pf_sink; /* a pair inside the item */
+        }
+    }
+}
+
+static void task_rev_rows(uint32_t u0, uint32_t u1, uint32_t worker, void *arg)
+{
+    (void)worker;
+    const rev_ctx *R = arg;
+    cr_dem *d = R->d;
+    uint32_t *next = d->order; /* scratch of the build: each body's next row */
+    for (uint32_t u = u0; u < u1; ++u) {
+        uint32_t j0, j1;
+        cr_dem_chunk_bodies(d, u, &j0, &j1);
+        const uint32_t b0 = R->bstart[u], b1 = R->bstart[u + 1];
+        for (uint32_t j = j0; j < j1; ++j) next[j] = 0;
+        for (uint32_t e = b0; e < b1; ++e) next[d->nb[R->bucket[e]]]++;
+        for (uint32_t j = j0, row = b0; j < j1; ++j) {
+            const uint32_t cnt = next[j];
+            d->rstart[j] = next[j] = row;
+            row += cnt;
+        }
+        for (uint32_t e = b0; e < b1; ++e) {
+            const uint32_t k = R->bucket[e], j = d->nb[k], row = next[j]++;
+            d->prow[row] = j;
+            d->rpos[k] = row;
+        }
+        memset(d->pf + b0, 0, sizeof *d->pf * (b1 - b0));
+    }
+}
+
+static bool reverse_index(cr_world *w, cr_dem *d)
+{
+    const uint32_t n = d->n, chunks = cr_dem_chunks(d, n);
+    if ((uint64_t)chunks * chunks + chunks + 1 > UINT32_MAX / 2) return false;
+    if (!cr_grow(w, (void **)&d->rev_at, &d->rev_at_cap, chunks * chunks + chunks + 1, sizeof *d->rev_at) ||
+        !cr_grow(w, (void **)&d->rev_bucket, &d->rev_bucket_cap, d->pair_count + 1, sizeof *d->rev_bucket))
+        return false;
+    rev_ctx R = {d, chunks, d->rev_at, d->rev_bucket, d->rev_at + (size_t)chunks * chunks};
+    cr_run_items(w, task_rev_count, chunks, &R);
+    /* bucket u holds the pairs into item u, those of item c after those of
+     * the items before c */
+    uint32_t row = 0;
+    for (uint32_t u = 0; u < chunks; ++u) {
+        R.bstart[u] = row;
+        for (uint32_t c = 0; c < chunks; ++c) {
+            const uint32_t cnt = R.at[(size_t)c * chunks + u];
+            R.at[(size_t)c * chunks + u] = row;
+            row += cnt;
+        }
+    }
+    R.bstart[chunks] = row;
+    d->pf_sink = row; /* the row written by the pairs inside an item */
+    cr_run_items(w, task_rev_bucket, chunks, &R);
+    cr_run_items(w, task_rev_rows, chunks, &R);
+    d->rstart[n] = row;
+    d->pf[row] = (dem_pf){{0, 0, 0}, {0, 0, 0}};
+    return true;
+}
+
 /* Gather the world's live bodies in Morton order of their grid cells, build
  * the half list and its reverse index, and carry the saved history over. */
 cr_status cr_dem_build(cr_world *w, const dem_box *bx)
@@ -350,36 +566,18 @@ cr_status cr_dem_build(cr_world *w, const dem_box *bx)
     d->cell_start[0] = 0;
     d->n = n;
     d->map_slots = slots;
-    for (uint32_t s = 0; s < n; ++s) {
-        uint32_t i = d->slot[s];
-        {
-            /* the slots come in cell order, scattered over the world's
-             * arrays: their lines asked for 8 bodies ahead */
-            const uint32_t a = d->slot[s + 8 < n ? s + 8 : s];
-            DEM_PREFETCH(&b->x[a], 0), DEM_PREFETCH(&b->v[a], 0), DEM_PREFETCH(&b->w[a], 0);
-            DEM_PREFETCH(&b->q[a], 0), DEM_PREFETCH(&b->radius[a], 0), DEM_PREFETCH(&b->mass[a], 0);
-            DEM_PREFETCH(&b->inv_mass[a], 0), DEM_PREFETCH(&b->inv_inertia[a], 0), DEM_PREFETCH(&b->type[a], 0);
-            DEM_PREFETCH(&d->sorted_of[a], 1);
-        }
-        d->sorted_of[i] = s;
-        d->xr[4 * s] = b->x[i].x, d->xr[4 * s + 1] = b->x[i].y, d->xr[4 * s + 2] = b->x[i].z;
-        d->xr[4 * s + 3] = b->radius[i];
-        d->x_build[s] = b->x[i];
-        d->v[s] = b->v[i], d->w[s] = b->w[i], d->q[s] = b->q[i];
-        d->mass[s] = b->mass[i], d->inv_mass[s] = b->inv_mass[i], d->inv_inertia[s] = b->inv_inertia[i];
-        bool dyn = cr_slot_dynamic(b, i);
-        d->flags[s] = (uint8_t)((dyn ? DEM_DYN : 0) | (dyn && b->inv_inertia[i] > 0.0 ? DEM_ROT : 0));
-    }
+    d->chunk = DEM_CHUNK;
+    while (d->chunk < 8 * DEM_CHUNK && (uint64_t)d->chunk * 16 < n) d->chunk *= 2;
+    const uint32_t chunks = cr_dem_chunks(d, n);
+    gather_ctx G = {d, b};
+    cr_run_items(w, task_gather, chunks, &G);
     /* each sorted body's cell (rank) */
     for (uint32_t r = 0; r < cells; ++r)
         for (uint32_t s = d->cell_start[r]; s < d->cell_start[r + 1]; ++s) d->cell[s] = r;
 
-    d->chunk = DEM_CHUNK;
-    while (d->chunk < 8 * DEM_CHUNK && (uint64_t)d->chunk * 16 < n) d->chunk *= 2;
     /* the half list, in sorted order, one work item per d->chunk first
      * bodies, each into its own room in a scratch array, then joined */
     list_ctx L = {d, bx, skin, brute, NULL, 0};
-    uint32_t chunks = cr_dem_chunks(d, n);
     for (;;) {
         uint64_t per = d->per_body ? d->per_body : 16u;
         uint64_t room = per * d->chunk + 256u, need = (room + 1) * chunks;
@@ -402,44 +600,19 @@ cr_status cr_dem_build(cr_world *w, const dem_box *bx)
         if (per > most) most = per;
     }
     if (!reserve_pairs(w, d, listed + 1)) return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "dem: out of memory");
+    /* each item's pairs go after those of the items before it */
     d->pair_count = 0;
     for (uint32_t c = 0; c < chunks; ++c) {
-        memcpy(d->nb + d->pair_count, d->scr + (size_t)c * (L.room + 1), sizeof *d->nb * d->chunk_count[c]);
-        d->pair_count += d->chunk_count[c];
+        const uint32_t cnt = d->chunk_count[c];
+        d->chunk_count[c] = d->pair_count;
+        d->pair_count += cnt;
     }
-    /* start[i] held the count of body i */
-    for (uint32_t i = 0, k = 0; i < n; ++i) {
-        uint32_t cnt = d->start[i];
-        d->start[i] = k;
-        k += cnt;
-    }
+    cr_run_items(w, task_join, chunks, &L);
     d->start[n] = d->pair_count;
-    for (uint32_t i = 0; i < n; ++i)
-        for (uint32_t k = d->start[i]; k < d->start[i + 1]; ++k) d->fb[k] = i;
     /* room for the next build: this one's densest item, with a margin */
     d->per_body = most + most / 2 + 4;
     if (!reserve_pairs(w, d, d->pair_count + 1)) return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "dem: out of memory");
-    /* reverse index: for each body, the pairs where it is second and the
-     * first body lies in another work item, in list order: their entries in
-     * pf, so that the body reads its own in a row */
-    memset(d->rstart, 0, sizeof *d->rstart * (n + 1));
-    for (uint32_t i = 0; i < n; ++i) {
-        uint32_t end = (i / d->chunk + 1) * d->chunk;
-        for (uint32_t k = d->start[i]; k < d->start[i + 1]; ++k)
-            if (d->nb[k] >= end) d->rstart[d->nb[k] + 1]++;
-    }
-    for (uint32_t i = 0; i < n; ++i) d->rstart[i + 1] += d->rstart[i];
-    for (uint32_t i = 0; i < n; ++i) {
-        uint32_t end = (i / d->chunk + 1) * d->chunk;
-        for (uint32_t k = d->start[i]; k < d->start[i + 1]; ++k) {
-            if (d->nb[k] >= end) d->prow[d->rstart[d->nb[k]]] = d->nb[k];
-            d->rpos[k] = d->nb[k] >= end ? d->rstart[d->nb[k]]++ : d->rstart[n];
-        }
-    }
-    d->pf_sink = d->rstart[n];
-    memset(d->pf, 0, sizeof *d->pf * (d->pf_sink + 1));
-    for (uint32_t i = n; i > 0; --i) d->rstart[i] = d->rstart[i - 1];
-    d->rstart[0] = 0;
+    if (!reverse_index(w, d)) return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "dem: out of memory");
     /* history: the saved pairs by their first body in the new order */
     memset(d->pcount, 0, sizeof *d->pcount * cr_dem_chunks(d, n));
     if (d->hcount) {
@@ -471,26 +644,13 @@ cr_status cr_dem_build(cr_world *w, const dem_box *bx)
                 if (d->ha[e] != UINT32_MAX) idx[hs[d->ha[e]]++] = e;
             for (uint32_t i = n; i > 0; --i) hs[i] = hs[i - 1];
             hs[0] = 0;
-            /* the last step's contacts of each work item, in list order
-             * (zero history is no history) */
-            for (uint32_t i = 0; i < n; ++i) {
-                if (hs[i] == hs[i + 1]) continue;
-                const uint32_t c = i / d->chunk, base = d->start[c * d->chunk];
-                for (uint32_t k = d->start[i]; k < d->start[i + 1]; ++k)
-                    for (uint32_t e = hs[i]; e < hs[i + 1]; ++e)
-                        if (d->hb[idx[e]] == d->nb[k]) {
-                            cr_vec3 s = d->hs[idx[e]];
-                            if (s.x != 0.0 || s.y != 0.0 || s.z != 0.0) {
-                                const uint32_t at = base + d->pcount[c]++;
-                                d->pk[at] = k, d->pi[at] = i, d->phist[at] = s;
-                            }
-                            break;
-                        }
-            }
+            carry_ctx C = {d, idx};
+            cr_run_items(w, task_carry, chunks, &C);
             cr_free(w, idx);
         }
     }
     d->hcount = 0;
+    d->builds++;
     d->list_valid = true;
     return CR_OK;
 }

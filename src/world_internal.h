@@ -341,6 +341,8 @@ void cr_dem_touch(cr_world *w);
 void cr_dem_body_removed(cr_world *w, uint32_t i);
 void cr_dem_free(cr_world *w);
 uint32_t cr_dem_pair_count(const cr_world *w);
+/* List builds of a DEM world so far, the set-up's included (tests). */
+uint64_t cr_dem_build_count(const cr_world *w);
 
 /* the impact law chosen for the world, applied to one contact */
 cr_vec3 cr_world_impact_impulse(cr_world *w, const cr_contact_side *a, const cr_contact_side *b,

@@ -7,10 +7,12 @@
  * mu = 0.3, as in the peers. (bench/ball_pit.c gives the bodies e and mu
  * themselves, so its sphere-sphere contacts have e = 0.25 and mu = 0.09.)
  */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "carom/carom.h"
 #include "scene.h"
@@ -88,6 +90,15 @@ static int run_pit(int n, double cap)
     return 0;
 }
 
+/* CPU time of the process (all its threads): on a shared machine the wall
+ * clock of one thread's steps moves with the others' load, this much less. */
+static double cpu_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 /* The LAMMPS chute (scene.h): the same bodies, law, gravity, step and
  * periodic box as in.chute. Every ke_every steps (and at step 0) a line
  * "KE step=S trans=T rot=R" gives the kinetic energies as LAMMPS's thermo
@@ -157,12 +168,13 @@ static int run_chute(const char *path, int steps_planned, double cap, int ke_eve
     }
     t_setup = peer_now() - t_setup;
     if (ke_every > 0) chute_ke(w, ids, &s, 0);
-    double stepping = 0.0, contacts = 0.0, stage[CR_STAGE_COUNT] = {0};
+    double stepping = 0.0, contacts = 0.0, stage[CR_STAGE_COUNT] = {0}, cpu = 0.0;
     int steps = 0;
     while (steps < steps_planned && stepping < cap) {
-        double t0 = peer_now();
+        double t0 = peer_now(), c0 = cpu_seconds();
         cr_status st = cr_world_step(w);
         stepping += peer_now() - t0;
+        cpu += cpu_seconds() - c0;
         if (st != CR_OK) {
             fprintf(stderr, "carom: step failed: %s\n", cr_world_last_error(w));
             return 1;
@@ -190,9 +202,10 @@ static int run_chute(const char *path, int steps_planned, double cap, int ke_eve
     /* where the time went (method dem, src/dem.c: the first half of the
      * step; list builds (the set-up is cr_world_prepare's, above); pair
      * forces; the force sums and the second half kick), on stderr */
-    fprintf(stderr, "carom chute stages (ms/step, %d threads): move %.3f, list %.3f, pairs %.3f, finish %.3f\n",
+    fprintf(stderr, "carom chute stages (ms/step, %d threads): move %.3f, list %.3f, pairs %.3f, finish %.3f; "
+            "process CPU time of the steps %.4f s\n",
             threads, 1e3 * stage[CR_STAGE_PREDICT] / steps, 1e3 * stage[CR_STAGE_BROAD_PHASE] / steps,
-            1e3 * stage[CR_STAGE_CONTACTS] / steps, 1e3 * stage[CR_STAGE_FINISH] / steps);
+            1e3 * stage[CR_STAGE_CONTACTS] / steps, 1e3 * stage[CR_STAGE_FINISH] / steps, cpu);
     cr_world_destroy(w);
     free(ids);
     chute_free(&s);
