@@ -4,11 +4,13 @@
  * contacts/s, impacts, the maximum penetration, balls lost from the box and
  * per-stage time.
  *
- * usage: bench_ball_pit [-p PASSES] [-s] [N ...]   (default: 1000 8000 27000)
+ * usage: bench_ball_pit [-p PASSES] [-s] [-n STEPS] [N ...]   (default: 1000 8000 27000)
  *   -p PASSES  the world's projection_passes (default 1, seed 000's single
  *              pass; more take overlaps of the pile out, docs/physics.md)
  *   -s         projection_shock: the extra passes propagate shocks from the
  *              ground up (docs/physics.md, step 5)
+ *   -n STEPS   steps to run (default 480, 2 simulated seconds; fewer stop
+ *              during the landing: for short profiling runs at large N)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +35,7 @@ static double jitter(double a)
 
 static int passes = 1;
 static bool shock = false;
+static int steps = 480;
 
 static int run(int n)
 {
@@ -65,7 +68,6 @@ static int run(int n)
                            r + 0.005 + spacing * (in / per_row) + jitter(0.004), r + 0.01 + spacing * layer);
         if (cr_world_add_body(w, &d, NULL) != CR_OK) return 1;
     }
-    int steps = 480;
     double stage[CR_STAGE_COUNT] = {0}, max_pen = 0.0;
     uint64_t contacts = 0, events = 0;
     double t0 = now();
@@ -105,6 +107,10 @@ int main(int argc, char **argv)
     for (;;) {
         if (argc > first + 1 && strcmp(argv[first], "-p") == 0) {
             passes = atoi(argv[first + 1]);
+            first += 2;
+        } else if (argc > first + 1 && strcmp(argv[first], "-n") == 0) {
+            steps = atoi(argv[first + 1]);
+            if (steps < 1) steps = 1;
             first += 2;
         } else if (argc > first && strcmp(argv[first], "-s") == 0) {
             shock = true;

@@ -73,10 +73,11 @@ static bool add_pair(cr_world *w, cr_broad_phase *bp, uint32_t a, uint32_t b)
 bool cr_broad_reserve(cr_world *w, cr_broad_phase *bp, uint32_t n)
 {
     if (n <= bp->box_capacity) return true;
-    uint32_t c0 = bp->box_capacity, c1 = c0, c2 = c0, c3 = c0;
+    uint32_t c0 = bp->box_capacity, c1 = c0, c2 = c0, c3 = c0, c4 = c0;
     if (!cr_grow(w, (void **)&bp->lo, &c0, n, sizeof *bp->lo) || !cr_grow(w, (void **)&bp->hi, &c1, n, sizeof *bp->hi) ||
         !cr_grow(w, (void **)&bp->key, &c2, n, sizeof *bp->key) ||
-        !cr_grow(w, (void **)&bp->state, &c3, n, sizeof *bp->state))
+        !cr_grow(w, (void **)&bp->state, &c3, n, sizeof *bp->state) ||
+        !cr_grow(w, (void **)&bp->slot_pos, &c4, n, sizeof *bp->slot_pos))
         return false;
     bp->box_capacity = c0;
     return true;
@@ -152,6 +153,7 @@ static bool index_boxes(cr_world *w, cr_broad_phase *bp)
             uint32_t b = bucket_of(bp, bp->key[i].x, bp->key[i].y, bp->key[i].z);
             bp->sorted_box[2 * bp->bucket_start[b]] = bp->lo[i];
             bp->sorted_box[2 * bp->bucket_start[b] + 1] = bp->hi[i];
+            bp->slot_pos[i] = bp->bucket_start[b];
             bp->sorted[bp->bucket_start[b]++] = i;
         }
     for (uint32_t b = buckets; b > 0; --b) bp->bucket_start[b] = bp->bucket_start[b - 1];
@@ -220,6 +222,19 @@ static bool take(cr_world *w, cr_broad_phase *bp, uint32_t j, cr_vec3 lo, cr_vec
     return push(w, out, count, cap, j);
 }
 
+/* A grid body at sorted[s]: its box in cell order, read in the order the
+ * scan goes (no load from the slot arrays for a body that does not
+ * overlap). A grid body is in one cell and on neither the large nor the
+ * overflow list, so it cannot be met twice: no mark. A body that left for
+ * the overflow list has an empty box here and is met on that list. */
+static bool take_grid(cr_world *w, cr_broad_phase *bp, uint32_t s, cr_vec3 lo, cr_vec3 hi, uint32_t skip,
+                      uint32_t **out, uint32_t *cap, uint32_t *count)
+{
+    if (!cr_box_overlap(lo, hi, bp->sorted_box[2 * s], bp->sorted_box[2 * s + 1])) return true;
+    uint32_t j = bp->sorted[s];
+    return j == skip || push(w, out, count, cap, j);
+}
+
 uint32_t cr_broad_query(cr_world *w, cr_broad_phase *bp, cr_vec3 lo, cr_vec3 hi, uint32_t skip, uint32_t **out,
                         uint32_t *out_capacity, uint32_t *marks, uint32_t mark)
 {
@@ -242,11 +257,8 @@ uint32_t cr_broad_query(cr_world *w, cr_broad_phase *bp, cr_vec3 lo, cr_vec3 hi,
                 if (!dense_cell(bp, y, z)) break; /* past the grid: the rest of the row of rows is too */
                 uint32_t s0 = bp->bucket_start[bucket_of(bp, (int32_t)xa, y, z)];
                 uint32_t s1 = bp->bucket_start[bucket_of(bp, (int32_t)xb, y, z) + 1];
-                for (uint32_t s = s0; s < s1; ++s) {
-                    uint32_t j = bp->sorted[s];
-                    if (bp->state[j] == SLOT_GRID && !take(w, bp, j, lo, hi, skip, out, out_capacity, &count, marks, mark))
-                        return UINT32_MAX;
-                }
+                for (uint32_t s = s0; s < s1; ++s)
+                    if (!take_grid(w, bp, s, lo, hi, skip, out, out_capacity, &count)) return UINT32_MAX;
             }
     } else {
         for (int32_t z = a.z; z <= b.z; ++z)
@@ -255,9 +267,8 @@ uint32_t cr_broad_query(cr_world *w, cr_broad_phase *bp, cr_vec3 lo, cr_vec3 hi,
                     uint32_t bk = bucket_of(bp, x, y, z);
                     for (uint32_t s = bp->bucket_start[bk]; s < bp->bucket_start[bk + 1]; ++s) {
                         uint32_t j = bp->sorted[s];
-                        if (bp->state[j] != SLOT_GRID || bp->key[j].x != x || bp->key[j].y != y || bp->key[j].z != z)
-                            continue;
-                        if (!take(w, bp, j, lo, hi, skip, out, out_capacity, &count, marks, mark)) return UINT32_MAX;
+                        if (bp->key[j].x != x || bp->key[j].y != y || bp->key[j].z != z) continue;
+                        if (!take_grid(w, bp, s, lo, hi, skip, out, out_capacity, &count)) return UINT32_MAX;
                     }
                 }
     }
@@ -286,7 +297,15 @@ bool cr_broad_extend(cr_world *w, cr_broad_phase *bp, uint32_t i, cr_vec3 lo, cr
     if (bp->state[i] != SLOT_GRID) return true; /* large boxes are always scanned */
     cr_cell c = cell_of(bp, bp->lo[i]);
     bool same_cell = c.x == bp->key[i].x && c.y == bp->key[i].y && c.z == bp->key[i].z;
-    if (same_cell && extent(bp->lo[i], bp->hi[i]) <= bp->cell) return true;
+    uint32_t s = bp->slot_pos[i];
+    if (same_cell && extent(bp->lo[i], bp->hi[i]) <= bp->cell) {
+        bp->sorted_box[2 * s] = bp->lo[i];
+        bp->sorted_box[2 * s + 1] = bp->hi[i];
+        return true;
+    }
+    /* off the grid: an empty box there (no finite box overlaps it) */
+    bp->sorted_box[2 * s] = cr_v3(INFINITY, INFINITY, INFINITY);
+    bp->sorted_box[2 * s + 1] = cr_v3(-INFINITY, -INFINITY, -INFINITY);
     bp->state[i] = SLOT_OVERFLOW;
     if (!push(w, &bp->overflow, &bp->overflow_count, &bp->overflow_capacity, i) ||
         !cr_grow(w, (void **)&bp->overflow_box, &bp->overflow_box_capacity, 2 * bp->overflow_count,
@@ -308,6 +327,7 @@ void cr_broad_free(cr_world *w, cr_broad_phase *bp)
     cr_free(w, bp->bucket_start);
     cr_free(w, bp->sorted);
     cr_free(w, bp->sorted_box);
+    cr_free(w, bp->slot_pos);
     cr_free(w, bp->large);
     cr_free(w, bp->overflow);
     cr_free(w, bp->overflow_box);

@@ -42,8 +42,11 @@ typedef struct cr_broad_phase {
     uint32_t bucket_count, bucket_capacity;
     uint32_t *sorted;            /* grid bodies, grouped by bucket */
     uint32_t sorted_capacity;
-    cr_vec3 *sorted_box;         /* lo, hi of sorted[s] at 2 s, 2 s + 1, as indexed (for the build's scan) */
+    cr_vec3 *sorted_box;         /* lo, hi of sorted[s] at 2 s, 2 s + 1: the build's and the queries' scans
+                                    read boxes in cell order; kept current by cr_broad_extend (empty once
+                                    the body left the grid for the overflow list) */
     uint32_t sorted_box_capacity;
+    uint32_t *slot_pos;          /* grid body -> its index in sorted (size box_capacity) */
     uint32_t *large, large_count, large_capacity;       /* boxes bigger than a cell */
     uint32_t *overflow, overflow_count, overflow_capacity;
     cr_vec3 *overflow_box;       /* lo, hi of overflow[k] at 2 k, 2 k + 1: a query tests them in a row */

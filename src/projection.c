@@ -10,7 +10,9 @@
  * over the plane contacts and pairs that are near touching after the first
  * pass (the plane contacts first: a push off the floor then travels up the
  * pile within the pass), until no overlap exceeds CR_PROJECTION_TOLERANCE of
- * the radii or the passes run out. Velocities are never touched (seed 000
+ * the radii or the passes run out; in those passes only overlaps over the
+ * tolerance are pushed, and only the rows next to a body that moved are
+ * visited (projection_active.c). Velocities are never touched (seed 000
  * c.5). A pile needs many passes: each one is a Gauss-Seidel sweep of a
  * stiff system, so the passes trade time for overlap (docs/benchmarks.md).
  * With projection_shock the extra passes propagate shocks instead
@@ -20,9 +22,6 @@
 
 #include "world_internal.h"
 
-/* Extra passes stop once no overlap exceeds this fraction of r_a + r_b
- * (2 r against a plane): 0.1% of the radius of two equal balls. */
-#define CR_PROJECTION_TOLERANCE 5e-4
 /* Pairs and planes this close (fraction of the radii) after the first pass
  * take part in the extra ones: a push of a neighbour can close such a gap. */
 #define CR_PROJECTION_NEAR 5e-2
@@ -138,30 +137,6 @@ oom:
     return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "projection: out of memory");
 }
 
-/* One extra pass; true when some overlap it met exceeded the tolerance. */
-static bool extra_pass(const cr_world *w, cr_vec3 *restrict x)
-{
-    bool deep = false;
-    for (uint32_t k = 0; k < w->near_count; ++k) {
-        const cr_projection_row *r = &w->near[k];
-        if (r->j & CR_PROJECTION_PLANE) {
-            const cr_plane_def *pl = &w->planes.def[r->j & ~CR_PROJECTION_PLANE];
-            double pen = cr_penetration_sphere_plane(x[r->i], r->ri, pl->point, pl->normal);
-            if (!(pen > 0.0)) continue;
-            x[r->i] = cr_v3_add(x[r->i], cr_v3_scale(pl->normal, r->ki * pen));
-            if (pen > CR_PROJECTION_TOLERANCE * 2.0 * r->ri) deep = true;
-        } else {
-            cr_vec3 n;
-            double ov = cr_overlap_sphere_sphere(x[r->i], r->ri, x[r->j], r->rj, &n);
-            if (!(ov > 0.0)) continue;
-            x[r->i] = cr_v3_add(x[r->i], cr_v3_scale(n, r->ki * ov));
-            x[r->j] = cr_v3_add(x[r->j], cr_v3_scale(cr_v3_neg(n), r->kj * ov));
-            if (ov > CR_PROJECTION_TOLERANCE * (r->ri + r->rj)) deep = true;
-        }
-    }
-    return deep;
-}
-
 cr_status cr_project_positions(cr_world *w)
 {
     if (!(w->def.k_p > 0.0)) return CR_OK;
@@ -176,11 +151,7 @@ cr_status cr_project_positions(cr_world *w)
     cr_bodies *b = &w->bodies;
     cr_vec3 *x = w->near_x;
     memcpy(x, b->x, sizeof *x * b->slot_count);
-    for (int pass = 1; pass < w->def.projection_passes; ++pass) {
-        bool deep = extra_pass(w, x);
-        w->stats.projection_passes = (uint32_t)pass + 1;
-        if (!deep) break;
-    }
-    memcpy(b->x, x, sizeof *x * b->slot_count);
-    return CR_OK;
+    s = cr_projection_extra_passes(w, x);
+    if (s == CR_OK) memcpy(b->x, x, sizeof *x * b->slot_count);
+    return s;
 }

@@ -133,6 +133,9 @@ void cr_world_destroy(cr_world *w)
     cr_free(w, w->near_x);
     cr_free(w, w->near_sorted);
     cr_free(w, w->near_key);
+    cr_free(w, w->near_body_start);
+    cr_free(w, w->near_body_rows);
+    cr_free(w, w->near_active);
     cr_free_fn *fr = w->def.free;
     void *ctx = w->def.alloc_ctx;
     fr(w, ctx);

@@ -161,6 +161,12 @@ struct cr_world {
     uint32_t near_sorted_capacity;
     uint32_t *near_key;         /* scratch: each row's height bucket, then the buckets' starts */
     uint32_t near_key_capacity;
+    uint32_t *near_body_start;  /* each body's rows of near (projection_active.c) ... */
+    uint32_t near_body_start_capacity;
+    uint32_t *near_body_rows;   /* ... listed here */
+    uint32_t near_body_rows_capacity;
+    uint64_t *near_active;      /* the rows to visit in this pass and in the next (bit sets) */
+    uint32_t near_active_capacity;
     uint32_t *query;            /* scratch list of bodies from a grid query */
     uint32_t query_capacity;
     uint32_t visit_mark;
@@ -275,6 +281,12 @@ cr_status cr_project_positions(cr_world *w);
 bool cr_projection_up(const cr_world *w, cr_vec3 *up);
 void cr_projection_shock_ratios(cr_vec3 up, cr_vec3 xi, cr_vec3 xj, double *mi, double *mj);
 cr_status cr_projection_order(cr_world *w, cr_vec3 up, const cr_vec3 *x);
+/* The extra passes stop once no overlap exceeds this fraction of r_a + r_b
+ * (2 r against a plane): 0.1% of the radius of two equal balls. */
+#define CR_PROJECTION_TOLERANCE 5e-4
+/* Passes 2 .. projection_passes over the rows of near, moving x
+ * (projection_active.c); sets stats.projection_passes. */
+cr_status cr_projection_extra_passes(cr_world *w, cr_vec3 *x);
 
 /* Seed 004 surfaces (rolling.c). */
 /* Signed gap between ball i at position x and surface k (closest point
