@@ -62,8 +62,8 @@
 
 static void free_arrays(cr_world *w, cr_dem *d)
 {
-    void *ps[] = {d->xr,    d->v,     d->w,     d->f,    d->t,      d->x_build,  d->q,     d->mass,
-                  d->inv_mass, d->inv_inertia, d->flags, d->slot, d->cell, d->sorted_of, d->start, d->rstart,
+    void *ps[] = {d->xr,    d->kin_mem, d->f,    d->t,      d->x_build,  d->q,
+                  d->inv_mass, d->inv_inertia, d->slot, d->cell, d->sorted_of, d->start, d->rstart,
                   d->nb,    d->rpos, d->fb, d->prow,    d->hist, d->phist, d->pf, d->pk, d->pi, d->pcount, d->ck, d->ci,    d->ha,    d->hb,
                   d->hs,    d->hstart, d->scr, d->cell_start, d->rank, d->order, d->chunk_count, d->chunk_flag, d->chunk_disp, d->rev_at, d->rev_bucket,
                   d->up_start, d->up};
@@ -229,10 +229,9 @@ static void law_block(const step_ctx *cx, const uint32_t *ck, const uint32_t *ci
     const dem_box box = cx->bx, *bx = &box;
     const double kn = cx->kn, kt = cx->kt, gn = cx->gn, gt = cx->gt, mu = cx->mu, dt = cx->dt;
     const bool update_shear = cx->update_shear;
-    const double *xr = d->xr, *mass = d->mass;
+    const double *xr = d->xr;
     const uint32_t *nb = d->nb, *rpos = d->rpos;
-    const cr_vec3 *v = d->v, *wv = d->w;
-    const uint8_t *flags = d->flags;
+    const dem_kin *kin = d->kin;
     cr_vec3 *f = d->f, *t = d->t;
     dem_pf *pf = d->pf;
     const uint32_t m = e1 - e0;
@@ -251,10 +250,8 @@ static void law_block(const step_ctx *cx, const uint32_t *ck, const uint32_t *ci
         del[e] = min_image(bx, cr_v3(pi[0] - pj[0], pi[1] - pj[1], pi[2] - pj[2]));
         const double rsq = cr_v3_len2(del[e]);
         r[e] = sqrt(rsq), rinv[e] = 1.0 / r[e], rsqinv[e] = 1.0 / rsq;
-        const double mi = mass[i], mj = mass[j], both = mi * mj / (mi + mj);
-        meff[e] = !(flags[i] & DEM_DYN) ? mj : !(flags[j] & DEM_DYN) ? mi : both;
-        DEM_PREFETCH(&v[j], 0);
-        DEM_PREFETCH(&wv[j], 0);
+        const double mi = kin[i].mass, mj = kin[j].mass, both = mi * mj / (mi + mj);
+        meff[e] = !(kin[i].flags & DEM_DYN) ? mj : !(kin[j].flags & DEM_DYN) ? mi : both;
         DEM_PREFETCH(&f[j], 1);
         DEM_PREFETCH(&t[j], 1);
         DEM_PREFETCH(&pf[rpos[k]], 1);
@@ -264,11 +261,11 @@ static void law_block(const step_ctx *cx, const uint32_t *ck, const uint32_t *ci
         const uint32_t k = ck[e0 + e], i = ci[e0 + e], j = nb[k];
         const cr_vec3 dl = del[e];
         const double radi = xr[4 * (size_t)i + 3], radj = xr[4 * (size_t)j + 3], radsum = radi + radj;
-        const cr_vec3 vr = cr_v3_sub(v[i], v[j]);
+        const cr_vec3 vr = cr_v3_sub(kin[i].v, kin[j].v);
         const double vnnr = cr_v3_dot(vr, dl);
         const cr_vec3 vn = cr_v3_scale(dl, vnnr * rsqinv[e]);
         const cr_vec3 vt = cr_v3_sub(vr, vn);
-        const cr_vec3 wr = cr_v3_scale(cr_v3_add(cr_v3_scale(wv[i], radi), cr_v3_scale(wv[j], radj)), rinv[e]);
+        const cr_vec3 wr = cr_v3_scale(cr_v3_add(cr_v3_scale(kin[i].w, radi), cr_v3_scale(kin[j].w, radj)), rinv[e]);
         const double damp = meff[e] * gn * vnnr * rsqinv[e];
         ccel[e] = kn * (radsum - r[e]) * rinv[e] - damp;
         /* relative tangential velocity of the contact point */
@@ -408,8 +405,8 @@ static void sum_block(const step_ctx *cx, uint32_t i0, uint32_t i1)
     cr_dem *d = cx->d;
     const dem_pf *pf = d->pf;
     const uint32_t *prow = d->prow;
-    const double *xr = d->xr, *mass = d->mass;
-    const uint8_t *flags = d->flags;
+    const double *xr = d->xr;
+    const dem_kin *kin = d->kin;
     cr_vec3 *fo = d->f, *to = d->t;
     const cr_vec3 g = cx->g;
     /* the block's rows in one loop (each body's in list order): a loop per
@@ -420,7 +417,7 @@ static void sum_block(const step_ctx *cx, uint32_t i0, uint32_t i1)
         fo[j] = cr_v3_sub(fo[j], pf[e].f), to[j] = cr_v3_madd(to[j], pf[e].t, -xr[4 * (size_t)j + 3]);
     }
     for (uint32_t i = i0; i < i1; ++i)
-        if (flags[i] & DEM_DYN) fo[i] = cr_v3_madd(fo[i], g, mass[i]);
+        if (kin[i].flags & DEM_DYN) fo[i] = cr_v3_madd(fo[i], g, kin[i].mass);
 }
 
 /* Half kick by the forces in f, t (LAMMPS fix nve/sphere). */
@@ -428,13 +425,12 @@ static void kick_block(const step_ctx *cx, uint32_t i0, uint32_t i1)
 {
     cr_dem *d = cx->d;
     const double h = cx->h, *inv_mass = d->inv_mass, *inv_inertia = d->inv_inertia;
-    const uint8_t *flags = d->flags;
     const cr_vec3 *f = d->f, *t = d->t;
-    cr_vec3 *v = d->v, *wv = d->w;
+    dem_kin *kin = d->kin;
     for (uint32_t i = i0; i < i1; ++i)
-        if (flags[i] & DEM_DYN) {
-            v[i] = cr_v3_madd(v[i], f[i], h * inv_mass[i]);
-            wv[i] = cr_v3_madd(wv[i], t[i], h * inv_inertia[i]);
+        if (kin[i].flags & DEM_DYN) {
+            kin[i].v = cr_v3_madd(kin[i].v, f[i], h * inv_mass[i]);
+            kin[i].w = cr_v3_madd(kin[i].w, t[i], h * inv_inertia[i]);
         }
 }
 
@@ -444,14 +440,14 @@ static bool finite_block(const step_ctx *cx, uint32_t i0, uint32_t i1)
 {
     const cr_dem *d = cx->d;
     const double *xr = d->xr;
-    const cr_vec3 *v = d->v, *wv = d->w;
+    const dem_kin *kin = d->kin;
     /* 0 unless a number is not finite: each body's numbers summed, times
      * 0, its bits ORed in (no chain of adds from body to body, which set
      * the pace of this loop) */
     uint64_t bits = 0;
     for (uint32_t i = i0; i < i1; ++i) {
         const double *x = xr + 4 * (size_t)i;
-        const cr_vec3 vi = v[i], wi = wv[i];
+        const cr_vec3 vi = kin[i].v, wi = kin[i].w;
         const double z = 0.0 * (((x[0] + x[1]) + (x[2] + vi.x)) + ((vi.y + vi.z) + (wi.x + wi.y)) + wi.z);
         uint64_t u;
         memcpy(&u, &z, sizeof u);
@@ -469,12 +465,13 @@ static bool drift_block(const step_ctx *cx, uint32_t i0, uint32_t i1, double dis
     const dem_box box = cx->bx;
     const double dt = cx->dt, lim = cx->lim;
     double *xr = d->xr;
-    const cr_vec3 *v = d->v, *x_build = d->x_build;
+    const dem_kin *kin = d->kin;
+    const cr_vec3 *x_build = d->x_build;
     bool far = false;
     double lx = disp[0], ly = disp[1], lz = disp[2], hx = disp[3], hy = disp[4], hz = disp[5];
     for (uint32_t i = i0; i < i1; ++i) {
         double *x = xr + 4 * (size_t)i;
-        const cr_vec3 vi = v[i], xb = x_build[i];
+        const cr_vec3 vi = kin[i].v, xb = x_build[i];
         x[0] += vi.x * dt, x[1] += vi.y * dt, x[2] += vi.z * dt;
         wrap3(&box, x);
         const cr_vec3 u = min_image(&box, cr_v3(x[0] - xb.x, x[1] - xb.y, x[2] - xb.z));
@@ -490,8 +487,7 @@ static void turn_block(const step_ctx *cx, uint32_t i0, uint32_t i1)
 {
     cr_dem *d = cx->d;
     const double dt = cx->dt;
-    const uint8_t *flags = d->flags;
-    const cr_vec3 *wv = d->w;
+    const dem_kin *kin = d->kin;
     cr_quat *q = d->q;
     /* in the three steps of turn, each over the block (a body's turn is
      * one long chain) */
@@ -500,14 +496,14 @@ static void turn_block(const step_ctx *cx, uint32_t i0, uint32_t i1)
     uint8_t kind[DEM_BLOCK]; /* 0: no turn, 1: the series, 2: cr_q_integrate */
     const uint32_t m = i1 - i0;
     for (uint32_t e = 0; e < m; ++e) {
-        const bool small = turn_series(wv[i0 + e], dt, &c[e], &s[e]);
-        kind[e] = (uint8_t)(flags[i0 + e] & DEM_ROT ? (small ? 1 : 2) : 0);
+        const bool small = turn_series(kin[i0 + e].w, dt, &c[e], &s[e]);
+        kind[e] = (uint8_t)(kin[i0 + e].flags & DEM_ROT ? (small ? 1 : 2) : 0);
     }
     for (uint32_t e = 0; e < m; ++e)
-        if (kind[e] == 1) r[e] = turn_product(q[i0 + e], wv[i0 + e], c[e], s[e], &l2[e]);
+        if (kind[e] == 1) r[e] = turn_product(q[i0 + e], kin[i0 + e].w, c[e], s[e], &l2[e]);
     for (uint32_t e = 0; e < m; ++e) {
         if (kind[e] == 1) q[i0 + e] = turn_normalise(r[e], l2[e]);
-        if (kind[e] == 2) q[i0 + e] = cr_q_integrate(q[i0 + e], wv[i0 + e], dt);
+        if (kind[e] == 2) q[i0 + e] = cr_q_integrate(q[i0 + e], kin[i0 + e].w, dt);
     }
 }
 
@@ -616,7 +612,7 @@ static void store_slots(const cr_dem *d, const cr_bodies *b, uint32_t s0, uint32
         uint32_t i = d->sorted_of[s];
         if (i == UINT32_MAX) continue;
         b->x[s] = cr_v3(d->xr[4 * i], d->xr[4 * i + 1], d->xr[4 * i + 2]);
-        b->v[s] = d->v[i], b->w[s] = d->w[i], b->q[s] = d->q[i];
+        b->v[s] = d->kin[i].v, b->w[s] = d->kin[i].w, b->q[s] = d->q[i];
     }
 }
 

@@ -34,14 +34,28 @@ typedef struct dem_pf {
     cr_vec3 f, t;
 } dem_pf;
 
+/* What the pair law reads of a body besides its centre and radius, in one
+ * 64-byte cache line (the array aligned to 64): the law's second body is
+ * found through the list, so each of its arrays was a line to wait for,
+ * four of them (v, w, mass, flags) where this is one. The passes over the
+ * bodies read it in order. */
+typedef struct dem_kin {
+    cr_vec3 v, w;
+    double mass;
+    uint8_t flags; /* DEM_DYN, DEM_ROT */
+    uint8_t pad[7];
+} dem_kin;
+_Static_assert(sizeof(dem_kin) == 64, "dem_kin: one cache line");
+
 struct cr_dem {
     /* sorted bodies */
     uint32_t n, cap;
     double *xr;              /* x, y, z, radius */
-    cr_vec3 *v, *w, *f, *t, *x_build;
+    dem_kin *kin;            /* v, w, mass, flags; in kin_mem, aligned to 64 bytes */
+    void *kin_mem;
+    cr_vec3 *f, *t, *x_build;
     cr_quat *q;
-    double *mass, *inv_mass, *inv_inertia;
-    uint8_t *flags;          /* DEM_DYN, DEM_ROT */
+    double *inv_mass, *inv_inertia;
     uint32_t *slot, *cell;   /* cell: the Morton rank of the body's grid cell */
     uint32_t *sorted_of, map_cap; /* by world slot; UINT32_MAX: not in the DEM */
     uint32_t map_slots;

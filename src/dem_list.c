@@ -21,6 +21,21 @@ static bool regrow(cr_world *w, void **p, uint32_t old, uint32_t cap, size_t ele
     return true;
 }
 
+/* Grow d->kin from old to cap bodies (contents kept), its first body on a
+ * 64-byte boundary: one body a cache line. */
+static bool regrow_kin(cr_world *w, cr_dem *d, uint32_t old, uint32_t cap)
+{
+    void *mem = cr_alloc(w, (size_t)cap * sizeof(dem_kin) + 63);
+    if (!mem) return false;
+    dem_kin *kin = (dem_kin *)(((uintptr_t)mem + 63) & ~(uintptr_t)63);
+    if (d->kin_mem) {
+        memcpy(kin, d->kin, (size_t)old * sizeof(dem_kin));
+        cr_free(w, d->kin_mem);
+    }
+    d->kin_mem = mem, d->kin = kin;
+    return true;
+}
+
 static uint32_t cap_for(uint32_t need)
 {
     uint64_t c = 16;
@@ -32,12 +47,12 @@ static bool reserve_bodies(cr_world *w, cr_dem *d, uint32_t n, uint32_t slots)
 {
     if (n + 1 > d->cap) {
         uint32_t c = cap_for(n + 1), o = d->cap;
-        if (!regrow(w, (void **)&d->xr, 4 * o, 4 * c, sizeof(double)) || !regrow(w, (void **)&d->v, o, c, sizeof(cr_vec3)) ||
-            !regrow(w, (void **)&d->w, o, c, sizeof(cr_vec3)) || !regrow(w, (void **)&d->f, o, c, sizeof(cr_vec3)) ||
+        if (!regrow(w, (void **)&d->xr, 4 * o, 4 * c, sizeof(double)) || !regrow_kin(w, d, o, c) ||
+            !regrow(w, (void **)&d->f, o, c, sizeof(cr_vec3)) ||
             !regrow(w, (void **)&d->t, o, c, sizeof(cr_vec3)) || !regrow(w, (void **)&d->x_build, o, c, sizeof(cr_vec3)) ||
-            !regrow(w, (void **)&d->q, o, c, sizeof(cr_quat)) || !regrow(w, (void **)&d->mass, o, c, sizeof(double)) ||
+            !regrow(w, (void **)&d->q, o, c, sizeof(cr_quat)) ||
             !regrow(w, (void **)&d->inv_mass, o, c, sizeof(double)) ||
-            !regrow(w, (void **)&d->inv_inertia, o, c, sizeof(double)) || !regrow(w, (void **)&d->flags, o, c, 1) ||
+            !regrow(w, (void **)&d->inv_inertia, o, c, sizeof(double)) ||
             !regrow(w, (void **)&d->slot, o, c, sizeof(uint32_t)) || !regrow(w, (void **)&d->cell, o, c, sizeof(uint32_t)) ||
             !regrow(w, (void **)&d->order, o, c, sizeof(uint32_t)) || !regrow(w, (void **)&d->start, o, c, sizeof(uint32_t)) ||
             !regrow(w, (void **)&d->rstart, o, c, sizeof(uint32_t)))
@@ -224,7 +239,7 @@ static void task_list(uint32_t c0, uint32_t c1, uint32_t worker, void *arg)
     cr_dem *d = L->d;
     const dem_box *bx = L->bx;
     const double *xr = d->xr;
-    const uint8_t *fl = d->flags;
+    const dem_kin *kin = d->kin;
     const uint32_t *up_start = d->up_start, *up = d->up, *cell_start = d->cell_start;
     const double skin = L->skin;
     const uint32_t n = d->n;
@@ -242,7 +257,7 @@ static void task_list(uint32_t c0, uint32_t c1, uint32_t worker, void *arg)
         for (uint32_t i = i0; i < i1; ++i) {
             uint32_t m0 = m;
             const double xi = xr[4 * i], yi = xr[4 * i + 1], zi = xr[4 * i + 2], ri = xr[4 * i + 3];
-            const uint32_t dyn_i = fl[i] & DEM_DYN;
+            const uint32_t dyn_i = kin[i].flags & DEM_DYN;
 /* without branches on the outcome (a fifth of the candidates are listed);
  * after: pairs j > i only */
 #define DEM_TRY(j, after)                                                                                   \
@@ -251,7 +266,7 @@ static void task_list(uint32_t c0, uint32_t c1, uint32_t worker, void *arg)
         const double cut = ri + pj[3] + skin;                                                               \
         const uint32_t near = cr_v3_len2(min_image(bx, cr_v3(xi - pj[0], yi - pj[1], zi - pj[2]))) < cut * cut; \
         out[m < room ? m : room] = (j);                                                                     \
-        m += near & (after) & (dyn_i | (fl[j] & DEM_DYN)); /* kinematic pairs are not listed */             \
+        m += near & (after) & (dyn_i | (kin[j].flags & DEM_DYN)); /* kinematic pairs are not listed */             \
     } while (0)
             if (L->brute) {
                 for (uint32_t j = i + 1; j < n; ++j) DEM_TRY(j, 1u);
@@ -319,10 +334,13 @@ static void task_gather(uint32_t c0, uint32_t c1, uint32_t worker, void *arg)
             d->xr[4 * s] = b->x[i].x, d->xr[4 * s + 1] = b->x[i].y, d->xr[4 * s + 2] = b->x[i].z;
             d->xr[4 * s + 3] = b->radius[i];
             d->x_build[s] = b->x[i];
-            d->v[s] = b->v[i], d->w[s] = b->w[i], d->q[s] = b->q[i];
-            d->mass[s] = b->mass[i], d->inv_mass[s] = b->inv_mass[i], d->inv_inertia[s] = b->inv_inertia[i];
+            d->q[s] = b->q[i];
+            d->inv_mass[s] = b->inv_mass[i], d->inv_inertia[s] = b->inv_inertia[i];
             bool dyn = cr_slot_dynamic(b, i);
-            d->flags[s] = (uint8_t)((dyn ? DEM_DYN : 0) | (dyn && b->inv_inertia[i] > 0.0 ? DEM_ROT : 0));
+            d->kin[s] = (dem_kin){.v = b->v[i],
+                                  .w = b->w[i],
+                                  .mass = b->mass[i],
+                                  .flags = (uint8_t)((dyn ? DEM_DYN : 0) | (dyn && b->inv_inertia[i] > 0.0 ? DEM_ROT : 0))};
         }
     }
 }
