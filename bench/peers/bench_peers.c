@@ -747,7 +747,8 @@ static void chute_table(const options *o, int cores)
             best_carom[1].ke);
     if (want_carom) chute_energy_check(o, want_lammps);
     add_note("carom: method dem (LAMMPS's gran/hooke/history and fix nve/sphere, a Verlet list with LAMMPS's skin "
-             "0.1), on 1 thread and on carom's own thread pool (cr_world_def.worker_count); compare carom at T threads "
+             "0.1, rebuilt when a pair left out could touch: LAMMPS's check or a lazier exact one, docs/physics.md "
+             "DEM), on 1 thread and on carom's own thread pool (cr_world_def.worker_count); compare carom at T threads "
              "with LAMMPS at T ranks (the ratio column). carom's set-up (list build and forces of the start) runs in "
              "cr_world_prepare before its timer, as LAMMPS's is outside its Loop time; the chute runs without "
              "orientations (integrate_orientation false: atom_style sphere keeps none).");
