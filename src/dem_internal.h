@@ -2,6 +2,7 @@
 #ifndef CAROM_DEM_INTERNAL_H
 #define CAROM_DEM_INTERNAL_H
 
+#include "prefetch.h"
 #include "world_internal.h"
 
 /* carom's own thread pool (src/dem_pool.c), used when cr_world_def asks for
@@ -104,15 +105,8 @@ struct cr_dem {
 enum { DEM_DYN = 1, DEM_ROT = 2 };
 enum { DEM_FAR = 1, DEM_BAD = 2 }; /* chunk_flag: a body moved past half the skin; a number not finite */
 
-/* A hint to the processor to fetch the cache line at p (for writing when
- * w is 1) ahead of its use: for loads whose addresses come from a list
- * (the second body of a pair), which the hardware cannot guess. Nothing on
- * compilers without it; never changes a result. */
-#if defined(__GNUC__) || defined(__clang__)
-#define DEM_PREFETCH(p, w) __builtin_prefetch((p), (w))
-#else
-#define DEM_PREFETCH(p, w) ((void)(p))
-#endif
+/* see prefetch.h */
+#define DEM_PREFETCH(p, w) CR_PREFETCH(p, w)
 
 /* Minimum-image geometry of the world: L and 1/L per periodic axis, 0 else. */
 typedef struct dem_box {
