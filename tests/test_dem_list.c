@@ -10,21 +10,29 @@
 #include "test_helpers.h"
 #include "world_internal.h"
 
-static cr_world *dem_world(double dt, bool periodic_z, double L)
+/* Hooke with history (kn 2e5, kt 2/7 kn, gamma_n 50, mu 0.5), periodic in
+ * x and y over [lo, hi]. */
+static cr_world_def hooke_def(double dt, cr_vec3 gravity, double gamma_t, cr_vec3 lo, cr_vec3 hi)
 {
     cr_world_def d = cr_default_world_def();
     d.method = CR_METHOD_DEM;
     d.dt = dt;
-    d.gravity = cr_v3_zero();
+    d.gravity = gravity;
     d.hooke.kn = 2e5;
     d.hooke.kt = 2.0 / 7.0 * 2e5;
     d.hooke.gamma_n = 50.0;
-    d.hooke.gamma_t = 0.0;
+    d.hooke.gamma_t = gamma_t;
     d.hooke.mu = 0.5;
     d.periodic.x = d.periodic.y = true;
+    d.periodic.lo = lo;
+    d.periodic.hi = hi;
+    return d;
+}
+
+static cr_world *dem_world(double dt, bool periodic_z, double L)
+{
+    cr_world_def d = hooke_def(dt, cr_v3_zero(), 0.0, cr_v3(0, 0, 0), cr_v3(L, L, L));
     d.periodic.z = periodic_z;
-    d.periodic.lo = cr_v3(0, 0, 0);
-    d.periodic.hi = cr_v3(L, L, L);
     return make_world_def(&d);
 }
 
@@ -157,18 +165,7 @@ static void test_dem_list_complete(void **state)
  * gather, the join) give the same bits whichever thread ran which. */
 static cr_world *sheared(uint32_t workers, int *enqueued)
 {
-    cr_world_def d = cr_default_world_def();
-    d.method = CR_METHOD_DEM;
-    d.dt = 1e-4;
-    d.gravity = cr_v3(0.5, 0.0, -1.0);
-    d.hooke.kn = 2e5;
-    d.hooke.kt = 2.0 / 7.0 * 2e5;
-    d.hooke.gamma_n = 50.0;
-    d.hooke.gamma_t = 25.0;
-    d.hooke.mu = 0.5;
-    d.periodic.x = d.periodic.y = true;
-    d.periodic.lo = cr_v3(0, 0, -1);
-    d.periodic.hi = cr_v3(15, 15, 20);
+    cr_world_def d = hooke_def(1e-4, cr_v3(0.5, 0.0, -1.0), 25.0, cr_v3(0, 0, -1), cr_v3(15, 15, 20));
     test_use_tasks(&d, workers, enqueued);
     cr_world *w = make_world_def(&d);
     uint32_t seed = 77u;
