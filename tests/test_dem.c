@@ -19,19 +19,7 @@
 
 #define PI 3.14159265358979323846
 
-static cr_world_def dem_def(double dt, cr_vec3 g)
-{
-    cr_world_def d = cr_default_world_def();
-    d.method = CR_METHOD_DEM;
-    d.dt = dt;
-    d.gravity = g;
-    d.hooke.kn = 1e4;
-    d.hooke.kt = 2.0 / 7.0 * 1e4;
-    d.hooke.gamma_n = 20.0;
-    d.hooke.gamma_t = 0.0;
-    d.hooke.mu = 0.5;
-    return d;
-}
+static cr_world_def dem_def(double dt, cr_vec3 g) { return test_dem_def(dt, g, 1e4, 20.0); }
 
 static cr_body_id ball(cr_world *w, cr_body_type type, cr_vec3 x, cr_vec3 v, double r, double m, cr_inertia_kind in)
 {
@@ -284,11 +272,8 @@ static void test_dem_scene_keys(void **state)
  * system: positions, velocities, spins and orientations agree to the bit. */
 static cr_world *bed(uint32_t workers, int *enqueued, bool turn)
 {
-    cr_world_def d = dem_def(1e-4, cr_v3(3.0, 0, -9.81));
+    cr_world_def d = test_dem_def(1e-4, cr_v3(3.0, 0, -9.81), 2e5, 50.0);
     d.integrate_orientation = turn;
-    d.hooke.kn = 2e5;
-    d.hooke.kt = 2.0 / 7.0 * 2e5;
-    d.hooke.gamma_n = 50.0;
     d.periodic.x = d.periodic.y = true;
     d.periodic.lo = cr_v3(0, 0, -1);
     d.periodic.hi = cr_v3(15, 15, 20);

@@ -14,15 +14,8 @@
  * x and y over [lo, hi]. */
 static cr_world_def hooke_def(double dt, cr_vec3 gravity, double gamma_t, cr_vec3 lo, cr_vec3 hi)
 {
-    cr_world_def d = cr_default_world_def();
-    d.method = CR_METHOD_DEM;
-    d.dt = dt;
-    d.gravity = gravity;
-    d.hooke.kn = 2e5;
-    d.hooke.kt = 2.0 / 7.0 * 2e5;
-    d.hooke.gamma_n = 50.0;
+    cr_world_def d = test_dem_def(dt, gravity, 2e5, 50.0);
     d.hooke.gamma_t = gamma_t;
-    d.hooke.mu = 0.5;
     d.periodic.x = d.periodic.y = true;
     d.periodic.lo = lo;
     d.periodic.hi = hi;

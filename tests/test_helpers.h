@@ -28,6 +28,22 @@ static inline cr_world *make_world_def(const cr_world_def *def)
     return w;
 }
 
+/* A CR_METHOD_DEM world: Hooke with history, kt = 2/7 kn, no tangential
+ * damping, mu = 0.5 (tests change what they need). */
+static inline cr_world_def test_dem_def(double dt, cr_vec3 gravity, double kn, double gamma_n)
+{
+    cr_world_def d = cr_default_world_def();
+    d.method = CR_METHOD_DEM;
+    d.dt = dt;
+    d.gravity = gravity;
+    d.hooke.kn = kn;
+    d.hooke.kt = 2.0 / 7.0 * kn;
+    d.hooke.gamma_n = gamma_n;
+    d.hooke.gamma_t = 0.0;
+    d.hooke.mu = 0.5;
+    return d;
+}
+
 static inline cr_static_id add_plane(cr_world *w, cr_vec3 point, cr_vec3 normal)
 {
     cr_plane_def p = cr_default_plane_def();
