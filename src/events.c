@@ -26,33 +26,8 @@
  * impacts are left to the contact solver and projection of the next step,
  * and counted in the stats (events_deferred).
  */
+#include "pair_event.h"
 #include "world_internal.h"
-
-typedef struct pair_gap {
-    const cr_world *w;
-    uint32_t a, b;
-    double radius;
-} pair_gap;
-
-static double pair_gap_at(double t, void *ctx)
-{
-    const pair_gap *g = ctx;
-    return cr_v3_len(cr_v3_sub(cr_body_position_at(g->w, g->a, t), cr_body_position_at(g->w, g->b, t))) - g->radius;
-}
-
-
-/* Within this gap a pair touches: an impact now if it approaches, none if
- * not. It covers the time-of-impact tolerance, so that conservative
- * advancement (which calls anything within the tolerance a contact) is only
- * asked about pairs that are apart. */
-static double touching(const cr_world *w, double scale)
-{
-    /* both finite: a comparison, not libm's fmax (a call, with NaN rules) */
-    double m = cr_touch_margin(scale);
-    return m > w->def.toi_tolerance ? m : w->def.toi_tolerance;
-}
-
-static bool same_vec(cr_vec3 a, cr_vec3 b) { return a.x == b.x && a.y == b.y && a.z == b.z; }
 
 static bool push(cr_world *w, double t, uint32_t a, uint32_t b, cr_event_kind kind)
 {
@@ -66,39 +41,11 @@ static bool push(cr_world *w, double t, uint32_t a, uint32_t b, cr_event_kind ki
     return cr_event_push(w, &w->queue, &e);
 }
 
-static bool predict_pair(cr_world *w, uint32_t i, uint32_t j)
+/* Body i (at now_i when given) against body j. */
+static bool predict_pair(cr_world *w, uint32_t i, uint32_t j, const cr_body_now *now_i)
 {
-    const cr_bodies *b = &w->bodies;
-    if (!cr_slot_dynamic(b, i) && !cr_slot_dynamic(b, j)) return true;
-    double dt = w->def.dt;
-    double ts = b->t_local[i] > b->t_local[j] ? b->t_local[i] : b->t_local[j]; /* times: finite */
-    if (ts >= dt) return true;
-    double r = b->radius[i] + b->radius[j];
-    cr_vec3 pi = cr_body_position_at(w, i, ts), pj = cr_body_position_at(w, j, ts);
-    cr_vec3 vi = cr_body_path_velocity_at(w, i, ts), vj = cr_body_path_velocity_at(w, j, ts);
-    cr_vec3 d = cr_v3_sub(pi, pj);
-    double dist = cr_v3_len(d);
-    double vn = dist > 0.0
-                    ? cr_v3_dot(cr_v3_sub(cr_body_velocity_at(w, i, ts), cr_body_velocity_at(w, j, ts)), d) / dist
-                    : 0.0;
-    if (dist - r <= touching(w, r)) {
-        /* Touching now: an impact only if closing faster than resting. */
-        if (-vn > w->resting_speed) return push(w, ts, i < j ? i : j, i < j ? j : i, CR_EVENT_PAIR);
-        return true;
-    }
-    if (dist - r <= cr_contact_margin(w, r) && -vn <= w->resting_speed) return true;
-    double t;
-    if (same_vec(b->acc[i], b->acc[j])) {
-        double x, span = dt - ts;
-        if (cr_toi_sphere_sphere(pi, cr_v3_scale(vi, span), pj, cr_v3_scale(vj, span), r, 0.0, &x) != CR_TOI_HIT)
-            return true;
-        t = ts + x * span;
-    } else {
-        pair_gap g = {w, i, j, r};
-        double rate = cr_v3_len(cr_v3_sub(vi, vj)) + cr_v3_len(cr_v3_sub(b->acc[i], b->acc[j])) * (dt - ts);
-        if (cr_toi_conservative(pair_gap_at, &g, ts, dt, rate, w->def.toi_tolerance, &t) != CR_TOI_HIT) return true;
-    }
-    return push(w, t, i < j ? i : j, i < j ? j : i, CR_EVENT_PAIR);
+    double t = cr_pair_impact_time(w, i, j, now_i);
+    return t == INFINITY || push(w, t, i < j ? i : j, i < j ? j : i, CR_EVENT_PAIR);
 }
 
 static bool predict_plane(cr_world *w, uint32_t i, uint32_t k)
@@ -109,7 +56,7 @@ static bool predict_plane(cr_world *w, uint32_t i, uint32_t k)
     double ts = b->t_local[i], r = b->radius[i];
     double gap = -cr_penetration_sphere_plane(b->x[i], r, pl->point, pl->normal);
     double vn = cr_v3_dot(pl->normal, b->v[i]), vpn = cr_v3_dot(pl->normal, b->vpath[i]);
-    if (gap <= touching(w, r)) {
+    if (gap <= cr_touching_gap(w, r)) {
         /* Touching, or behind the plane (signed penetration, seed 000):
          * an impact if driving in; resting contact is not an event. */
         if (-vn > w->resting_speed) return push(w, ts, i, k, CR_EVENT_PLANE);
@@ -144,7 +91,7 @@ static double landing_time(cr_world *w, uint32_t i, uint32_t k)
     double ts = b->t_local[i], dt = w->def.dt;
     cr_vec3 n;
     double gap = cr_ball_surface_gap(w, i, k, b->x[i], &n, true);
-    if (gap <= touching(w, b->radius[i])) /* resting: bound at the next step's start */
+    if (gap <= cr_touching_gap(w, b->radius[i])) /* resting: bound at the next step's start */
         return -cr_v3_dot(b->v[i], n) > w->resting_speed ? ts : INFINITY;
     /* The gap (the centre's distance to the surface, less r) changes no
      * faster than the centre moves: a path that cannot travel the gap
@@ -184,8 +131,10 @@ static bool predict_statics(cr_world *w, uint32_t i, const double *landing)
     return true;
 }
 
-/* Predicts body i against everything its remaining path can reach. */
-static bool predict_body(cr_world *w, uint32_t i, const double *landing)
+/* Predicts body i against everything its remaining path can reach, except
+ * body skip (UINT32_MAX: none), which predicts itself against i right after
+ * (the same event: the pair's time does not depend on its order). */
+static bool predict_body(cr_world *w, uint32_t i, uint32_t skip, const double *landing)
 {
     cr_bodies *b = &w->bodies;
     cr_vec3 lo, hi;
@@ -195,8 +144,12 @@ static bool predict_body(cr_world *w, uint32_t i, const double *landing)
     if (!cr_broad_extend(w, &w->broad, i, lo, hi)) return false;
     uint32_t n = cr_broad_query(w, &w->broad, lo, hi, i, &w->query, &w->query_capacity, b->visit, ++w->visit_mark);
     if (n == UINT32_MAX) return false;
+    /* Body i's state at its own time, the time of most of its pairs (a
+     * partner is rarely ahead of it), once instead of per pair. */
+    cr_body_now now;
+    cr_body_now_at(w, i, b->t_local[i], &now);
     for (uint32_t q = 0; q < n; ++q)
-        if (!predict_pair(w, i, w->query[q])) return false;
+        if (w->query[q] != skip && !predict_pair(w, i, w->query[q], &now)) return false;
     return predict_statics(w, i, landing);
 }
 
@@ -334,7 +287,7 @@ cr_status cr_stage_events(cr_world *w)
         landing = w->landing;
     }
     for (uint32_t k = 0; k < w->broad.pair_count; ++k)
-        if (!predict_pair(w, w->broad.pairs[k].a, w->broad.pairs[k].b)) goto oom;
+        if (!predict_pair(w, w->broad.pairs[k].a, w->broad.pairs[k].b, NULL)) goto oom;
     for (uint32_t i = 0; i < b->slot_count; ++i) {
         if (!cr_slot_alive(b, i)) continue;
         /* A body whose plan changed after the broad phase (contacts) may
@@ -343,7 +296,7 @@ cr_status cr_stage_events(cr_world *w)
          * above: one that may reach it from outside its own box asks the
          * grid itself, and finds it there. */
         if (b->replanned[i] == 1) {
-            if (!predict_body(w, i, landing)) goto oom;
+            if (!predict_body(w, i, UINT32_MAX, landing)) goto oom;
         } else if (!predict_statics(w, i, landing)) {
             goto oom;
         }
@@ -359,8 +312,9 @@ cr_status cr_stage_events(cr_world *w)
         resolve(w, &e);
         cr_body_plan(w, e.a); /* from the event's time, in its new state */
         if (e.kind == CR_EVENT_PAIR) cr_body_plan(w, e.b);
-        if (!predict_body(w, e.a, NULL)) goto oom;
-        if (e.kind == CR_EVENT_PAIR && !predict_body(w, e.b, NULL)) goto oom;
+        bool pair = e.kind == CR_EVENT_PAIR;
+        if (!predict_body(w, e.a, pair ? e.b : UINT32_MAX, NULL)) goto oom;
+        if (pair && !predict_body(w, e.b, UINT32_MAX, NULL)) goto oom;
     }
     return CR_OK;
 oom:

@@ -245,6 +245,17 @@ static inline double cr_contact_margin(const cr_world *w, double scale)
     return w->def.method == CR_METHOD_IMPULSE ? 1e-2 * scale : cr_touch_margin(scale);
 }
 
+/* Within this gap a pair (or a ball and a static) touches: an impact now if
+ * it approaches, none if not. It covers the time-of-impact tolerance, so
+ * that conservative advancement (which calls anything within the tolerance
+ * a contact) is only asked about pairs that are apart. */
+static inline double cr_touching_gap(const cr_world *w, double scale)
+{
+    /* both finite: a comparison, not libm's fmax (a call, with NaN rules) */
+    double m = cr_touch_margin(scale);
+    return m > w->def.toi_tolerance ? m : w->def.toi_tolerance;
+}
+
 /* The normal speed under which a ball stays on (or joins) a surface: the
  * resting speed, but never below rounding (1e-9 of the speeds around), so
  * that an elastic world (resting speed 0) still lets balls roll. */

@@ -1,0 +1,82 @@
+/* A candidate pair's impact inside the step (stage 4, events.c): seed 004
+ * eq. 47 when the two bodies share one acceleration (their relative motion
+ * is then linear), conservative advancement with seed 001 §3.3 bisection
+ * otherwise.
+ *
+ * A pure function of the two bodies' plans: it reads the world and writes
+ * nothing, so that the events stage's first round can take the broad
+ * phase's pairs over the workers and push their events in the pairs' order
+ * afterwards, the same bits for any number of workers. Inline: the events
+ * stage asks it about every candidate pair, about ten per impact. */
+#ifndef CAROM_PAIR_EVENT_H
+#define CAROM_PAIR_EVENT_H
+
+#include "world_internal.h"
+
+typedef struct cr_pair_gap {
+    const cr_world *w;
+    uint32_t a, b;
+    double radius;
+} cr_pair_gap;
+
+static inline double cr_pair_gap_at(double t, void *ctx)
+{
+    const cr_pair_gap *g = ctx;
+    return cr_v3_len(cr_v3_sub(cr_body_position_at(g->w, g->a, t), cr_body_position_at(g->w, g->b, t))) - g->radius;
+}
+
+static inline bool cr_same_vec(cr_vec3 a, cr_vec3 b) { return a.x == b.x && a.y == b.y && a.z == b.z; }
+
+/* Body i's position, path velocity and velocity at time t in the step. */
+typedef struct cr_body_now {
+    double t;
+    cr_vec3 x, vpath, v;
+} cr_body_now;
+
+static inline void cr_body_now_at(const cr_world *w, uint32_t i, double t, cr_body_now *now)
+{
+    now->t = t;
+    now->x = cr_body_position_at(w, i, t);
+    now->vpath = cr_body_path_velocity_at(w, i, t);
+    now->v = cr_body_velocity_at(w, i, t);
+}
+
+/* The time of the next impact of bodies i and j inside the step from the
+ * later of their local times, INFINITY for none. now_i, when given, is body
+ * i at some time (used when it is that time). */
+static inline double cr_pair_impact_time(const cr_world *w, uint32_t i, uint32_t j, const cr_body_now *now_i)
+{
+    const cr_bodies *b = &w->bodies;
+    if (!cr_slot_dynamic(b, i) && !cr_slot_dynamic(b, j)) return INFINITY;
+    double dt = w->def.dt;
+    double ts = b->t_local[i] > b->t_local[j] ? b->t_local[i] : b->t_local[j]; /* times: finite */
+    if (ts >= dt) return INFINITY;
+    double r = b->radius[i] + b->radius[j];
+    /* Body i at ts: taken once per prediction round where given (the same
+     * function of the same time: the same bits). */
+    cr_body_now here;
+    const cr_body_now *ni = now_i && now_i->t == ts ? now_i : &here;
+    if (ni == &here) cr_body_now_at(w, i, ts, &here);
+    cr_vec3 pj = cr_body_position_at(w, j, ts), vj = cr_body_path_velocity_at(w, j, ts);
+    cr_vec3 d = cr_v3_sub(ni->x, pj);
+    double dist = cr_v3_len(d);
+    double vn = dist > 0.0 ? cr_v3_dot(cr_v3_sub(ni->v, cr_body_velocity_at(w, j, ts)), d) / dist : 0.0;
+    if (dist - r <= cr_touching_gap(w, r))
+        /* Touching now: an impact only if closing faster than resting. */
+        return -vn > w->resting_speed ? ts : INFINITY;
+    if (dist - r <= cr_contact_margin(w, r) && -vn <= w->resting_speed) return INFINITY;
+    double t;
+    if (cr_same_vec(b->acc[i], b->acc[j])) {
+        double x, span = dt - ts;
+        if (cr_toi_sphere_sphere(ni->x, cr_v3_scale(ni->vpath, span), pj, cr_v3_scale(vj, span), r, 0.0, &x) != CR_TOI_HIT)
+            return INFINITY;
+        t = ts + x * span;
+    } else {
+        cr_pair_gap g = {w, i, j, r};
+        double rate = cr_v3_len(cr_v3_sub(ni->vpath, vj)) + cr_v3_len(cr_v3_sub(b->acc[i], b->acc[j])) * (dt - ts);
+        if (cr_toi_conservative(cr_pair_gap_at, &g, ts, dt, rate, w->def.toi_tolerance, &t) != CR_TOI_HIT) return INFINITY;
+    }
+    return t;
+}
+
+#endif
