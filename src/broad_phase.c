@@ -14,17 +14,21 @@ enum { SLOT_EMPTY = 0, SLOT_GRID, SLOT_LARGE, SLOT_OVERFLOW };
 /* Queries wider than this many cells scan every body instead. */
 #define CR_BROAD_QUERY_CELLS 4096.0
 
-static int32_t coord(double x, double inv_cell)
+static inline int32_t coord(double x, double inv_cell)
 {
-    double c = floor(x * inv_cell);
+    double c = x * inv_cell;
     /* Far-away (or absurd) coordinates share the outermost cells instead of
      * overflowing the integer conversion. */
-    if (!(c >= -1073741824.0)) c = -1073741824.0; /* also NaN: never cast it */
-    if (c > 1073741823.0) c = 1073741823.0;
-    return (int32_t)c;
+    if (!(c >= -1073741824.0)) return -1073741824; /* also NaN: never cast it */
+    if (c > 1073741823.0) return 1073741823;
+    /* floor without libm's call (the baseline x86-64 has no rounding
+     * instruction; every query takes two cells): the conversion truncates
+     * towards zero, one less below a negative fraction */
+    int32_t k = (int32_t)c;
+    return k - (c < (double)k);
 }
 
-static cr_cell cell_of(const cr_broad_phase *bp, cr_vec3 p)
+static inline cr_cell cell_of(const cr_broad_phase *bp, cr_vec3 p)
 {
     cr_cell c = {coord(p.x, bp->inv_cell), coord(p.y, bp->inv_cell), coord(p.z, bp->inv_cell)};
     return c;
@@ -40,7 +44,7 @@ static bool dense_cell(const cr_broad_phase *bp, int32_t y, int32_t z)
            (int64_t)z - bp->gz0 < bp->gnz;
 }
 
-static uint32_t bucket_of(const cr_broad_phase *bp, int32_t x, int32_t y, int32_t z)
+static inline uint32_t bucket_of(const cr_broad_phase *bp, int32_t x, int32_t y, int32_t z)
 {
     if (bp->dense)
         return (uint32_t)((((int64_t)z - bp->gz0) * bp->gny + ((int64_t)y - bp->gy0)) * bp->gnx + ((int64_t)x - bp->gx0));
@@ -222,17 +226,26 @@ static bool take(cr_world *w, cr_broad_phase *bp, uint32_t j, cr_vec3 lo, cr_vec
     return push(w, out, count, cap, j);
 }
 
-/* A grid body at sorted[s]: its box in cell order, read in the order the
+/* The grid bodies at sorted[s0 .. s1): their boxes in cell order, read in the order the
  * scan goes (no load from the slot arrays for a body that does not
  * overlap). A grid body is in one cell and on neither the large nor the
  * overflow list, so it cannot be met twice: no mark. A body that left for
  * the overflow list has an empty box here and is met on that list. */
-static bool take_grid(cr_world *w, cr_broad_phase *bp, uint32_t s, cr_vec3 lo, cr_vec3 hi, uint32_t skip,
-                      uint32_t **out, uint32_t *cap, uint32_t *count)
+static inline bool take_grid(cr_world *w, cr_broad_phase *bp, uint32_t s0, uint32_t s1, cr_vec3 lo, cr_vec3 hi,
+                             uint32_t skip, uint32_t **out, uint32_t *cap, uint32_t *count)
 {
-    if (!cr_box_overlap(lo, hi, bp->sorted_box[2 * s], bp->sorted_box[2 * s + 1])) return true;
-    uint32_t j = bp->sorted[s];
-    return j == skip || push(w, out, count, cap, j);
+    /* room for the whole range first: the scan itself then only compares
+     * (a dozen bodies a query in the ball pit) */
+    if (*count + (s1 - s0) > *cap && !cr_grow(w, (void **)out, cap, *count + (s1 - s0), sizeof **out)) return false;
+    const cr_vec3 *box = bp->sorted_box;
+    uint32_t *o = *out, n = *count;
+    for (uint32_t s = s0; s < s1; ++s)
+        if (cr_box_overlap(lo, hi, box[2 * s], box[2 * s + 1])) {
+            uint32_t j = bp->sorted[s];
+            if (j != skip) o[n++] = j;
+        }
+    *count = n;
+    return true;
 }
 
 uint32_t cr_broad_query(cr_world *w, cr_broad_phase *bp, cr_vec3 lo, cr_vec3 hi, uint32_t skip, uint32_t **out,
@@ -257,8 +270,7 @@ uint32_t cr_broad_query(cr_world *w, cr_broad_phase *bp, cr_vec3 lo, cr_vec3 hi,
                 if (!dense_cell(bp, y, z)) break; /* past the grid: the rest of the row of rows is too */
                 uint32_t s0 = bp->bucket_start[bucket_of(bp, (int32_t)xa, y, z)];
                 uint32_t s1 = bp->bucket_start[bucket_of(bp, (int32_t)xb, y, z) + 1];
-                for (uint32_t s = s0; s < s1; ++s)
-                    if (!take_grid(w, bp, s, lo, hi, skip, out, out_capacity, &count)) return UINT32_MAX;
+                if (!take_grid(w, bp, s0, s1, lo, hi, skip, out, out_capacity, &count)) return UINT32_MAX;
             }
     } else {
         for (int32_t z = a.z; z <= b.z; ++z)
@@ -268,7 +280,7 @@ uint32_t cr_broad_query(cr_world *w, cr_broad_phase *bp, cr_vec3 lo, cr_vec3 hi,
                     for (uint32_t s = bp->bucket_start[bk]; s < bp->bucket_start[bk + 1]; ++s) {
                         uint32_t j = bp->sorted[s];
                         if (bp->key[j].x != x || bp->key[j].y != y || bp->key[j].z != z) continue;
-                        if (!take_grid(w, bp, s, lo, hi, skip, out, out_capacity, &count)) return UINT32_MAX;
+                        if (!take_grid(w, bp, s, s + 1, lo, hi, skip, out, out_capacity, &count)) return UINT32_MAX;
                     }
                 }
     }
