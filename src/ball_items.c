@@ -57,8 +57,7 @@ void cr_run_balls(cr_world *w, cr_ball_fn *fn)
     /* Threads only where the work is worth it (closest points), and not
      * under the Stronge law, whose impacts count their fallbacks in the
      * world's stats. */
-    bool parallel = w->surfaces.count > 0 && w->def.law != CR_LAW_STRONGE &&
-                    (w->def.worker_count > 1 || (w->def.enqueue_task && w->def.finish_task));
+    bool parallel = w->surfaces.count > 0 && w->def.law != CR_LAW_STRONGE && cr_parallel(w);
     if (!parallel) {
         for (uint32_t i = 0; i < slots; ++i) fn(w, i);
         return;

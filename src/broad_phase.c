@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "dem_internal.h"
 #include "world_internal.h"
 
 enum { SLOT_EMPTY = 0, SLOT_GRID, SLOT_LARGE, SLOT_OVERFLOW };
@@ -165,13 +166,14 @@ static bool index_boxes(cr_world *w, cr_broad_phase *bp)
     return true;
 }
 
-bool cr_broad_build(cr_world *w, cr_broad_phase *bp, uint32_t n)
+/* The grid pairs (i, j > i) of the grid bodies i in [i0, i1), in the order
+ * of i: partners' lower corners lie in the 27 cells around one's own. Writes
+ * the first cap of them to out and returns how many there are. Pure: reads
+ * the grid only, so that ranges of bodies run on the workers. */
+static uint32_t grid_pairs(const cr_broad_phase *bp, uint32_t i0, uint32_t i1, cr_broad_pair *out, uint32_t cap)
 {
-    bp->n = n;
-    bp->pair_count = 0;
-    if (!index_boxes(w, bp)) return false;
-    /* Grid pairs: partners' lower corners lie in the 27 cells around one's own. */
-    for (uint32_t i = 0; i < n; ++i) {
+    uint32_t count = 0;
+    for (uint32_t i = i0; i < i1; ++i) {
         if (bp->state[i] != SLOT_GRID) continue;
         cr_cell c = bp->key[i];
         cr_vec3 lo = bp->lo[i], hi = bp->hi[i];
@@ -187,9 +189,10 @@ bool cr_broad_build(cr_world *w, cr_broad_phase *bp, uint32_t n)
                     uint32_t s1 = bp->bucket_start[bucket_of(bp, (int32_t)xb, y, z) + 1];
                     for (uint32_t s = s0; s < s1; ++s) {
                         uint32_t j = bp->sorted[s];
-                        if (j > i && cr_box_overlap(lo, hi, bp->sorted_box[2 * s], bp->sorted_box[2 * s + 1]) &&
-                            !add_pair(w, bp, i, j))
-                            return false;
+                        if (j > i && cr_box_overlap(lo, hi, bp->sorted_box[2 * s], bp->sorted_box[2 * s + 1])) {
+                            if (count < cap) out[count] = (cr_broad_pair){i, j};
+                            ++count;
+                        }
                     }
                 }
             continue;
@@ -202,10 +205,92 @@ bool cr_broad_build(cr_world *w, cr_broad_phase *bp, uint32_t n)
                     for (uint32_t s = bp->bucket_start[b]; s < bp->bucket_start[b + 1]; ++s) {
                         uint32_t j = bp->sorted[s];
                         if (j <= i || bp->key[j].x != x || bp->key[j].y != y || bp->key[j].z != z) continue;
-                        if (cr_box_overlap(bp->lo[i], bp->hi[i], bp->lo[j], bp->hi[j]) && !add_pair(w, bp, i, j))
-                            return false;
+                        if (cr_box_overlap(bp->lo[i], bp->hi[i], bp->lo[j], bp->hi[j])) {
+                            if (count < cap) out[count] = (cr_broad_pair){i, j};
+                            ++count;
+                        }
                     }
                 }
+    }
+    return count;
+}
+
+/* Grid bodies per work item of the pair search: fixed, not a function of
+ * the workers (the pairs come out the same for any count anyway). */
+#define CR_BROAD_CHUNK 1024u
+
+typedef struct pair_run {
+    const cr_broad_phase *bp;
+    uint32_t n, room; /* bodies; pairs each item may write to its part of scratch */
+} pair_run;
+
+/* Work item c: its bodies' pairs to its own part of the scratch list, their
+ * count (beyond room: found again on the caller's thread) to chunk_count. */
+static void pair_items(uint32_t start, uint32_t end, uint32_t worker, void *ctx)
+{
+    (void)worker;
+    const pair_run *r = ctx;
+    const cr_broad_phase *bp = r->bp;
+    for (uint32_t c = start; c < end; ++c) {
+        uint32_t i1 = (c + 1) * CR_BROAD_CHUNK < r->n ? (c + 1) * CR_BROAD_CHUNK : r->n;
+        bp->chunk_count[c] = grid_pairs(bp, c * CR_BROAD_CHUNK, i1, bp->chunk_pairs + (size_t)c * r->room, r->room);
+    }
+}
+
+/* The grid pairs over the workers: each work item lists its range of
+ * bodies into its own room, then the lists are joined in the order of the
+ * items, which is the order of the bodies: the same list, in the same
+ * order, as one pass over all of them. An item that found more than its
+ * room (the room follows the largest of the last build) is searched again
+ * here, straight into its place. */
+static bool grid_pairs_parallel(cr_world *w, cr_broad_phase *bp, uint32_t n)
+{
+    uint32_t chunks = (n + CR_BROAD_CHUNK - 1) / CR_BROAD_CHUNK;
+    uint32_t room = bp->chunk_room > 64 ? bp->chunk_room : 64;
+    if ((uint64_t)room * chunks > UINT32_MAX) room = UINT32_MAX / chunks;
+    if (!cr_grow(w, (void **)&bp->chunk_count, &bp->chunk_count_capacity, chunks, sizeof *bp->chunk_count) ||
+        !cr_grow(w, (void **)&bp->chunk_pairs, &bp->chunk_pairs_capacity, room * chunks, sizeof *bp->chunk_pairs))
+        return false;
+    pair_run r = {bp, n, room};
+    cr_run_items(w, pair_items, chunks, &r);
+    uint64_t total = 0;
+    uint32_t most = 0;
+    for (uint32_t c = 0; c < chunks; ++c) {
+        total += bp->chunk_count[c];
+        most = bp->chunk_count[c] > most ? bp->chunk_count[c] : most;
+    }
+    if (total > UINT32_MAX || !cr_grow(w, (void **)&bp->pairs, &bp->pair_capacity, (uint32_t)total, sizeof *bp->pairs))
+        return false;
+    /* next time: room for the largest item and a quarter more */
+    bp->chunk_room = most > UINT32_MAX / 5 * 4 ? UINT32_MAX : most + most / 4;
+    for (uint32_t c = 0; c < chunks; ++c) {
+        uint32_t k = bp->chunk_count[c];
+        if (k <= room) {
+            if (k) memcpy(bp->pairs + bp->pair_count, bp->chunk_pairs + (size_t)c * room, sizeof *bp->pairs * k);
+        } else {
+            uint32_t i1 = (c + 1) * CR_BROAD_CHUNK < n ? (c + 1) * CR_BROAD_CHUNK : n;
+            grid_pairs(bp, c * CR_BROAD_CHUNK, i1, bp->pairs + bp->pair_count, k);
+        }
+        bp->pair_count += k;
+    }
+    return true;
+}
+
+bool cr_broad_build(cr_world *w, cr_broad_phase *bp, uint32_t n)
+{
+    bp->n = n;
+    bp->pair_count = 0;
+    if (!index_boxes(w, bp)) return false;
+    if (cr_parallel(w) && n > CR_BROAD_CHUNK) {
+        if (!grid_pairs_parallel(w, bp, n)) return false;
+    } else {
+        /* one pass into the list; again, into a list grown to fit, when it was short */
+        uint32_t k = grid_pairs(bp, 0, n, bp->pairs, bp->pair_capacity);
+        if (k > bp->pair_capacity) {
+            if (!cr_grow(w, (void **)&bp->pairs, &bp->pair_capacity, k, sizeof *bp->pairs)) return false;
+            grid_pairs(bp, 0, n, bp->pairs, k);
+        }
+        bp->pair_count = k;
     }
     /* Large boxes against everything (large-large pairs once). */
     for (uint32_t k = 0; k < bp->large_count; ++k) {
@@ -344,5 +429,7 @@ void cr_broad_free(cr_world *w, cr_broad_phase *bp)
     cr_free(w, bp->overflow);
     cr_free(w, bp->overflow_box);
     cr_free(w, bp->pairs);
+    cr_free(w, bp->chunk_pairs);
+    cr_free(w, bp->chunk_count);
     memset(bp, 0, sizeof *bp);
 }

@@ -53,6 +53,10 @@ typedef struct cr_broad_phase {
     uint32_t overflow_box_capacity;
     cr_broad_pair *pairs;
     uint32_t pair_count, pair_capacity;
+    cr_broad_pair *chunk_pairs;  /* scratch of a build over the workers: each work item's pairs, */
+    uint32_t chunk_pairs_capacity, chunk_room; /* chunk_room of them at most (cr_broad_build) */
+    uint32_t *chunk_count;       /* ... and how many each found */
+    uint32_t chunk_count_capacity;
     double size_hint;            /* typical box edge (2 r_max + padding) */
     bool dense;                  /* buckets are the cells of the box below (else hashed) */
     int32_t gx0, gy0, gz0;       /* dense: lowest occupied cell */

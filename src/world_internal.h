@@ -143,6 +143,9 @@ struct cr_world {
     double *landing;            /* scratch: each flying ball's landing time on each surface at the
                                    events' start (slot * surface count + surface; events.c) */
     uint32_t landing_capacity;
+    double *pair_time;          /* scratch: each broad pair's impact time at the events' start, over
+                                   the workers (events.c; INFINITY: none) */
+    uint32_t pair_time_capacity;
     cr_contact *contacts;       /* this step's contacts, sorted by key */
     uint32_t contact_count, contact_capacity;
     cr_contact_row *rows;       /* this step's solver rows */
@@ -340,6 +343,12 @@ void cr_rest_hold_flying(cr_world *w, uint32_t i);
 bool cr_rest_flying_on(const cr_world *w, uint32_t i, uint32_t j);
 /* End-of-step guard: a free ball found behind a surface is put back on it. */
 void cr_balls_keep_above_surfaces(cr_world *w);
+/* The world runs work items on threads (its own workers or its task
+ * system: cr_run_items), so that work worth spreading is cut into items. */
+static inline bool cr_parallel(const cr_world *w)
+{
+    return w->def.worker_count > 1 || (w->def.enqueue_task && w->def.finish_task);
+}
 /* Runs fn(w, i) for every body slot i, over the world's workers where it
  * has surfaces (ball_items.c); fn must write body i's state only and count
  * closest points with cr_count_closest. */

@@ -1,6 +1,8 @@
 /* Broad phase invariant: over random scenes of spheres (small, large and
  * fast ones), the grid finds exactly the overlapping pairs brute force finds,
- * and cr_world_max_overlap agrees with the all-pairs maximum. */
+ * and cr_world_max_overlap agrees with the all-pairs maximum; over the
+ * workers (1, 2, 3 threads, a task system that runs the items backwards) it
+ * lists the same pairs in the same order. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -98,12 +100,64 @@ static void test_max_overlap_matches_brute_force(void **state)
     }
 }
 
+/* The pair search over the workers (cr_broad_build: work items of 1024
+ * bodies, their lists joined in order) lists the same pairs in the same
+ * order as one pass, with 2 and 3 threads and with a task system that runs
+ * the items backwards, dense and hashed, on the first build (each item's
+ * room too small: searched again) and on the next ones (room learnt). */
+static void test_threads_list_the_same_pairs(void **state)
+{
+    (void)state;
+    uint64_t seed = 21;
+    for (int round = 0; round < 4; ++round) {
+        int n = 2500 + (int)test_rand(&seed, 0, 2000);
+        uint64_t start = seed;
+        cr_world *w[4];
+        int enqueued = 0;
+        for (int k = 0; k < 4; ++k) {
+            cr_world_def d = cr_default_world_def();
+            d.gravity = cr_v3_zero();
+            d.dt = 0.01;
+            test_use_tasks(&d, k < 3 ? (uint32_t)k + 1 : 2, k == 3 ? &enqueued : NULL);
+            w[k] = make_world_def(&d);
+            seed = start;
+            for (int i = 0; i < n; ++i)
+                add_sphere(w[k], test_rand_vec(&seed, -0.6, 0.6), test_rand_vec(&seed, -1, 1), 0.05, 1.0,
+                           CR_INERTIA_SOLID, 0.5, 0.3);
+            if (round % 2) /* a far body: the hashed grid */
+                add_sphere(w[k], cr_v3(1e4, -1e4, 1e4), cr_v3_zero(), 0.05, 1.0, CR_INERTIA_SOLID, 0.5, 0.3);
+        }
+        for (int build = 0; build < 3; ++build) {
+            for (int k = 0; k < 4; ++k) {
+                if (build == 2) /* denser: more pairs than the rooms learnt */
+                    for (uint32_t i = 0; i < (uint32_t)n; ++i) {
+                        cr_body_state st = state_of(w[k], cr_world_body_at(w[k], i));
+                        st.position = cr_v3_scale(st.position, 0.8);
+                        assert_int_equal(cr_body_set_state(w[k], cr_world_body_at(w[k], i), &st), CR_OK);
+                    }
+                cr_stage_predict(w[k]);
+                assert_int_equal(cr_stage_broad_phase(w[k]), CR_OK);
+                assert_true(w[k]->broad.dense == !(round % 2));
+            }
+            const cr_broad_phase *b0 = &w[0]->broad;
+            assert_true(b0->pair_count > 3 * 1024); /* rooms of 64 a work item overflow at first */
+            for (int k = 1; k < 4; ++k) {
+                assert_int_equal(w[k]->broad.pair_count, b0->pair_count);
+                assert_memory_equal(w[k]->broad.pairs, b0->pairs, sizeof *b0->pairs * b0->pair_count);
+            }
+        }
+        assert_true(enqueued >= 3); /* the task system ran the search */
+        for (int k = 0; k < 4; ++k) cr_world_destroy(w[k]);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pairs_match_brute_force),
         cmocka_unit_test(test_dense_and_hashed_agree),
         cmocka_unit_test(test_max_overlap_matches_brute_force),
+        cmocka_unit_test(test_threads_list_the_same_pairs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
