@@ -11,6 +11,7 @@
  *              ground up (docs/physics.md, step 5)
  *   -n STEPS   steps to run (default 480, 2 simulated seconds; fewer stop
  *              during the landing: for short profiling runs at large N)
+ * environment: CAROM_BENCH_THREADS=T   cr_world_def.worker_count (default 1)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +37,7 @@ static double jitter(double a)
 static int passes = 1;
 static bool shock = false;
 static int steps = 480;
+static uint32_t threads = 1;
 
 static int run(int n)
 {
@@ -47,6 +49,7 @@ static int run(int n)
     def.dt = 1.0 / 240.0;
     def.projection_passes = passes;
     def.projection_shock = shock;
+    def.worker_count = threads;
     cr_world *w;
     if (cr_world_create(&def, &w) != CR_OK) return 1;
     cr_plane_def p = cr_default_plane_def();
@@ -103,6 +106,8 @@ static int run(int n)
 int main(int argc, char **argv)
 {
     int sizes[] = {1000, 8000, 27000};
+    if (getenv("CAROM_BENCH_THREADS")) threads = (uint32_t)atoi(getenv("CAROM_BENCH_THREADS"));
+    if (threads < 1) threads = 1;
     int first = 1;
     for (;;) {
         if (argc > first + 1 && strcmp(argv[first], "-p") == 0) {

@@ -26,6 +26,7 @@
  * impacts are left to the contact solver and projection of the next step,
  * and counted in the stats (events_deferred).
  */
+#include "dem_internal.h"
 #include "pair_event.h"
 #include "world_internal.h"
 
@@ -41,11 +42,52 @@ static bool push(cr_world *w, double t, uint32_t a, uint32_t b, cr_event_kind ki
     return cr_event_push(w, &w->queue, &e);
 }
 
+/* The impact of bodies i and j at t, if any (t finite). */
+static bool push_pair(cr_world *w, double t, uint32_t i, uint32_t j)
+{
+    return t == INFINITY || push(w, t, i < j ? i : j, i < j ? j : i, CR_EVENT_PAIR);
+}
+
 /* Body i (at now_i when given) against body j. */
 static bool predict_pair(cr_world *w, uint32_t i, uint32_t j, const cr_body_now *now_i)
 {
-    double t = cr_pair_impact_time(w, i, j, now_i);
-    return t == INFINITY || push(w, t, i < j ? i : j, i < j ? j : i, CR_EVENT_PAIR);
+    return push_pair(w, cr_pair_impact_time(w, i, j, now_i), i, j);
+}
+
+/* Broad pairs per work item of the first round: fixed, not a function of
+ * the workers. */
+#define CR_PAIR_CHUNK 2048u
+
+static void pair_time_items(uint32_t start, uint32_t end, uint32_t worker, void *ctx)
+{
+    (void)worker;
+    const cr_world *w = ctx;
+    uint32_t count = w->broad.pair_count;
+    for (uint32_t c = start; c < end; ++c) {
+        uint32_t last = (c + 1) * CR_PAIR_CHUNK < count ? (c + 1) * CR_PAIR_CHUNK : count;
+        for (uint32_t k = c * CR_PAIR_CHUNK; k < last; ++k)
+            w->pair_time[k] = cr_pair_impact_time(w, w->broad.pairs[k].a, w->broad.pairs[k].b, NULL);
+    }
+}
+
+/* The first round over the broad pairs. With threads, their times are
+ * taken over the workers (cr_pair_impact_time reads the world only, each
+ * item writes its own pairs' slots) and the events pushed afterwards in the
+ * pairs' order, as one pass would: the same queue, the same bits, for any
+ * number of workers. */
+static bool predict_broad_pairs(cr_world *w)
+{
+    const cr_broad_phase *bp = &w->broad;
+    if (!cr_parallel(w) || bp->pair_count <= CR_PAIR_CHUNK) {
+        for (uint32_t k = 0; k < bp->pair_count; ++k)
+            if (!predict_pair(w, bp->pairs[k].a, bp->pairs[k].b, NULL)) return false;
+        return true;
+    }
+    if (!cr_grow(w, (void **)&w->pair_time, &w->pair_time_capacity, bp->pair_count, sizeof *w->pair_time)) return false;
+    cr_run_items(w, pair_time_items, (bp->pair_count + CR_PAIR_CHUNK - 1) / CR_PAIR_CHUNK, w);
+    for (uint32_t k = 0; k < bp->pair_count; ++k)
+        if (!push_pair(w, w->pair_time[k], bp->pairs[k].a, bp->pairs[k].b)) return false;
+    return true;
 }
 
 static bool predict_plane(cr_world *w, uint32_t i, uint32_t k)
@@ -286,8 +328,7 @@ cr_status cr_stage_events(cr_world *w)
         cr_run_balls(w, landing_one);
         landing = w->landing;
     }
-    for (uint32_t k = 0; k < w->broad.pair_count; ++k)
-        if (!predict_pair(w, w->broad.pairs[k].a, w->broad.pairs[k].b, NULL)) goto oom;
+    if (!predict_broad_pairs(w)) goto oom;
     for (uint32_t i = 0; i < b->slot_count; ++i) {
         if (!cr_slot_alive(b, i)) continue;
         /* A body whose plan changed after the broad phase (contacts) may
