@@ -190,6 +190,17 @@ static bool predict_body(cr_world *w, uint32_t i, uint32_t skip, const double *l
      * partner is rarely ahead of it), once instead of per pair. */
     cr_body_now now;
     cr_body_now_at(w, i, b->t_local[i], &now);
+    /* The partners' plans, from all over memory in a large world: asked for
+     * all at once, so that the loads overlap instead of waiting in turn. */
+    for (uint32_t q = 0; q < n; ++q) {
+        uint32_t j = w->query[q];
+        CR_PREFETCH(&b->t_local[j], 0);
+        CR_PREFETCH(&b->x[j], 0);
+        CR_PREFETCH(&b->vpath[j], 0);
+        CR_PREFETCH(&b->v[j], 0);
+        CR_PREFETCH(&b->dvel[j], 0);
+        CR_PREFETCH(&b->acc[j], 0);
+    }
     for (uint32_t q = 0; q < n; ++q)
         if (w->query[q] != skip && !predict_pair(w, i, w->query[q], &now)) return false;
     return predict_statics(w, i, landing);
