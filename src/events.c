@@ -42,6 +42,27 @@ static bool push(cr_world *w, double t, uint32_t a, uint32_t b, cr_event_kind ki
     return cr_event_push(w, &w->queue, &e);
 }
 
+/* When body i meets plane k: INFINITY for never in the step. Pure: reads
+ * the world only (the first round takes the bodies over the workers). */
+static double plane_time(const cr_world *w, uint32_t i, uint32_t k)
+{
+    const cr_bodies *b = &w->bodies;
+    if (!cr_slot_dynamic(b, i)) return INFINITY; /* kinematic bodies ignore statics */
+    const cr_plane_def *pl = &w->planes.def[k];
+    double ts = b->t_local[i], r = b->radius[i];
+    double gap = -cr_penetration_sphere_plane(b->x[i], r, pl->point, pl->normal);
+    double vn = cr_v3_dot(pl->normal, b->v[i]), vpn = cr_v3_dot(pl->normal, b->vpath[i]);
+    if (gap <= cr_touching_gap(w, r))
+        /* Touching, or behind the plane (signed penetration, seed 000):
+         * an impact if driving in; resting contact is not an event. */
+        return -vn > w->resting_speed ? ts : INFINITY;
+    if (gap <= cr_contact_margin(w, 2.0 * r) && -vn <= w->resting_speed) return INFINITY;
+    double t;
+    if (cr_toi_quadratic(gap, vpn, 0.5 * cr_v3_dot(pl->normal, b->acc[i]), 0.0, w->def.dt - ts, &t) != CR_TOI_HIT)
+        return INFINITY;
+    return ts + t;
+}
+
 /* The impact of bodies i and j at t, if any (t finite). */
 static bool push_pair(cr_world *w, double t, uint32_t i, uint32_t j)
 {
@@ -70,6 +91,38 @@ static void pair_time_items(uint32_t start, uint32_t end, uint32_t worker, void 
     }
 }
 
+/* Bodies per work item of the first round's plane times. */
+#define CR_PLANE_CHUNK 1024u
+
+static void plane_time_items(uint32_t start, uint32_t end, uint32_t worker, void *ctx)
+{
+    (void)worker;
+    const cr_world *w = ctx;
+    uint32_t slots = w->bodies.slot_count, planes = w->planes.count;
+    for (uint32_t c = start; c < end; ++c) {
+        uint32_t last = (c + 1) * CR_PLANE_CHUNK < slots ? (c + 1) * CR_PLANE_CHUNK : slots;
+        for (uint32_t i = c * CR_PLANE_CHUNK; i < last; ++i)
+            for (uint32_t k = 0; k < planes; ++k)
+                w->plane_time[(size_t)i * planes + k] = cr_slot_alive(&w->bodies, i) ? plane_time(w, i, k) : INFINITY;
+    }
+}
+
+/* The first round's plane times of every body over the workers, into
+ * w->plane_time (each item writes its own bodies' slots); NULL without
+ * threads (each body takes its own as it is predicted). */
+static bool first_plane_times(cr_world *w, const double **planes)
+{
+    *planes = NULL;
+    uint64_t need = (uint64_t)w->bodies.slot_count * w->planes.count;
+    if (!cr_parallel(w) || need == 0 || w->bodies.slot_count <= CR_PLANE_CHUNK) return true;
+    if (need > UINT32_MAX ||
+        !cr_grow(w, (void **)&w->plane_time, &w->plane_time_capacity, (uint32_t)need, sizeof *w->plane_time))
+        return false;
+    cr_run_items(w, plane_time_items, (w->bodies.slot_count + CR_PLANE_CHUNK - 1) / CR_PLANE_CHUNK, w);
+    *planes = w->plane_time;
+    return true;
+}
+
 /* The first round over the broad pairs. With threads, their times are
  * taken over the workers (cr_pair_impact_time reads the world only, each
  * item writes its own pairs' slots) and the events pushed afterwards in the
@@ -88,27 +141,6 @@ static bool predict_broad_pairs(cr_world *w)
     for (uint32_t k = 0; k < bp->pair_count; ++k)
         if (!push_pair(w, w->pair_time[k], bp->pairs[k].a, bp->pairs[k].b)) return false;
     return true;
-}
-
-static bool predict_plane(cr_world *w, uint32_t i, uint32_t k)
-{
-    const cr_bodies *b = &w->bodies;
-    if (!cr_slot_dynamic(b, i)) return true; /* kinematic bodies ignore statics */
-    const cr_plane_def *pl = &w->planes.def[k];
-    double ts = b->t_local[i], r = b->radius[i];
-    double gap = -cr_penetration_sphere_plane(b->x[i], r, pl->point, pl->normal);
-    double vn = cr_v3_dot(pl->normal, b->v[i]), vpn = cr_v3_dot(pl->normal, b->vpath[i]);
-    if (gap <= cr_touching_gap(w, r)) {
-        /* Touching, or behind the plane (signed penetration, seed 000):
-         * an impact if driving in; resting contact is not an event. */
-        if (-vn > w->resting_speed) return push(w, ts, i, k, CR_EVENT_PLANE);
-        return true;
-    }
-    if (gap <= cr_contact_margin(w, 2.0 * r) && -vn <= w->resting_speed) return true;
-    double t;
-    if (cr_toi_quadratic(gap, vpn, 0.5 * cr_v3_dot(pl->normal, b->acc[i]), 0.0, w->def.dt - ts, &t) != CR_TOI_HIT)
-        return true;
-    return push(w, ts + t, i, k, CR_EVENT_PLANE);
 }
 
 typedef struct surface_gap {
@@ -159,12 +191,15 @@ static void landing_one(cr_world *w, uint32_t i)
         w->landing[(size_t)i * w->surfaces.count + k] = landing_time(w, i, k);
 }
 
-/* Everything of body i that does not involve another body; its landing
- * times taken from landing when given (computed at its present state). */
-static bool predict_statics(cr_world *w, uint32_t i, const double *landing)
+/* Everything of body i that does not involve another body; its plane and
+ * landing times taken from planes and landing when given (computed at its
+ * present state). */
+static bool predict_statics(cr_world *w, uint32_t i, const double *planes, const double *landing)
 {
-    for (uint32_t k = 0; k < w->planes.count; ++k)
-        if (!predict_plane(w, i, k)) return false;
+    for (uint32_t k = 0; k < w->planes.count; ++k) {
+        double t = planes ? planes[(size_t)i * w->planes.count + k] : plane_time(w, i, k);
+        if (t != INFINITY && !push(w, t, i, k, CR_EVENT_PLANE)) return false;
+    }
     for (uint32_t k = 0; k < w->surfaces.count; ++k) {
         double t = landing ? landing[(size_t)i * w->surfaces.count + k] : landing_time(w, i, k);
         if (t != INFINITY && !push(w, t, i, k, CR_EVENT_SURFACE)) return false;
@@ -203,7 +238,7 @@ static bool predict_body(cr_world *w, uint32_t i, uint32_t skip, const double *l
     }
     for (uint32_t q = 0; q < n; ++q)
         if (w->query[q] != skip && !predict_pair(w, i, w->query[q], &now)) return false;
-    return predict_statics(w, i, landing);
+    return predict_statics(w, i, NULL, landing);
 }
 
 static bool stale(const cr_world *w, const cr_event *e)
@@ -339,7 +374,8 @@ cr_status cr_stage_events(cr_world *w)
         cr_run_balls(w, landing_one);
         landing = w->landing;
     }
-    if (!predict_broad_pairs(w)) goto oom;
+    const double *planes;
+    if (!predict_broad_pairs(w) || !first_plane_times(w, &planes)) goto oom;
     for (uint32_t i = 0; i < b->slot_count; ++i) {
         if (!cr_slot_alive(b, i)) continue;
         /* A body whose plan changed after the broad phase (contacts) may
@@ -349,7 +385,7 @@ cr_status cr_stage_events(cr_world *w)
          * grid itself, and finds it there. */
         if (b->replanned[i] == 1) {
             if (!predict_body(w, i, UINT32_MAX, landing)) goto oom;
-        } else if (!predict_statics(w, i, landing)) {
+        } else if (!predict_statics(w, i, planes, landing)) {
             goto oom;
         }
     }

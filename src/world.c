@@ -124,6 +124,7 @@ void cr_world_destroy(cr_world *w)
     cr_event_free(w, &w->queue);
     cr_free(w, w->landing);
     cr_free(w, w->pair_time);
+    cr_free(w, w->plane_time);
     cr_free(w, w->contacts);
     cr_free(w, w->prev_contacts);
     cr_free(w, w->rows);

@@ -146,6 +146,9 @@ struct cr_world {
     double *pair_time;          /* scratch: each broad pair's impact time at the events' start, over
                                    the workers (events.c; INFINITY: none) */
     uint32_t pair_time_capacity;
+    double *plane_time;         /* scratch: each body's impact time on each plane at the events' start,
+                                   over the workers (slot * plane count + plane; events.c) */
+    uint32_t plane_time_capacity;
     cr_contact *contacts;       /* this step's contacts, sorted by key */
     uint32_t contact_count, contact_capacity;
     cr_contact_row *rows;       /* this step's solver rows */

@@ -1,9 +1,9 @@
 /* The ball pit's impulse step over the workers: the broad phase's pair
  * search (cr_broad_build) and the events stage's first round (each broad
- * pair's impact time, pushed afterwards in the pairs' order) run as work
- * items, yet the bodies end every step with the same bits, and the same
- * impacts, for 1, 2 and 3 threads and for a task system that runs the items
- * backwards. */
+ * pair's and each body-plane pair's impact time, pushed afterwards in the
+ * old order) run as work items, yet the bodies end with the same bits, and
+ * the same impacts, for 1, 2 and 3 threads and for a task system that runs
+ * the items backwards. */
 #include <string.h>
 
 #include "test_helpers.h"
