@@ -194,7 +194,7 @@ typedef struct result {
     int ok, skipped;
     char engine[32], scene[16];
     int size, bodies, steps, planned, lost;
-    double step_seconds, setup_seconds, max_pen, ke, drift, contacts, overlap;
+    double step_seconds, step_cpu_seconds, setup_seconds, max_pen, ke, drift, contacts, overlap;
     char pen_kind[16];
     long warnings;
     char reason[512];
@@ -245,6 +245,7 @@ static void parse_line(const char *line, result *r)
         r->planned = (int)fnum(line, "planned");
         r->lost = (int)fnum(line, "lost");
         r->step_seconds = fnum(line, "step_seconds");
+        r->step_cpu_seconds = fnum(line, "step_cpu_seconds");
         r->setup_seconds = fnum(line, "setup_seconds");
         r->max_pen = fnum(line, "max_pen");
         r->ke = fnum(line, "ke");
@@ -347,6 +348,13 @@ enum { NENGINES = 4 };
 static double steps_per_s(const result *r)
 {
     return r->ok && r->step_seconds > 0 ? r->steps / r->step_seconds : 0.0;
+}
+
+/* the same over the process's CPU time in the step calls: the sweep's speed,
+ * less moved by other processes on a shared machine than the wall clock */
+static double steps_per_cpu_s(const result *r)
+{
+    return r->ok && r->step_cpu_seconds > 0 ? r->steps / r->step_cpu_seconds : 0.0;
 }
 
 static void fmt_ratio(char *buf, size_t size, const result *carom, const result *r)
@@ -516,11 +524,13 @@ static void pyramid_sweep(int rows, const options *o)
     char load[32];
     load_now(load, sizeof load);
     out("Each engine at each iteration count, %d steps of 1/240 s; cap %g s; fastest of %d run%s per setting; "
-        "load average %s at the start.\n\n",
+        "load average %s at the start. steps/s (CPU): over the process's CPU time in the step calls, which the "
+        "ratios below use (the wall clock moves more with the other processes' load); steps/s (wall): as in the "
+        "other tables.\n\n",
         PEER_STEPS, o->cap, o->sweep_repeats, o->sweep_repeats > 1 ? "s" : "", load);
-    out("| engine | iterations | steps/s | steps run | deepest overlap | deepest contact | largest drift "
-        "| KE at end (J) | lost | contacts/step |\n");
-    out("|---|---:|---:|---|---:|---:|---:|---:|---:|---:|\n");
+    out("| engine | iterations | steps/s (CPU) | steps/s (wall) | steps run | deepest overlap | deepest contact "
+        "| largest drift | KE at end (J) | lost | contacts/step |\n");
+    out("|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|\n");
     for (int e = 0; e < 3; ++e) {
         char prog[64];
         snprintf(prog, sizeof prog, "peer_%s", k_sweep_engines[e]);
@@ -539,27 +549,27 @@ static void pyramid_sweep(int rows, const options *o)
                 fprintf(stderr, "[bench_peers] pyramid sweep rows=%d: %s %s iterations, run %d ...\n", rows,
                         k_sweep_engines[e], iters, rep + 1);
                 run_engine(prog, "pyramid", rows, iters, o, &r);
-                if (rep == 0 || (r.ok && (!best->ok || steps_per_s(&r) > steps_per_s(best)))) *best = r;
+                if (rep == 0 || (r.ok && (!best->ok || steps_per_cpu_s(&r) > steps_per_cpu_s(best)))) *best = r;
             }
             q[e][i] = stability_of(best);
             const result *r = best;
             if (!r->ok) {
-                out("| %s | %s | %s | | | | | | | |\n", k_sweep_engines[e], iters,
+                out("| %s | %s | %s | | | | | | | | |\n", k_sweep_engines[e], iters,
                     r->reason[0] ? r->reason : "no result");
                 continue;
             }
             char steps[96];
             fmt_steps(steps, sizeof steps, r);
-            out("| %s | %s | %.1f | %s | %.3g mm | %.3g mm | %.3g mm | %.2g | %d | %.0f |\n", k_sweep_engines[e],
-                iters, steps_per_s(r), steps, 1e3 * r->overlap, 1e3 * r->max_pen, 1e3 * r->drift, r->ke, r->lost,
-                r->contacts);
+            out("| %s | %s | %.1f | %.1f | %s | %.3g mm | %.3g mm | %.3g mm | %.2g | %d | %.0f |\n",
+                k_sweep_engines[e], iters, steps_per_cpu_s(r), steps_per_s(r), steps, 1e3 * r->overlap,
+                1e3 * r->max_pen, 1e3 * r->drift, r->ke, r->lost, r->contacts);
         }
     }
     if (!has_word(o->engines, "carom")) return;
 
     out("\n**carom as stable as each peer setting**: the fewest carom passes whose run is at least as stable "
         "(rule below), and carom's speed over the peer's.\n\n");
-    out("| peer | iterations | steps/s | overlap / drift / KE | fewest carom passes as stable | carom steps/s "
+    out("| peer | iterations | steps/s (CPU) | overlap / drift / KE | fewest carom passes as stable | carom steps/s "
         "| carom / peer |\n");
     out("|---|---:|---:|---|---:|---:|---:|\n");
     for (int e = 1; e < 3; ++e)
@@ -571,17 +581,17 @@ static void pyramid_sweep(int rows, const options *o)
             int c = pyr_fewest_as_stable(q[0], o->nsweep[0], &q[e][i]);
             if (c < 0) {
                 out("| %s | %d | %.1f | %s | none of the sweep's | | |\n", k_sweep_engines[e], o->sweep_iters[e][i],
-                    steps_per_s(p), st);
+                    steps_per_cpu_s(p), st);
                 continue;
             }
             out("| %s | %d | %.1f | %s | %d | %.1f | **%.2f** |\n", k_sweep_engines[e], o->sweep_iters[e][i],
-                steps_per_s(p), st, o->sweep_iters[0][c], steps_per_s(&res[0][c]),
-                steps_per_s(&res[0][c]) / steps_per_s(p));
+                steps_per_cpu_s(p), st, o->sweep_iters[0][c], steps_per_cpu_s(&res[0][c]),
+                steps_per_cpu_s(&res[0][c]) / steps_per_cpu_s(p));
         }
 
     out("\n**Each peer as stable as each carom setting**: the fewest iterations of the peer whose run is at "
         "least as stable as carom's (none: no setting of the sweep is).\n\n");
-    out("| carom passes | steps/s | overlap / drift / KE |");
+    out("| carom passes | steps/s (CPU) | overlap / drift / KE |");
     for (int e = 1; e < 3; ++e) out(" fewest %s iterations | %s steps/s | carom / %s |", k_sweep_engines[e],
                                     k_sweep_engines[e], k_sweep_engines[e]);
     out("\n|---:|---:|---|---:|---:|---:|---:|---:|---:|\n");
@@ -590,14 +600,14 @@ static void pyramid_sweep(int rows, const options *o)
         if (!c->ok) continue;
         char st[96];
         fmt_stability(st, sizeof st, c);
-        out("| %d | %.1f | %s |", o->sweep_iters[0][i], steps_per_s(c), st);
+        out("| %d | %.1f | %s |", o->sweep_iters[0][i], steps_per_cpu_s(c), st);
         for (int e = 1; e < 3; ++e) {
             int k = pyr_fewest_as_stable(q[e], o->nsweep[e], &q[0][i]);
             if (k < 0)
                 out(" none | | |");
             else
-                out(" %d | %.1f | %.2f |", o->sweep_iters[e][k], steps_per_s(&res[e][k]),
-                    steps_per_s(c) / steps_per_s(&res[e][k]));
+                out(" %d | %.1f | %.2f |", o->sweep_iters[e][k], steps_per_cpu_s(&res[e][k]),
+                    steps_per_cpu_s(c) / steps_per_cpu_s(&res[e][k]));
         }
         out("\n");
     }

@@ -117,12 +117,13 @@ static int run(int scene, int size, double cap, int iterations)
 
     std::vector<double> pos(3 * (size_t)n), vel(3 * (size_t)n), ang(3 * (size_t)n), quat(4 * (size_t)n);
     overlap_grid g = {};
-    double stepping = 0.0, max_pen = 0.0, contacts = 0.0, overlap = 0.0;
+    double stepping = 0.0, cpu = 0.0, max_pen = 0.0, contacts = 0.0, overlap = 0.0;
     int steps = 0, lost = 0;
     while (steps < PEER_STEPS && stepping < cap) {
-        double t0 = peer_now();
+        double t0 = peer_now(), c0 = peer_cpu_now();
         world.stepSimulation(PEER_DT, 1, PEER_DT);
         stepping += peer_now() - t0;
+        cpu += peer_cpu_now() - c0;
         ++steps;
         int nm = dispatcher.getNumManifolds();
         double deepest = 0.0;
@@ -150,7 +151,7 @@ static int run(int scene, int size, double cap, int iterations)
             if (ov > overlap) overlap = ov;
         }
     }
-    peer_result r = {"bullet", scene == 0 ? "pit" : "pyramid", size, n, steps, PEER_STEPS, stepping, t_setup,
+    peer_result r = {"bullet", scene == 0 ? "pit" : "pyramid", size, n, steps, PEER_STEPS, stepping, cpu, t_setup,
                      max_pen, scene == 0 ? "geom" : "contact", lost, 0.0, -1.0, contacts / (steps ? steps : 1),
                      -1, scene == 0 ? -1.0 : overlap};
     if (scene == 0) {

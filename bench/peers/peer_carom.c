@@ -7,12 +7,10 @@
  * mu = 0.3, as in the peers. (bench/ball_pit.c gives the bodies e and mu
  * themselves, so its sphere-sphere contacts have e = 0.25 and mu = 0.09.)
  */
-#define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "carom/carom.h"
 #include "scene.h"
@@ -57,12 +55,13 @@ static int run_pit(int n, double cap)
     t_setup = peer_now() - t_setup;
 
     overlap_grid g = {0};
-    double stepping = 0.0, max_pen = 0.0, contacts = 0.0;
+    double stepping = 0.0, cpu = 0.0, max_pen = 0.0, contacts = 0.0;
     int steps = 0, lost = 0;
     while (steps < PEER_STEPS && stepping < cap) {
-        double t0 = peer_now();
+        double t0 = peer_now(), c0 = peer_cpu_now();
         cr_status st = cr_world_step(w);
         stepping += peer_now() - t0;
+        cpu += peer_cpu_now() - c0;
         if (st != CR_OK) {
             fprintf(stderr, "carom: step failed: %s\n", cr_world_last_error(w));
             return 1;
@@ -80,7 +79,7 @@ static int run_pit(int n, double cap)
         double pen = pit_max_overlap(&g, &s, pos, &lost);
         if (pen > max_pen) max_pen = pen;
     }
-    peer_result r = {"carom", "pit", n, n, steps, PEER_STEPS, stepping, t_setup, max_pen, "geom", lost,
+    peer_result r = {"carom", "pit", n, n, steps, PEER_STEPS, stepping, cpu, t_setup, max_pen, "geom", lost,
                      pit_kinetic(n, vel, ang), -1.0, contacts / (steps ? steps : 1), -1, -1.0};
     peer_print(&r);
     overlap_grid_free(&g);
@@ -88,15 +87,6 @@ static int run_pit(int n, double cap)
     free(ids), free(pos), free(vel), free(ang);
     pit_free(&s);
     return 0;
-}
-
-/* CPU time of the process (all its threads): on a shared machine the wall
- * clock of one thread's steps moves with the others' load, this much less. */
-static double cpu_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 /* The LAMMPS chute (scene.h): the same bodies, law, gravity, step and
@@ -171,10 +161,10 @@ static int run_chute(const char *path, int steps_planned, double cap, int ke_eve
     double stepping = 0.0, contacts = 0.0, stage[CR_STAGE_COUNT] = {0}, cpu = 0.0;
     int steps = 0;
     while (steps < steps_planned && stepping < cap) {
-        double t0 = peer_now(), c0 = cpu_seconds();
+        double t0 = peer_now(), c0 = peer_cpu_now();
         cr_status st = cr_world_step(w);
         stepping += peer_now() - t0;
-        cpu += cpu_seconds() - c0;
+        cpu += peer_cpu_now() - c0;
         if (st != CR_OK) {
             fprintf(stderr, "carom: step failed: %s\n", cr_world_last_error(w));
             return 1;
@@ -196,7 +186,7 @@ static int run_chute(const char *path, int steps_planned, double cap, int ke_eve
         ke += 0.5 * s.mass[i] * cr_v3_len2(bs.velocity) +
               0.5 * 0.4 * s.mass[i] * s.radius[i] * s.radius[i] * cr_v3_len2(bs.angular_velocity);
     }
-    peer_result r = {"carom", "chute", s.n, s.n, steps, steps_planned, stepping, t_setup, pen, "geom", lost, ke, -1.0,
+    peer_result r = {"carom", "chute", s.n, s.n, steps, steps_planned, stepping, cpu, t_setup, pen, "geom", lost, ke, -1.0,
                      contacts / (steps ? steps : 1), -1, -1.0};
     peer_print(&r);
     /* where the time went (method dem, src/dem.c: the first half of the
@@ -253,12 +243,13 @@ static int run_pyramid(int rows, double cap, int pgs_iterations)
     cr_shape_release(cube);
     t_setup = peer_now() - t_setup;
     overlap_grid g = {0};
-    double stepping = 0.0, contacts = 0.0, max_pen = 0.0, overlap = 0.0;
+    double stepping = 0.0, cpu = 0.0, contacts = 0.0, max_pen = 0.0, overlap = 0.0;
     int steps = 0;
     while (steps < PEER_STEPS && stepping < cap) {
-        double t0 = peer_now();
+        double t0 = peer_now(), c0 = peer_cpu_now();
         cr_status st = cr_world_step(w);
         stepping += peer_now() - t0;
+        cpu += peer_cpu_now() - c0;
         if (st != CR_OK) {
             fprintf(stderr, "carom: step failed: %s\n", cr_world_last_error(w));
             return 1;
@@ -279,7 +270,7 @@ static int run_pyramid(int rows, double cap, int pgs_iterations)
         double ov = pyr_max_overlap(&g, &py, pos, quat);
         if (ov > overlap) overlap = ov;
     }
-    peer_result r = {"carom", "pyramid", rows, n, steps, PEER_STEPS, stepping, t_setup, max_pen, "contact", 0, 0.0,
+    peer_result r = {"carom", "pyramid", rows, n, steps, PEER_STEPS, stepping, cpu, t_setup, max_pen, "contact", 0, 0.0,
                      -1.0, contacts / (steps ? steps : 1), -1, overlap};
     r.ke = pyr_kinetic(n, vel, ang);
     r.drift = pyr_max_drift(&py, pos, &r.lost);

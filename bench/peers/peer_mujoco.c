@@ -127,12 +127,13 @@ static int run(int scene, int size, double cap)
            *ang = malloc(sizeof(double) * 3 * (size_t)n), *quat = malloc(sizeof(double) * 4 * (size_t)n);
     if (!pos || !vel || !ang || !quat) return 1;
     overlap_grid g = {0};
-    double stepping = 0.0, max_pen = 0.0, contacts = 0.0, overlap = 0.0;
+    double stepping = 0.0, cpu = 0.0, max_pen = 0.0, contacts = 0.0, overlap = 0.0;
     int steps = 0, lost = 0;
     while (steps < PEER_STEPS && stepping < cap) {
-        double t0 = peer_now();
+        double t0 = peer_now(), c0 = peer_cpu_now();
         mj_step(m, d);
         stepping += peer_now() - t0;
+        cpu += peer_cpu_now() - c0;
         ++steps;
         contacts += d->ncon;
         double deepest = 0.0;
@@ -159,7 +160,7 @@ static int run(int scene, int size, double cap)
     }
     long warnings = 0;
     for (int k = 0; k < mjNWARNING; ++k) warnings += d->warning[k].number;
-    peer_result r = {"mujoco", scene_name, size, n, steps, PEER_STEPS, stepping, t_setup, max_pen,
+    peer_result r = {"mujoco", scene_name, size, n, steps, PEER_STEPS, stepping, cpu, t_setup, max_pen,
                      scene == 0 ? "geom" : "contact", lost, 0.0, -1.0, contacts / (steps ? steps : 1), warnings,
                      scene == 0 ? -1.0 : overlap};
     if (scene == 0) {

@@ -120,16 +120,17 @@ static int run(int scene, int size, double cap, int iterations)
     t_setup = peer_now() - t_setup;
 
     overlap_grid g = {0};
-    double stepping = 0.0, max_pen = 0.0, contacts = 0.0, overlap = 0.0;
+    double stepping = 0.0, cpu = 0.0, max_pen = 0.0, contacts = 0.0, overlap = 0.0;
     int steps = 0, lost = 0;
     while (steps < PEER_STEPS && stepping < cap) {
-        double t0 = peer_now();
+        double t0 = peer_now(), c0 = peer_cpu_now();
         c.contacts = 0;
         c.deepest = 0.0;
         dSpaceCollide(space, &c, near_cb);
         dWorldQuickStep(c.world, PEER_DT);
         dJointGroupEmpty(c.group);
         stepping += peer_now() - t0;
+        cpu += peer_cpu_now() - c0;
         ++steps;
         contacts += c.contacts;
         gather(n, b, pos, vel, ang, scene == 0 ? NULL : quat);
@@ -142,7 +143,7 @@ static int run(int scene, int size, double cap, int iterations)
             if (ov > overlap) overlap = ov;
         }
     }
-    peer_result r = {"ode", scene == 0 ? "pit" : "pyramid", size, n, steps, PEER_STEPS, stepping, t_setup,
+    peer_result r = {"ode", scene == 0 ? "pit" : "pyramid", size, n, steps, PEER_STEPS, stepping, cpu, t_setup,
                      max_pen, scene == 0 ? "geom" : "contact", lost, 0.0, -1.0, contacts / (steps ? steps : 1),
                      -1, scene == 0 ? -1.0 : overlap};
     if (scene == 0) {

@@ -16,6 +16,13 @@ double peer_now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+double peer_cpu_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 /* The jitter of bench/ball_pit.c: one LCG from a fixed seed. */
 static double jitter(uint64_t *rng, double a)
 {
@@ -324,9 +331,10 @@ int peer_args(int argc, char **argv, int *size, double *cap, int *iterations)
 void peer_print(const peer_result *r)
 {
     printf("RESULT engine=%s scene=%s size=%d bodies=%d steps=%d planned=%d step_seconds=%.6f "
-           "setup_seconds=%.3f max_pen=%.6g pen_kind=%s lost=%d ke=%.6g drift=%.6g contacts=%.1f warnings=%ld "
-           "overlap=%.6g\n",
-           r->engine, r->scene, r->size, r->bodies, r->steps, r->planned, r->step_seconds, r->setup_seconds,
+           "step_cpu_seconds=%.6f setup_seconds=%.3f max_pen=%.6g pen_kind=%s lost=%d ke=%.6g drift=%.6g contacts=%.1f "
+           "warnings=%ld overlap=%.6g\n",
+           r->engine, r->scene, r->size, r->bodies, r->steps, r->planned, r->step_seconds, r->step_cpu_seconds,
+           r->setup_seconds,
            r->max_pen, r->pen_kind, r->lost, r->ke, r->drift, r->contacts, r->warnings, r->overlap);
     fflush(stdout);
 }

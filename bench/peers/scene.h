@@ -127,6 +127,9 @@ int chute_load(chute_scene *s, const char *path);
 void chute_free(chute_scene *s);
 
 double peer_now(void);
+/* CPU time of the process, s: on a shared machine the wall clock of a
+ * step moves with the other processes' load, this much less. */
+double peer_cpu_now(void);
 
 /* Parses the arguments every engine program takes: SCENE SIZE CAP_SECONDS,
  * and for the pyramid an optional ITERATIONS (the solver's iterations or
@@ -142,6 +145,7 @@ typedef struct peer_result {
     int bodies;
     int steps, planned;
     double step_seconds;  /* wall time spent inside the engine's step */
+    double step_cpu_seconds; /* the process's CPU time inside the same calls */
     double setup_seconds;
     double max_pen;       /* m */
     const char *pen_kind; /* "geom" (measured from positions) or "contact" (engine's deepest contact) */
