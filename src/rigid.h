@@ -84,6 +84,8 @@ typedef struct cr_rigid {
     uint32_t job_capacity, manifold_capacity;
     uint8_t *jointed;           /* per slot, while joints live: held by a joint (no carried manifolds) */
     uint32_t jointed_capacity;
+    cr_pose *poses;             /* per slot: the poses the step's end measures its contacts at (rigid_finish.c) */
+    uint32_t pose_capacity;
     /* pairs found apart: this step's, and the last step's sorted by pair */
     cr_rigid_apart *apart, *apart_prev;
     uint32_t apart_count, apart_capacity, apart_prev_count, apart_prev_capacity;

@@ -253,11 +253,18 @@ static bool add_points(cr_world *w, uint32_t a, uint32_t b, bool is_plane, const
     if (!cr_grow(w, (void **)&r->contacts, &r->contact_capacity, r->contact_count + m->count, sizeof *r->contacts))
         return false;
     const cr_bodies *bs = &w->bodies;
-    cr_pose pa = cr_rigid_pose(w, a), pb = {cr_v3_zero(), cr_m3_identity()};
-    if (!is_plane) pb = cr_rigid_pose(w, b);
+    /* the poses frame the points found afresh only: a carried manifold's
+     * points keep their frames (most of a resting stack's, every step) */
+    cr_pose pa = {cr_v3_zero(), cr_m3_identity()}, pb = pa;
     cr_vec3 ref_x = cr_v3_zero();
     cr_quat ref_q = cr_q_identity();
-    if (!is_plane) relative_pose(w, a, b, &ref_x, &ref_q);
+    if (carry == CR_NO_BODY) {
+        pa = cr_rigid_pose(w, a);
+        if (!is_plane) {
+            pb = cr_rigid_pose(w, b);
+            relative_pose(w, a, b, &ref_x, &ref_q);
+        }
+    }
     double e = bs->restitution[a] * (is_plane ? w->planes.def[b].restitution : bs->restitution[b]);
     double mu = bs->friction[a] * (is_plane ? w->planes.def[b].friction : bs->friction[b]);
     for (uint32_t k = 0; k < m->count; ++k) {

@@ -36,12 +36,28 @@ static void move(cr_world *w, uint32_t i, double dt)
 }
 
 /* Separation of a contact at the bodies' present poses, from its surface
- * points and normal carried in each body's frame. */
-static double separation_now(const cr_world *w, const cr_rigid_contact *c, cr_vec3 *normal)
+ * points and normal carried in each body's frame. poses: every slot's
+ * present pose (fill_poses), or NULL to make the two here. */
+static double separation_now(const cr_world *w, const cr_pose *poses, const cr_rigid_contact *c, cr_vec3 *normal)
 {
-    if (c->is_plane) return cr_carry_point(cr_rigid_pose(w, c->a), NULL, c->la, c->lb, c->nb, NULL, normal);
-    cr_pose pb = cr_rigid_pose(w, c->b);
-    return cr_carry_point(cr_rigid_pose(w, c->a), &pb, c->la, c->lb, c->nb, NULL, normal);
+    cr_pose pa = poses ? poses[c->a] : cr_rigid_pose(w, c->a);
+    if (c->is_plane) return cr_carry_point(pa, NULL, c->la, c->lb, c->nb, NULL, normal);
+    cr_pose pb = poses ? poses[c->b] : cr_rigid_pose(w, c->b);
+    return cr_carry_point(pa, &pb, c->la, c->lb, c->nb, NULL, normal);
+}
+
+/* Every live slot's pose, once: the contacts then read them instead of
+ * turning both bodies' quaternions into matrices per contact (a body of a
+ * resting stack has a dozen contacts or more). The same matrices, so the
+ * same separations to the bit. False when out of memory. */
+static bool fill_poses(cr_world *w)
+{
+    cr_rigid *r = w->rigid;
+    const cr_bodies *b = &w->bodies;
+    if (!cr_grow(w, (void **)&r->poses, &r->pose_capacity, b->slot_count, sizeof *r->poses)) return false;
+    for (uint32_t i = 0; i < b->slot_count; ++i)
+        if (cr_slot_alive(b, i)) r->poses[i] = cr_rigid_pose(w, i);
+    return true;
 }
 
 static void load_pseudo(cr_world *w)
@@ -89,11 +105,13 @@ static cr_status correct_drift(cr_world *w)
         if (cr_slot_alive(b, i) && cr_slot_dynamic(b, i)) b->energy_before[i] = cr_body_energy(w, i);
     for (int pass = 0; pass < CR_JOINT_PROJECTIONS; ++pass) {
         uint32_t n = cr_joint_rows(w, r->rows, true);
+        if (pass == 0 && w->def.k_p > 0.0 && r->contact_count > 0 && !fill_poses(w))
+            return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "rigid drift correction: out of memory");
         if (pass == 0 && w->def.k_p > 0.0)
             for (uint32_t k = 0; k < r->contact_count; ++k) {
                 cr_rigid_contact *c = &r->contacts[k];
                 cr_vec3 nrm;
-                double sep = separation_now(w, c, &nrm);
+                double sep = separation_now(w, r->poses, c, &nrm);
                 if (!(sep < 0.0)) continue;
                 cr_lcp_row *row = &r->rows[n++];
                 memset(row, 0, sizeof *row);
@@ -119,12 +137,13 @@ static cr_status correct_drift(cr_world *w)
     return CR_OK;
 }
 
-double cr_rigid_max_overlap(const cr_world *w, cr_body_id *a, cr_body_id *b)
+/* poses: as separation_now's */
+static double max_overlap(const cr_world *w, const cr_pose *poses, cr_body_id *a, cr_body_id *b)
 {
     double worst = 0.0;
     for (uint32_t k = 0; w->rigid && k < w->rigid->contact_count; ++k) {
         const cr_rigid_contact *c = &w->rigid->contacts[k];
-        double depth = -separation_now(w, c, NULL);
+        double depth = -separation_now(w, poses, c, NULL);
         if (!(depth > worst)) continue;
         worst = depth;
         if (a) *a = cr_world_body_at(w, c->a);
@@ -132,6 +151,8 @@ double cr_rigid_max_overlap(const cr_world *w, cr_body_id *a, cr_body_id *b)
     }
     return worst;
 }
+
+double cr_rigid_max_overlap(const cr_world *w, cr_body_id *a, cr_body_id *b) { return max_overlap(w, NULL, a, b); }
 
 cr_status cr_rigid_finish(cr_world *w)
 {
@@ -146,7 +167,9 @@ cr_status cr_rigid_finish(cr_world *w)
     if (s != CR_OK) return s;
     s = cr_check_finite(w);
     if (s != CR_OK) return s;
-    w->stats.max_penetration = cr_rigid_max_overlap(w, NULL, NULL);
+    if (w->rigid->contact_count > 0 && !fill_poses(w)) /* the poses after the drift correction */
+        return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "rigid bodies: out of memory");
+    w->stats.max_penetration = max_overlap(w, w->rigid->poses, NULL, NULL);
     if ((s = cr_rigid_update_sleep(w)) != CR_OK) return s;
     if (!cr_rigid_keep_contacts(w)) return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "rigid bodies: out of memory");
     w->steps++;

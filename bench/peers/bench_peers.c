@@ -29,6 +29,7 @@
 
 #include "scene.h"
 #include "stream.h"
+#include "sweep.h"
 
 #define MAX_LIST 16
 #define MAX_NOTES 64
@@ -63,7 +64,14 @@ typedef struct options {
     int stream, lammps_repeats;
     int carom_threads; /* chute: carom runs at 1 .. carom_threads threads */
     int carom_pgs;     /* pyramid: a second carom line at this many PGS passes (0: none) */
+    int sweep;         /* pyramid: the stability sweep instead of the one-setting table */
+    int sweep_iters[3][MAX_LIST], nsweep[3]; /* its settings: carom, ode, bullet (ascending) */
+    int sweep_repeats; /* runs per setting, the fastest taken */
 } options;
+
+/* The engines of the pyramid sweep, in the order of options.sweep_iters. */
+static const char *k_sweep_engines[3] = {"carom", "ode", "bullet"};
+static const char *k_sweep_option[3] = {"--sweep-carom", "--sweep-ode", "--sweep-bullet"};
 
 static int parse_list(const char *s, int *v, int max)
 {
@@ -78,6 +86,36 @@ static int parse_list(const char *s, int *v, int max)
         else if (*s) return -1;
     }
     return n;
+}
+
+/* An iteration list: integers in [1, 100000], sorted ascending, repeats
+ * dropped (the sweep's "fewest" is the first that matches). The number
+ * read, or -1 with the reason printed. */
+static int parse_iterations(const char *opt, const char *s, int *v)
+{
+    int n = 0;
+    const char *p = s;
+    while (*p) {
+        char *end;
+        long x = strtol(p, &end, 10);
+        if (end == p || x < 1 || x > 100000 || (*end && *end != ',') || n == MAX_LIST) {
+            fprintf(stderr, "bench_peers: %s '%s': expected at most %d integers in [1, 100000], comma-separated\n",
+                    opt, s, MAX_LIST);
+            return -1;
+        }
+        int k = n++;
+        while (k > 0 && v[k - 1] > x) v[k] = v[k - 1], --k;
+        v[k] = (int)x;
+        p = *end ? end + 1 : end;
+    }
+    if (n == 0) {
+        fprintf(stderr, "bench_peers: %s '%s': empty list\n", opt, s);
+        return -1;
+    }
+    int m = 0;
+    for (int i = 0; i < n; ++i)
+        if (m == 0 || v[m - 1] != v[i]) v[m++] = v[i];
+    return m;
 }
 
 static int has_word(const char *list, const char *word)
@@ -105,6 +143,12 @@ static void usage(FILE *f, const char *argv0)
             "                     at as many MPI ranks\n"
             "  --carom-pgs N      pyramid: carom once more with pgs_iterations N (default 20, as ODE's\n"
             "                     quickstep; 0: no such line)\n"
+            "  --pyramid-sweep    pyramid: instead of one table at each engine's setting, each engine at\n"
+            "                     each of its iteration counts below, and the matched-stability tables\n"
+            "  --sweep-carom LIST carom pgs_iterations of the sweep (default 3,4,5,6,8,10,12,15,20,30,50)\n"
+            "  --sweep-ode LIST   ODE quickstep iterations of the sweep (default 10,20,40,80,160)\n"
+            "  --sweep-bullet LIST Bullet solver iterations of the sweep (default 5,10,20,40,80)\n"
+            "  --sweep-repeats K  sweep: runs per setting, the fastest taken (default 1)\n"
             "  --no-stream        skip the memory bandwidth measurement\n"
             "  --results DIR      also write the report to DIR/<date>-<cpu>-<cores>c.md\n"
             "  --commit TEXT      the carom source the programs were built from, for the report\n"
@@ -150,7 +194,7 @@ typedef struct result {
     int ok, skipped;
     char engine[32], scene[16];
     int size, bodies, steps, planned, lost;
-    double step_seconds, setup_seconds, max_pen, ke, drift, contacts;
+    double step_seconds, step_cpu_seconds, setup_seconds, max_pen, ke, drift, contacts, overlap;
     char pen_kind[16];
     long warnings;
     char reason[512];
@@ -201,12 +245,14 @@ static void parse_line(const char *line, result *r)
         r->planned = (int)fnum(line, "planned");
         r->lost = (int)fnum(line, "lost");
         r->step_seconds = fnum(line, "step_seconds");
+        r->step_cpu_seconds = fnum(line, "step_cpu_seconds");
         r->setup_seconds = fnum(line, "setup_seconds");
         r->max_pen = fnum(line, "max_pen");
         r->ke = fnum(line, "ke");
         r->drift = fnum(line, "drift");
         r->contacts = fnum(line, "contacts");
         r->warnings = (long)fnum(line, "warnings");
+        r->overlap = fnum(line, "overlap");
     } else if (strncmp(line, "SKIP ", 5) == 0) {
         r->skipped = 1;
         const char *why = field(line, "reason");
@@ -304,6 +350,13 @@ static double steps_per_s(const result *r)
     return r->ok && r->step_seconds > 0 ? r->steps / r->step_seconds : 0.0;
 }
 
+/* the same over the process's CPU time in the step calls: the sweep's speed,
+ * less moved by other processes on a shared machine than the wall clock */
+static double steps_per_cpu_s(const result *r)
+{
+    return r->ok && r->step_cpu_seconds > 0 ? r->steps / r->step_cpu_seconds : 0.0;
+}
+
 static void fmt_ratio(char *buf, size_t size, const result *carom, const result *r)
 {
     double a = steps_per_s(carom), b = steps_per_s(r);
@@ -387,9 +440,9 @@ static void pyramid_table(int rows, const options *o)
     load_now(load, sizeof load);
     out("Cubes of edge 0.1 m, 0.5 kg, e = 0, mu = 0.5; %d steps of 1/240 s (2 s); cap %g s; load average %s.\n\n",
         PEER_STEPS, o->cap, load);
-    out("| engine | steps/s | steps run | carom / engine | deepest contact | lost | largest drift | KE at end (J) "
-        "| contacts/step | setup (s) |\n");
-    out("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|\n");
+    out("| engine | steps/s | steps run | carom / engine | deepest contact | deepest overlap | lost | largest drift "
+        "| KE at end (J) | contacts/step | setup (s) |\n");
+    out("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     for (int e = 0; e < NENGINES; ++e) {
         if (!has_word(o->engines, k_engines[e])) {
             memset(&res[e], 0, sizeof res[e]);
@@ -418,15 +471,16 @@ static void pyramid_table(int rows, const options *o)
         const char *name = variant ? fewer_name : k_engines[e];
         if (variant && !(o->carom_pgs > 0 && has_word(o->engines, "carom"))) break;
         if (!r->ok) {
-            out("| %s | %s | | | | | | | | |\n", name, r->reason[0] ? r->reason : "no result");
+            out("| %s | %s | | | | | | | | | |\n", name, r->reason[0] ? r->reason : "no result");
             continue;
         }
         char ratio[32], steps[96];
         fmt_ratio(ratio, sizeof ratio, &res[0], r);
         if (variant) snprintf(ratio, sizeof ratio, "below");
         fmt_steps(steps, sizeof steps, r);
-        out("| %s | %.1f | %s | %s | %.3g mm | %d | %.3g mm | %.4g | %.0f | %.2f |\n", name, steps_per_s(r),
-            steps, ratio, 1e3 * r->max_pen, r->lost, 1e3 * r->drift, r->ke, r->contacts, r->setup_seconds);
+        out("| %s | %.1f | %s | %s | %.3g mm | %.3g mm | %d | %.3g mm | %.4g | %.0f | %.2f |\n", name,
+            steps_per_s(r), steps, ratio, 1e3 * r->max_pen, 1e3 * r->overlap, r->lost, 1e3 * r->drift, r->ke,
+            r->contacts, r->setup_seconds);
         if (variant)
             for (int k = 1; k < NENGINES; ++k)
                 if (res[k].ok) {
@@ -441,6 +495,140 @@ static void pyramid_table(int rows, const options *o)
             add_note(w);
         }
     }
+    flush_notes();
+}
+
+/* ---- the pyramid's stability sweep ---------------------------------------- */
+
+static pyr_stability stability_of(const result *r)
+{
+    pyr_stability q = {r->ok && r->steps >= r->planned, r->lost, r->overlap, r->drift, r->ke};
+    return q;
+}
+
+/* "x.xx mm / y.yy mm / z J": a run's overlap, drift and KE at the end */
+static void fmt_stability(char *buf, size_t size, const result *r)
+{
+    snprintf(buf, size, "%.3g / %.3g mm / %.2g J%s", 1e3 * r->overlap, 1e3 * r->drift, r->ke,
+             r->lost ? " (cubes lost)" : "");
+}
+
+/* Each engine at each of its iteration counts (--sweep-*), then which of
+ * carom's settings is as stable as each peer setting, and the other way
+ * (rule: pyr_as_stable, bench/peers/sweep.h). */
+static void pyramid_sweep(int rows, const options *o)
+{
+    static result res[3][MAX_LIST];
+    pyr_stability q[3][MAX_LIST];
+    out("\n### Box pyramid, %d rows (%d cubes): stability sweep\n\n", rows, rows * (rows + 1) / 2);
+    char load[32];
+    load_now(load, sizeof load);
+    out("Each engine at each iteration count, %d steps of 1/240 s; cap %g s; fastest of %d run%s per setting; "
+        "load average %s at the start. steps/s (CPU): over the process's CPU time in the step calls, which the "
+        "ratios below use (the wall clock moves more with the other processes' load); steps/s (wall): as in the "
+        "other tables.\n\n",
+        PEER_STEPS, o->cap, o->sweep_repeats, o->sweep_repeats > 1 ? "s" : "", load);
+    out("| engine | iterations | steps/s (CPU) | steps/s (wall) | steps run | deepest overlap | deepest contact "
+        "| largest drift | KE at end (J) | lost | contacts/step |\n");
+    out("|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|\n");
+    for (int e = 0; e < 3; ++e) {
+        char prog[64];
+        snprintf(prog, sizeof prog, "peer_%s", k_sweep_engines[e]);
+        for (int i = 0; i < o->nsweep[e]; ++i) {
+            result *best = &res[e][i];
+            memset(best, 0, sizeof *best);
+            if (!has_word(o->engines, k_sweep_engines[e])) {
+                snprintf(best->reason, sizeof best->reason, "not selected");
+                q[e][i] = stability_of(best);
+                continue;
+            }
+            char iters[32];
+            snprintf(iters, sizeof iters, "%d", o->sweep_iters[e][i]);
+            for (int rep = 0; rep < o->sweep_repeats; ++rep) {
+                result r;
+                fprintf(stderr, "[bench_peers] pyramid sweep rows=%d: %s %s iterations, run %d ...\n", rows,
+                        k_sweep_engines[e], iters, rep + 1);
+                run_engine(prog, "pyramid", rows, iters, o, &r);
+                if (rep > 0 && r.ok && best->ok &&
+                    (r.steps != best->steps || r.lost != best->lost || r.overlap != best->overlap ||
+                     r.drift != best->drift || r.ke != best->ke)) {
+                    /* the rule assumes one stability per setting: say so when runs differ */
+                    char w[160];
+                    snprintf(w, sizeof w, "%s at %s iterations: the runs' quality figures differ (the fastest run's "
+                             "are shown and matched)", k_sweep_engines[e], iters);
+                    add_note(w);
+                }
+                if (rep == 0 || (r.ok && (!best->ok || steps_per_cpu_s(&r) > steps_per_cpu_s(best)))) *best = r;
+            }
+            q[e][i] = stability_of(best);
+            const result *r = best;
+            if (!r->ok) {
+                out("| %s | %s | %s | | | | | | | | |\n", k_sweep_engines[e], iters,
+                    r->reason[0] ? r->reason : "no result");
+                continue;
+            }
+            char steps[96];
+            fmt_steps(steps, sizeof steps, r);
+            out("| %s | %s | %.1f | %.1f | %s | %.3g mm | %.3g mm | %.3g mm | %.2g | %d | %.0f |\n",
+                k_sweep_engines[e], iters, steps_per_cpu_s(r), steps_per_s(r), steps, 1e3 * r->overlap,
+                1e3 * r->max_pen, 1e3 * r->drift, r->ke, r->lost, r->contacts);
+        }
+    }
+    if (!has_word(o->engines, "carom")) return;
+
+    out("\n**carom as stable as each peer setting**: the fewest carom passes whose run is at least as stable "
+        "(rule below), and carom's speed over the peer's.\n\n");
+    out("| peer | iterations | steps/s (CPU) | overlap / drift / KE | fewest carom passes as stable | carom steps/s "
+        "| carom / peer |\n");
+    out("|---|---:|---:|---|---:|---:|---:|\n");
+    for (int e = 1; e < 3; ++e)
+        for (int i = 0; i < o->nsweep[e]; ++i) {
+            const result *p = &res[e][i];
+            if (!p->ok) continue;
+            char st[96];
+            fmt_stability(st, sizeof st, p);
+            int c = pyr_fewest_as_stable(q[0], o->nsweep[0], &q[e][i]);
+            if (c < 0) {
+                out("| %s | %d | %.1f | %s | none of the sweep's | | |\n", k_sweep_engines[e], o->sweep_iters[e][i],
+                    steps_per_cpu_s(p), st);
+                continue;
+            }
+            out("| %s | %d | %.1f | %s | %d | %.1f | **%.2f** |\n", k_sweep_engines[e], o->sweep_iters[e][i],
+                steps_per_cpu_s(p), st, o->sweep_iters[0][c], steps_per_cpu_s(&res[0][c]),
+                steps_per_cpu_s(&res[0][c]) / steps_per_cpu_s(p));
+        }
+
+    out("\n**Each peer as stable as each carom setting**: the fewest iterations of the peer whose run is at "
+        "least as stable as carom's (none: no setting of the sweep is).\n\n");
+    out("| carom passes | steps/s (CPU) | overlap / drift / KE |");
+    for (int e = 1; e < 3; ++e) out(" fewest %s iterations | %s steps/s | carom / %s |", k_sweep_engines[e],
+                                    k_sweep_engines[e], k_sweep_engines[e]);
+    out("\n|---:|---:|---|---:|---:|---:|---:|---:|---:|\n");
+    for (int i = 0; i < o->nsweep[0]; ++i) {
+        const result *c = &res[0][i];
+        if (!c->ok) continue;
+        char st[96];
+        fmt_stability(st, sizeof st, c);
+        out("| %d | %.1f | %s |", o->sweep_iters[0][i], steps_per_cpu_s(c), st);
+        for (int e = 1; e < 3; ++e) {
+            int k = pyr_fewest_as_stable(q[e], o->nsweep[e], &q[0][i]);
+            if (k < 0)
+                out(" none | | |");
+            else
+                out(" %d | %.1f | %.2f |", o->sweep_iters[e][k], steps_per_cpu_s(&res[e][k]),
+                    steps_per_cpu_s(c) / steps_per_cpu_s(&res[e][k]));
+        }
+        out("\n");
+    }
+    char rule[600];
+    snprintf(rule, sizeof rule,
+             "rule: run A is at least as stable as run B when both ran all %d steps and A loses no more cubes, its "
+             "deepest overlap (every step, measured from the bodies' positions and orientations by the same code "
+             "for every engine: pyr_max_overlap) and its largest drift at the end are no larger, and its KE at the "
+             "end is no larger or below %g J (at rest); \"fewest\" is the fewest iterations of the sweep that "
+             "pass. The engines' own deepest contact is shown for reading.",
+             PEER_STEPS, PYR_KE_AT_REST);
+    add_note(rule);
     flush_notes();
 }
 
@@ -763,7 +951,9 @@ static void chute_table(const options *o, int cores)
 int main(int argc, char **argv)
 {
     options o = {{1000, 8000, 27000, 125000}, 4, {20, 50}, 2, 30.0, -1.0, "carom,ode,bullet,mujoco,lammps",
-                 "pit,pyramid,chute", "../shared/bench/chute", NULL, NULL, 1, 3, 2, 20};
+                 "pit,pyramid,chute", "../shared/bench/chute", NULL, NULL, 1, 3, 2, 20, 0,
+                 {{3, 4, 5, 6, 8, 10, 12, 15, 20, 30, 50}, {10, 20, 40, 80, 160}, {5, 10, 20, 40, 80}}, {11, 5, 5},
+                 1};
     for (int i = 1; i < argc; ++i) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -771,6 +961,8 @@ int main(int argc, char **argv)
             return 0;
         } else if (!strcmp(a, "--no-stream")) {
             o.stream = 0;
+        } else if (!strcmp(a, "--pyramid-sweep")) {
+            o.sweep = 1;
         } else if (!v) {
             usage(stderr, argv[0]);
             return 2;
@@ -798,6 +990,18 @@ int main(int argc, char **argv)
             o.lammps_repeats = atoi(v) < 1 ? 1 : atoi(v), ++i;
         } else if (!strcmp(a, "--carom-pgs") && v) {
             o.carom_pgs = atoi(v) < 0 ? 0 : atoi(v) > 100000 ? 100000 : atoi(v), ++i;
+        } else if (!strcmp(a, "--sweep-carom") || !strcmp(a, "--sweep-ode") || !strcmp(a, "--sweep-bullet")) {
+            int e = !strcmp(a, "--sweep-carom") ? 0 : !strcmp(a, "--sweep-ode") ? 1 : 2;
+            if ((o.nsweep[e] = parse_iterations(k_sweep_option[e], v, o.sweep_iters[e])) < 0) return 2;
+            ++i;
+        } else if (!strcmp(a, "--sweep-repeats")) {
+            char *end;
+            long k = strtol(v, &end, 10);
+            if (end == v || *end || k < 1 || k > 100) {
+                fprintf(stderr, "%s: --sweep-repeats '%s': expected an integer in [1, 100]\n", argv[0], v);
+                return 2;
+            }
+            o.sweep_repeats = (int)k, ++i;
         } else if (!strcmp(a, "--threads") && v) {
             o.carom_threads = atoi(v) < 1 ? 1 : atoi(v) > 8 ? 8 : atoi(v), ++i;
         } else {
@@ -893,7 +1097,12 @@ int main(int argc, char **argv)
     if (has_word(o.scenes, "pit"))
         for (int i = 0; i < o.nsizes; ++i) pit_table(o.sizes[i], &o);
     if (has_word(o.scenes, "pyramid"))
-        for (int i = 0; i < o.nrows; ++i) pyramid_table(o.rows[i], &o);
+        for (int i = 0; i < o.nrows; ++i) {
+            if (o.sweep)
+                pyramid_sweep(o.rows[i], &o);
+            else
+                pyramid_table(o.rows[i], &o);
+        }
     if (has_word(o.scenes, "chute")) chute_table(&o, cores);
     if (g_results) fclose(g_results);
     return 0;

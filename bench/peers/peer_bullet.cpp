@@ -30,7 +30,7 @@ static double mem_available_gb()
     return kb / (1024.0 * 1024.0);
 }
 
-static int run(int scene, int size, double cap)
+static int run(int scene, int size, double cap, int iterations)
 {
     pit_scene s = {};
     pyr_scene py = {};
@@ -66,6 +66,7 @@ static int run(int scene, int size, double cap)
     btDiscreteDynamicsWorld world(&dispatcher, &broadphase, &solver, &config);
     world.setGravity(btVector3(0, 0, -PEER_GRAVITY));
     world.getSolverInfo().m_restitutionVelocityThreshold = PEER_RESTING_SPEED;
+    if (iterations > 0) world.getSolverInfo().m_numIterations = iterations; /* else Bullet's default, 10 */
 
     std::vector<btCollisionShape *> shapes;
     std::vector<btRigidBody *> statics, bodies;
@@ -114,14 +115,15 @@ static int run(int scene, int size, double cap)
     }
     t_setup = peer_now() - t_setup;
 
-    std::vector<double> pos(3 * (size_t)n), vel(3 * (size_t)n), ang(3 * (size_t)n);
+    std::vector<double> pos(3 * (size_t)n), vel(3 * (size_t)n), ang(3 * (size_t)n), quat(4 * (size_t)n);
     overlap_grid g = {};
-    double stepping = 0.0, max_pen = 0.0, contacts = 0.0;
+    double stepping = 0.0, cpu = 0.0, max_pen = 0.0, contacts = 0.0, overlap = 0.0;
     int steps = 0, lost = 0;
     while (steps < PEER_STEPS && stepping < cap) {
-        double t0 = peer_now();
+        double t0 = peer_now(), c0 = peer_cpu_now();
         world.stepSimulation(PEER_DT, 1, PEER_DT);
         stepping += peer_now() - t0;
+        cpu += peer_cpu_now() - c0;
         ++steps;
         int nm = dispatcher.getNumManifolds();
         double deepest = 0.0;
@@ -137,17 +139,21 @@ static int run(int scene, int size, double cap)
             const btTransform &tr = bodies[i]->getCenterOfMassTransform();
             const btVector3 &v = bodies[i]->getLinearVelocity(), &w = bodies[i]->getAngularVelocity();
             for (int k = 0; k < 3; ++k) pos[3 * i + k] = tr.getOrigin()[k], vel[3 * i + k] = v[k], ang[3 * i + k] = w[k];
+            const btQuaternion q = tr.getRotation(); /* Bullet's order x, y, z, w; scene.h's w, x, y, z */
+            quat[4 * i] = q.w(), quat[4 * i + 1] = q.x(), quat[4 * i + 2] = q.y(), quat[4 * i + 3] = q.z();
         }
         if (scene == 0) {
             double pen = pit_max_overlap(&g, &s, pos.data(), &lost);
             if (pen > max_pen) max_pen = pen;
-        } else if (deepest > max_pen) {
-            max_pen = deepest;
+        } else {
+            if (deepest > max_pen) max_pen = deepest;
+            double ov = pyr_max_overlap(&g, &py, pos.data(), quat.data());
+            if (ov > overlap) overlap = ov;
         }
     }
-    peer_result r = {"bullet", scene == 0 ? "pit" : "pyramid", size, n, steps, PEER_STEPS, stepping, t_setup,
+    peer_result r = {"bullet", scene == 0 ? "pit" : "pyramid", size, n, steps, PEER_STEPS, stepping, cpu, t_setup,
                      max_pen, scene == 0 ? "geom" : "contact", lost, 0.0, -1.0, contacts / (steps ? steps : 1),
-                     -1};
+                     -1, scene == 0 ? -1.0 : overlap};
     if (scene == 0) {
         r.ke = pit_kinetic(n, vel.data(), ang.data());
     } else {
@@ -167,9 +173,9 @@ static int run(int scene, int size, double cap)
 
 int main(int argc, char **argv)
 {
-    int size;
+    int size, iterations;
     double cap;
-    int scene = peer_args(argc, argv, &size, &cap);
+    int scene = peer_args(argc, argv, &size, &cap, &iterations);
     if (scene < 0) return 2;
-    return run(scene, size, cap);
+    return run(scene, size, cap, iterations);
 }

@@ -7,12 +7,10 @@
  * mu = 0.3, as in the peers. (bench/ball_pit.c gives the bodies e and mu
  * themselves, so its sphere-sphere contacts have e = 0.25 and mu = 0.09.)
  */
-#define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "carom/carom.h"
 #include "scene.h"
@@ -57,12 +55,13 @@ static int run_pit(int n, double cap)
     t_setup = peer_now() - t_setup;
 
     overlap_grid g = {0};
-    double stepping = 0.0, max_pen = 0.0, contacts = 0.0;
+    double stepping = 0.0, cpu = 0.0, max_pen = 0.0, contacts = 0.0;
     int steps = 0, lost = 0;
     while (steps < PEER_STEPS && stepping < cap) {
-        double t0 = peer_now();
+        double t0 = peer_now(), c0 = peer_cpu_now();
         cr_status st = cr_world_step(w);
         stepping += peer_now() - t0;
+        cpu += peer_cpu_now() - c0;
         if (st != CR_OK) {
             fprintf(stderr, "carom: step failed: %s\n", cr_world_last_error(w));
             return 1;
@@ -80,23 +79,14 @@ static int run_pit(int n, double cap)
         double pen = pit_max_overlap(&g, &s, pos, &lost);
         if (pen > max_pen) max_pen = pen;
     }
-    peer_result r = {"carom", "pit", n, n, steps, PEER_STEPS, stepping, t_setup, max_pen, "geom", lost,
-                     pit_kinetic(n, vel, ang), -1.0, contacts / (steps ? steps : 1), -1};
+    peer_result r = {"carom", "pit", n, n, steps, PEER_STEPS, stepping, cpu, t_setup, max_pen, "geom", lost,
+                     pit_kinetic(n, vel, ang), -1.0, contacts / (steps ? steps : 1), -1, -1.0};
     peer_print(&r);
     overlap_grid_free(&g);
     cr_world_destroy(w);
     free(ids), free(pos), free(vel), free(ang);
     pit_free(&s);
     return 0;
-}
-
-/* CPU time of the process (all its threads): on a shared machine the wall
- * clock of one thread's steps moves with the others' load, this much less. */
-static double cpu_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 /* The LAMMPS chute (scene.h): the same bodies, law, gravity, step and
@@ -171,10 +161,10 @@ static int run_chute(const char *path, int steps_planned, double cap, int ke_eve
     double stepping = 0.0, contacts = 0.0, stage[CR_STAGE_COUNT] = {0}, cpu = 0.0;
     int steps = 0;
     while (steps < steps_planned && stepping < cap) {
-        double t0 = peer_now(), c0 = cpu_seconds();
+        double t0 = peer_now(), c0 = peer_cpu_now();
         cr_status st = cr_world_step(w);
         stepping += peer_now() - t0;
-        cpu += cpu_seconds() - c0;
+        cpu += peer_cpu_now() - c0;
         if (st != CR_OK) {
             fprintf(stderr, "carom: step failed: %s\n", cr_world_last_error(w));
             return 1;
@@ -196,8 +186,8 @@ static int run_chute(const char *path, int steps_planned, double cap, int ke_eve
         ke += 0.5 * s.mass[i] * cr_v3_len2(bs.velocity) +
               0.5 * 0.4 * s.mass[i] * s.radius[i] * s.radius[i] * cr_v3_len2(bs.angular_velocity);
     }
-    peer_result r = {"carom", "chute", s.n, s.n, steps, steps_planned, stepping, t_setup, pen, "geom", lost, ke, -1.0,
-                     contacts / (steps ? steps : 1), -1};
+    peer_result r = {"carom", "chute", s.n, s.n, steps, steps_planned, stepping, cpu, t_setup, pen, "geom", lost, ke, -1.0,
+                     contacts / (steps ? steps : 1), -1, -1.0};
     peer_print(&r);
     /* where the time went (method dem, src/dem.c: the first half of the
      * step; list builds (the set-up is cr_world_prepare's, above); pair
@@ -241,8 +231,8 @@ static int run_pyramid(int rows, double cap, int pgs_iterations)
     d.friction = PYR_FRICTION;
     cr_body_id *ids = malloc(sizeof *ids * (size_t)n);
     double *pos = malloc(sizeof(double) * 3 * (size_t)n), *vel = malloc(sizeof(double) * 3 * (size_t)n),
-           *ang = malloc(sizeof(double) * 3 * (size_t)n);
-    if (!ids || !pos || !vel || !ang) return 1;
+           *ang = malloc(sizeof(double) * 3 * (size_t)n), *quat = malloc(sizeof(double) * 4 * (size_t)n);
+    if (!ids || !pos || !vel || !ang || !quat) return 1;
     for (int i = 0; i < n; ++i) {
         d.position = cr_v3(py.pos[3 * i], py.pos[3 * i + 1], py.pos[3 * i + 2]);
         if (cr_world_add_body(w, &d, &ids[i]) != CR_OK) {
@@ -252,12 +242,14 @@ static int run_pyramid(int rows, double cap, int pgs_iterations)
     }
     cr_shape_release(cube);
     t_setup = peer_now() - t_setup;
-    double stepping = 0.0, contacts = 0.0, max_pen = 0.0;
+    overlap_grid g = {0};
+    double stepping = 0.0, cpu = 0.0, contacts = 0.0, max_pen = 0.0, overlap = 0.0;
     int steps = 0;
     while (steps < PEER_STEPS && stepping < cap) {
-        double t0 = peer_now();
+        double t0 = peer_now(), c0 = peer_cpu_now();
         cr_status st = cr_world_step(w);
         stepping += peer_now() - t0;
+        cpu += peer_cpu_now() - c0;
         if (st != CR_OK) {
             fprintf(stderr, "carom: step failed: %s\n", cr_world_last_error(w));
             return 1;
@@ -265,21 +257,28 @@ static int run_pyramid(int rows, double cap, int pgs_iterations)
         ++steps;
         contacts += cr_world_stats(w)->contacts;
         if (cr_world_stats(w)->max_penetration > max_pen) max_pen = cr_world_stats(w)->max_penetration;
+        for (int i = 0; i < n; ++i) {
+            cr_body_state bs;
+            cr_body_get_state(w, ids[i], &bs);
+            double v[13] = {bs.position.x,         bs.position.y,         bs.position.z,    bs.velocity.x,
+                            bs.velocity.y,         bs.velocity.z,         bs.angular_velocity.x,
+                            bs.angular_velocity.y, bs.angular_velocity.z, bs.orientation.w, bs.orientation.x,
+                            bs.orientation.y,      bs.orientation.z};
+            for (int k = 0; k < 3; ++k) pos[3 * i + k] = v[k], vel[3 * i + k] = v[3 + k], ang[3 * i + k] = v[6 + k];
+            for (int k = 0; k < 4; ++k) quat[4 * i + k] = v[9 + k];
+        }
+        double ov = pyr_max_overlap(&g, &py, pos, quat);
+        if (ov > overlap) overlap = ov;
     }
-    for (int i = 0; i < n; ++i) {
-        cr_body_state bs;
-        cr_body_get_state(w, ids[i], &bs);
-        double v[9] = {bs.position.x, bs.position.y, bs.position.z, bs.velocity.x, bs.velocity.y, bs.velocity.z,
-                       bs.angular_velocity.x, bs.angular_velocity.y, bs.angular_velocity.z};
-        for (int k = 0; k < 3; ++k) pos[3 * i + k] = v[k], vel[3 * i + k] = v[3 + k], ang[3 * i + k] = v[6 + k];
-    }
-    peer_result r = {"carom", "pyramid", rows, n, steps, PEER_STEPS, stepping, t_setup, max_pen, "contact", 0, 0.0,
-                     -1.0, contacts / (steps ? steps : 1), -1};
+    peer_result r = {"carom", "pyramid", rows, n, steps, PEER_STEPS, stepping, cpu, t_setup, max_pen, "contact", 0, 0.0,
+                     -1.0, contacts / (steps ? steps : 1), -1, overlap};
     r.ke = pyr_kinetic(n, vel, ang);
     r.drift = pyr_max_drift(&py, pos, &r.lost);
+    if (pgs_iterations > 0) printf("NOTE carom pgs_iterations=%d\n", pgs_iterations);
     peer_print(&r);
+    overlap_grid_free(&g);
     cr_world_destroy(w);
-    free(ids), free(pos), free(vel), free(ang);
+    free(ids), free(pos), free(vel), free(ang), free(quat);
     pyr_free(&py);
     return 0;
 }
@@ -300,18 +299,9 @@ int main(int argc, char **argv)
     }
     /* peer_carom pyramid ROWS CAP PGS_ITERATIONS: the pyramid with fewer
      * (or more) Gauss-Seidel passes than carom's default */
-    int pgs = 0;
-    if (argc == 5 && strcmp(argv[1], "pyramid") == 0) {
-        pgs = atoi(argv[4]);
-        if (pgs < 1 || pgs > 100000) {
-            fprintf(stderr, "%s pyramid: PGS_ITERATIONS must be in [1, 100000]\n", argv[0]);
-            return 2;
-        }
-        argc = 4;
-    }
-    int size;
+    int size, pgs;
     double cap;
-    int scene = peer_args(argc, argv, &size, &cap);
+    int scene = peer_args(argc, argv, &size, &cap, &pgs);
     if (scene < 0) return 2;
     if (scene == 1) return run_pyramid(size, cap, pgs);
     return run_pit(size, cap);

@@ -124,15 +124,16 @@ static int run(int scene, int size, double cap)
     t_setup = peer_now() - t_setup;
 
     double *pos = malloc(sizeof(double) * 3 * (size_t)n), *vel = malloc(sizeof(double) * 3 * (size_t)n),
-           *ang = malloc(sizeof(double) * 3 * (size_t)n);
-    if (!pos || !vel || !ang) return 1;
+           *ang = malloc(sizeof(double) * 3 * (size_t)n), *quat = malloc(sizeof(double) * 4 * (size_t)n);
+    if (!pos || !vel || !ang || !quat) return 1;
     overlap_grid g = {0};
-    double stepping = 0.0, max_pen = 0.0, contacts = 0.0;
+    double stepping = 0.0, cpu = 0.0, max_pen = 0.0, contacts = 0.0, overlap = 0.0;
     int steps = 0, lost = 0;
     while (steps < PEER_STEPS && stepping < cap) {
-        double t0 = peer_now();
+        double t0 = peer_now(), c0 = peer_cpu_now();
         mj_step(m, d);
         stepping += peer_now() - t0;
+        cpu += peer_cpu_now() - c0;
         ++steps;
         contacts += d->ncon;
         double deepest = 0.0;
@@ -140,23 +141,28 @@ static int run(int scene, int size, double cap)
             if (-d->contact[c].dist > deepest) deepest = -d->contact[c].dist;
         /* free joints: qpos = (x, quat), qvel = (v world, w local); |w| is
          * the same in any frame and the inertia is isotropic for both shapes */
-        for (int i = 0; i < n; ++i)
+        for (int i = 0; i < n; ++i) {
             for (int k = 0; k < 3; ++k) {
                 pos[3 * i + k] = d->qpos[7 * i + k];
                 vel[3 * i + k] = d->qvel[6 * i + k];
                 ang[3 * i + k] = d->qvel[6 * i + 3 + k];
             }
+            for (int k = 0; k < 4; ++k) quat[4 * i + k] = d->qpos[7 * i + 3 + k]; /* w, x, y, z */
+        }
         if (scene == 0) {
             double pen = pit_max_overlap(&g, &s, pos, &lost);
             if (pen > max_pen) max_pen = pen;
-        } else if (deepest > max_pen) {
-            max_pen = deepest;
+        } else {
+            if (deepest > max_pen) max_pen = deepest;
+            double ov = pyr_max_overlap(&g, &py, pos, quat);
+            if (ov > overlap) overlap = ov;
         }
     }
     long warnings = 0;
     for (int k = 0; k < mjNWARNING; ++k) warnings += d->warning[k].number;
-    peer_result r = {"mujoco", scene_name, size, n, steps, PEER_STEPS, stepping, t_setup, max_pen,
-                     scene == 0 ? "geom" : "contact", lost, 0.0, -1.0, contacts / (steps ? steps : 1), warnings};
+    peer_result r = {"mujoco", scene_name, size, n, steps, PEER_STEPS, stepping, cpu, t_setup, max_pen,
+                     scene == 0 ? "geom" : "contact", lost, 0.0, -1.0, contacts / (steps ? steps : 1), warnings,
+                     scene == 0 ? -1.0 : overlap};
     if (scene == 0) {
         r.ke = pit_kinetic(n, vel, ang);
     } else {
@@ -172,7 +178,7 @@ static int run(int scene, int size, double cap)
     overlap_grid_free(&g);
     mj_deleteData(d);
     mj_deleteModel(m);
-    free(pos), free(vel), free(ang);
+    free(pos), free(vel), free(ang), free(quat);
     pit_free(&s);
     pyr_free(&py);
     return 0;
@@ -182,7 +188,7 @@ int main(int argc, char **argv)
 {
     int size;
     double cap;
-    int scene = peer_args(argc, argv, &size, &cap);
+    int scene = peer_args(argc, argv, &size, &cap, NULL);
     if (scene < 0) return 2;
     return run(scene, size, cap);
 }

@@ -44,26 +44,32 @@ static void near_cb(void *data, dGeomID o1, dGeomID o2)
     c->contacts += k;
 }
 
-static void setup_world(ctx *c, dSpaceID *space)
+/* iterations: quickstep's iterations (20, ODE's default, when 0) */
+static void setup_world(ctx *c, dSpaceID *space, int iterations)
 {
     c->world = dWorldCreate();
     dWorldSetGravity(c->world, 0, 0, -PEER_GRAVITY);
-    dWorldSetQuickStepNumIterations(c->world, 20);
+    dWorldSetQuickStepNumIterations(c->world, iterations > 0 ? iterations : 20);
     c->group = dJointGroupCreate(0);
     *space = dHashSpaceCreate(0);
     /* cells from 1/16 m to 1/4 m: a sphere of diameter 0.1 or a cube of edge 0.1 */
     dHashSpaceSetLevels(*space, -4, -2);
 }
 
-static void gather(int n, dBodyID *b, double *pos, double *vel, double *ang)
+/* quat (4n, w x y z) may be NULL */
+static void gather(int n, dBodyID *b, double *pos, double *vel, double *ang, double *quat)
 {
     for (int i = 0; i < n; ++i) {
         const dReal *p = dBodyGetPosition(b[i]), *v = dBodyGetLinearVel(b[i]), *w = dBodyGetAngularVel(b[i]);
         for (int k = 0; k < 3; ++k) pos[3 * i + k] = p[k], vel[3 * i + k] = v[k], ang[3 * i + k] = w[k];
+        if (quat) {
+            const dReal *q = dBodyGetQuaternion(b[i]); /* ODE's order: w, x, y, z */
+            for (int k = 0; k < 4; ++k) quat[4 * i + k] = q[k];
+        }
     }
 }
 
-static int run(int scene, int size, double cap)
+static int run(int scene, int size, double cap, int iterations)
 {
     pit_scene s = {0};
     pyr_scene py = {0};
@@ -79,7 +85,7 @@ static int run(int scene, int size, double cap)
     dInitODE2(0);
     ctx c = {0};
     dSpaceID space;
-    setup_world(&c, &space);
+    setup_world(&c, &space, iterations);
     c.mu = scene == 0 ? PIT_FRICTION : PYR_FRICTION;
     c.bounce = scene == 0 ? PIT_RESTITUTION : PYR_RESTITUTION;
     if (scene == 0) {
@@ -93,8 +99,8 @@ static int run(int scene, int size, double cap)
     }
     dBodyID *b = malloc(sizeof *b * (size_t)n);
     double *pos = malloc(sizeof(double) * 3 * (size_t)n), *vel = malloc(sizeof(double) * 3 * (size_t)n),
-           *ang = malloc(sizeof(double) * 3 * (size_t)n);
-    if (!b || !pos || !vel || !ang) return 1;
+           *ang = malloc(sizeof(double) * 3 * (size_t)n), *quat = malloc(sizeof(double) * 4 * (size_t)n);
+    if (!b || !pos || !vel || !ang || !quat) return 1;
     for (int i = 0; i < n; ++i) {
         dMass m;
         b[i] = dBodyCreate(c.world);
@@ -114,29 +120,32 @@ static int run(int scene, int size, double cap)
     t_setup = peer_now() - t_setup;
 
     overlap_grid g = {0};
-    double stepping = 0.0, max_pen = 0.0, contacts = 0.0;
+    double stepping = 0.0, cpu = 0.0, max_pen = 0.0, contacts = 0.0, overlap = 0.0;
     int steps = 0, lost = 0;
     while (steps < PEER_STEPS && stepping < cap) {
-        double t0 = peer_now();
+        double t0 = peer_now(), c0 = peer_cpu_now();
         c.contacts = 0;
         c.deepest = 0.0;
         dSpaceCollide(space, &c, near_cb);
         dWorldQuickStep(c.world, PEER_DT);
         dJointGroupEmpty(c.group);
         stepping += peer_now() - t0;
+        cpu += peer_cpu_now() - c0;
         ++steps;
         contacts += c.contacts;
-        gather(n, b, pos, vel, ang);
+        gather(n, b, pos, vel, ang, scene == 0 ? NULL : quat);
         if (scene == 0) {
             double pen = pit_max_overlap(&g, &s, pos, &lost);
             if (pen > max_pen) max_pen = pen;
-        } else if (c.deepest > max_pen) {
-            max_pen = c.deepest;
+        } else {
+            if (c.deepest > max_pen) max_pen = c.deepest;
+            double ov = pyr_max_overlap(&g, &py, pos, quat);
+            if (ov > overlap) overlap = ov;
         }
     }
-    peer_result r = {"ode", scene == 0 ? "pit" : "pyramid", size, n, steps, PEER_STEPS, stepping, t_setup,
+    peer_result r = {"ode", scene == 0 ? "pit" : "pyramid", size, n, steps, PEER_STEPS, stepping, cpu, t_setup,
                      max_pen, scene == 0 ? "geom" : "contact", lost, 0.0, -1.0, contacts / (steps ? steps : 1),
-                     -1};
+                     -1, scene == 0 ? -1.0 : overlap};
     if (scene == 0) {
         r.ke = pit_kinetic(n, vel, ang);
     } else {
@@ -151,7 +160,7 @@ static int run(int scene, int size, double cap)
     dSpaceDestroy(space);
     dWorldDestroy(c.world);
     dCloseODE();
-    free(b), free(pos), free(vel), free(ang);
+    free(b), free(pos), free(vel), free(ang), free(quat);
     pit_free(&s);
     pyr_free(&py);
     return 0;
@@ -159,9 +168,9 @@ static int run(int scene, int size, double cap)
 
 int main(int argc, char **argv)
 {
-    int size;
+    int size, iterations;
     double cap;
-    int scene = peer_args(argc, argv, &size, &cap);
+    int scene = peer_args(argc, argv, &size, &cap, &iterations);
     if (scene < 0) return 2;
-    return run(scene, size, cap);
+    return run(scene, size, cap, iterations);
 }

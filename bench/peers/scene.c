@@ -16,6 +16,13 @@ double peer_now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+double peer_cpu_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 /* The jitter of bench/ball_pit.c: one LCG from a fixed seed. */
 static double jitter(uint64_t *rng, double a)
 {
@@ -97,12 +104,19 @@ static uint32_t cell_hash(long x, long y, long z, uint32_t mask)
 
 static long cell_of(double x, double h) { return (long)floor(x / h); }
 
-double pit_max_overlap(overlap_grid *g, const pit_scene *s, const double *pos, int *lost)
+static int usable(const double *p)
 {
-    const double r = PIT_RADIUS, h = 2.0 * r;
-    const int n = s->n;
+    return isfinite(p[0]) && isfinite(p[1]) && isfinite(p[2]) && fabs(p[0]) <= 1e6 && fabs(p[1]) <= 1e6 &&
+           fabs(p[2]) <= 1e6;
+}
+
+/* The deepest overlap over the pairs of centres (pos, 3n) closer than h: a
+ * hashed grid of cells h, each pair once, pair(i, j, ctx) its overlap (0 or
+ * less: apart). Centres non-finite or past 1e6 m are left out. */
+static double grid_deepest(overlap_grid *g, int n, const double *pos, double h,
+                           double (*pair)(int i, int j, const void *ctx), const void *ctx)
+{
     double worst = 0.0;
-    int out = 0;
     if (g->n != n) {
         overlap_grid_free(g);
         g->n = n;
@@ -119,6 +133,47 @@ double pit_max_overlap(overlap_grid *g, const pit_scene *s, const double *pos, i
     for (int c = 0; c < g->cap; ++c) g->head[c] = none;
     for (int i = 0; i < n; ++i) {
         const double *p = pos + 3 * i;
+        if (!usable(p)) continue;
+        uint32_t c = cell_hash(cell_of(p[0], h), cell_of(p[1], h), cell_of(p[2], h), mask);
+        g->next[i] = g->head[c];
+        g->head[c] = (uint32_t)i;
+    }
+    for (int i = 0; i < n; ++i) {
+        const double *p = pos + 3 * i;
+        if (!usable(p)) continue;
+        long cx = cell_of(p[0], h), cy = cell_of(p[1], h), cz = cell_of(p[2], h);
+        for (long dx = -1; dx <= 1; ++dx)
+            for (long dy = -1; dy <= 1; ++dy)
+                for (long dz = -1; dz <= 1; ++dz)
+                    for (uint32_t j = g->head[cell_hash(cx + dx, cy + dy, cz + dz, mask)]; j != none;
+                         j = g->next[j]) {
+                        if ((int)j <= i) continue; /* each pair once (hash collisions only cost time) */
+                        const double *q = pos + 3 * j;
+                        double ex = p[0] - q[0], ey = p[1] - q[1], ez = p[2] - q[2];
+                        if (ex * ex + ey * ey + ez * ez >= h * h) continue;
+                        double ov = pair(i, (int)j, ctx);
+                        if (ov > worst) worst = ov;
+                    }
+    }
+    return worst;
+}
+
+/* two spheres of the pit: 2r - distance */
+static double sphere_pair(int i, int j, const void *ctx)
+{
+    const double *p = (const double *)ctx + 3 * i, *q = (const double *)ctx + 3 * j;
+    double ex = p[0] - q[0], ey = p[1] - q[1], ez = p[2] - q[2];
+    return 2.0 * PIT_RADIUS - sqrt(ex * ex + ey * ey + ez * ez);
+}
+
+double pit_max_overlap(overlap_grid *g, const pit_scene *s, const double *pos, int *lost)
+{
+    const double r = PIT_RADIUS;
+    const int n = s->n;
+    double worst = 0.0;
+    int out = 0;
+    for (int i = 0; i < n; ++i) {
+        const double *p = pos + 3 * i;
         if (!isfinite(p[0]) || !isfinite(p[1]) || !isfinite(p[2])) {
             ++out;
             continue;
@@ -129,33 +184,84 @@ double pit_max_overlap(overlap_grid *g, const pit_scene *s, const double *pos, i
         double d[5] = {p[2], p[0], s->side - p[0], p[1], s->side - p[1]};
         for (int k = 0; k < 5; ++k)
             if (r - d[k] > worst) worst = r - d[k];
-        if (fabs(p[0]) > 1e6 || fabs(p[1]) > 1e6 || fabs(p[2]) > 1e6) continue;
-        uint32_t c = cell_hash(cell_of(p[0], h), cell_of(p[1], h), cell_of(p[2], h), mask);
-        g->next[i] = g->head[c];
-        g->head[c] = (uint32_t)i;
     }
-    for (int i = 0; i < n; ++i) {
-        const double *p = pos + 3 * i;
-        if (!isfinite(p[0]) || !isfinite(p[1]) || !isfinite(p[2])) continue;
-        if (fabs(p[0]) > 1e6 || fabs(p[1]) > 1e6 || fabs(p[2]) > 1e6) continue;
-        long cx = cell_of(p[0], h), cy = cell_of(p[1], h), cz = cell_of(p[2], h);
-        for (long dx = -1; dx <= 1; ++dx)
-            for (long dy = -1; dy <= 1; ++dy)
-                for (long dz = -1; dz <= 1; ++dz)
-                    for (uint32_t j = g->head[cell_hash(cx + dx, cy + dy, cz + dz, mask)]; j != none;
-                         j = g->next[j]) {
-                        if ((int)j <= i) continue; /* each pair once (hash collisions only cost time) */
-                        const double *q = pos + 3 * j;
-                        double ex = p[0] - q[0], ey = p[1] - q[1], ez = p[2] - q[2];
-                        double d2 = ex * ex + ey * ey + ez * ez;
-                        if (d2 < h * h) {
-                            double ov = h - sqrt(d2);
-                            if (ov > worst) worst = ov;
-                        }
-                    }
-    }
+    double pairs = grid_deepest(g, n, pos, 2.0 * r, sphere_pair, pos);
     if (lost) *lost = out;
-    return worst;
+    return pairs > worst ? pairs : worst;
+}
+
+/* The rotation matrix of a unit quaternion (w, x, y, z), normalised first
+ * (an engine may hand it back slightly off unit length): column k of m,
+ * m[3 k .. 3 k + 2], is the body's axis k in the world. */
+static void quat_axes(const double *q, double m[9])
+{
+    double w = q[0], x = q[1], y = q[2], z = q[3], l = sqrt(w * w + x * x + y * y + z * z);
+    if (!(l > 0.0)) l = 1.0, w = 1.0, x = y = z = 0.0;
+    w /= l, x /= l, y /= l, z /= l;
+    double c[9] = {1 - 2 * (y * y + z * z), 2 * (x * y + w * z),     2 * (x * z - w * y),
+                   2 * (x * y - w * z),     1 - 2 * (x * x + z * z), 2 * (y * z + w * x),
+                   2 * (x * z + w * y),     2 * (y * z - w * x),     1 - 2 * (x * x + y * y)};
+    memcpy(m, c, sizeof c);
+}
+
+static double dot3(const double *a, const double *b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+
+/* Half-width of a cube of half-edge h with axes m along the unit vector l. */
+static double cube_extent(const double m[9], double h, const double *l)
+{
+    return h * (fabs(dot3(m, l)) + fabs(dot3(m + 3, l)) + fabs(dot3(m + 6, l)));
+}
+
+typedef struct cube_ctx {
+    const double *pos, *quat;
+} cube_ctx;
+
+/* Two cubes: the separating axis test, its smallest overlap (see scene.h). */
+static double cube_pair(int i, int j, const void *ctx)
+{
+    const cube_ctx *c = ctx;
+    const double h = 0.5 * PYR_EDGE, *pa = c->pos + 3 * i, *pb = c->pos + 3 * j;
+    double a[9], b[9], axes[15][3], d[3] = {pb[0] - pa[0], pb[1] - pa[1], pb[2] - pa[2]};
+    quat_axes(c->quat + 4 * i, a);
+    quat_axes(c->quat + 4 * j, b);
+    int na = 0;
+    for (int k = 0; k < 3; ++k) {
+        memcpy(axes[na++], a + 3 * k, sizeof axes[0]);
+        memcpy(axes[na++], b + 3 * k, sizeof axes[0]);
+    }
+    for (int k = 0; k < 3; ++k)
+        for (int l = 0; l < 3; ++l) {
+            const double *u = a + 3 * k, *v = b + 3 * l;
+            double x[3] = {u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]};
+            double len = sqrt(dot3(x, x));
+            if (len < 1e-6) continue; /* parallel edges: a face normal above covers it */
+            for (int e = 0; e < 3; ++e) axes[na][e] = x[e] / len;
+            ++na;
+        }
+    double least = INFINITY;
+    for (int k = 0; k < na; ++k) {
+        double ov = cube_extent(a, h, axes[k]) + cube_extent(b, h, axes[k]) - fabs(dot3(d, axes[k]));
+        if (ov <= 0.0) return 0.0;
+        if (ov < least) least = ov;
+    }
+    return least;
+}
+
+double pyr_max_overlap(overlap_grid *g, const pyr_scene *s, const double *pos, const double *quat)
+{
+    const double h = 0.5 * PYR_EDGE, up[3] = {0.0, 0.0, 1.0};
+    double worst = 0.0;
+    for (int i = 0; i < s->n; ++i) {
+        const double *p = pos + 3 * i;
+        if (!usable(p)) continue;
+        double m[9];
+        quat_axes(quat + 4 * i, m);
+        double below = cube_extent(m, h, up) - p[2]; /* the lowest corner's depth under z = 0 */
+        if (below > worst) worst = below;
+    }
+    cube_ctx c = {pos, quat};
+    double pairs = grid_deepest(g, s->n, pos, sqrt(3.0) * PYR_EDGE, cube_pair, &c);
+    return pairs > worst ? pairs : worst;
 }
 
 double pit_kinetic(int n, const double *vel, const double *ang)
@@ -190,28 +296,46 @@ double pyr_max_drift(const pyr_scene *s, const double *pos, int *lost)
     return worst;
 }
 
-int peer_args(int argc, char **argv, int *size, double *cap)
+int peer_args(int argc, char **argv, int *size, double *cap, int *iterations)
 {
-    if (argc != 4 || (strcmp(argv[1], "pit") && strcmp(argv[1], "pyramid")) || atoi(argv[2]) < 1 ||
+    int pyramid = argc >= 2 && strcmp(argv[1], "pyramid") == 0;
+    int most = pyramid && iterations ? 5 : 4;
+    if (argc < 4 || argc > most || (strcmp(argv[1], "pit") && !pyramid) || atoi(argv[2]) < 1 ||
         atof(argv[3]) <= 0.0) {
         fprintf(stderr,
-                "usage: %s pit N CAP_SECONDS | pyramid ROWS CAP_SECONDS\n"
+                "usage: %s pit N CAP_SECONDS | pyramid ROWS CAP_SECONDS%s\n"
                 "  Runs one scene for %d steps of 1/240 s, or fewer when the time spent stepping\n"
-                "  passes CAP_SECONDS, and prints one RESULT line.\n",
-                argv[0], PEER_STEPS);
+                "  passes CAP_SECONDS, and prints one RESULT line.%s\n",
+                argv[0], iterations ? " [ITERATIONS]" : "", PEER_STEPS,
+                iterations ? "\n  ITERATIONS: the pyramid with this many solver iterations (1 to 100000)\n"
+                             "  instead of the engine's setting of the benchmark."
+                           : "");
         return -1;
+    }
+    if (iterations) *iterations = 0;
+    if (argc == 5) {
+        char *end;
+        long it = strtol(argv[4], &end, 10);
+        if (end == argv[4] || *end || it < 1 || it > 100000) {
+            fprintf(stderr, "%s pyramid: ITERATIONS must be an integer in [1, 100000], got '%s'\n", argv[0],
+                    argv[4]);
+            return -1;
+        }
+        *iterations = (int)it;
     }
     *size = atoi(argv[2]);
     *cap = atof(argv[3]);
-    return strcmp(argv[1], "pit") == 0 ? 0 : 1;
+    return pyramid ? 1 : 0;
 }
 
 void peer_print(const peer_result *r)
 {
     printf("RESULT engine=%s scene=%s size=%d bodies=%d steps=%d planned=%d step_seconds=%.6f "
-           "setup_seconds=%.3f max_pen=%.6g pen_kind=%s lost=%d ke=%.6g drift=%.6g contacts=%.1f warnings=%ld\n",
-           r->engine, r->scene, r->size, r->bodies, r->steps, r->planned, r->step_seconds, r->setup_seconds,
-           r->max_pen, r->pen_kind, r->lost, r->ke, r->drift, r->contacts, r->warnings);
+           "step_cpu_seconds=%.6f setup_seconds=%.3f max_pen=%.6g pen_kind=%s lost=%d ke=%.6g drift=%.6g contacts=%.1f "
+           "warnings=%ld overlap=%.6g\n",
+           r->engine, r->scene, r->size, r->bodies, r->steps, r->planned, r->step_seconds, r->step_cpu_seconds,
+           r->setup_seconds,
+           r->max_pen, r->pen_kind, r->lost, r->ke, r->drift, r->contacts, r->warnings, r->overlap);
     fflush(stdout);
 }
 

@@ -85,6 +85,18 @@ double pit_kinetic(int n, const double *vel, const double *ang);
 double pyr_kinetic(int n, const double *vel, const double *ang);
 double pyr_max_drift(const pyr_scene *s, const double *pos, int *lost);
 
+/* Box pyramid: the deepest overlap of the cubes at pos (3n centres) and quat
+ * (4n unit quaternions w, x, y, z), with each other and with the floor z = 0,
+ * measured from the bodies' state by the same code for every engine (the
+ * engines' own contact depths come from four different collision
+ * detections). Two cubes: the smallest overlap of their projections over
+ * the 15 separating axes (3 + 3 face normals, 9 edge-edge cross products),
+ * which for two boxes is their penetration depth; 0 when an axis separates
+ * them. Cube and floor: how far its lowest corner is below z = 0. Pairs are
+ * found through g (a hashed grid on the centres, cells of the cube's
+ * diagonal), so cubes that left their neighbours are still measured. */
+double pyr_max_overlap(overlap_grid *g, const pyr_scene *s, const double *pos, const double *quat);
+
 /* LAMMPS's granular chute (bench/in.chute, data.chute; LJ units): 32,000
  * spheres of atom_style sphere, type 2 frozen (fix freeze), periodic in x
  * and y, gran/hooke/history kn = 2e5, kt = 2/7 kn, gamma_n = 50,
@@ -115,10 +127,16 @@ int chute_load(chute_scene *s, const char *path);
 void chute_free(chute_scene *s);
 
 double peer_now(void);
+/* CPU time of the process, s: on a shared machine the wall clock of a
+ * step moves with the other processes' load, this much less. */
+double peer_cpu_now(void);
 
-/* Parses the arguments every engine program takes: SCENE SIZE CAP_SECONDS.
- * Returns 0 for the pit, 1 for the pyramid, -1 on bad usage (printed). */
-int peer_args(int argc, char **argv, int *size, double *cap);
+/* Parses the arguments every engine program takes: SCENE SIZE CAP_SECONDS,
+ * and for the pyramid an optional ITERATIONS (the solver's iterations or
+ * passes, in [1, 100000]) when iterations is not NULL; *iterations is 0 when
+ * it was not given (the engine's own setting). Returns 0 for the pit, 1 for
+ * the pyramid, -1 on bad usage (printed). */
+int peer_args(int argc, char **argv, int *size, double *cap, int *iterations);
 
 /* The line the driver reads. */
 typedef struct peer_result {
@@ -127,6 +145,7 @@ typedef struct peer_result {
     int bodies;
     int steps, planned;
     double step_seconds;  /* wall time spent inside the engine's step */
+    double step_cpu_seconds; /* the process's CPU time inside the same calls */
     double setup_seconds;
     double max_pen;       /* m */
     const char *pen_kind; /* "geom" (measured from positions) or "contact" (engine's deepest contact) */
@@ -135,6 +154,7 @@ typedef struct peer_result {
     double drift;         /* pyramid: largest displacement, m; < 0 for the pit */
     double contacts;      /* contacts per step (average), < 0 when unknown */
     long warnings;        /* engine warnings (e.g. contact buffer full), < 0 when none counted */
+    double overlap;       /* pyramid: pyr_max_overlap's deepest, over every step, m; < 0 for the pit */
 } peer_result;
 void peer_print(const peer_result *r);
 
