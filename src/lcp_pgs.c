@@ -76,8 +76,6 @@ static void put(double out[6], cr_vec3 lin, cr_vec3 ang)
     out[1] = ang.x, out[3] = ang.y, out[5] = ang.z;
 }
 
-static cr_vec3 lin_of(const double in[6]) { return cr_v3(in[0], in[2], in[4]); }
-static cr_vec3 ang_of(const double in[6]) { return cr_v3(in[1], in[3], in[5]); }
 
 /* Two doubles worked on lane by lane: the SIMD registers' pairs where the
  * compiler has vector types (GCC, Clang), plain pairs otherwise. Each lane
@@ -168,40 +166,6 @@ static void sweep_order(const cr_lcp_island *isl, cr_lcp_workspace *ws)
         }
 }
 
-/* The island's rows in packed form and sweep order, and its bodies'
- * velocities in their slots. */
-static void pack(const cr_lcp_row *rows, const cr_lcp_island *isl, cr_lcp_workspace *ws, uint32_t zero)
-{
-    static const cr_vec3 none = {0.0, 0.0, 0.0};
-    for (int k = 0; k < 6; ++k) ws->vel[zero][k] = 0.0;
-    sweep_order(isl, ws);
-    /* ws->local: island index -> sweep index, for the friction rows' parents */
-    for (uint32_t j = 0; j < isl->n; ++j) ws->local[isl->rows[ws->pgs_order[j]]] = j;
-    for (uint32_t j = 0; j < isl->n; ++j) {
-        uint32_t g = isl->rows[ws->pgs_order[j]];
-        const cr_lcp_row *r = &rows[g];
-        const cr_lcp_minv *m = &ws->minv[g];
-        cr_pgs_row *p = &ws->pgs[j];
-        p->a = r->a == CR_LCP_FIXED ? zero : r->a;
-        p->b = r->b == CR_LCP_FIXED ? zero : r->b;
-        p->parent = r->kind == CR_ROW_FRICTION ? ws->local[r->parent] : j;
-        p->kind = r->kind;
-        p->global = g;
-        put(p->ja, r->a == CR_LCP_FIXED ? none : r->ja_lin, r->a == CR_LCP_FIXED ? none : r->ja_ang);
-        put(p->jb, r->b == CR_LCP_FIXED ? none : r->jb_lin, r->b == CR_LCP_FIXED ? none : r->jb_ang);
-        put(p->ma, m->ea == CR_LCP_FIXED ? none : m->a_lin, m->ea == CR_LCP_FIXED ? none : m->a_ang);
-        put(p->mb, m->eb == CR_LCP_FIXED ? none : m->b_lin, m->eb == CR_LCP_FIXED ? none : m->b_ang);
-        p->d = ws->diag[g];
-        p->target = r->target;
-        p->cfm = r->cfm;
-        p->mu = r->mu;
-        ws->pgs_lambda[j] = ws->lambda[g];
-        uint32_t e[2] = {r->a, r->b};
-        for (int s = 0; s < 2; ++s)
-            if (e[s] != CR_LCP_FIXED) put(ws->vel[e[s]], ws->v[e[s]], ws->w[e[s]]);
-    }
-}
-
 /* One body's (linear, angular) dot products of J and v, as two lanes:
  * (j.x v.x + j.y v.y) + j.z v.z each. */
 static inline v2d dots(const double *j, const double *v)
@@ -256,25 +220,82 @@ static inline void bounds(const cr_pgs_row *p, const double *lambda, double *lo,
     }
 }
 
+/* The warm start of row j: its multiplier (0 for a row that moves nothing
+ * or was not finite) projected on its set, and applied. */
+static inline void warm_row(const cr_pgs_row *p, uint32_t j, double *lambda, double (*vel)[6])
+{
+    double lo, hi;
+    bounds(p, lambda, &lo, &hi);
+    if (!(p->d > 0.0) || !isfinite(lambda[j])) lambda[j] = 0.0;
+    lambda[j] = clamp(lambda[j], lo, hi);
+    apply(p, lambda[j], vel);
+}
+
+/* The island's rows in packed form and sweep order, its bodies' velocities
+ * in their slots, and the first half of the warm start: the rows other
+ * than friction, in sweep order, each as soon as it is packed (the whole
+ * island is several MB: a pass of its own would read it all again). A
+ * body's slot is filled where the sweep order first meets it, before any
+ * impulse reaches it. Returns the friction rows' count; their sweep
+ * indices, ascending, are in ws->pgs_order[n ..) for the second half. */
+static uint32_t pack(const cr_lcp_row *rows, const cr_lcp_island *isl, cr_lcp_workspace *ws, uint32_t zero)
+{
+    static const cr_vec3 none = {0.0, 0.0, 0.0};
+    for (int k = 0; k < 6; ++k) ws->vel[zero][k] = 0.0;
+    sweep_order(isl, ws);
+    uint32_t *friction = ws->pgs_order + isl->n, count = 0; /* sweep_order's scratch, free now */
+    uint32_t gen = ++ws->vel_gen;
+    if (gen == 0) { /* wrapped: no slot may look filled */
+        memset(ws->vel_stamp, 0, ws->body_cap * sizeof *ws->vel_stamp);
+        gen = ws->vel_gen = 1;
+    }
+    /* ws->local: island index -> sweep index, for the friction rows' parents */
+    for (uint32_t j = 0; j < isl->n; ++j) ws->local[isl->rows[ws->pgs_order[j]]] = j;
+    for (uint32_t j = 0; j < isl->n; ++j) {
+        uint32_t g = isl->rows[ws->pgs_order[j]];
+        const cr_lcp_row *r = &rows[g];
+        const cr_lcp_minv *m = &ws->minv[g];
+        cr_pgs_row *p = &ws->pgs[j];
+        p->a = r->a == CR_LCP_FIXED ? zero : r->a;
+        p->b = r->b == CR_LCP_FIXED ? zero : r->b;
+        p->parent = r->kind == CR_ROW_FRICTION ? ws->local[r->parent] : j;
+        p->kind = r->kind;
+        p->global = g;
+        put(p->ja, r->a == CR_LCP_FIXED ? none : r->ja_lin, r->a == CR_LCP_FIXED ? none : r->ja_ang);
+        put(p->jb, r->b == CR_LCP_FIXED ? none : r->jb_lin, r->b == CR_LCP_FIXED ? none : r->jb_ang);
+        put(p->ma, m->ea == CR_LCP_FIXED ? none : m->a_lin, m->ea == CR_LCP_FIXED ? none : m->a_ang);
+        put(p->mb, m->eb == CR_LCP_FIXED ? none : m->b_lin, m->eb == CR_LCP_FIXED ? none : m->b_ang);
+        p->d = ws->diag[g];
+        p->target = r->target;
+        p->cfm = r->cfm;
+        p->mu = r->mu;
+        ws->pgs_lambda[j] = ws->lambda[g];
+        uint32_t e[2] = {r->a, r->b};
+        for (int s = 0; s < 2; ++s)
+            if (e[s] != CR_LCP_FIXED && ws->vel_stamp[e[s]] != gen) {
+                put(ws->vel[e[s]], ws->v[e[s]], ws->w[e[s]]);
+                ws->vel_stamp[e[s]] = gen;
+            }
+        if (r->kind == CR_ROW_FRICTION) friction[count++] = j;
+        else warm_row(p, j, ws->pgs_lambda, ws->vel);
+    }
+    return count;
+}
+
 double cr_lcp_pgs_solve(const cr_lcp_row *rows, const cr_lcp_island *isl, uint32_t iterations, bool residual,
                         cr_lcp_workspace *ws)
 {
     uint32_t n = isl->n, zero = (uint32_t)ws->body_cap;
-    pack(rows, isl, ws, zero);
+    uint32_t frictions = pack(rows, isl, ws, zero);
     const cr_pgs_row *pr = ws->pgs;
     double *lambda = ws->pgs_lambda;
     double (*vel)[6] = ws->vel;
-    /* Warm start: normals first, so that friction bounds see them. */
-    for (int pass = 0; pass < 2; ++pass)
-        for (uint32_t j = 0; j < n; ++j) {
-            const cr_pgs_row *p = &pr[j];
-            if ((pass == 0) != (p->kind != CR_ROW_FRICTION)) continue;
-            double lo, hi;
-            bounds(p, lambda, &lo, &hi);
-            if (!(p->d > 0.0) || !isfinite(lambda[j])) lambda[j] = 0.0;
-            lambda[j] = clamp(lambda[j], lo, hi);
-            apply(p, lambda[j], vel);
-        }
+    /* Warm start: the other rows first (in pack), so that friction bounds
+     * see the normals; then the friction rows, in sweep order. */
+    for (uint32_t k = 0; k < frictions; ++k) {
+        uint32_t j = ws->pgs_order[n + k];
+        warm_row(&pr[j], j, lambda, vel);
+    }
     for (uint32_t it = 0; it < iterations; ++it)
         for (uint32_t j = 0; j < n; ++j) {
             const cr_pgs_row *p = &pr[j];
@@ -295,19 +316,12 @@ double cr_lcp_pgs_solve(const cr_lcp_row *rows, const cr_lcp_island *isl, uint32
         double lp = p->kind == CR_ROW_FRICTION ? lambda[p->parent] : 0.0;
         res = fmax(res, cr_lcp_row_residual(&rows[p->global], lambda[j], lp, wv, p->d));
     }
-    /* Back to the solver's arrays: the multipliers, and the velocities the
-     * impulses left (the caller applies the multipliers again from the
-     * bodies' own velocities). */
-    for (uint32_t j = 0; j < n; ++j) {
-        /* from the packed rows, read in order (the caller's rows, in sweep
-         * order, are scattered over memory) */
-        ws->lambda[pr[j].global] = lambda[j];
-        uint32_t e[2] = {pr[j].a, pr[j].b};
-        for (int s = 0; s < 2; ++s)
-            if (e[s] != zero) {
-                ws->v[e[s]] = lin_of(vel[e[s]]);
-                ws->w[e[s]] = ang_of(vel[e[s]]);
-            }
-    }
+    /* Back to the solver's multipliers, from the packed rows read in order
+     * (the caller's rows, in sweep order, are scattered over memory). The
+     * velocities stay here: the caller applies the multipliers again from
+     * the bodies' own velocities, and ws->v, ws->w keep those (a body that
+     * cannot move, the one kind that two islands share, gets impulses of
+     * zero here, its M^-1 J^T being zero). */
+    for (uint32_t j = 0; j < n; ++j) ws->lambda[pr[j].global] = lambda[j];
     return res;
 }
