@@ -40,7 +40,6 @@ typedef struct cr_pgs_row {
     uint32_t a, b;          /* velocity slots: the row's bodies, or the zero slot for the world */
     uint32_t parent;        /* friction rows: sweep index of the normal row */
     uint32_t kind;          /* cr_row_kind */
-    uint32_t global;        /* the row's index in the caller's rows */
     double ja[6], jb[6];    /* J per body, in the velocity slots' order (below) */
     double ma[6], mb[6];    /* M^-1 J^T likewise: zero for a body that cannot move */
     double d, target, cfm, mu;
@@ -260,7 +259,6 @@ static uint32_t pack(const cr_lcp_row *rows, const cr_lcp_island *isl, cr_lcp_wo
         p->b = r->b == CR_LCP_FIXED ? zero : r->b;
         p->parent = r->kind == CR_ROW_FRICTION ? ws->local[r->parent] : j;
         p->kind = r->kind;
-        p->global = g;
         put(p->ja, r->a == CR_LCP_FIXED ? none : r->ja_lin, r->a == CR_LCP_FIXED ? none : r->ja_ang);
         put(p->jb, r->b == CR_LCP_FIXED ? none : r->jb_lin, r->b == CR_LCP_FIXED ? none : r->jb_ang);
         put(p->ma, m->ea == CR_LCP_FIXED ? none : m->a_lin, m->ea == CR_LCP_FIXED ? none : m->a_ang);
@@ -314,14 +312,14 @@ double cr_lcp_pgs_solve(const cr_lcp_row *rows, const cr_lcp_island *isl, uint32
         const cr_pgs_row *p = &pr[j];
         double wv = row_velocity(p, vel) - p->target + p->cfm * lambda[j];
         double lp = p->kind == CR_ROW_FRICTION ? lambda[p->parent] : 0.0;
-        res = fmax(res, cr_lcp_row_residual(&rows[p->global], lambda[j], lp, wv, p->d));
+        res = fmax(res, cr_lcp_row_residual(&rows[isl->rows[ws->pgs_order[j]]], lambda[j], lp, wv, p->d));
     }
-    /* Back to the solver's multipliers, from the packed rows read in order
-     * (the caller's rows, in sweep order, are scattered over memory). The
+    /* Back to the solver's multipliers, in sweep order (the friction rows'
+     * indices in pgs_order[n ..) are spent; the sweep order stays). The
      * velocities stay here: the caller applies the multipliers again from
      * the bodies' own velocities, and ws->v, ws->w keep those (a body that
      * cannot move, the one kind that two islands share, gets impulses of
      * zero here, its M^-1 J^T being zero). */
-    for (uint32_t j = 0; j < n; ++j) ws->lambda[pr[j].global] = lambda[j];
+    for (uint32_t j = 0; j < n; ++j) ws->lambda[isl->rows[ws->pgs_order[j]]] = lambda[j];
     return res;
 }
