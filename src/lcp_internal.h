@@ -44,6 +44,7 @@ struct cr_lcp_workspace {
     uint32_t vel_gen;       /* counts packs */
     double (*vel)[6];
     size_t pgs_cap;
+    bool pgs_portable;      /* tests: the sweep on pairs of doubles even where AVX2 is (src/lcp_pgs.c) */
     /* dense scratch, sized for the largest island so far */
     double *A, *R, *G, *b, *x, *y, *wres, *scratch; /* scratch: 4 n */
     uint32_t *unknown, *colof, *perm, *cperm;

@@ -29,7 +29,9 @@
  * order, and the velocities as 6 doubles per body): the world is a slot of
  * zero velocity, and a body that cannot move has zero M^-1 J^T blocks, so
  * the inner loop neither jumps through index arrays nor branches on fixed
- * bodies. */
+ * bodies. The passes run on pairs of doubles (SSE2 on x86-64), or on AVX2's
+ * registers of four where the processor has them: the same bits (below,
+ * sweep_avx2). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,6 +98,21 @@ static inline double v2_hi(v2d a) { return a.hi; }
 static inline v2d v2_add(v2d a, v2d b) { return (v2d){a.lo + b.lo, a.hi + b.hi}; }
 static inline v2d v2_mul(v2d a, v2d b) { return (v2d){a.lo * b.lo, a.hi * b.hi}; }
 #endif
+#if defined(__GNUC__) || defined(__clang__)
+#define CR_PGS_ALWAYS_INLINE inline __attribute__((always_inline))
+#else
+#define CR_PGS_ALWAYS_INLINE inline
+#endif
+/* AVX2 where the compiler can build a function for it and ask the processor
+ * at run time (GCC, Clang on x86-64); the pairs everywhere. */
+#if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
+#define CR_PGS_AVX2 1
+#define CR_PGS_AVX2_FN __attribute__((target("avx2")))
+#include <immintrin.h>
+#else
+#define CR_PGS_AVX2 0
+#endif
+
 static inline v2d v2_load(const double *p)
 {
     v2d a;
@@ -219,6 +236,77 @@ static inline void bounds(const cr_pgs_row *p, const double *lambda, double *lo,
     }
 }
 
+/* The Gauss-Seidel passes (see the top of the file), with the kernels J v
+ * and v += M^-1 J^T dl given: inlined into each caller, so that each
+ * instance has its kernels inline too. */
+typedef double (*cr_pgs_velocity_fn)(const cr_pgs_row *p, double (*vel)[6]);
+typedef void (*cr_pgs_apply_fn)(const cr_pgs_row *p, double dl, double (*vel)[6]);
+static CR_PGS_ALWAYS_INLINE void sweeps(const cr_pgs_row *pr, uint32_t n, uint32_t iterations, double *lambda,
+                                        double (*vel)[6], cr_pgs_velocity_fn velocity, cr_pgs_apply_fn push)
+{
+    for (uint32_t it = 0; it < iterations; ++it)
+        for (uint32_t j = 0; j < n; ++j) {
+            const cr_pgs_row *p = &pr[j];
+            if (!(p->d > 0.0)) continue; /* moves nothing: lambda stays 0 */
+            double wv = velocity(p, vel) - p->target + p->cfm * lambda[j];
+            double lo, hi;
+            bounds(p, lambda, &lo, &hi);
+            double nl = clamp(lambda[j] - wv / p->d, lo, hi);
+            push(p, nl - lambda[j], vel);
+            lambda[j] = nl;
+        }
+}
+
+static void sweep_pairs(const cr_pgs_row *pr, uint32_t n, uint32_t iterations, double *lambda, double (*vel)[6])
+{
+    sweeps(pr, n, iterations, lambda, vel, row_velocity, apply);
+}
+
+#if CR_PGS_AVX2
+/* The same kernels on AVX2's registers of four doubles: a body's six
+ * numbers (the pairs' layout) are one register of four and one of two.
+ * Each lane does the same IEEE operation in the same order as the pairs do
+ * (a pair's lanes: (j0 v0 + j2 v2) + j4 v4, the four-lane product's halves
+ * added, then the last pair), and nothing is fused into a multiply-add
+ * (-ffp-contract=off, and the target is AVX2 without FMA): the very same
+ * bits (test_pgs_order runs both), in fewer instructions a row. */
+static CR_PGS_AVX2_FN inline __m128d dots_avx2(const double *j, const double *v)
+{
+    __m256d q = _mm256_mul_pd(_mm256_loadu_pd(j), _mm256_loadu_pd(v));
+    __m128d s = _mm_add_pd(_mm256_castpd256_pd128(q), _mm256_extractf128_pd(q, 1));
+    return _mm_add_pd(s, _mm_mul_pd(_mm_loadu_pd(j + 4), _mm_loadu_pd(v + 4)));
+}
+
+/* row_velocity's sums, with the pairs of dots_avx2 */
+static CR_PGS_AVX2_FN inline double row_velocity_avx2(const cr_pgs_row *p, double (*vel)[6])
+{
+    __m128d da = dots_avx2(p->ja, vel[p->a]), db = dots_avx2(p->jb, vel[p->b]);
+    __m128d s = _mm_add_pd(_mm_unpacklo_pd(da, db), _mm_unpackhi_pd(da, db));
+    return (0.0 + _mm_cvtsd_f64(s)) + _mm_cvtsd_f64(_mm_unpackhi_pd(s, s));
+}
+
+static CR_PGS_AVX2_FN inline void add_scaled_avx2(double *v, const double *m, __m256d d)
+{
+    _mm256_storeu_pd(v, _mm256_add_pd(_mm256_loadu_pd(v), _mm256_mul_pd(_mm256_loadu_pd(m), d)));
+    _mm_storeu_pd(v + 4, _mm_add_pd(_mm_loadu_pd(v + 4), _mm_mul_pd(_mm_loadu_pd(m + 4), _mm256_castpd256_pd128(d))));
+}
+
+/* apply's update: body a, then body b (the same slot when both are the
+ * world: b sees a's update, as with the pairs) */
+static CR_PGS_AVX2_FN inline void apply_avx2(const cr_pgs_row *p, double dl, double (*vel)[6])
+{
+    __m256d d = _mm256_set1_pd(dl);
+    add_scaled_avx2(vel[p->a], p->ma, d);
+    add_scaled_avx2(vel[p->b], p->mb, d);
+}
+
+static CR_PGS_AVX2_FN void sweep_avx2(const cr_pgs_row *pr, uint32_t n, uint32_t iterations, double *lambda,
+                                      double (*vel)[6])
+{
+    sweeps(pr, n, iterations, lambda, vel, row_velocity_avx2, apply_avx2);
+}
+#endif
+
 /* The warm start of row j: its multiplier (0 for a row that moves nothing
  * or was not finite) projected on its set, and applied. */
 static inline void warm_row(const cr_pgs_row *p, uint32_t j, double *lambda, double (*vel)[6])
@@ -294,17 +382,11 @@ double cr_lcp_pgs_solve(const cr_lcp_row *rows, const cr_lcp_island *isl, uint32
         uint32_t j = ws->pgs_order[n + k];
         warm_row(&pr[j], j, lambda, vel);
     }
-    for (uint32_t it = 0; it < iterations; ++it)
-        for (uint32_t j = 0; j < n; ++j) {
-            const cr_pgs_row *p = &pr[j];
-            if (!(p->d > 0.0)) continue; /* moves nothing: lambda stays 0 */
-            double wv = row_velocity(p, vel) - p->target + p->cfm * lambda[j];
-            double lo, hi;
-            bounds(p, lambda, &lo, &hi);
-            double nl = clamp(lambda[j] - wv / p->d, lo, hi);
-            apply(p, nl - lambda[j], vel);
-            lambda[j] = nl;
-        }
+#if CR_PGS_AVX2
+    if (!ws->pgs_portable && __builtin_cpu_supports("avx2")) sweep_avx2(pr, n, iterations, lambda, vel);
+    else
+#endif
+        sweep_pairs(pr, n, iterations, lambda, vel);
     /* Friction bounds moved with their normals during the last pass: the
      * residual below measures what is left. */
     double res = 0.0;
