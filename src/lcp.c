@@ -42,6 +42,7 @@ void cr_lcp_workspace_destroy(cr_lcp_workspace *ws)
     free(ws->pgs_lambda);
     free(ws->pgs_order);
     free(ws->body_level);
+    free(ws->vel_stamp);
     free(ws->vel);
     free(ws->A);
     free(ws->R);
@@ -87,8 +88,11 @@ static bool reserve_bodies(cr_lcp_workspace *ws, size_t n)
     size_t c = n + n / 2 + 16;
     if (!grow((void **)&ws->body_first, c, sizeof(uint32_t)) || !grow((void **)&ws->v, c, sizeof(cr_vec3)) ||
         !grow((void **)&ws->w, c, sizeof(cr_vec3)) || !grow((void **)&ws->vel, c + 1, sizeof *ws->vel) ||
-        !grow((void **)&ws->body_level, c, sizeof *ws->body_level))
+        !grow((void **)&ws->body_level, c, sizeof *ws->body_level) ||
+        !grow((void **)&ws->vel_stamp, c, sizeof *ws->vel_stamp))
         return false;
+    memset(ws->vel_stamp, 0, c * sizeof *ws->vel_stamp); /* no slot filled (vel_gen counts from 1) */
+    ws->vel_gen = 0;
     ws->body_cap = c;
     return true;
 }

@@ -40,8 +40,11 @@ struct cr_lcp_workspace {
     double *pgs_lambda;
     uint32_t *pgs_order;    /* 5 per row + 1: sweep order, block starts, levels, blocks by level, counts */
     uint32_t *body_level;   /* per body: the level of its last block so far */
+    uint32_t *vel_stamp;    /* per body: the vel_gen of the pack that filled its slot */
+    uint32_t vel_gen;       /* counts packs */
     double (*vel)[6];
     size_t pgs_cap;
+    bool pgs_portable;      /* tests: the sweep on pairs of doubles even where AVX2 is (src/lcp_pgs.c) */
     /* dense scratch, sized for the largest island so far */
     double *A, *R, *G, *b, *x, *y, *wres, *scratch; /* scratch: 4 n */
     uint32_t *unknown, *colof, *perm, *cperm;
