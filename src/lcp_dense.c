@@ -28,7 +28,8 @@
  * number keeps falling; after 3 iterations without a new minimum only the
  * lowest-index violation flips (Murty's least-index rule, finite for the
  * frictionless case where A is a P-matrix; Judice & Pires' hybrid). At
- * max_active_set_iterations the caller runs PGS from the current lambda.
+ * max_active_set_iterations the caller runs PGS from the current lambda or
+ * from the caller's warm start, whichever is nearer a solution (below).
  *
  * The tolerance is relative: lambda against max |lambda|, w against
  * max(max |b|, max A_ii max |lambda|).
@@ -161,6 +162,22 @@ static void clamp(const cr_lcp_row *rows, const cr_lcp_island *isl, const cr_lcp
     }
 }
 
+/* The largest natural residual of lam (row by row, in velocity units: the
+ * measure of cr_lcp_stats.max_residual); w gets A lam - b. */
+static double residual_of(const cr_lcp_row *rows, const cr_lcp_island *isl, const cr_lcp_workspace *ws,
+                          const double *lam, double *w)
+{
+    const uint32_t n = isl->n;
+    compute_w(ws, n, lam, w);
+    double res = 0.0;
+    for (uint32_t j = 0; j < n; ++j) {
+        const cr_lcp_row *r = &rows[isl->rows[j]];
+        double lp = r->kind == CR_ROW_FRICTION ? lam[ws->local[r->parent]] : 0.0;
+        res = fmax(res, cr_lcp_row_residual(r, lam[j], lp, w[j], ws->A[j * n + j]));
+    }
+    return res;
+}
+
 uint32_t cr_lcp_dense_solve(const cr_lcp_row *rows, const cr_lcp_island *isl, const cr_lcp_body *bodies,
                             const cr_lcp_options *opt, cr_lcp_workspace *ws, bool *converged, double *residual)
 {
@@ -250,17 +267,22 @@ uint32_t cr_lcp_dense_solve(const cr_lcp_row *rows, const cr_lcp_island *isl, co
     if (!finite) /* restart PGS from nothing rather than from garbage */
         for (uint32_t j = 0; j < n; ++j) lam[j] = 0.0;
     clamp(rows, isl, ws, lam);
-    for (uint32_t j = 0; j < n; ++j) ws->lambda[isl->rows[j]] = lam[j];
     *converged = ok;
-    double res = 0.0;
-    if (ok) {
-        compute_w(ws, n, lam, w);
-        for (uint32_t j = 0; j < n; ++j) {
-            const cr_lcp_row *r = &rows[isl->rows[j]];
-            double lp = r->kind == CR_ROW_FRICTION ? lam[ws->local[r->parent]] : 0.0;
-            res = fmax(res, cr_lcp_row_residual(r, lam[j], lp, w[j], A[j * n + j]));
-        }
+    double res = residual_of(rows, isl, ws, lam, w);
+    *residual = ok ? res : 0.0;
+    if (!ok) {
+        /* Cut off while cycling, the active set's last lambda can be far
+         * from any solution (the 50-row pyramid at 6 passes: 1611 N s where
+         * the warm start had 0.03), and a few PGS passes from there cannot
+         * take it back: they put 3.3e4 J into the pile in one step. PGS
+         * then starts from the caller's warm start (ws->lambda, untouched:
+         * what a big island starts from) unless the active set got nearer a
+         * solution by the largest natural residual. */
+        double *warm = lam + n; /* the second halves of ws->y and ws->wres */
+        for (uint32_t j = 0; j < n; ++j) warm[j] = ws->lambda[isl->rows[j]];
+        clamp(rows, isl, ws, warm);
+        if (!(res < residual_of(rows, isl, ws, warm, w + n))) return it;
     }
-    *residual = res;
+    for (uint32_t j = 0; j < n; ++j) ws->lambda[isl->rows[j]] = lam[j];
     return it;
 }
