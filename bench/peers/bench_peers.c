@@ -62,7 +62,7 @@ typedef struct options {
     char engines[256], scenes[256];
     const char *chute_dir, *results_dir, *commit;
     int stream, lammps_repeats;
-    int carom_threads; /* chute: carom runs at 1 .. carom_threads threads */
+    int carom_threads; /* chute: carom runs at 1 .. carom_threads threads; pit: once more at carom_threads */
     int carom_pgs;     /* pyramid: a second carom line at this many PGS passes (0: none) */
     int sweep;         /* pyramid: the stability sweep instead of the one-setting table */
     int sweep_iters[3][MAX_LIST], nsweep[3]; /* its settings: carom, ode, bullet (ascending) */
@@ -140,7 +140,7 @@ static void usage(FILE *f, const char *argv0)
             "  --chute DIR        LAMMPS chute input: DIR/in.chute, DIR/data.chute (default ../shared/bench/chute)\n"
             "  --lammps-repeats K LAMMPS runs per core count, best taken (default 3)\n"
             "  --threads T        chute: carom at 1 .. T threads (default 2), each compared with LAMMPS\n"
-            "                     at as many MPI ranks\n"
+            "                     at as many MPI ranks; pit: carom once more at T threads (T > 1)\n"
             "  --carom-pgs N      pyramid: carom once more with pgs_iterations N (default 20, as ODE's\n"
             "                     quickstep; 0: no such line)\n"
             "  --pyramid-sweep    pyramid: instead of one table at each engine's setting, each engine at\n"
@@ -386,6 +386,41 @@ static void load_now(char *buf, size_t size)
     snprintf(buf, size, "%.16s", line[0] ? line : "?");
 }
 
+/* The pit's row of carom at o->carom_threads threads (its own thread
+ * pool; the peers run on one thread each), and a note comparing it with
+ * the fastest peer. */
+static void pit_threads_row(int n, const options *o, const result *res)
+{
+    if (o->carom_threads < 2 || !has_word(o->engines, "carom") || !res[0].ok) return;
+    char threads[16], label[64];
+    snprintf(threads, sizeof threads, "%d", o->carom_threads);
+    snprintf(label, sizeof label, "carom, %d threads", o->carom_threads);
+    fprintf(stderr, "[bench_peers] pit N=%d: %s ...\n", n, label);
+    result r;
+    run_engine("peer_carom", "pit", n, threads, o, &r);
+    if (!r.ok) {
+        out("| %s | %s | | | | | | | | |\n", label, r.reason[0] ? r.reason : "no result");
+        return;
+    }
+    char steps[96];
+    fmt_steps(steps, sizeof steps, &r);
+    out("| %s | %.1f | %.3g | %s | %.2f (to carom, 1 thread) | %.3g mm (%.2f%% r) | %d | %.4g | %.0f | %.2f |\n", label,
+        steps_per_s(&r), 1e6 * r.step_seconds / ((double)r.steps * n), steps, steps_per_s(&r) / steps_per_s(&res[0]),
+        1e3 * r.max_pen, 100.0 * r.max_pen / PIT_RADIUS, r.lost, r.ke, r.contacts, r.setup_seconds);
+    const result *fastest = NULL;
+    for (int e = 1; e < NENGINES; ++e)
+        if (steps_per_s(&res[e]) > 0 && (!fastest || steps_per_s(&res[e]) > steps_per_s(fastest))) fastest = &res[e];
+    char note[256];
+    int at = snprintf(note, sizeof note, "%s: KE at end %s", label,
+                      r.steps != res[0].steps ? "not compared (a different step count)"
+                      : r.ke == res[0].ke    ? "as on one thread (to the printed digits)"
+                                             : "DIFFERS from one thread's");
+    if (fastest)
+        snprintf(note + at, sizeof note - (size_t)at, "; %.2f x the fastest peer (%s, one thread)",
+                 steps_per_s(&r) / steps_per_s(fastest), fastest->engine);
+    add_note(note);
+}
+
 static void pit_table(int n, const options *o)
 {
     result res[NENGINES];
@@ -429,6 +464,7 @@ static void pit_table(int n, const options *o)
             add_note(w);
         }
     }
+    pit_threads_row(n, o, res);
     flush_notes();
 }
 

@@ -15,7 +15,7 @@
 #include "carom/carom.h"
 #include "scene.h"
 
-static int run_pit(int n, double cap)
+static int run_pit(int n, double cap, int threads)
 {
     pit_scene s;
     if (pit_build(&s, n)) return 1;
@@ -23,6 +23,7 @@ static int run_pit(int n, double cap)
     cr_world_def def = cr_default_world_def();
     def.dt = PEER_DT;
     def.gravity = cr_v3(0, 0, -PEER_GRAVITY);
+    def.worker_count = (uint32_t)threads; /* carom's own thread pool when > 1 */
     cr_world *w;
     if (cr_world_create(&def, &w) != CR_OK) return 1;
     double pp[5][3], pn[5][3];
@@ -297,6 +298,17 @@ int main(int argc, char **argv)
         }
         return run_chute(argv[2], atoi(argv[3]), atof(argv[4]), argc > 5 ? atoi(argv[5]) : 0, threads);
     }
+    /* peer_carom pit N CAP THREADS: the pit on carom's own thread pool
+     * (the same bits as on one thread) */
+    int threads = 1;
+    if (argc == 5 && strcmp(argv[1], "pit") == 0) {
+        threads = atoi(argv[4]);
+        if (threads < 1 || threads > 64) {
+            fprintf(stderr, "%s pit: THREADS must be in [1, 64]\n", argv[0]);
+            return 2;
+        }
+        argc = 4;
+    }
     /* peer_carom pyramid ROWS CAP PGS_ITERATIONS: the pyramid with fewer
      * (or more) Gauss-Seidel passes than carom's default */
     int size, pgs;
@@ -304,5 +316,5 @@ int main(int argc, char **argv)
     int scene = peer_args(argc, argv, &size, &cap, &pgs);
     if (scene < 0) return 2;
     if (scene == 1) return run_pyramid(size, cap, pgs);
-    return run_pit(size, cap);
+    return run_pit(size, cap, threads);
 }
