@@ -302,9 +302,11 @@ int main(int argc, char **argv)
      * (the same bits as on one thread) */
     int threads = 1;
     if (argc == 5 && strcmp(argv[1], "pit") == 0) {
-        threads = atoi(argv[4]);
-        if (threads < 1 || threads > 64) {
-            fprintf(stderr, "%s pit: THREADS must be in [1, 64]\n", argv[0]);
+        char *end;
+        long t = strtol(argv[4], &end, 10);
+        threads = end == argv[4] || *end || t < 1 || t > 64 ? 0 : (int)t;
+        if (threads == 0) {
+            fprintf(stderr, "%s pit: THREADS must be an integer in [1, 64], got '%s'\n", argv[0], argv[4]);
             return 2;
         }
         argc = 4;
