@@ -1096,8 +1096,14 @@ int main(int argc, char **argv)
         slug[j] = '\0';
         char path[PATH_MAX];
         mkdir(o.results_dir, 0777);
+        /* "wx" (C11: fails if the file exists): a second run in the same
+         * minute gets -2, -3, ... instead of replacing the first's report */
         snprintf(path, sizeof path, "%s/%s-%s-%dc.md", o.results_dir, stamp, slug, cores);
-        g_results = fopen(path, "w");
+        g_results = fopen(path, "wx");
+        for (int k = 2; !g_results && errno == EEXIST && k < 100; ++k) {
+            snprintf(path, sizeof path, "%s/%s-%s-%dc-%d.md", o.results_dir, stamp, slug, cores, k);
+            g_results = fopen(path, "wx");
+        }
         if (!g_results) {
             fprintf(stderr, "%s: cannot write %s: %s\n", argv[0], path, strerror(errno));
             return 1;
