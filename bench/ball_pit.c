@@ -18,6 +18,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_args.h"
 #include "carom/carom.h"
 
 static double now(void)
@@ -103,19 +104,28 @@ static int run(int n)
     return 0;
 }
 
+static void usage(const char *prog)
+{
+    fprintf(stderr,
+            "usage: %s [-p PASSES] [-n STEPS] [-s] [N ...]\n"
+            "  the impulse ball pit at N balls (default 1000 8000 27000); -p projection passes, -n steps\n"
+            "  (default 480), -s shock propagation; CAROM_BENCH_THREADS: worker threads\n",
+            prog);
+}
+
 int main(int argc, char **argv)
 {
     int sizes[] = {1000, 8000, 27000};
-    if (getenv("CAROM_BENCH_THREADS")) threads = (uint32_t)atoi(getenv("CAROM_BENCH_THREADS"));
-    if (threads < 1) threads = 1;
+    int t = 1;
+    if (!bench_env_int(argv[0], "CAROM_BENCH_THREADS", 1, 64, &t)) return 2;
+    threads = (uint32_t)t;
     int first = 1;
     for (;;) {
         if (argc > first + 1 && strcmp(argv[first], "-p") == 0) {
-            passes = atoi(argv[first + 1]);
+            if (!bench_int(argv[0], "-p PASSES", argv[first + 1], 1, 1000, &passes)) return 2;
             first += 2;
         } else if (argc > first + 1 && strcmp(argv[first], "-n") == 0) {
-            steps = atoi(argv[first + 1]);
-            if (steps < 1) steps = 1;
+            if (!bench_int(argv[0], "-n STEPS", argv[first + 1], 1, 100000000, &steps)) return 2;
             first += 2;
         } else if (argc > first && strcmp(argv[first], "-s") == 0) {
             shock = true;
@@ -124,8 +134,18 @@ int main(int argc, char **argv)
             break;
     }
     if (argc > first) {
+        int n[64];
+        if (argc - first > 64) {
+            usage(argv[0]);
+            return 2;
+        }
         for (int i = first; i < argc; ++i)
-            if (run(atoi(argv[i]))) return 1;
+            if (!bench_int(argv[0], "N", argv[i], 1, 10000000, &n[i - first])) {
+                usage(argv[0]);
+                return 2;
+            }
+        for (int i = 0; i < argc - first; ++i)
+            if (run(n[i])) return 1;
         return 0;
     }
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; ++i)

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "bench_args.h"
 #include "carom/carom.h"
 
 static double now(void)
@@ -114,11 +115,32 @@ static int run(int n, double seconds, uint32_t threads)
 
 int main(int argc, char **argv)
 {
-    double seconds = getenv("CAROM_BENCH_SECONDS") ? atof(getenv("CAROM_BENCH_SECONDS")) : 2.0;
-    uint32_t threads = getenv("CAROM_BENCH_THREADS") ? (uint32_t)atoi(getenv("CAROM_BENCH_THREADS")) : 1;
+    double seconds = 2.0;
+    if (getenv("CAROM_BENCH_SECONDS")) {
+        char *end;
+        const char *text = getenv("CAROM_BENCH_SECONDS");
+        seconds = strtod(text, &end);
+        if (end == text || *end || !(seconds > 0.0 && seconds <= 1e6)) {
+            fprintf(stderr, "%s: CAROM_BENCH_SECONDS must be a number in (0, 1e6], got '%s'\n", argv[0], text);
+            return 2;
+        }
+    }
+    int t = 1;
+    if (!bench_env_int(argv[0], "CAROM_BENCH_THREADS", 1, 64, &t)) return 2;
+    uint32_t threads = (uint32_t)t;
     if (argc > 1) {
+        int n[64];
+        if (argc - 1 > 64) {
+            fprintf(stderr, "usage: %s [N ...] (at most 64 sizes)\n", argv[0]);
+            return 2;
+        }
         for (int i = 1; i < argc; ++i)
-            if (run(atoi(argv[i]), seconds, threads)) return 1;
+            if (!bench_int(argv[0], "N", argv[i], 1, 10000000, &n[i - 1])) {
+                fprintf(stderr, "usage: %s [N ...]  (balls; CAROM_BENCH_SECONDS, CAROM_BENCH_THREADS)\n", argv[0]);
+                return 2;
+            }
+        for (int i = 0; i < argc - 1; ++i)
+            if (run(n[i], seconds, threads)) return 1;
         return 0;
     }
     int sizes[] = {1000, 10000, 100000};
