@@ -135,15 +135,10 @@ int main(int argc, char **argv)
     }
     if (argc > first) {
         int n[64];
-        if (argc - first > 64) {
+        if (!bench_sizes(argv[0], argc - first, argv + first, n)) {
             usage(argv[0]);
             return 2;
         }
-        for (int i = first; i < argc; ++i)
-            if (!bench_int(argv[0], "N", argv[i], 1, 10000000, &n[i - first])) {
-                usage(argv[0]);
-                return 2;
-            }
         for (int i = 0; i < argc - first; ++i)
             if (run(n[i])) return 1;
         return 0;

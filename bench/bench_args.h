@@ -21,6 +21,19 @@ static inline int bench_int(const char *prog, const char *what, const char *text
     return 1;
 }
 
+/* The sizes text[0 .. count) as integers in [1, 10000000] into out (room
+ * for 64); false, with the message, at the first bad one or too many. */
+static inline int bench_sizes(const char *prog, int count, char **text, int *out)
+{
+    if (count > 64) {
+        fprintf(stderr, "%s: at most 64 sizes, got %d\n", prog, count);
+        return 0;
+    }
+    for (int i = 0; i < count; ++i)
+        if (!bench_int(prog, "N", text[i], 1, 10000000, &out[i])) return 0;
+    return 1;
+}
+
 /* The same for an environment variable, left as *out when it is unset. */
 static inline int bench_env_int(const char *prog, const char *name, long lo, long hi, int *out)
 {

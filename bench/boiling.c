@@ -130,15 +130,10 @@ int main(int argc, char **argv)
     uint32_t threads = (uint32_t)t;
     if (argc > 1) {
         int n[64];
-        if (argc - 1 > 64) {
-            fprintf(stderr, "usage: %s [N ...] (at most 64 sizes)\n", argv[0]);
+        if (!bench_sizes(argv[0], argc - 1, argv + 1, n)) {
+            fprintf(stderr, "usage: %s [N ...]  (balls; CAROM_BENCH_SECONDS, CAROM_BENCH_THREADS)\n", argv[0]);
             return 2;
         }
-        for (int i = 1; i < argc; ++i)
-            if (!bench_int(argv[0], "N", argv[i], 1, 10000000, &n[i - 1])) {
-                fprintf(stderr, "usage: %s [N ...]  (balls; CAROM_BENCH_SECONDS, CAROM_BENCH_THREADS)\n", argv[0]);
-                return 2;
-            }
         for (int i = 0; i < argc - 1; ++i)
             if (run(n[i], seconds, threads)) return 1;
         return 0;

@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../bench_args.h"
 #include "scene.h"
 #include "stream.h"
 #include "sweep.h"
@@ -1031,13 +1032,8 @@ int main(int argc, char **argv)
             if ((o.nsweep[e] = parse_iterations(k_sweep_option[e], v, o.sweep_iters[e])) < 0) return 2;
             ++i;
         } else if (!strcmp(a, "--sweep-repeats")) {
-            char *end;
-            long k = strtol(v, &end, 10);
-            if (end == v || *end || k < 1 || k > 100) {
-                fprintf(stderr, "%s: --sweep-repeats '%s': expected an integer in [1, 100]\n", argv[0], v);
-                return 2;
-            }
-            o.sweep_repeats = (int)k, ++i;
+            if (!bench_int(argv[0], "--sweep-repeats", v, 1, 100, &o.sweep_repeats)) return 2;
+            ++i;
         } else if (!strcmp(a, "--threads") && v) {
             o.carom_threads = atoi(v) < 1 ? 1 : atoi(v) > 8 ? 8 : atoi(v), ++i;
         } else {

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "carom/carom.h"
+#include "../bench_args.h"
 #include "scene.h"
 
 static int run_pit(int n, double cap, int threads)
@@ -302,13 +303,7 @@ int main(int argc, char **argv)
      * (the same bits as on one thread) */
     int threads = 1;
     if (argc == 5 && strcmp(argv[1], "pit") == 0) {
-        char *end;
-        long t = strtol(argv[4], &end, 10);
-        threads = end == argv[4] || *end || t < 1 || t > 64 ? 0 : (int)t;
-        if (threads == 0) {
-            fprintf(stderr, "%s pit: THREADS must be an integer in [1, 64], got '%s'\n", argv[0], argv[4]);
-            return 2;
-        }
+        if (!bench_int(argv[0], "pit THREADS", argv[4], 1, 64, &threads)) return 2;
         argc = 4;
     }
     /* peer_carom pyramid ROWS CAP PGS_ITERATIONS: the pyramid with fewer

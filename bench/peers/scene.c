@@ -1,6 +1,7 @@
 /* Shared scenes and measurements of the side-by-side benchmark: see scene.h. */
 #define _POSIX_C_SOURCE 200809L
 #include "scene.h"
+#include "../bench_args.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -313,16 +314,7 @@ int peer_args(int argc, char **argv, int *size, double *cap, int *iterations)
         return -1;
     }
     if (iterations) *iterations = 0;
-    if (argc == 5) {
-        char *end;
-        long it = strtol(argv[4], &end, 10);
-        if (end == argv[4] || *end || it < 1 || it > 100000) {
-            fprintf(stderr, "%s pyramid: ITERATIONS must be an integer in [1, 100000], got '%s'\n", argv[0],
-                    argv[4]);
-            return -1;
-        }
-        *iterations = (int)it;
-    }
+    if (argc == 5 && !bench_int(argv[0], "pyramid ITERATIONS", argv[4], 1, 100000, iterations)) return -1;
     *size = atoi(argv[2]);
     *cap = atof(argv[3]);
     return pyramid ? 1 : 0;
