@@ -344,30 +344,14 @@ static void task_pairs(uint32_t c0, uint32_t c1, uint32_t worker, void *arg)
     for (uint32_t c = c0; c < c1; ++c) {
         uint32_t i0, i1;
         cr_dem_chunk_bodies(d, c, &i0, &i1);
-        uint32_t contacts = 0;
         /* bodies of the item: their sums start here (pairs of the item
          * only; task_sum adds those from other items) */
         memset(f + i0, 0, sizeof *f * (i1 - i0));
         memset(t + i0, 0, sizeof *t * (i1 - i0));
-        /* screen, without branches: the touching pairs' indices into the
-         * item's part of ck */
+        /* the touching pairs' indices into the item's part of ck */
         const uint32_t base = start[i0];
         uint32_t *ck = d_ck + base, *ci = d_ci + base;
-        /* one loop over the item's pairs, not one per first body: those
-         * are short, and each one's end was a mispredicted branch */
-        const uint32_t *fb = d->fb;
-        for (uint32_t k = base, k1 = start[i1]; k < k1; ++k) {
-            /* the second body 16 pairs on (its line is not in the order
-             * the hardware follows) */
-            DEM_PREFETCH(xr + 4 * (size_t)nb[k + 16 < k1 ? k + 16 : k], 0);
-            const uint32_t i = fb[k];
-            const double *pi = xr + 4 * (size_t)i, *pj = xr + 4 * (size_t)nb[k];
-            cr_vec3 del = min_image(bx, cr_v3(pi[0] - pj[0], pi[1] - pj[1], pi[2] - pj[2]));
-            const double radsum = pi[3] + pj[3];
-            const uint32_t hit = cr_v3_len2(del) < radsum * radsum;
-            ck[contacts] = k, ci[contacts] = i;
-            contacts += hit;
-        }
+        const uint32_t contacts = cr_dem_screen(xr, d->fb, nb, base, start[i1], bx, false, ck, ci);
         /* history: the last step's contacts merged in (both lists in list
          * order); a contact that ended loses its history and its force */
         const uint32_t *pkc = d->pk + base, np = d->pcount[c];

@@ -153,6 +153,15 @@ static inline void cr_dem_chunk_bodies(const cr_dem *d, uint32_t c, uint32_t *i0
     *i1 = *i0 + d->chunk < d->n ? *i0 + d->chunk : d->n;
 }
 
+/* The screen (src/dem_screen.c): of the listed pairs k in [k0, k1), first
+ * body fb[k] and second nb[k], those whose spheres overlap at the minimum
+ * image, in list order: ck[c] = k, ci[c] = fb[k]; returns their count.
+ * ck and ci have room for k1 - k0 entries (every pair is written, and kept
+ * only when it touches). portable: the plain loop even where AVX2 is (tests;
+ * both give the same pairs). */
+uint32_t cr_dem_screen(const double *xr, const uint32_t *fb, const uint32_t *nb, uint32_t k0, uint32_t k1,
+                       const dem_box *bx, bool portable, uint32_t *ck, uint32_t *ci);
+
 /* Gathers the world's live bodies, sorts them, builds the half list and
  * carries the history over (src/dem_list.c). */
 cr_status cr_dem_build(cr_world *w, const dem_box *bx);

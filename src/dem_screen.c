@@ -1,0 +1,128 @@
+/* The DEM's screen (docs/physics.md "DEM"): which listed pairs touch this
+ * step. A pure function of the centres and the list; the law then runs on
+ * the pairs it keeps.
+ *
+ * Pair k = (fb[k], nb[k]) touches when |d|^2 < (r_i + r_j)^2, d = x_i - x_j
+ * at the minimum image (image_axis), |d|^2 = (dx dx + dy dy) + dz dz
+ * (cr_v3_len2). The chute screens about 111,000 listed pairs a step for
+ * about 15,000 contacts (its list holds every pair within r_i + r_j + skin).
+ *
+ * Two paths give the same pairs: the plain loop, and on x86-64 processors
+ * with AVX2 (asked at run time, as src/lcp_pgs.c does) four pairs at a time.
+ * The AVX2 path computes every difference, image, square and sum with the
+ * same IEEE operations in the same order as the plain one (no fused
+ * multiply-add: -ffp-contract=off, and the target is AVX2 without FMA), so
+ * each |d|^2 and (r_i + r_j)^2 is the same number and so is each decision.
+ * The plain loop's minimum image is a branch per periodic axis, which cost
+ * the screen about a third of its time (perf annotate, the chute). */
+#include "dem_internal.h"
+
+/* One pair: written at ck[c], ci[c] whether it touches or not (without a
+ * branch); the count grows when it does. */
+static inline uint32_t screen_one(const double *xr, const dem_box *bx, uint32_t i, uint32_t j, uint32_t k,
+                                  uint32_t c, uint32_t *ck, uint32_t *ci)
+{
+    const double *pi = xr + 4 * (size_t)i, *pj = xr + 4 * (size_t)j;
+    const cr_vec3 del = min_image(bx, cr_v3(pi[0] - pj[0], pi[1] - pj[1], pi[2] - pj[2]));
+    const double radsum = pi[3] + pj[3];
+    ck[c] = k, ci[c] = i;
+    return c + (cr_v3_len2(del) < radsum * radsum);
+}
+
+static uint32_t screen_plain(const double *xr, const uint32_t *fb, const uint32_t *nb, uint32_t k0, uint32_t k1,
+                             const dem_box *bx, uint32_t *ck, uint32_t *ci)
+{
+    uint32_t c = 0;
+    for (uint32_t k = k0; k < k1; ++k) {
+        /* the second body 16 pairs on (its line is not in the order the
+         * hardware follows) */
+        DEM_PREFETCH(xr + 4 * (size_t)nb[k + 16 < k1 ? k + 16 : k], 0);
+        c = screen_one(xr, bx, fb[k], nb[k], k, c, ck, ci);
+    }
+    return c;
+}
+
+#if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
+#define DEM_SCREEN_AVX2 1
+#define DEM_AVX2_FN __attribute__((target("avx2")))
+#include <immintrin.h>
+
+/* image_axis on four lanes: d > half ? d - L : d < -half ? d + L : d, both
+ * tests on d (at most one holds). A lane of an axis that is not periodic has
+ * half = +inf: neither test holds and d is kept. */
+static DEM_AVX2_FN inline __m256d image4(__m256d d, __m256d L, __m256d half, __m256d nhalf)
+{
+    const __m256d gt = _mm256_cmp_pd(d, half, _CMP_GT_OQ), lt = _mm256_cmp_pd(d, nhalf, _CMP_LT_OQ);
+    return _mm256_blendv_pd(_mm256_blendv_pd(d, _mm256_add_pd(d, L), lt), _mm256_sub_pd(d, L), gt);
+}
+
+static DEM_AVX2_FN inline __m256d pair4(const double *xr, uint32_t i, uint32_t j)
+{
+    const __m256d pi = _mm256_loadu_pd(xr + 4 * (size_t)i), pj = _mm256_loadu_pd(xr + 4 * (size_t)j);
+    return _mm256_blend_pd(_mm256_sub_pd(pi, pj), _mm256_add_pd(pi, pj), 8);
+}
+
+static DEM_AVX2_FN uint32_t screen_avx2(const double *xr, const uint32_t *fb, const uint32_t *nb, uint32_t k0,
+                                        uint32_t k1, const dem_box *bx, uint32_t *ck, uint32_t *ci)
+{
+    __m256d L[3], half[3], nhalf[3];
+    for (int a = 0; a < 3; ++a) {
+        L[a] = _mm256_set1_pd(bx->periodic[a] ? bx->L[a] : 0.0);
+        half[a] = _mm256_set1_pd(bx->periodic[a] ? bx->half[a] : INFINITY);
+        nhalf[a] = _mm256_set1_pd(bx->periodic[a] ? -bx->half[a] : -INFINITY);
+    }
+    /* the touching lanes first: for each 4-bit mask of hits, the lanes'
+     * indices packed into bytes */
+    static const uint32_t pack[16] = {0x03020100, 0x03020100, 0x03020001, 0x03020100, 0x03010002, 0x03010200,
+                                      0x03000201, 0x03020100, 0x02010003, 0x02010300, 0x02000301, 0x02030100,
+                                      0x01000302, 0x01030200, 0x00030201, 0x03020100};
+    const __m128i lane = _mm_setr_epi32(0, 1, 2, 3);
+    uint32_t c = 0, k = k0;
+    for (; k + 4 <= k1; k += 4) {
+        const uint32_t ahead = k + 19 < k1 ? k + 16 : k;
+        DEM_PREFETCH(xr + 4 * (size_t)nb[ahead], 0), DEM_PREFETCH(xr + 4 * (size_t)nb[ahead + 1], 0);
+        DEM_PREFETCH(xr + 4 * (size_t)nb[ahead + 2], 0), DEM_PREFETCH(xr + 4 * (size_t)nb[ahead + 3], 0);
+        /* each pair's (x_i - x_j, r_i + r_j): a body's x, y, z, r are
+         * one 32-byte load */
+        const __m256d v0 = pair4(xr, fb[k], nb[k]), v1 = pair4(xr, fb[k + 1], nb[k + 1]),
+                      v2 = pair4(xr, fb[k + 2], nb[k + 2]), v3 = pair4(xr, fb[k + 3], nb[k + 3]);
+        /* transposed: a register per axis, a lane per pair */
+        const __m256d a01 = _mm256_unpacklo_pd(v0, v1), b01 = _mm256_unpackhi_pd(v0, v1),
+                      a23 = _mm256_unpacklo_pd(v2, v3), b23 = _mm256_unpackhi_pd(v2, v3);
+        const __m256d dx = image4(_mm256_permute2f128_pd(a01, a23, 0x20), L[0], half[0], nhalf[0]),
+                      dy = image4(_mm256_permute2f128_pd(b01, b23, 0x20), L[1], half[1], nhalf[1]),
+                      dz = image4(_mm256_permute2f128_pd(a01, a23, 0x31), L[2], half[2], nhalf[2]),
+                      rs = _mm256_permute2f128_pd(b01, b23, 0x31);
+        const __m256d d2 =
+            _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(dx, dx), _mm256_mul_pd(dy, dy)), _mm256_mul_pd(dz, dz));
+        const unsigned hit = (unsigned)_mm256_movemask_pd(_mm256_cmp_pd(d2, _mm256_mul_pd(rs, rs), _CMP_LT_OQ));
+        /* the touching pairs' k and first bodies to ck[c], ci[c] on: four
+         * lanes written, the count grown by the hits (the lanes after them
+         * are written over by the next four, or lie within the item's part
+         * of ck, which has room for every pair) */
+        const __m128i sel = _mm_cvtepu8_epi32(_mm_cvtsi32_si128((int)pack[hit]));
+        const __m128i kv = _mm_add_epi32(_mm_set1_epi32((int)k), lane),
+                      iv = _mm_loadu_si128((const __m128i *)(const void *)(fb + k));
+        _mm_storeu_si128((__m128i *)(void *)(ck + c),
+                         _mm_castps_si128(_mm_permutevar_ps(_mm_castsi128_ps(kv), sel)));
+        _mm_storeu_si128((__m128i *)(void *)(ci + c),
+                         _mm_castps_si128(_mm_permutevar_ps(_mm_castsi128_ps(iv), sel)));
+        c += (uint32_t)__builtin_popcount(hit);
+    }
+    for (; k < k1; ++k) c = screen_one(xr, bx, fb[k], nb[k], k, c, ck, ci);
+    return c;
+}
+#else
+#define DEM_SCREEN_AVX2 0
+#endif
+
+uint32_t cr_dem_screen(const double *xr, const uint32_t *fb, const uint32_t *nb, uint32_t k0, uint32_t k1,
+                       const dem_box *bx, bool portable, uint32_t *ck, uint32_t *ci)
+{
+#if DEM_SCREEN_AVX2
+    if (!portable && __builtin_cpu_supports("avx2")) return screen_avx2(xr, fb, nb, k0, k1, bx, ck, ci);
+#else
+    (void)portable;
+#endif
+    return screen_plain(xr, fb, nb, k0, k1, bx, ck, ci);
+}
