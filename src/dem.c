@@ -215,111 +215,6 @@ static inline cr_quat turn_normalise(cr_quat r, double l2)
     return r;
 }
 
-/* The law on the touching pairs ck[e0..e1) (LAMMPS
- * PairGranHookeHistory::compute, term for term), in stages over the block:
- * each contact's work is a long chain through square roots and divisions,
- * and short loops let the processor run many contacts' chains at once. A
- * pair not touching has no history (shear zero, kept so by the screen). */
-#define DEM_LAW_BLOCK 32u
-
-static void law_block(const step_ctx *cx, const uint32_t *ck, const uint32_t *ci, cr_vec3 *hist, uint32_t e0,
-                      uint32_t e1, uint32_t i1)
-{
-    cr_dem *d = cx->d;
-    const dem_box box = cx->bx, *bx = &box;
-    const double kn = cx->kn, kt = cx->kt, gn = cx->gn, gt = cx->gt, mu = cx->mu, dt = cx->dt;
-    const bool update_shear = cx->update_shear;
-    const double *xr = d->xr;
-    const uint32_t *nb = d->nb, *rpos = d->rpos;
-    const dem_kin *kin = d->kin;
-    cr_vec3 *f = d->f, *t = d->t;
-    dem_pf *pf = d->pf;
-    const uint32_t m = e1 - e0;
-    cr_vec3 del[DEM_LAW_BLOCK], s[DEM_LAW_BLOCK], fs[DEM_LAW_BLOCK], vtr[DEM_LAW_BLOCK];
-    double r[DEM_LAW_BLOCK], rinv[DEM_LAW_BLOCK], rsqinv[DEM_LAW_BLOCK], meff[DEM_LAW_BLOCK], ccel[DEM_LAW_BLOCK],
-        shr2[DEM_LAW_BLOCK];
-    /* geometry: the square root and divisions; the history is loaded
-     * here, where the misses of a block overlap (touching pairs are spread
-     * thin over the list), and the second bodies' lines that the next
-     * stages read and write are asked for (about a quarter of the law's
-     * time went to waiting for them; at 10^6 bodies, loading the second
-     * body's mass here instead of asking for its line cost 15%) */
-    for (uint32_t e = 0; e < m; ++e) {
-        const uint32_t k = ck[e0 + e], i = ci[e0 + e], j = nb[k];
-        s[e] = hist[e0 + e]; /* the last step's, zero for a new contact */
-        const double *pi = xr + 4 * (size_t)i, *pj = xr + 4 * (size_t)j;
-        del[e] = min_image(bx, cr_v3(pi[0] - pj[0], pi[1] - pj[1], pi[2] - pj[2]));
-        const double rsq = cr_v3_len2(del[e]);
-        r[e] = sqrt(rsq), rinv[e] = 1.0 / r[e], rsqinv[e] = 1.0 / rsq;
-        DEM_PREFETCH(&kin[j], 0);
-        DEM_PREFETCH(&f[j], 1);
-        DEM_PREFETCH(&t[j], 1);
-        DEM_PREFETCH(&pf[rpos[k]], 1);
-    }
-    /* normal force, shear history and tangential force */
-    for (uint32_t e = 0; e < m; ++e) {
-        const uint32_t k = ck[e0 + e], i = ci[e0 + e], j = nb[k];
-        const cr_vec3 dl = del[e];
-        const double mi = kin[i].mass, mj = kin[j].mass, both = mi * mj / (mi + mj);
-        meff[e] = !(kin[i].flags & DEM_DYN) ? mj : !(kin[j].flags & DEM_DYN) ? mi : both;
-        const double radi = xr[4 * (size_t)i + 3], radj = xr[4 * (size_t)j + 3], radsum = radi + radj;
-        const cr_vec3 vr = cr_v3_sub(kin[i].v, kin[j].v);
-        const double vnnr = cr_v3_dot(vr, dl);
-        const cr_vec3 vn = cr_v3_scale(dl, vnnr * rsqinv[e]);
-        const cr_vec3 vt = cr_v3_sub(vr, vn);
-        const cr_vec3 wr = cr_v3_scale(cr_v3_add(cr_v3_scale(kin[i].w, radi), cr_v3_scale(kin[j].w, radj)), rinv[e]);
-        const double damp = meff[e] * gn * vnnr * rsqinv[e];
-        ccel[e] = kn * (radsum - r[e]) * rinv[e] - damp;
-        /* relative tangential velocity of the contact point */
-        const cr_vec3 vt_r = cr_v3(vt.x - (dl.z * wr.y - dl.y * wr.z), vt.y - (dl.x * wr.z - dl.z * wr.x),
-                                   vt.z - (dl.y * wr.x - dl.x * wr.y));
-        cr_vec3 sh = s[e];
-        if (update_shear) sh = cr_v3_madd(sh, vt_r, dt);
-        shr2[e] = cr_v3_len2(sh); /* LAMMPS's shrmag, only ever compared with 0: its square does */
-        /* rotate the shear displacement into the tangent plane */
-        const double rsht = cr_v3_dot(sh, dl) * rsqinv[e];
-        if (update_shear) sh = cr_v3_madd(sh, dl, -rsht);
-        s[e] = sh, vtr[e] = vt_r;
-        fs[e] = cr_v3_scale(cr_v3_madd(cr_v3_scale(sh, kt), vt_r, meff[e] * gt), -1.0);
-    }
-    /* Coulomb: the shear history is rescaled with the force, for the
-     * sliding contacts, listed first without branches (about half of the
-     * chute's contacts slide: a branch per contact would be a coin toss) */
-    uint32_t slide[DEM_LAW_BLOCK], ns = 0;
-    double fsm2[DEM_LAW_BLOCK], fn[DEM_LAW_BLOCK];
-    for (uint32_t e = 0; e < m; ++e) {
-        fsm2[e] = cr_v3_len2(fs[e]), fn[e] = mu * fabs(ccel[e] * r[e]);
-        slide[ns] = e;
-        ns += fsm2[e] > fn[e] * fn[e];
-    }
-    for (uint32_t q = 0; q < ns; ++q) {
-        const uint32_t e = slide[q];
-        if (shr2[e] != 0.0) {
-            const double qq = fn[e] / sqrt(fsm2[e]);
-            /* (LAMMPS: meff gamma_t vtr / kt; zero without tangential damping) */
-            const cr_vec3 g = gt != 0.0 && kt > 0.0 ? cr_v3_scale(vtr[e], meff[e] * gt / kt) : cr_v3_zero();
-            s[e] = cr_v3_sub(cr_v3_scale(cr_v3_add(s[e], g), qq), g);
-            fs[e] = cr_v3_scale(fs[e], qq);
-        } else {
-            fs[e] = cr_v3_zero();
-        }
-    }
-    /* the history kept, the forces summed */
-    for (uint32_t e = 0; e < m; ++e) {
-        const uint32_t k = ck[e0 + e], i = ci[e0 + e], j = nb[k];
-        hist[e0 + e] = s[e];
-        const cr_vec3 dl = del[e];
-        const cr_vec3 fij = cr_v3_madd(fs[e], dl, ccel[e]), tor = cr_v3_scale(cr_v3_cross(dl, fs[e]), rinv[e]);
-        f[i] = cr_v3_add(f[i], fij), t[i] = cr_v3_madd(t[i], tor, -xr[4 * (size_t)i + 3]);
-        if (j < i1) {
-            /* Newton's third law inside the item */
-            f[j] = cr_v3_sub(f[j], fij), t[j] = cr_v3_madd(t[j], tor, -xr[4 * (size_t)j + 3]);
-        } else {
-            pf[rpos[k]].f = fij, pf[rpos[k]].t = tor;
-        }
-    }
-}
-
 /* The law on every listed pair whose first body is in the work item (LAMMPS
  * PairGranHookeHistory::compute): screen, history, law; the forces summed
  * into both bodies inside the item, into the second body's pf row across
@@ -340,6 +235,14 @@ static void task_pairs(uint32_t c0, uint32_t c1, uint32_t worker, void *arg)
     uint32_t *d_ck = d->ck, *d_ci = d->ci;
     const uint32_t *rpos = d->rpos;
     const dem_pf zero_pf = {{0, 0, 0}, {0, 0, 0}};
+    const dem_law law = {.kn = cx->kn,
+                         .kt = cx->kt,
+                         .gn = cx->gn,
+                         .gt = cx->gt,
+                         .mu = cx->mu,
+                         .dt = cx->dt,
+                         .update_shear = cx->update_shear,
+                         .portable = d->portable};
 
     for (uint32_t c = c0; c < c1; ++c) {
         uint32_t i0, i1;
@@ -351,7 +254,7 @@ static void task_pairs(uint32_t c0, uint32_t c1, uint32_t worker, void *arg)
         /* the touching pairs' indices into the item's part of ck */
         const uint32_t base = start[i0];
         uint32_t *ck = d_ck + base, *ci = d_ci + base;
-        const uint32_t contacts = cr_dem_screen(xr, d->fb, nb, base, start[i1], bx, false, ck, ci);
+        const uint32_t contacts = cr_dem_screen(xr, d->fb, nb, base, start[i1], bx, d->portable, ck, ci);
         /* history: the last step's contacts merged in (both lists in list
          * order); a contact that ended loses its history and its force */
         const uint32_t *pkc = d->pk + base, np = d->pcount[c];
@@ -368,9 +271,8 @@ static void task_pairs(uint32_t c0, uint32_t c1, uint32_t worker, void *arg)
             }
         }
         for (; a < np; ++a) pf[rpos[pkc[a]]] = zero_pf;
-        /* the law on the touching pairs, in list order, in blocks */
-        for (uint32_t e0 = 0; e0 < contacts; e0 += DEM_LAW_BLOCK)
-            law_block(cx, ck, ci, hist, e0, e0 + DEM_LAW_BLOCK < contacts ? e0 + DEM_LAW_BLOCK : contacts, i1);
+        /* the law on the touching pairs, in list order */
+        cr_dem_law(d, bx, &law, ck, ci, hist, contacts, i1);
         chunk_count[c] = contacts;
     }
 }
@@ -453,13 +355,23 @@ static bool drift_block(const step_ctx *cx, uint32_t i0, uint32_t i1, double dis
     double *xr = d->xr;
     const dem_kin *kin = d->kin;
     const cr_vec3 *x_build = d->x_build;
+    /* wrap3's test that a centre is inside the box, for the three axes at
+     * once (an axis that is not periodic takes every number but NaN): one
+     * well-predicted branch a body instead of a loop over the axes */
+    double lo[3], hi[3];
+    for (int k = 0; k < 3; ++k) {
+        lo[k] = box.periodic[k] ? box.lo[k] : -INFINITY;
+        hi[k] = box.periodic[k] ? box.lo[k] + box.L[k] : INFINITY;
+    }
     bool far = false;
     double lx = disp[0], ly = disp[1], lz = disp[2], hx = disp[3], hy = disp[4], hz = disp[5];
     for (uint32_t i = i0; i < i1; ++i) {
         double *x = xr + 4 * (size_t)i;
         const cr_vec3 vi = kin[i].v, xb = x_build[i];
         x[0] += vi.x * dt, x[1] += vi.y * dt, x[2] += vi.z * dt;
-        wrap3(&box, x);
+        const bool inside = (x[0] >= lo[0]) & (x[0] < hi[0]) & (x[1] >= lo[1]) & (x[1] < hi[1]) & (x[2] >= lo[2]) &
+                            (x[2] < hi[2]);
+        if (!inside) wrap3(&box, x);
         const cr_vec3 u = min_image(&box, cr_v3(x[0] - xb.x, x[1] - xb.y, x[2] - xb.z));
         far |= cr_v3_len2(u) > lim;
         lx = u.x < lx ? u.x : lx, ly = u.y < ly ? u.y : ly, lz = u.z < lz ? u.z : lz;

@@ -99,6 +99,7 @@ struct cr_dem {
     uint32_t chunk; /* bodies per work item, set by the build */
     uint64_t builds; /* list builds so far (tests) */
     bool list_valid, forces_valid;
+    bool portable; /* tests: the screen and the law without AVX2 even where it is (the same bits) */
     bool world_stale; /* the world's x, v, w, q lag the sorted arrays (cr_dem_sync) */
 };
 
@@ -161,6 +162,21 @@ static inline void cr_dem_chunk_bodies(const cr_dem *d, uint32_t c, uint32_t *i0
  * both give the same pairs). */
 uint32_t cr_dem_screen(const double *xr, const uint32_t *fb, const uint32_t *nb, uint32_t k0, uint32_t k1,
                        const dem_box *bx, bool portable, uint32_t *ck, uint32_t *ci);
+
+/* The contact law's constants for a pass (cr_world_def.hooke, dt) and
+ * whether the shear history advances (not at the set-up). */
+typedef struct dem_law {
+    double kn, kt, gn, gt, mu, dt;
+    bool update_shear;
+    bool portable; /* the plain path even where AVX2 is (tests; the same bits) */
+} dem_law;
+
+/* The law on a work item's touching pairs ck[0 .. contacts) (first bodies
+ * ci, shear history hist, updated), in list order (src/dem_law.c): each
+ * force summed into f, t of the first body, and of the second when it lies
+ * in the item (below i1), else stored in its pf row. */
+void cr_dem_law(cr_dem *d, const dem_box *bx, const dem_law *law, const uint32_t *ck, const uint32_t *ci,
+                cr_vec3 *hist, uint32_t contacts, uint32_t i1);
 
 /* Gathers the world's live bodies, sorts them, builds the half list and
  * carries the history over (src/dem_list.c). */
