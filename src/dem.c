@@ -65,7 +65,7 @@ static void free_arrays(cr_world *w, cr_dem *d)
     void *ps[] = {d->xr,    d->kin_mem, d->f,    d->t,      d->x_build,  d->q,
                   d->inv_mass, d->inv_inertia, d->slot, d->cell, d->sorted_of, d->start, d->rstart,
                   d->nb,    d->rpos, d->fb, d->prow,    d->hist, d->phist, d->pf, d->pk, d->pi, d->pcount, d->ck, d->ci,    d->ha,    d->hb,
-                  d->hs,    d->hstart, d->scr, d->cell_start, d->rank, d->order, d->chunk_count, d->chunk_flag, d->chunk_disp, d->rev_at, d->rev_bucket,
+                  d->hs,    d->hstart, d->scr, d->cell_start, d->rank, d->order, d->chunk_count, d->chunk_order, d->chunk_flag, d->chunk_disp, d->rev_at, d->rev_bucket,
                   d->up_start, d->up};
     for (size_t k = 0; k < sizeof ps / sizeof ps[0]; ++k) cr_free(w, ps[k]);
 }
@@ -244,7 +244,8 @@ static void task_pairs(uint32_t c0, uint32_t c1, uint32_t worker, void *arg)
                          .update_shear = cx->update_shear,
                          .portable = d->portable};
 
-    for (uint32_t c = c0; c < c1; ++c) {
+    for (uint32_t it = c0; it < c1; ++it) {
+        const uint32_t c = d->chunk_order[it];
         uint32_t i0, i1;
         cr_dem_chunk_bodies(d, c, &i0, &i1);
         /* bodies of the item: their sums start here (pairs of the item
@@ -426,14 +427,14 @@ static void task_sum(uint32_t c0, uint32_t c1, uint32_t worker, void *arg)
     const cr_dem *d = cx->d;
     for (uint32_t c = c0; c < c1; ++c) {
         uint32_t i0, i1;
-        cr_dem_chunk_bodies(d, c, &i0, &i1);
+        cr_dem_item_bodies(d, c, &i0, &i1);
         sum_block(cx, i0, i1);
     }
 }
 
 /* The first half of the step: half kick, drift, turn, wrap; flags the
- * chunks where a body moved past half the skin and keeps the box of each
- * chunk's displacements since the build (list_valid_after_move). */
+ * items where a body moved past half the skin and keeps the box of each
+ * item's displacements since the build (list_valid_after_move). */
 static void task_move(uint32_t c0, uint32_t c1, uint32_t worker, void *arg)
 {
     (void)worker;
@@ -441,7 +442,7 @@ static void task_move(uint32_t c0, uint32_t c1, uint32_t worker, void *arg)
     const cr_dem *d = cx->d;
     for (uint32_t c = c0; c < c1; ++c) {
         uint32_t i0, i1;
-        cr_dem_chunk_bodies(d, c, &i0, &i1);
+        cr_dem_item_bodies(d, c, &i0, &i1);
         bool far = false;
         double *disp = d->chunk_disp + 6 * (size_t)c;
         disp[0] = disp[1] = disp[2] = INFINITY, disp[3] = disp[4] = disp[5] = -INFINITY;
@@ -463,11 +464,11 @@ static void task_move(uint32_t c0, uint32_t c1, uint32_t worker, void *arg)
  * 15 while the base stays, so the box is about half of 2 max |u| and the
  * list is rebuilt half as often. Either bound keeps every pair that can
  * touch: both are exact, only the moment of the rebuild changes. */
-static bool list_valid_after_move(const cr_dem *d, uint32_t chunks)
+static bool list_valid_after_move(const cr_dem *d)
 {
     bool far = false;
     double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-    for (uint32_t c = 0; c < chunks; ++c) {
+    for (uint32_t c = 0, items = cr_dem_body_items(d); c < items; ++c) {
         far |= (d->chunk_flag[c] & DEM_FAR) != 0;
         const double *disp = d->chunk_disp + 6 * (size_t)c;
         for (int k = 0; k < 3; ++k) lo[k] = fmin(lo[k], disp[k]), hi[k] = fmax(hi[k], disp[3 + k]);
@@ -490,7 +491,7 @@ static void task_finish(uint32_t c0, uint32_t c1, uint32_t worker, void *arg)
     cr_dem *d = cx->d;
     for (uint32_t c = c0; c < c1; ++c) {
         uint32_t i0, i1;
-        cr_dem_chunk_bodies(d, c, &i0, &i1);
+        cr_dem_item_bodies(d, c, &i0, &i1);
         bool bad = false;
         for (uint32_t j0 = i0; j0 < i1; j0 += DEM_BLOCK) {
             const uint32_t j1 = j0 + DEM_BLOCK < i1 ? j0 + DEM_BLOCK : i1;
@@ -529,11 +530,39 @@ void cr_dem_sync(const cr_world *w)
     store_slots(d, &w->bodies, 0, d->map_slots);
 }
 
+/* The pairs' items, costliest first (the threads take them in this
+ * order): the items differ (the chute's top item has half the listed pairs
+ * of the others and a twentieth of their contacts), and a pass whose last
+ * item is a large one leaves the other threads idle meanwhile. The cost:
+ * the listed pairs (the screen) and the last step's contacts (the law, about
+ * 15 times a listed pair's time). Each item writes only its own data, so the
+ * order changes no result. */
+static void order_items(cr_dem *d, uint32_t chunks)
+{
+    uint32_t *ord = d->chunk_order;
+    uint64_t cost[64];
+    const bool small = chunks <= 64;
+    for (uint32_t c = 0; c < chunks; ++c) {
+        ord[c] = c;
+        if (!small) continue;
+        uint32_t i0, i1;
+        cr_dem_chunk_bodies(d, c, &i0, &i1);
+        cost[c] = (uint64_t)(d->start[i1] - d->start[i0]) + 15u * (uint64_t)d->pcount[c];
+    }
+    if (!small) return; /* many items: the last is a small part of the pass */
+    for (uint32_t a = 1; a < chunks; ++a)
+        for (uint32_t b = a; b > 0 && cost[ord[b - 1]] < cost[ord[b]]; --b) {
+            const uint32_t u = ord[b];
+            ord[b] = ord[b - 1], ord[b - 1] = u;
+        }
+}
+
 /* The pair forces; with sum, each body's total (set-up: no kick). */
 static void forces(cr_world *w, step_ctx *cx, bool sum)
 {
     cr_dem *d = w->dem;
     uint32_t chunks = cr_dem_chunks(d, d->n);
+    order_items(d, chunks);
     cr_run_items(w, task_pairs, chunks, cx);
     uint32_t contacts = 0;
     for (uint32_t c = 0; c < chunks; ++c) contacts += d->pcount[c] = d->chunk_count[c];
@@ -544,7 +573,7 @@ static void forces(cr_world *w, step_ctx *cx, bool sum)
     cr_vec3 *h = d->hist;
     d->hist = d->phist, d->phist = h;
     w->stats.contacts = contacts;
-    if (sum) cr_run_items(w, task_sum, chunks, cx);
+    if (sum) cr_run_items(w, task_sum, cr_dem_body_items(d), cx);
 }
 
 static cr_status check_finite(cr_world *w)
@@ -627,10 +656,9 @@ cr_status cr_dem_step(cr_world *w)
     t1 = now_seconds();
     setup = t1 - t0;
     t0 = t1;
-    uint32_t chunks = cr_dem_chunks(d, d->n);
     cx.lim = 0.25 * d->skin * d->skin;
-    cr_run_items(w, task_move, chunks, &cx);
-    const bool rebuild = !list_valid_after_move(d, chunks);
+    cr_run_items(w, task_move, cr_dem_body_items(d), &cx);
+    const bool rebuild = !list_valid_after_move(d);
     t1 = now_seconds();
     w->stats.stage_seconds[CR_STAGE_PREDICT] = t1 - t0;
     t0 = t1;
@@ -639,7 +667,6 @@ cr_status cr_dem_step(cr_world *w)
         cr_run_items(w, task_store, cr_dem_chunks(d, d->map_slots), &cx);
         d->world_stale = false;
         if ((s = cr_dem_build(w, &cx.bx)) != CR_OK) return s;
-        chunks = cr_dem_chunks(d, d->n);
     }
     w->stats.candidate_pairs = d->pair_count;
     t1 = now_seconds();
@@ -650,9 +677,10 @@ cr_status cr_dem_step(cr_world *w)
     t1 = now_seconds();
     w->stats.stage_seconds[CR_STAGE_CONTACTS] = t1 - t0;
     t0 = t1;
-    cr_run_items(w, task_finish, chunks, &cx);
+    const uint32_t items = cr_dem_body_items(d);
+    cr_run_items(w, task_finish, items, &cx);
     bool bad = false;
-    for (uint32_t c = 0; c < chunks; ++c) bad |= (d->chunk_flag[c] & DEM_BAD) != 0;
+    for (uint32_t c = 0; c < items; ++c) bad |= (d->chunk_flag[c] & DEM_BAD) != 0;
     d->world_stale = true;
     if (bad) {
         /* check_finite reads the world's slots */

@@ -70,7 +70,8 @@ static bool reserve_bodies(cr_world *w, cr_dem *d, uint32_t n, uint32_t slots)
         if (!regrow(w, (void **)&d->chunk_count, d->chunk_cap, c, sizeof(uint32_t)) ||
             !regrow(w, (void **)&d->chunk_flag, d->chunk_cap, c, 1) ||
             !regrow(w, (void **)&d->chunk_disp, 6 * d->chunk_cap, 6 * c, sizeof(double)) ||
-            !regrow(w, (void **)&d->pcount, d->chunk_cap, c, sizeof(uint32_t)))
+            !regrow(w, (void **)&d->pcount, d->chunk_cap, c, sizeof(uint32_t)) ||
+            !regrow(w, (void **)&d->chunk_order, d->chunk_cap, c, sizeof(uint32_t)))
             return false;
         d->chunk_cap = c;
     }

@@ -1,6 +1,8 @@
 /* The DEM's contact law and screen on their two paths (src/dem_law.c,
  * src/dem_screen.c): the plain loops, and AVX2 where the processor has it.
- * Both must give the same bits. A sheared bed of spheres of mixed sizes
+ * Both must give the same bits; and so must the work items on threads
+ * when the pairs' items (of up to 4,096 bodies) and the passes over the
+ * bodies' (of 512) differ, the pairs' taken costliest first. A sheared bed of spheres of mixed sizes
  * and masses, periodic in x and y, on a frozen floor, with tangential
  * damping (the Coulomb limit's damping term) and sliding contacts, over
  * several work items; stepped with each path (and the plain one on 2
@@ -14,20 +16,20 @@
 
 enum { SIDE = 14, LAYERS = 9 };
 
-static cr_world *sheared_bed(uint32_t workers, bool portable)
+static cr_world *sheared_bed_of(int side, int layers, uint32_t workers, int *enqueued, bool portable)
 {
     cr_world_def d = test_dem_def(1e-4, cr_v3(2.0, 0.5, -9.81), 2e5, 50.0);
     d.hooke.gamma_t = 25.0;
     d.hooke.mu = 0.3;
-    d.worker_count = workers;
+    test_use_tasks(&d, workers, enqueued);
     d.periodic.x = d.periodic.y = true;
     d.periodic.lo = cr_v3(0, 0, -1);
-    d.periodic.hi = cr_v3(SIDE, SIDE, 20);
+    d.periodic.hi = cr_v3(side, side, 20);
     cr_world *w = make_world_def(&d);
     uint64_t seed = 99;
-    for (int ix = 0; ix < SIDE; ++ix)
-        for (int iy = 0; iy < SIDE; ++iy)
-            for (int iz = 0; iz < LAYERS; ++iz) {
+    for (int ix = 0; ix < side; ++ix)
+        for (int iy = 0; iy < side; ++iy)
+            for (int iz = 0; iz < layers; ++iz) {
                 cr_body_def b = cr_default_body_def();
                 b.inertia_kind = CR_INERTIA_SOLID;
                 b.type = iz == 0 ? CR_BODY_KINEMATIC : CR_BODY_DYNAMIC;
@@ -52,6 +54,27 @@ static cr_world *sheared_bed(uint32_t workers, bool portable)
     return w;
 }
 
+static cr_world *sheared_bed(uint32_t workers, bool portable)
+{
+    return sheared_bed_of(SIDE, LAYERS, workers, NULL, portable);
+}
+
+static void assert_same_states(cr_world *const *w, int count)
+{
+    const uint32_t n = cr_world_body_capacity(w[0]);
+    for (uint32_t i = 0; i < n; ++i) {
+        cr_body_state s0;
+        assert_int_equal(cr_body_get_state(w[0], cr_world_body_at(w[0], i), &s0), CR_OK);
+        for (int m = 1; m < count; ++m) {
+            cr_body_state s;
+            assert_int_equal(cr_body_get_state(w[m], cr_world_body_at(w[m], i), &s), CR_OK);
+            assert_memory_equal(&s.position, &s0.position, sizeof s.position);
+            assert_memory_equal(&s.velocity, &s0.velocity, sizeof s.velocity);
+            assert_memory_equal(&s.angular_velocity, &s0.angular_velocity, sizeof s.angular_velocity);
+        }
+    }
+}
+
 static void test_dem_law_paths_bitwise(void **state)
 {
     (void)state;
@@ -66,19 +89,25 @@ static void test_dem_law_paths_bitwise(void **state)
     assert_true(w[0]->dem->n > 3 * DEM_CHUNK);
     assert_true(most > 2000);
     assert_true(cr_dem_build_count(w[0]) > 2);
-    const uint32_t n = cr_world_body_capacity(w[0]);
-    assert_int_equal(n, SIDE * SIDE * LAYERS);
-    for (uint32_t i = 0; i < n; ++i) {
-        cr_body_state s0;
-        assert_int_equal(cr_body_get_state(w[0], cr_world_body_at(w[0], i), &s0), CR_OK);
-        for (int m = 1; m < 3; ++m) {
-            cr_body_state s;
-            assert_int_equal(cr_body_get_state(w[m], cr_world_body_at(w[m], i), &s), CR_OK);
-            assert_memory_equal(&s.position, &s0.position, sizeof s.position);
-            assert_memory_equal(&s.velocity, &s0.velocity, sizeof s.velocity);
-            assert_memory_equal(&s.angular_velocity, &s0.angular_velocity, sizeof s.angular_velocity);
-        }
-    }
+    assert_int_equal(cr_world_body_capacity(w[0]), SIDE * SIDE * LAYERS);
+    assert_same_states(w, 3);
+    for (int m = 0; m < 3; ++m) cr_world_destroy(w[m]);
+}
+
+/* 8,400 bodies: pairs' items of 1,024 bodies, body items of 512; on 1 and
+ * 2 threads and on a task system that runs the items backwards. */
+static void test_dem_items_bitwise(void **state)
+{
+    (void)state;
+    int enqueued = 0;
+    cr_world *w[3] = {sheared_bed_of(28, 11, 1, NULL, false), sheared_bed_of(28, 11, 2, NULL, false),
+                      sheared_bed_of(28, 11, 1, &enqueued, false)};
+    for (int k = 0; k < 60; ++k)
+        for (int m = 0; m < 3; ++m) assert_int_equal(cr_world_step(w[m]), CR_OK);
+    assert_true(enqueued > 0);
+    assert_int_equal(w[0]->dem->chunk, 2 * DEM_CHUNK);
+    assert_true(cr_world_stats(w[0])->contacts > 5000);
+    assert_same_states(w, 3);
     for (int m = 0; m < 3; ++m) cr_world_destroy(w[m]);
 }
 
@@ -86,6 +115,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_dem_law_paths_bitwise),
+        cmocka_unit_test(test_dem_items_bitwise),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
