@@ -264,6 +264,10 @@ static void task_pairs(uint32_t c0, uint32_t c1, uint32_t worker, void *arg)
         uint32_t a = 0;
         for (uint32_t e = 0; e < contacts; ++e) {
             const uint32_t k = ck[e];
+            /* the second body's kin line for the law, which starts after
+             * this loop: its own prefetch (a block ahead) was too late for
+             * a line from memory */
+            DEM_PREFETCH(&d->kin[nb[k]], 0);
             for (; a < np && pkc[a] < k; ++a) pf[rpos[pkc[a]]] = zero_pf;
             if (a < np && pkc[a] == k) {
                 hist[e] = ph[a++];
