@@ -5,15 +5,15 @@
  * In stages over blocks of DEM_LAW_BLOCK contacts: each contact's work is a
  * long chain through a square root and divisions, and short loops let the
  * processor run many contacts' chains at once. The block's numbers are kept
- * one array per component, so that the first two stages (geometry; normal
- * force, shear history and tangential force) can run four contacts at a
- * time on AVX2, where the processor has it (asked at run time, as
- * src/lcp_pgs.c does). That path makes every number with the same IEEE
- * operations in the same order as the plain one (sqrt and division are
+ * one array per component, so that the stages (geometry; normal force,
+ * shear history and tangential force; Coulomb; the sums' terms) can run
+ * four contacts at a time on AVX2, where the processor has it (asked at run
+ * time, as src/lcp_pgs.c does). That path makes every number with the same
+ * IEEE operations in the same order as the plain one (sqrt and division are
  * correctly rounded in both; no fused multiply-add: -ffp-contract=off and a
- * target without FMA), so both give the same bits. The Coulomb limit (about
- * half of the chute's contacts slide) and the sums into the bodies stay one
- * contact at a time: the sums must keep their order.
+ * target without FMA), so both give the same bits; its Coulomb stage
+ * computes every lane and keeps the sliding ones by masks. Only the sums
+ * into the bodies stay one contact at a time: they must keep their order.
  *
  * A pair not touching has no history (shear zero, kept so by the screen). */
 #include "dem_internal.h"
@@ -29,6 +29,12 @@ typedef struct law_soa {
     double fx[DEM_LAW_BLOCK], fy[DEM_LAW_BLOCK], fz[DEM_LAW_BLOCK];    /* tangential force */
     double vx[DEM_LAW_BLOCK], vy[DEM_LAW_BLOCK], vz[DEM_LAW_BLOCK];    /* vtr */
     double meff[DEM_LAW_BLOCK], ccel[DEM_LAW_BLOCK], shr2[DEM_LAW_BLOCK];
+    /* the sums' terms: F_ij, the torque lever (d x F_t) / r, and the lever
+     * times -r_i and -r_j */
+    double gx[DEM_LAW_BLOCK], gy[DEM_LAW_BLOCK], gz[DEM_LAW_BLOCK], lx[DEM_LAW_BLOCK], ly[DEM_LAW_BLOCK],
+        lz[DEM_LAW_BLOCK];
+    double tix[DEM_LAW_BLOCK], tiy[DEM_LAW_BLOCK], tiz[DEM_LAW_BLOCK], tjx[DEM_LAW_BLOCK], tjy[DEM_LAW_BLOCK],
+        tjz[DEM_LAW_BLOCK];
 } law_soa;
 
 /* Stage 1 for contact e: geometry, the history loaded (the misses of a
@@ -90,6 +96,48 @@ static inline void normal_one(const cr_dem *d, const dem_law *law, uint32_t k, u
     a->meff[e] = meff;
     const cr_vec3 fs = cr_v3_scale(cr_v3_madd(cr_v3_scale(sh, law->kt), vt_r, meff * law->gt), -1.0);
     a->fx[e] = fs.x, a->fy[e] = fs.y, a->fz[e] = fs.z;
+}
+
+/* Stage 3, contacts [e0, m): Coulomb. The shear history is rescaled with
+ * the force, for the sliding contacts, listed first without branches
+ * (about half of the chute's contacts slide: a branch per contact would be
+ * a coin toss). */
+static void coulomb_plain(const dem_law *law, law_soa *a, uint32_t e0, uint32_t m)
+{
+    const double mu = law->mu, kt = law->kt, gt = law->gt;
+    uint32_t slide[DEM_LAW_BLOCK], ns = 0;
+    double fsm2[DEM_LAW_BLOCK], fn[DEM_LAW_BLOCK];
+    for (uint32_t e = e0; e < m; ++e) {
+        fsm2[e] = a->fx[e] * a->fx[e] + a->fy[e] * a->fy[e] + a->fz[e] * a->fz[e];
+        fn[e] = mu * fabs(a->ccel[e] * a->r[e]);
+        slide[ns] = e;
+        ns += fsm2[e] > fn[e] * fn[e];
+    }
+    for (uint32_t q = 0; q < ns; ++q) {
+        const uint32_t e = slide[q];
+        if (a->shr2[e] != 0.0) {
+            const double qq = fn[e] / sqrt(fsm2[e]);
+            /* (LAMMPS: meff gamma_t vtr / kt; zero without tangential damping) */
+            const cr_vec3 vtr = cr_v3(a->vx[e], a->vy[e], a->vz[e]);
+            const cr_vec3 g = gt != 0.0 && kt > 0.0 ? cr_v3_scale(vtr, a->meff[e] * gt / kt) : cr_v3_zero();
+            const cr_vec3 sh = cr_v3_sub(cr_v3_scale(cr_v3_add(cr_v3(a->sx[e], a->sy[e], a->sz[e]), g), qq), g);
+            a->sx[e] = sh.x, a->sy[e] = sh.y, a->sz[e] = sh.z;
+            a->fx[e] *= qq, a->fy[e] *= qq, a->fz[e] *= qq;
+        } else {
+            a->fx[e] = a->fy[e] = a->fz[e] = 0.0;
+        }
+    }
+}
+
+/* Stage 4's terms for contact e: F_ij = F_t + d ccel, the lever
+ * (d x F_t) / r, and the lever times -r_i, -r_j (cr_v3_madd's products). */
+static inline void terms_one(law_soa *a, uint32_t e)
+{
+    const cr_vec3 dl = cr_v3(a->dx[e], a->dy[e], a->dz[e]), fs = cr_v3(a->fx[e], a->fy[e], a->fz[e]);
+    const cr_vec3 fij = cr_v3_madd(fs, dl, a->ccel[e]), tor = cr_v3_scale(cr_v3_cross(dl, fs), a->rinv[e]);
+    const cr_vec3 ti = cr_v3_scale(tor, -a->ri[e]), tj = cr_v3_scale(tor, -a->rj[e]);
+    a->gx[e] = fij.x, a->gy[e] = fij.y, a->gz[e] = fij.z, a->lx[e] = tor.x, a->ly[e] = tor.y, a->lz[e] = tor.z;
+    a->tix[e] = ti.x, a->tiy[e] = ti.y, a->tiz[e] = ti.z, a->tjx[e] = tj.x, a->tjy[e] = tj.y, a->tjz[e] = tj.z;
 }
 
 #if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
@@ -234,6 +282,62 @@ static DEM_AVX2_FN void stages12_avx2(const cr_dem *d, const dem_box *bx, const 
     for (e = 0; e + 4 <= m; e += 4) normal_avx2(d, law, ck, ci, a, e);
     for (; e < m; ++e) normal_one(d, law, ck[e], ci[e], a, e);
 }
+/* Stage 3 for contacts e .. e + 3: coulomb_plain's numbers, every lane
+ * computed and the results kept by masks (sliding, and shear not zero). */
+static DEM_AVX2_FN void coulomb_avx2(const dem_law *law, law_soa *a, uint32_t e)
+{
+    const v4 fs = {LD(a->fx + e), LD(a->fy + e), LD(a->fz + e)};
+    const __m256d fsm2 = dot4(fs, fs),
+                  fn = _mm256_mul_pd(_mm256_set1_pd(law->mu),
+                                     _mm256_andnot_pd(_mm256_set1_pd(-0.0), _mm256_mul_pd(LD(a->ccel + e), LD(a->r + e))));
+    const __m256d slide = _mm256_cmp_pd(fsm2, _mm256_mul_pd(fn, fn), _CMP_GT_OQ);
+    if (_mm256_movemask_pd(slide) == 0) return;
+    /* shr2 != 0, true for NaN as in C */
+    const __m256d moving = _mm256_and_pd(slide, _mm256_cmp_pd(LD(a->shr2 + e), _mm256_setzero_pd(), _CMP_NEQ_UQ)),
+                  stuck = _mm256_andnot_pd(moving, slide);
+    const __m256d qq = _mm256_div_pd(fn, _mm256_sqrt_pd(fsm2));
+    v4 g = {_mm256_setzero_pd(), _mm256_setzero_pd(), _mm256_setzero_pd()};
+    if (law->gt != 0.0 && law->kt > 0.0) {
+        const __m256d gm =
+            _mm256_div_pd(_mm256_mul_pd(LD(a->meff + e), _mm256_set1_pd(law->gt)), _mm256_set1_pd(law->kt));
+        g.x = _mm256_mul_pd(LD(a->vx + e), gm), g.y = _mm256_mul_pd(LD(a->vy + e), gm);
+        g.z = _mm256_mul_pd(LD(a->vz + e), gm);
+    }
+    double *sc[3] = {a->sx + e, a->sy + e, a->sz + e}, *fc[3] = {a->fx + e, a->fy + e, a->fz + e};
+    const __m256d gc[3] = {g.x, g.y, g.z}, zero = _mm256_setzero_pd();
+    for (int c = 0; c < 3; ++c) {
+        const __m256d sv = LD(sc[c]), fv = LD(fc[c]);
+        const __m256d s2 = _mm256_sub_pd(_mm256_mul_pd(_mm256_add_pd(sv, gc[c]), qq), gc[c]);
+        ST(sc[c], _mm256_blendv_pd(sv, s2, moving));
+        ST(fc[c], _mm256_blendv_pd(_mm256_blendv_pd(fv, _mm256_mul_pd(fv, qq), moving), zero, stuck));
+    }
+}
+
+/* Stage 4's terms for contacts e .. e + 3 (terms_one). */
+static DEM_AVX2_FN void terms_avx2(law_soa *a, uint32_t e)
+{
+    const v4 dl = {LD(a->dx + e), LD(a->dy + e), LD(a->dz + e)}, fs = {LD(a->fx + e), LD(a->fy + e), LD(a->fz + e)};
+    const __m256d cc = LD(a->ccel + e), rinv = LD(a->rinv + e), neg = _mm256_set1_pd(-0.0);
+    const __m256d nri = _mm256_xor_pd(LD(a->ri + e), neg), nrj = _mm256_xor_pd(LD(a->rj + e), neg);
+    ST(a->gx + e, _mm256_add_pd(fs.x, _mm256_mul_pd(dl.x, cc)));
+    ST(a->gy + e, _mm256_add_pd(fs.y, _mm256_mul_pd(dl.y, cc)));
+    ST(a->gz + e, _mm256_add_pd(fs.z, _mm256_mul_pd(dl.z, cc)));
+    const __m256d tx = _mm256_mul_pd(_mm256_sub_pd(_mm256_mul_pd(dl.y, fs.z), _mm256_mul_pd(dl.z, fs.y)), rinv),
+                  ty = _mm256_mul_pd(_mm256_sub_pd(_mm256_mul_pd(dl.z, fs.x), _mm256_mul_pd(dl.x, fs.z)), rinv),
+                  tz = _mm256_mul_pd(_mm256_sub_pd(_mm256_mul_pd(dl.x, fs.y), _mm256_mul_pd(dl.y, fs.x)), rinv);
+    ST(a->lx + e, tx), ST(a->ly + e, ty), ST(a->lz + e, tz);
+    ST(a->tix + e, _mm256_mul_pd(tx, nri)), ST(a->tiy + e, _mm256_mul_pd(ty, nri)), ST(a->tiz + e, _mm256_mul_pd(tz, nri));
+    ST(a->tjx + e, _mm256_mul_pd(tx, nrj)), ST(a->tjy + e, _mm256_mul_pd(ty, nrj)), ST(a->tjz + e, _mm256_mul_pd(tz, nrj));
+}
+
+static DEM_AVX2_FN void stages34_avx2(const dem_law *law, law_soa *a, uint32_t m)
+{
+    uint32_t e = 0;
+    for (; e + 4 <= m; e += 4) coulomb_avx2(law, a, e);
+    coulomb_plain(law, a, e, m);
+    for (e = 0; e + 4 <= m; e += 4) terms_avx2(a, e);
+    for (; e < m; ++e) terms_one(a, e);
+}
 #undef LD
 #undef ST
 #else
@@ -256,37 +360,15 @@ static void law_block(cr_dem *d, const dem_box *bx, const dem_law *law, bool avx
 #if DEM_LAW_AVX2
     if (avx2) {
         stages12_avx2(d, bx, law, ck, ci, hist, &a, m);
+        stages34_avx2(law, &a, m);
     } else
 #endif
     {
         (void)avx2;
         for (uint32_t e = 0; e < m; ++e) geometry_one(d, bx, ck[e], ci[e], &hist[e], &a, e);
         for (uint32_t e = 0; e < m; ++e) normal_one(d, law, ck[e], ci[e], &a, e);
-    }
-    /* Coulomb: the shear history is rescaled with the force, for the
-     * sliding contacts, listed first without branches (about half of the
-     * chute's contacts slide: a branch per contact would be a coin toss) */
-    const double mu = law->mu, kt = law->kt, gt = law->gt;
-    uint32_t slide[DEM_LAW_BLOCK], ns = 0;
-    double fsm2[DEM_LAW_BLOCK], fn[DEM_LAW_BLOCK];
-    for (uint32_t e = 0; e < m; ++e) {
-        fsm2[e] = a.fx[e] * a.fx[e] + a.fy[e] * a.fy[e] + a.fz[e] * a.fz[e], fn[e] = mu * fabs(a.ccel[e] * a.r[e]);
-        slide[ns] = e;
-        ns += fsm2[e] > fn[e] * fn[e];
-    }
-    for (uint32_t q = 0; q < ns; ++q) {
-        const uint32_t e = slide[q];
-        if (a.shr2[e] != 0.0) {
-            const double qq = fn[e] / sqrt(fsm2[e]);
-            /* (LAMMPS: meff gamma_t vtr / kt; zero without tangential damping) */
-            const cr_vec3 vtr = cr_v3(a.vx[e], a.vy[e], a.vz[e]);
-            const cr_vec3 g = gt != 0.0 && kt > 0.0 ? cr_v3_scale(vtr, a.meff[e] * gt / kt) : cr_v3_zero();
-            const cr_vec3 s = cr_v3_sub(cr_v3_scale(cr_v3_add(cr_v3(a.sx[e], a.sy[e], a.sz[e]), g), qq), g);
-            a.sx[e] = s.x, a.sy[e] = s.y, a.sz[e] = s.z;
-            a.fx[e] *= qq, a.fy[e] *= qq, a.fz[e] *= qq;
-        } else {
-            a.fx[e] = a.fy[e] = a.fz[e] = 0.0;
-        }
+        coulomb_plain(law, &a, 0, m);
+        for (uint32_t e = 0; e < m; ++e) terms_one(&a, e);
     }
     /* the history kept, the forces summed (in list order) */
     const uint32_t *nb = d->nb, *rpos = d->rpos;
@@ -295,16 +377,15 @@ static void law_block(cr_dem *d, const dem_box *bx, const dem_law *law, bool avx
     for (uint32_t e = 0; e < m; ++e) {
         const uint32_t k = ck[e], i = ci[e], j = nb[k];
         hist[e] = cr_v3(a.sx[e], a.sy[e], a.sz[e]);
-        const cr_vec3 dl = cr_v3(a.dx[e], a.dy[e], a.dz[e]), fs = cr_v3(a.fx[e], a.fy[e], a.fz[e]);
-        const cr_vec3 fij = cr_v3_madd(fs, dl, a.ccel[e]), tor = cr_v3_scale(cr_v3_cross(dl, fs), a.rinv[e]);
-        f[i] = cr_v3_add(f[i], fij), t[i] = cr_v3_madd(t[i], tor, -a.ri[e]);
+        const cr_vec3 fij = cr_v3(a.gx[e], a.gy[e], a.gz[e]), tor = cr_v3(a.lx[e], a.ly[e], a.lz[e]);
+        f[i] = cr_v3_add(f[i], fij), t[i] = cr_v3_add(t[i], cr_v3(a.tix[e], a.tiy[e], a.tiz[e]));
         /* Newton's third law inside the item, else the second body's pf
          * row; both written, one of them into a local that nobody reads:
          * whether a pair crosses items is a coin toss for the predictor */
         const uintptr_t in = (uintptr_t)0 - (uintptr_t)(j < i1);
         cr_vec3 *fj = pick(in, &f[j], &spare.f), *tj = pick(in, &t[j], &spare.t);
         dem_pf *row = (dem_pf *)(((uintptr_t)&spare & in) | ((uintptr_t)&pf[rpos[k]] & ~in));
-        *fj = cr_v3_sub(*fj, fij), *tj = cr_v3_madd(*tj, tor, -a.rj[e]);
+        *fj = cr_v3_sub(*fj, fij), *tj = cr_v3_add(*tj, cr_v3(a.tjx[e], a.tjy[e], a.tjz[e]));
         row->f = fij, row->t = tor;
     }
 }
