@@ -147,6 +147,7 @@ typedef struct step_ctx {
     cr_vec3 g;
     bool update_shear;
     bool turn; /* cr_world_def.integrate_orientation */
+    bool avx2; /* the move on AVX2 (src/dem_move.c) */
 } step_ctx;
 
 /* ---- the step, in work items of DEM_CHUNK bodies ------------------------ */
@@ -417,8 +418,13 @@ static void turn_block(const step_ctx *cx, uint32_t i0, uint32_t i1)
  * the step. */
 static bool advance_block(const step_ctx *cx, uint32_t i0, uint32_t i1, double disp[6])
 {
-    kick_block(cx, i0, i1);
-    bool far = drift_block(cx, i0, i1, disp);
+    bool far;
+    if (cx->avx2) {
+        far = cr_dem_advance_avx2(cx->d, &cx->bx, cx->h, cx->dt, cx->lim, i0, i1, disp);
+    } else {
+        kick_block(cx, i0, i1);
+        far = drift_block(cx, i0, i1, disp);
+    }
     if (cx->turn) turn_block(cx, i0, i1);
     return far;
 }
@@ -621,7 +627,8 @@ static step_ctx ctx_of(cr_world *w)
                    .gt = hk->gamma_t,
                    .mu = hk->mu,
                    .g = w->def.gravity,
-                   .turn = w->def.integrate_orientation};
+                   .turn = w->def.integrate_orientation,
+                   .avx2 = cr_dem_has_avx2(w->dem)};
     return cx;
 }
 

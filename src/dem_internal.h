@@ -100,7 +100,7 @@ struct cr_dem {
     uint32_t chunk; /* bodies per work item, set by the build */
     uint64_t builds; /* list builds so far (tests) */
     bool list_valid, forces_valid;
-    bool portable; /* tests: the screen and the law without AVX2 even where it is (the same bits) */
+    bool portable; /* tests: the screen, the law and the move without AVX2 even where it is (the same bits) */
     bool world_stale; /* the world's x, v, w, q lag the sorted arrays (cr_dem_sync) */
 };
 
@@ -173,6 +173,15 @@ static inline void cr_dem_chunk_bodies(const cr_dem *d, uint32_t c, uint32_t *i0
  * both give the same pairs). */
 uint32_t cr_dem_screen(const double *xr, const uint32_t *fb, const uint32_t *nb, uint32_t k0, uint32_t k1,
                        const dem_box *bx, bool portable, uint32_t *ck, uint32_t *ci);
+
+/* The first half of the step for bodies [i0, i1) on AVX2 (src/dem_move.c):
+ * kick_block and drift_block of src/dem.c, the same bits; true when a body
+ * moved past half the skin (|u|^2 > lim), disp grown to the box of the
+ * displacements. Only where cr_dem_has_avx2 (the processor has AVX2 and
+ * the DEM is not asked for its plain loops). */
+bool cr_dem_advance_avx2(cr_dem *d, const dem_box *bx, double h, double dt, double lim, uint32_t i0, uint32_t i1,
+                         double disp[6]);
+bool cr_dem_has_avx2(const cr_dem *d);
 
 /* The contact law's constants for a pass (cr_world_def.hooke, dt) and
  * whether the shear history advances (not at the set-up). */
