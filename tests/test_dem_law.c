@@ -111,11 +111,39 @@ static void test_dem_items_bitwise(void **state)
     for (int m = 0; m < 3; ++m) cr_world_destroy(w[m]);
 }
 
+/* A velocity that overflows in the step's second half kick while the
+ * positions stay finite: the finish's test (exponent bits on AVX2, a sum on
+ * the plain path) must stop the world at that step, naming the velocity.
+ * Two light spheres (m = 1e-10) close in at 60 and overlap by 0.01 after
+ * the drift; with kn = 1e308 the force is 1e306 and h F / m overflows. */
+static void test_dem_velocity_overflow(void **state)
+{
+    (void)state;
+    for (int portable = 0; portable < 2; ++portable) {
+        cr_world_def d = test_dem_def(1e-3, cr_v3_zero(), 1e308, 0.0);
+        cr_world *w = make_world_def(&d);
+        cr_body_id id;
+        for (int k = 0; k < 2; ++k) {
+            cr_body_def b = cr_default_body_def();
+            b.radius = 0.5, b.mass = 1e-10, b.inertia_kind = CR_INERTIA_SOLID;
+            b.position = cr_v3(0, 0, 1.05 * k);
+            b.velocity = cr_v3(0, 0, k ? -30.0 : 30.0);
+            assert_int_equal(cr_world_add_body(w, &b, &id), CR_OK);
+        }
+        assert_int_equal(cr_world_prepare(w), CR_OK);
+        w->dem->portable = portable;
+        assert_int_equal(cr_world_step(w), CR_ERR_NON_FINITE);
+        assert_non_null(strstr(cr_world_last_error(w), "body 0: non-finite velocity at step 1"));
+        cr_world_destroy(w);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_dem_law_paths_bitwise),
         cmocka_unit_test(test_dem_items_bitwise),
+        cmocka_unit_test(test_dem_velocity_overflow),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
