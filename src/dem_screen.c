@@ -62,8 +62,11 @@ static DEM_AVX2_FN inline __m256d pair4(const double *xr, uint32_t i, uint32_t j
     return _mm256_blend_pd(_mm256_sub_pd(pi, pj), _mm256_add_pd(pi, pj), 8);
 }
 
-static DEM_AVX2_FN uint32_t screen_avx2(const double *xr, const uint32_t *fb, const uint32_t *nb, uint32_t k0,
-                                        uint32_t k1, const dem_box *bx, uint32_t *ck, uint32_t *ci)
+/* pz: z is periodic (a constant in each copy below: the chute's box is
+ * not periodic in z, and its image there would be six operations of about
+ * sixty for nothing) */
+static DEM_AVX2_FN inline __attribute__((always_inline)) uint32_t screen4(const double *xr, const uint32_t *fb, const uint32_t *nb, uint32_t k0,
+                                           uint32_t k1, const dem_box *bx, uint32_t *ck, uint32_t *ci, bool pz)
 {
     __m256d L[3], half[3], nhalf[3];
     for (int a = 0; a < 3; ++a) {
@@ -91,7 +94,8 @@ static DEM_AVX2_FN uint32_t screen_avx2(const double *xr, const uint32_t *fb, co
                       a23 = _mm256_unpacklo_pd(v2, v3), b23 = _mm256_unpackhi_pd(v2, v3);
         const __m256d dx = image4(_mm256_permute2f128_pd(a01, a23, 0x20), L[0], half[0], nhalf[0]),
                       dy = image4(_mm256_permute2f128_pd(b01, b23, 0x20), L[1], half[1], nhalf[1]),
-                      dz = image4(_mm256_permute2f128_pd(a01, a23, 0x31), L[2], half[2], nhalf[2]),
+                      dz0 = _mm256_permute2f128_pd(a01, a23, 0x31),
+                      dz = pz ? image4(dz0, L[2], half[2], nhalf[2]) : dz0,
                       rs = _mm256_permute2f128_pd(b01, b23, 0x31);
         const __m256d d2 =
             _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(dx, dx), _mm256_mul_pd(dy, dy)), _mm256_mul_pd(dz, dz));
@@ -111,6 +115,12 @@ static DEM_AVX2_FN uint32_t screen_avx2(const double *xr, const uint32_t *fb, co
     }
     for (; k < k1; ++k) c = screen_one(xr, bx, fb[k], nb[k], k, c, ck, ci);
     return c;
+}
+static DEM_AVX2_FN uint32_t screen_avx2(const double *xr, const uint32_t *fb, const uint32_t *nb, uint32_t k0,
+                                        uint32_t k1, const dem_box *bx, uint32_t *ck, uint32_t *ci)
+{
+    return bx->periodic[2] ? screen4(xr, fb, nb, k0, k1, bx, ck, ci, true)
+                           : screen4(xr, fb, nb, k0, k1, bx, ck, ci, false);
 }
 #else
 #define DEM_SCREEN_AVX2 0
