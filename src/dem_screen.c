@@ -30,8 +30,11 @@ static inline uint32_t screen_one(const double *xr, const dem_box *bx, uint32_t 
 }
 
 static uint32_t screen_plain(const double *xr, const uint32_t *fb, const uint32_t *nb, uint32_t k0, uint32_t k1,
-                             const dem_box *bx, uint32_t *ck, uint32_t *ci)
+                             const dem_box *bxp, uint32_t *ck, uint32_t *ci)
 {
+    /* a local copy: the compiler cannot tell that the stores to ck and ci
+     * leave the box as it was */
+    const dem_box box = *bxp, *bx = &box;
     uint32_t c = 0;
     for (uint32_t k = k0; k < k1; ++k) {
         /* the second body 16 pairs on (its line is not in the order the
