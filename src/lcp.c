@@ -104,7 +104,7 @@ bool cr_lcp_dense_reserve(cr_lcp_workspace *ws, uint32_t n)
     if (!grow((void **)&ws->A, c2, sizeof(double)) || !grow((void **)&ws->R, c2, sizeof(double)) ||
         !grow((void **)&ws->G, c2, sizeof(double)) || !grow((void **)&ws->colof, c, sizeof(uint32_t)) ||
         !grow((void **)&ws->b, c, sizeof(double)) || !grow((void **)&ws->x, c, sizeof(double)) ||
-        !grow((void **)&ws->y, 2 * c, sizeof(double)) || !grow((void **)&ws->wres, 2 * c, sizeof(double)) ||
+        !grow((void **)&ws->y, 3 * c, sizeof(double)) || !grow((void **)&ws->wres, 2 * c, sizeof(double)) ||
         !grow((void **)&ws->scratch, 4 * c, sizeof(double)) || !grow((void **)&ws->unknown, c, sizeof(uint32_t)) ||
         !grow((void **)&ws->perm, c, sizeof(uint32_t)) || !grow((void **)&ws->cperm, c, sizeof(uint32_t)) ||
         !grow((void **)&ws->state, c, sizeof(uint8_t)))

@@ -28,8 +28,9 @@
  * number keeps falling; after 3 iterations without a new minimum only the
  * lowest-index violation flips (Murty's least-index rule, finite for the
  * frictionless case where A is a P-matrix; Judice & Pires' hybrid). At
- * max_active_set_iterations the caller runs PGS from the current lambda or
- * from the caller's warm start, whichever is nearer a solution (below).
+ * max_active_set_iterations the caller runs PGS from the nearest iterate
+ * met or from the caller's warm start, whichever is nearer a solution
+ * (below).
  *
  * The tolerance is relative: lambda against max |lambda|, w against
  * max(max |b|, max A_ii max |lambda|).
@@ -202,13 +203,13 @@ uint32_t cr_lcp_dense_solve(const cr_lcp_row *rows, const cr_lcp_island *isl, co
 
     const uint32_t max_it = opt->max_active_set_iterations ? opt->max_active_set_iterations : 4 * n + 8;
     uint32_t best = UINT32_MAX, stall = 0, it = 0;
-    bool single = false, ok = false, finite = true;
+    bool single = false, ok = false;
+    /* The clamped iterate nearest a solution so far, by the largest natural
+     * residual (ws->y's third part): what a cut-off cycle hands to PGS. */
+    double *kept = lam + 2 * (size_t)n, kept_res = INFINITY;
     while (it < max_it) {
         ++it;
-        if (!solve_states(rows, isl, ws, lam, 0.0)) {
-            finite = false;
-            break;
-        }
+        if (!solve_states(rows, isl, ws, lam, 0.0)) break;
         compute_w(ws, n, lam, w);
         double lscale = 0.0;
         for (uint32_t j = 0; j < n; ++j) lscale = fmax(lscale, fabs(lam[j]));
@@ -230,10 +231,7 @@ uint32_t cr_lcp_dense_solve(const cr_lcp_row *rows, const cr_lcp_island *isl, co
         if (conflict) {
             cl = lam + n; /* the second halves of ws->y and ws->wres */
             cw = w + n;
-            if (!solve_states(rows, isl, ws, cl, CR_LCP_CONFLICT_REG)) {
-                finite = false;
-                break;
-            }
+            if (!solve_states(rows, isl, ws, cl, CR_LCP_CONFLICT_REG)) break;
             compute_w(ws, n, cl, cw);
         }
         uint32_t count = 0, first = CR_LCP_FIXED;
@@ -263,26 +261,38 @@ uint32_t cr_lcp_dense_solve(const cr_lcp_row *rows, const cr_lcp_island *isl, co
             ws->state[j] = check_row(r, ws->state[j], cl[j], lp, cw[j], tol_l, tol_w);
         }
         sync_friction(rows, isl, ws, ws->state);
+        /* Not a solution: keep it if it is the nearest one yet (the
+         * second halves of ws->y and ws->wres are free again). */
+        double *c = lam + n;
+        for (uint32_t j = 0; j < n; ++j) c[j] = lam[j];
+        clamp(rows, isl, ws, c);
+        double r = residual_of(rows, isl, ws, c, w + n);
+        if (r < kept_res) {
+            kept_res = r;
+            for (uint32_t j = 0; j < n; ++j) kept[j] = c[j];
+        }
     }
-    if (!finite) /* restart PGS from nothing rather than from garbage */
-        for (uint32_t j = 0; j < n; ++j) lam[j] = 0.0;
-    clamp(rows, isl, ws, lam);
     *converged = ok;
-    double res = residual_of(rows, isl, ws, lam, w);
-    *residual = ok ? res : 0.0;
-    if (!ok) {
-        /* Cut off while cycling, the active set's last lambda can be far
-         * from any solution (the 50-row pyramid at 6 passes: 1611 N s where
-         * the warm start had 0.03), and a few PGS passes from there cannot
-         * take it back: they put 3.3e4 J into the pile in one step. PGS
-         * then starts from the caller's warm start (ws->lambda, untouched:
-         * what a big island starts from) unless the active set got nearer a
-         * solution by the largest natural residual. */
-        double *warm = lam + n; /* the second halves of ws->y and ws->wres */
-        for (uint32_t j = 0; j < n; ++j) warm[j] = ws->lambda[isl->rows[j]];
-        clamp(rows, isl, ws, warm);
-        if (!(res < residual_of(rows, isl, ws, warm, w + n))) return it;
+    if (ok) {
+        clamp(rows, isl, ws, lam);
+        *residual = residual_of(rows, isl, ws, lam, w);
+        for (uint32_t j = 0; j < n; ++j) ws->lambda[isl->rows[j]] = lam[j];
+        return it;
     }
-    for (uint32_t j = 0; j < n; ++j) ws->lambda[isl->rows[j]] = lam[j];
+    *residual = 0.0;
+    /* Cut off while cycling. The active set's last lambda can be far from
+     * any solution (the 50-row pyramid at 6 passes: 1611 N s where the warm
+     * start had 0.03; chain.json at step 143: a largest residual of 294
+     * m/s where its second iterate had 0.016), and a few PGS passes from
+     * there cannot take it back: they put 3.3e4 J into the pile in one
+     * step. PGS then starts from the caller's warm start (ws->lambda,
+     * untouched: what a big island starts from) unless the nearest iterate
+     * the active set met is nearer a solution, by the largest natural
+     * residual. A non-finite solve leaves only the iterates before it. */
+    double *warm = lam + n; /* the second halves of ws->y and ws->wres */
+    for (uint32_t j = 0; j < n; ++j) warm[j] = ws->lambda[isl->rows[j]];
+    clamp(rows, isl, ws, warm);
+    if (!(kept_res < residual_of(rows, isl, ws, warm, w + n))) return it;
+    for (uint32_t j = 0; j < n; ++j) ws->lambda[isl->rows[j]] = kept[j];
     return it;
 }

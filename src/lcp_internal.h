@@ -71,7 +71,7 @@ bool cr_lcp_dense_reserve(cr_lcp_workspace *ws, uint32_t n);
 bool cr_lcp_pgs_reserve(cr_lcp_workspace *ws, uint32_t n);
 /* Direct method on one island; returns the active-set iterations used, or
  * sets *converged false at the bound (the caller falls back to PGS from
- * ws->lambda). */
+ * ws->lambda: the nearest iterate met, or the warm start left there). */
 uint32_t cr_lcp_dense_solve(const cr_lcp_row *rows, const cr_lcp_island *isl, const cr_lcp_body *bodies,
                             const cr_lcp_options *opt, cr_lcp_workspace *ws, bool *converged, double *residual);
 /* PGS on one island from ws->lambda; returns the largest residual after the

@@ -125,8 +125,8 @@ double cr_joint_error(const cr_world *w, const cr_joint *j);
 
 /* The solver's settings for rigid bodies: the direct method's active-set
  * loop is cut short (CR_RIGID_ACTIVE_SET_ITERATIONS), then projected
- * Gauss-Seidel finishes from where it got to or from the warm start,
- * whichever is nearer a solution (docs/physics/rigid.md); big
+ * Gauss-Seidel finishes from the nearest point to a solution it met or
+ * from the warm start, whichever is nearer (docs/physics/rigid.md); big
  * islands get the world's pgs_iterations passes. */
 #define CR_RIGID_ACTIVE_SET_ITERATIONS 32
 static inline cr_lcp_options cr_rigid_lcp_options(const cr_world *w)
