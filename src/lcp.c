@@ -107,7 +107,7 @@ bool cr_lcp_dense_reserve(cr_lcp_workspace *ws, uint32_t n)
         !grow((void **)&ws->y, 3 * c, sizeof(double)) || !grow((void **)&ws->wres, 2 * c, sizeof(double)) ||
         !grow((void **)&ws->scratch, 4 * c, sizeof(double)) || !grow((void **)&ws->unknown, c, sizeof(uint32_t)) ||
         !grow((void **)&ws->perm, c, sizeof(uint32_t)) || !grow((void **)&ws->cperm, c, sizeof(uint32_t)) ||
-        !grow((void **)&ws->state, c, sizeof(uint8_t)))
+        !grow((void **)&ws->state, 2 * c, sizeof(uint8_t)))
         return false;
     ws->dense_cap = c;
     return true;

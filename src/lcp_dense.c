@@ -36,6 +36,7 @@
  * max(max |b|, max A_ii max |lambda|).
  */
 #include <math.h>
+#include <string.h>
 
 #include "lcp_internal.h"
 
@@ -207,6 +208,11 @@ uint32_t cr_lcp_dense_solve(const cr_lcp_row *rows, const cr_lcp_island *isl, co
     /* The clamped iterate nearest a solution so far, by the largest natural
      * residual (ws->y's third part): what a cut-off cycle hands to PGS. */
     double *kept = lam + 2 * (size_t)n, kept_res = INFINITY;
+    /* Cycle detection under the least-index rule (below): a saved set of
+     * states (ws->state's second half), the solves since it was saved and
+     * the count at which it is saved again. */
+    uint8_t *saved = ws->state + n;
+    uint32_t since = 0, power = 0;
     while (it < max_it) {
         ++it;
         if (!solve_states(rows, isl, ws, lam, 0.0)) break;
@@ -270,6 +276,24 @@ uint32_t cr_lcp_dense_solve(const cr_lcp_row *rows, const cr_lcp_island *isl, co
         if (r < kept_res) {
             kept_res = r;
             for (uint32_t j = 0; j < n; ++j) kept[j] = c[j];
+        }
+        /* Under the least-index rule the next solve follows from the states
+         * alone, so a set of states met before means the rule cycles: every
+         * later solve would repeat one already made, and the kept iterate
+         * cannot change. Stop there (the same result as running on to the
+         * bound, without the repeats: chain.json's cycles repeat after 7
+         * solves of the 32). Brent's detection: one saved set, saved anew
+         * after 1, 2, 4, ... solves, found within two periods of the cycle. */
+        if (single) {
+            if (power > 0) {
+                ++since;
+                if (memcmp(ws->state, saved, n) == 0) break;
+            }
+            if (since == power) {
+                memcpy(saved, ws->state, n);
+                power = power ? 2 * power : 1;
+                since = 0;
+            }
         }
     }
     *converged = ok;

@@ -46,9 +46,9 @@ struct cr_lcp_workspace {
     size_t pgs_cap;
     bool pgs_portable;      /* tests: the sweep on pairs of doubles even where AVX2 is (src/lcp_pgs.c) */
     /* dense scratch, sized for the largest island so far */
-    double *A, *R, *G, *b, *x, *y, *wres, *scratch; /* scratch: 4 n */
+    double *A, *R, *G, *b, *x, *y, *wres, *scratch; /* y: 3 n, wres: 2 n, scratch: 4 n */
     uint32_t *unknown, *colof, *perm, *cperm;
-    uint8_t *state;
+    uint8_t *state;         /* 2 n: the rows' states, then a saved set (cycle detection) */
     size_t dense_cap;       /* rows the dense buffers hold */
 };
 
