@@ -298,6 +298,7 @@ cr_status cr_lcp_solve(cr_lcp_row *rows, uint32_t row_count, cr_lcp_body *bodies
                 if (!cr_lcp_pgs_reserve(ws, isl.n)) return CR_ERR_OUT_OF_MEMORY;
                 st.fallbacks++;
                 res = cr_lcp_pgs_solve(rows, &isl, o.pgs_iterations, stats != NULL, ws);
+                if (!ws->uncapped) res = cr_lcp_dense_cap_work(rows, &isl, ws, res);
             }
         } else {
             if (!cr_lcp_pgs_reserve(ws, isl.n)) return CR_ERR_OUT_OF_MEMORY;

@@ -53,12 +53,17 @@ static cr_lcp_row make_row(uint8_t kind, uint32_t a, cr_vec3 ra, uint32_t b, cr_
 /* Set by a test: PGS sweeps on pairs of doubles even where AVX2 is. */
 static bool portable_sweep;
 
+/* Set by a test: the fallback's result is not capped in energy, so that
+ * with no PGS pass it is the start PGS was given. */
+static bool uncapped;
+
 static cr_status solve(cr_lcp_row *rows, uint32_t nr, cr_lcp_body *bodies, uint32_t nb, const cr_lcp_options *o,
                        cr_lcp_stats *st)
 {
     cr_lcp_workspace *ws = cr_lcp_workspace_create();
     assert_non_null(ws);
     ws->pgs_portable = portable_sweep;
+    ws->uncapped = uncapped;
     cr_status s = cr_lcp_solve(rows, nr, bodies, nb, o, ws, st);
     cr_lcp_workspace_destroy(ws);
     return s;
@@ -402,8 +407,8 @@ static void test_random(void **state)
 
 /* The largest natural residual (stats.max_residual) of what the direct
  * method hands to PGS when cut off after `bound` active-set solves: with
- * no PGS pass, the result is that start itself. bound 0: the warm start
- * (every island to PGS). */
+ * no PGS pass and no energy cap, the result is that start itself. bound 0:
+ * the warm start (every island to PGS). */
 static double handed_residual(const cr_lcp_row *r0, uint32_t n, const cr_lcp_body *b0, uint32_t nb, uint32_t bound,
                               uint32_t *fallbacks)
 {
@@ -416,7 +421,9 @@ static double handed_residual(const cr_lcp_row *r0, uint32_t n, const cr_lcp_bod
     o.max_active_set_iterations = bound;
     if (bound == 0) o.dense_max_rows = 0;
     cr_lcp_stats st;
+    uncapped = true;
     assert_int_equal(solve(r, n, b, nb, &o, &st), CR_OK);
+    uncapped = false;
     *fallbacks = st.fallbacks;
     return st.max_residual;
 }
@@ -457,6 +464,59 @@ static void test_fallback_start_is_nearest(void **state)
     printf("fallback start: %d of 300 frictional cases still cycling after 24 solves; no bound handed over a worse "
            "point\n", cycling);
     assert_true(cycling >= 10); /* the cases do exercise the fallback */
+}
+
+/* f(lambda) = 1/2 lambda^T A lambda - lambda^T b with A lambda = J (v' - v)
+ * + cfm lambda and b = target - J v: the kinetic energy the impulses add
+ * beyond lambda^T target (KE' - KE = f + lambda^T target). At any solution
+ * lambda^T w <= 0 (w = A lambda - b: zero on joints and active contacts,
+ * friction against the slip), so f = lambda^T w - 1/2 lambda^T A lambda <= 0.
+ * *scale gets 1/2 |lambda^T A lambda| + |lambda^T b|. */
+static double work_beyond_targets(const cr_lcp_row *r, uint32_t n, const cr_lcp_body *before, const cr_lcp_body *after,
+                                  double *scale)
+{
+    double q = 0.0, lb = 0.0;
+    for (uint32_t i = 0; i < n; ++i) {
+        double jv = row_vel(&r[i], before), al = row_vel(&r[i], after) - jv + r[i].cfm * r[i].lambda;
+        q += r[i].lambda * al;
+        lb += r[i].lambda * (r[i].target - jv);
+    }
+    *scale = 0.5 * fabs(q) + fabs(lb);
+    return 0.5 * q - lb;
+}
+
+/* The fallback never adds kinetic energy beyond what the targets ask
+ * (f <= 0, as every solution does), however few active-set solves and PGS
+ * passes it gets and however bad the warm start: random frictional problems
+ * warm started from random impulses of up to 10 N s, cut off after 1 to 4
+ * solves, 1, 2 or 5 passes. (Without the cap (cr_lcp_dense_cap_work) case
+ * 56 added 0.57 J on a scale of 27 J.) */
+static void test_fallback_adds_no_energy(void **state)
+{
+    (void)state;
+    uint64_t s = 4242;
+    int fell_back = 0;
+    for (int c = 0; c < 600; ++c) {
+        cr_lcp_row r[12];
+        cr_lcp_body b[6], before[6];
+        uint32_t nb;
+        uint32_t n = random_case(&s, r, b, &nb, true);
+        for (uint32_t i = 0; i < n; ++i) r[i].lambda = test_rand(&s, -10, 10);
+        memcpy(before, b, sizeof b);
+        cr_lcp_options o = cr_lcp_default_options();
+        o.pgs_iterations = (uint32_t[]){1, 2, 5}[(c / 4) % 3];
+        o.max_active_set_iterations = 1 + (uint32_t)(c % 4);
+        cr_lcp_stats st;
+        assert_int_equal(solve(r, n, b, nb, &o, &st), CR_OK);
+        if (!st.fallbacks) continue;
+        ++fell_back;
+        double scale, f = work_beyond_targets(r, n, before, b, &scale);
+        if (!(f <= 1e-9 * scale))
+            fail_msg("case %d (%u rows, %u passes): the impulses add %.6g J beyond the targets (scale %.3g)", c, n,
+                     o.pgs_iterations, f, scale);
+    }
+    printf("fallback energy: %d of 600 cases fell back, none added energy beyond the targets\n", fell_back);
+    assert_true(fell_back >= 50);
 }
 
 /* Plain projected Gauss-Seidel in row index order (the method as
@@ -752,6 +812,7 @@ int main(void)
         cmocka_unit_test(test_drop_and_readd), cmocka_unit_test(test_box_resting),
         cmocka_unit_test(test_incline),       cmocka_unit_test(test_ball_joint),
         cmocka_unit_test(test_random),        cmocka_unit_test(test_fallback_start_is_nearest),
+        cmocka_unit_test(test_fallback_adds_no_energy),
         cmocka_unit_test(test_determinism), cmocka_unit_test(test_pgs_order),
         cmocka_unit_test(test_pgs_order_portable),
         cmocka_unit_test(test_islands),       cmocka_unit_test(test_tall_stack_timing),
