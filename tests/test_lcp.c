@@ -781,7 +781,7 @@ static void test_tall_stack_timing(void **state)
     uint32_t solves = tall_stack(0.5, false, 0, r1);
     assert_true(solves < 100);
     assert_int_equal(tall_stack(0.5, false, 5000, r2), solves);
-    assert_memory_equal(r1, r2, sizeof r1);
+    for (uint32_t i = 0; i < 17 * 12; ++i) assert_memory_equal(&r1[i].lambda, &r2[i].lambda, sizeof(double));
 }
 
 static void test_bad_input(void **state)
