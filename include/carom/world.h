@@ -107,6 +107,9 @@ typedef struct cr_world_def {
     int drift_iterations;       /* rigid-body worlds: Gauss-Seidel passes of the drift correction
                                    (overlaps taken out at position level) for islands too big for
                                    the direct method; in [1, 100000], default 50 */
+    double drift_tolerance;     /* m: the drift correction's Gauss-Seidel stops after a pass that moved no
+                                   contact by more than this along its normal, before drift_iterations;
+                                   >= 0 and finite, 0: every pass; default 1e-5 */
     cr_impact_fn *on_impact;    /* optional: called for every resolved impact (not with DEM) */
     void *callback_ctx;
     cr_alloc_fn *alloc;         /* optional allocator; default malloc/free */

@@ -20,7 +20,7 @@
 
 static const char *const top_keys[] = {
     "description", "gravity", "dt", "duration", "output", "method", "law", "k_p", "toi_tolerance",
-    "resting_speed", "solver_iterations", "pgs_iterations", "drift_iterations", "projection_passes", "projection_shock", "max_events_per_body", "hooke",
+    "resting_speed", "solver_iterations", "pgs_iterations", "drift_iterations", "drift_tolerance", "projection_passes", "projection_shock", "max_events_per_body", "hooke",
     "periodic", "allow_overlap", "statics", "bodies", "generate", "joints", "collision_order", "sleep_time",
     "sleep_speed", "integrate_orientation", NULL};
 static const char *const hooke_keys[] = {"kn", "kt", "gamma_n", "gamma_t", "mu", NULL};
@@ -52,6 +52,7 @@ static int read_world_def(sc_ctx *c, const cJSON *root, cr_world_def *wd)
         sc_read_integer(c, root, "solver_iterations", 1, 1000, &iterations) ||
         sc_read_integer(c, root, "pgs_iterations", 1, 100000, &pgs) ||
         sc_read_integer(c, root, "drift_iterations", 1, 100000, &drift) ||
+        sc_read_number(c, root, "drift_tolerance", SC_NONNEG, &wd->drift_tolerance) ||
         sc_read_integer(c, root, "max_events_per_body", 1, 1e6, &max_events) ||
         sc_read_integer(c, root, "projection_passes", 1, 1000, &passes) ||
         sc_read_bool(c, root, "projection_shock", &wd->projection_shock) ||
