@@ -17,6 +17,8 @@ cr_world_def cr_default_world_def(void)
     d.resting_speed = -1.0;
     d.solver_iterations = 10;
     d.pgs_iterations = 50;
+    d.drift_iterations = 50; /* pgs_iterations' default, which the drift correction took before */
+    d.drift_tolerance = 1e-5; /* m: a hundredth of a millimetre a pass (src/rigid_finish.c) */
     d.projection_passes = 1; /* seed 000 c.5: one pass */
     d.projection_shock = false; /* seed 000's mass ratios in every pass */
     d.max_events_per_body = 64;
@@ -101,6 +103,10 @@ cr_status cr_world_def_validate(const cr_world_def *d, char *msg, size_t size)
         return bad(msg, size, "solver_iterations: must be in [1, 1000], got %d", d->solver_iterations);
     if (d->pgs_iterations < 1 || d->pgs_iterations > 100000)
         return bad(msg, size, "pgs_iterations: must be in [1, 100000], got %d", d->pgs_iterations);
+    if (d->drift_iterations < 1 || d->drift_iterations > 100000)
+        return bad(msg, size, "drift_iterations: must be in [1, 100000], got %d", d->drift_iterations);
+    if (!(d->drift_tolerance >= 0.0 && isfinite(d->drift_tolerance)))
+        return bad(msg, size, "drift_tolerance: must be >= 0 and finite (0: every pass), got %.17g", d->drift_tolerance);
     if (d->projection_passes < 1 || d->projection_passes > 1000)
         return bad(msg, size, "projection_passes: must be in [1, 1000], got %d", d->projection_passes);
     if (d->projection_shock && d->projection_passes < 2)

@@ -82,9 +82,11 @@ uint32_t cr_lcp_dense_solve(const cr_lcp_row *rows, const cr_lcp_island *isl, co
 double cr_lcp_dense_cap_work(const cr_lcp_row *rows, const cr_lcp_island *isl, cr_lcp_workspace *ws, double residual);
 /* PGS on one island from ws->lambda; returns the largest residual after the
  * last pass (0 without residual: a pass over the rows saved when no one
- * asks). ws->v, ws->w hold the bodies' velocities before any impulse. */
-double cr_lcp_pgs_solve(const cr_lcp_row *rows, const cr_lcp_island *isl, uint32_t iterations, bool residual,
-                        cr_lcp_workspace *ws);
+ * asks). ws->v, ws->w hold the bodies' velocities before any impulse. At
+ * most iterations passes; with stop > 0, none after a pass in which no
+ * row's update |delta lambda| A_ii exceeded stop. */
+double cr_lcp_pgs_solve(const cr_lcp_row *rows, const cr_lcp_island *isl, uint32_t iterations, double stop,
+                        bool residual, cr_lcp_workspace *ws);
 
 /* Dense kernels (src/lcp_linalg.c), row-major n x n with stride n.
  * Both are rank revealing: a pivot below cutoff relative to the largest

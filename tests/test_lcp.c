@@ -522,8 +522,19 @@ static void test_fallback_adds_no_energy(void **state)
 /* Plain projected Gauss-Seidel in row index order (the method as
  * docs/physics/contact-lagrange.md states it), written out here as the
  * reference the solver's reordered sweep must reproduce bit for bit. */
-static void reference_pgs(const cr_lcp_row *r, uint32_t n, const cr_lcp_body *b, uint32_t nb, uint32_t iterations,
-                          double *lambda)
+static uint32_t find_root(uint32_t *p, uint32_t i)
+{
+    while (p[i] != i) i = p[i];
+    return i;
+}
+
+/* Plain index-order PGS: at most iterations passes; with stop > 0
+ * (cr_lcp_options' pgs_stop) each island (rows joined through a movable
+ * body, friction rows to their normal) takes no pass after one whose
+ * largest row update |dl| A_ii was at most stop. Returns the fewest passes
+ * an island ran. */
+static uint32_t reference_pgs(const cr_lcp_row *r, uint32_t n, const cr_lcp_body *b, uint32_t nb, uint32_t iterations,
+                              double stop, double *lambda)
 {
     cr_vec3 v[64], w[64];
     cr_lcp_minv m[600];
@@ -541,9 +552,27 @@ static void reference_pgs(const cr_lcp_row *r, uint32_t n, const cr_lcp_body *b,
         d[i] = cr_lcp_coupling(&r[i], &m[i]) + r[i].cfm;
         lambda[i] = r[i].lambda;
     }
-    for (int it = -1; it < (int)iterations; ++it)
+    uint32_t island[600], first[64]; /* island: a root row per row */
+    double largest[600];
+    bool stopped[600];
+    for (uint32_t k = 0; k < nb; ++k) first[k] = CR_LCP_FIXED;
+    for (uint32_t i = 0; i < n; ++i) island[i] = i;
+    for (uint32_t i = 0; i < n; ++i) {
+        uint32_t e[3] = {m[i].ea, m[i].eb, CR_LCP_FIXED};
+        for (int k = 0; k < 2; ++k)
+            if (e[k] != CR_LCP_FIXED) {
+                if (first[e[k]] == CR_LCP_FIXED) first[e[k]] = i;
+                else island[find_root(island, i)] = find_root(island, first[e[k]]);
+            }
+        if (r[i].kind == CR_ROW_FRICTION) island[find_root(island, i)] = find_root(island, r[i].parent);
+    }
+    for (uint32_t i = 0; i < n; ++i) island[i] = find_root(island, i), stopped[i] = false;
+    uint32_t fewest = iterations;
+    for (int it = -1; it < (int)iterations; ++it) {
+        for (uint32_t i = 0; i < n; ++i) largest[i] = 0.0;
         for (int pass = 0; pass < (it < 0 ? 2 : 1); ++pass)
             for (uint32_t i = 0; i < n; ++i) {
+                if (stopped[island[i]]) continue;
                 double lo = -INFINITY, hi = INFINITY;
                 if (r[i].kind == CR_ROW_NORMAL) lo = 0.0;
                 if (r[i].kind == CR_ROW_FRICTION) {
@@ -563,6 +592,7 @@ static void reference_pgs(const cr_lcp_row *r, uint32_t n, const cr_lcp_body *b,
                     nl = nl < lo ? lo : (nl > hi ? hi : nl);
                 }
                 double dl = nl - lambda[i];
+                if (it >= 0) largest[island[i]] = fmax(largest[island[i]], fabs(dl) * d[i]);
                 if (m[i].ea != CR_LCP_FIXED) {
                     v[m[i].ea] = cr_v3_madd(v[m[i].ea], m[i].a_lin, dl);
                     w[m[i].ea] = cr_v3_madd(w[m[i].ea], m[i].a_ang, dl);
@@ -573,19 +603,31 @@ static void reference_pgs(const cr_lcp_row *r, uint32_t n, const cr_lcp_body *b,
                 }
                 lambda[i] = nl;
             }
+        for (uint32_t i = 0; it >= 0 && stop > 0.0 && i < n; ++i)
+            if (island[i] == i && !stopped[i] && largest[i] <= stop) {
+                stopped[i] = true;
+                if ((uint32_t)it + 1 < fewest) fewest = (uint32_t)it + 1;
+            }
+    }
+    return fewest;
 }
 
 /* The PGS sweep is reordered for speed (src/lcp_pgs.c: levels of blocks,
  * interleaved): on random islands of up to 40 bodies and 600 rows, with
  * blocks of contacts (normal and two friction rows), joints, static bodies
  * and warm starts, its multipliers equal plain index-order PGS to the bit.
- * Run with the sweep the processor gets (AVX2 where it has it) and with
- * the portable one on pairs of doubles. */
+ * Each case again with a stop (pgs_stop, log-uniform in [1e-6, 1e-1]): the
+ * multipliers equal index-order PGS stopped after the first pass whose
+ * largest update is at most the stop, and at least 10 of the 40 cases must
+ * stop before their bound (else the stop would go untested). Run with the
+ * sweep the processor gets (AVX2 where it has it) and with the portable one
+ * on pairs of doubles. */
 static void pgs_order_cases(void)
 {
     uint64_t s = 909;
-    static cr_lcp_row r[600];
+    static cr_lcp_row r[600], r0[600];
     double ref[600];
+    int early = 0;
     for (int c = 0; c < 40; ++c) {
         cr_lcp_body b[40];
         uint32_t nb = 2 + (uint32_t)(test_rand_u64(&s) % 39);
@@ -630,13 +672,30 @@ static void pgs_order_cases(void)
         cr_lcp_options o = cr_lcp_default_options();
         o.dense_max_rows = 0;
         o.pgs_iterations = 1 + (uint32_t)(test_rand_u64(&s) % 30);
-        reference_pgs(r, n, b, nb, o.pgs_iterations, ref);
+        cr_lcp_body b0[40];
+        memcpy(r0, r, n * sizeof *r);
+        memcpy(b0, b, nb * sizeof *b);
+        reference_pgs(r, n, b, nb, o.pgs_iterations, 0.0, ref);
         cr_lcp_stats st;
         assert_int_equal(solve(r, n, b, nb, &o, &st), CR_OK);
         for (uint32_t i = 0; i < n; ++i)
             if (memcmp(&r[i].lambda, &ref[i], sizeof(double)) != 0)
                 fail_msg("case %d row %u of %u: lambda %.17g, index-order PGS %.17g", c, i, n, r[i].lambda, ref[i]);
+        /* again from the same start, with a stop */
+        memcpy(r, r0, n * sizeof *r);
+        memcpy(b, b0, nb * sizeof *b);
+        o.pgs_stop = pow(10.0, test_rand(&s, -6, -1));
+        uint32_t ran = reference_pgs(r, n, b, nb, o.pgs_iterations, o.pgs_stop, ref);
+        early += ran < o.pgs_iterations;
+        assert_int_equal(solve(r, n, b, nb, &o, &st), CR_OK);
+        for (uint32_t i = 0; i < n; ++i)
+            if (memcmp(&r[i].lambda, &ref[i], sizeof(double)) != 0)
+                fail_msg("case %d (stop %.3g, an island after %u of %u passes) row %u of %u: lambda %.17g, "
+                         "index-order PGS %.17g",
+                         c, o.pgs_stop, ran, o.pgs_iterations, i, n, r[i].lambda, ref[i]);
     }
+    printf("pgs_stop: %d of 40 cases stopped before their bound\n", early);
+    if (early < 10) fail_msg("the stop ended only %d of 40 cases early", early);
 }
 
 static void test_pgs_order(void **state)
