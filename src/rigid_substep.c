@@ -174,6 +174,7 @@ cr_status cr_rigid_substep_solve(cr_world *w)
             cr_soft_solve(s->bodies, s->points, nc, soft, inv_h, CR_SUBSTEP_PUSH_SPEED, true);
         integrate_positions(w, s->bodies, h);
         cr_soft_solve(s->bodies, s->points, nc, soft, inv_h, CR_SUBSTEP_PUSH_SPEED, false);
+        cr_soft_accumulate(s->points, nc);
     }
     cr_soft_restitution(s->bodies, s->points, nc, w->resting_speed);
     store(w, s->bodies, s->points, S);

@@ -109,9 +109,14 @@ void cr_soft_warm_start(cr_soft_body *bodies, cr_soft_point *p, uint32_t n)
         cr_soft_point *c = &p[k];
         pair_take(&s, bodies, c);
         apply(&s, bodies, c, point_impulse(c, c->lambda));
-        for (int r = 0; r < 3; ++r) c->total[r] += c->lambda[r];
     }
     pair_flush(&s, bodies);
+}
+
+void cr_soft_accumulate(cr_soft_point *p, uint32_t n)
+{
+    for (uint32_t k = 0; k < n; ++k)
+        for (int r = 0; r < 3; ++r) p[k].total[r] += p[k].lambda[r];
 }
 
 /* The point's row velocities u (n, t1, t2) after impulse change d on row r:
@@ -135,6 +140,11 @@ CR_SOFT_INLINE double friction_row(cr_soft_point *c, double u[3], int r)
     return d;
 }
 
+/* One pass over the points in contact order, each point's three rows in
+ * turn (normal, t1, t2) on the point's velocity through K, its bodies
+ * moved once. (Box2D takes a manifold's normal rows first, then their
+ * friction rows: the same on a straight stack of 10 cubes, to 0.1 mm, at
+ * twice the body updates.) */
 void cr_soft_solve(cr_soft_body *bodies, cr_soft_point *p, uint32_t n, const cr_soft soft[2], double inv_h,
                    double push_speed, bool use_bias)
 {
@@ -162,7 +172,6 @@ void cr_soft_solve(cr_soft_body *bodies, cr_soft_point *p, uint32_t n, const cr_
         row_moved(c, u, 0, d[0]);
         d[1] = friction_row(c, u, 1);
         d[2] = friction_row(c, u, 2);
-        for (int r = 0; r < 3; ++r) c->total[r] += d[r];
         apply(&s, bodies, c, point_impulse(c, d));
     }
     pair_flush(&s, bodies);

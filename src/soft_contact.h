@@ -45,7 +45,7 @@ typedef struct cr_soft_point {
     double k[6];         /* K in (n, t1, t2): k_nn, k_n1, k_n2, k_11, k_12, k_22 */
     double mass[3];      /* effective masses 1 / (J M^-1 J^T) = 1 / k_rr of n, t1, t2 */
     double lambda[3];    /* impulses of one substep (accumulated, clamped) */
-    double total[3];     /* impulses summed over the step */
+    double total[3];     /* impulses summed over the step (cr_soft_accumulate) */
     double s0;           /* separation at zero displacement */
     double mu, e, vn0;   /* friction, restitution, normal velocity at the step's start */
 } cr_soft_point;
@@ -55,9 +55,13 @@ void cr_soft_prepare(const cr_soft_body *bodies, cr_soft_point *p);
 /* Separation of p after its bodies' displacements (normal held fixed, the
  * rotation taken to first order). */
 double cr_soft_separation(const cr_soft_body *bodies, const cr_soft_point *p);
-/* Applies every point's impulses lambda to its bodies (and adds them to
- * total): the warm start of a substep. */
+/* Applies every point's impulses lambda to its bodies: the warm start of a
+ * substep. */
 void cr_soft_warm_start(cr_soft_body *bodies, cr_soft_point *p, uint32_t n);
+/* Adds every point's lambda to its total: called once a substep is solved,
+ * the totals are the step's impulses (the warm start's and the passes'
+ * increments of each substep sum to its final lambda). */
+void cr_soft_accumulate(cr_soft_point *p, uint32_t n);
 /* One Gauss-Seidel pass over the points in order (rows n, t1, t2 of each). use_bias: the soft
  * push-out of overlap (soft[p.fixed]'s coefficients, the bias no faster
  * than push_speed); without it (relax) rows are rigid. Apart points may
