@@ -114,8 +114,8 @@ typedef struct cr_world_def {
     int substep_iterations;     /* rigid_substeps > 0: Gauss-Seidel passes with the soft bias in
                                    each substep, in [1, 1000], default 1 (then one relax pass) */
     double contact_hertz;       /* rigid_substeps > 0: contact stiffness as a frequency, Hz, > 0
-                                   (default 30; capped at a quarter of the substep rate; twice
-                                   this against static and resting bodies) */
+                                   (default 120; capped at a quarter of the substep rate; twice
+                                   this against static, kinematic and sleeping bodies) */
     double contact_damping_ratio; /* rigid_substeps > 0: the soft contact's damping ratio, >= 0
                                      (default 10) */
     cr_impact_fn *on_impact;    /* optional: called for every resolved impact (not with DEM) */
