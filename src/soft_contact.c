@@ -44,6 +44,8 @@ void cr_soft_prepare(const cr_soft_body *bodies, cr_soft_point *p)
     for (int r = 0; r < 3; ++r) p->mass[r] = p->k[diag[r]] > 0.0 ? 1.0 / p->k[diag[r]] : 0.0;
 }
 
+/* Separation of p after its bodies' displacements (normal held fixed, the
+ * rotation taken to first order). */
 CR_SOFT_INLINE double separation(const cr_soft_body *bodies, const cr_soft_point *p)
 {
     const cr_soft_body *A = &bodies[p->a], *B = &bodies[p->b];
@@ -52,8 +54,6 @@ CR_SOFT_INLINE double separation(const cr_soft_body *bodies, const cr_soft_point
     cr_vec3 db = cr_v3_add(B->dp, cr_v3_cross(B->dq, p->rb));
     return p->s0 + cr_v3_dot(p->n, cr_v3_sub(da, db));
 }
-
-double cr_soft_separation(const cr_soft_body *bodies, const cr_soft_point *p) { return separation(bodies, p); }
 
 /* The two bodies of a run of points: their velocities in locals. */
 typedef struct pair_vel {

@@ -52,9 +52,6 @@ typedef struct cr_soft_point {
 
 /* K and the effective masses of p's rows from its bodies' inverse masses. */
 void cr_soft_prepare(const cr_soft_body *bodies, cr_soft_point *p);
-/* Separation of p after its bodies' displacements (normal held fixed, the
- * rotation taken to first order). */
-double cr_soft_separation(const cr_soft_body *bodies, const cr_soft_point *p);
 /* Applies every point's impulses lambda to its bodies: the warm start of a
  * substep. */
 void cr_soft_warm_start(cr_soft_body *bodies, cr_soft_point *p, uint32_t n);
