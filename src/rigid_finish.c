@@ -173,13 +173,17 @@ cr_status cr_rigid_finish(cr_world *w)
 {
     cr_bodies *b = &w->bodies;
     double dt = w->def.dt;
-    for (uint32_t i = 0; i < b->slot_count; ++i)
-        if (cr_slot_alive(b, i) && b->type[i] != CR_BODY_STATIC && !b->asleep[i]) move(w, i, dt);
-    uint32_t need = 3 * w->rigid->contact_count;
-    for (uint32_t k = 0; k < w->rigid->joint_count; ++k) need += 6;
-    if (!cr_rigid_reserve_rows(w, need)) return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "rigid bodies: out of memory");
-    cr_status s = correct_drift(w);
-    if (s != CR_OK) return s;
+    cr_status s;
+    /* the sub-stepped solver has moved the bodies, and its soft contacts
+     * take overlap out themselves (rigid_substep.c) */
+    if (w->def.rigid_substeps == 0) {
+        for (uint32_t i = 0; i < b->slot_count; ++i)
+            if (cr_slot_alive(b, i) && b->type[i] != CR_BODY_STATIC && !b->asleep[i]) move(w, i, dt);
+        uint32_t need = 3 * w->rigid->contact_count;
+        for (uint32_t k = 0; k < w->rigid->joint_count; ++k) need += 6;
+        if (!cr_rigid_reserve_rows(w, need)) return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "rigid bodies: out of memory");
+        if ((s = correct_drift(w)) != CR_OK) return s;
+    }
     s = cr_check_finite(w);
     if (s != CR_OK) return s;
     if (w->rigid->contact_count > 0 && !fill_poses(w)) /* the poses after the drift correction */
