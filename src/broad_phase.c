@@ -55,7 +55,7 @@ static inline uint32_t bucket_of(const cr_broad_phase *bp, int32_t x, int32_t y,
 
 static bool empty_box(cr_vec3 lo, cr_vec3 hi) { return !(lo.x <= hi.x); }
 
-static double extent(cr_vec3 lo, cr_vec3 hi) { return fmax(hi.x - lo.x, fmax(hi.y - lo.y, hi.z - lo.z)); }
+static double extent(cr_vec3 lo, cr_vec3 hi) { return cr_box_fmax(hi.x - lo.x, cr_box_fmax(hi.y - lo.y, hi.z - lo.z)); }
 
 static bool push(cr_world *w, uint32_t **arr, uint32_t *count, uint32_t *cap, uint32_t v)
 {
@@ -380,8 +380,8 @@ uint32_t cr_broad_query(cr_world *w, cr_broad_phase *bp, cr_vec3 lo, cr_vec3 hi,
 
 bool cr_broad_extend(cr_world *w, cr_broad_phase *bp, uint32_t i, cr_vec3 lo, cr_vec3 hi)
 {
-    bp->lo[i] = cr_v3_min(lo, bp->lo[i]);
-    bp->hi[i] = cr_v3_max(hi, bp->hi[i]);
+    bp->lo[i] = cr_box_min(lo, bp->lo[i]);
+    bp->hi[i] = cr_box_max(hi, bp->hi[i]);
     if (bp->state[i] == SLOT_OVERFLOW) { /* its copy on the overflow list grows with it */
         for (uint32_t k = bp->overflow_count; k-- > 0;)
             if (bp->overflow[k] == i) {
