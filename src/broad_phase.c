@@ -55,7 +55,7 @@ static inline uint32_t bucket_of(const cr_broad_phase *bp, int32_t x, int32_t y,
 
 static bool empty_box(cr_vec3 lo, cr_vec3 hi) { return !(lo.x <= hi.x); }
 
-static double extent(cr_vec3 lo, cr_vec3 hi) { return fmax(hi.x - lo.x, fmax(hi.y - lo.y, hi.z - lo.z)); }
+static double extent(cr_vec3 lo, cr_vec3 hi) { return cr_box_fmax(hi.x - lo.x, cr_box_fmax(hi.y - lo.y, hi.z - lo.z)); }
 
 static bool push(cr_world *w, uint32_t **arr, uint32_t *count, uint32_t *cap, uint32_t v)
 {
@@ -181,12 +181,15 @@ static uint32_t grid_pairs(const cr_broad_phase *bp, uint32_t i0, uint32_t i1, c
             /* the rows dy, dz: cells x-1 .. x+1 are one range (dx innermost, as below) */
             int64_t xa = (int64_t)c.x - 1 < bp->gx0 ? bp->gx0 : (int64_t)c.x - 1;
             int64_t xb = (int64_t)c.x + 1 >= bp->gx0 + bp->gnx ? bp->gx0 + bp->gnx - 1 : (int64_t)c.x + 1;
+            /* bucket_of(x, c.y, c.z) less x: a row dy, dz further is dz gny + dy rows of gnx on */
+            int64_t own = bucket_of(bp, bp->gx0, c.y, c.z);
             for (int dz = -1; dz <= 1; ++dz)
                 for (int dy = -1; dy <= 1; ++dy) {
                     int32_t y = c.y + dy, z = c.z + dz;
                     if (!dense_cell(bp, y, z)) continue;
-                    uint32_t s0 = bp->bucket_start[bucket_of(bp, (int32_t)xa, y, z)];
-                    uint32_t s1 = bp->bucket_start[bucket_of(bp, (int32_t)xb, y, z) + 1];
+                    int64_t row = own + (dz * bp->gny + dy) * bp->gnx - bp->gx0;
+                    uint32_t s0 = bp->bucket_start[row + xa];
+                    uint32_t s1 = bp->bucket_start[row + xb + 1];
                     for (uint32_t s = s0; s < s1; ++s) {
                         uint32_t j = bp->sorted[s];
                         if (j > i && cr_box_overlap(lo, hi, bp->sorted_box[2 * s], bp->sorted_box[2 * s + 1])) {
@@ -349,14 +352,19 @@ uint32_t cr_broad_query(cr_world *w, cr_broad_phase *bp, cr_vec3 lo, cr_vec3 hi,
     if (bp->dense) {
         /* each row of cells is one range of the sorted list (x innermost, as below) */
         int64_t xa = a.x < bp->gx0 ? bp->gx0 : a.x, xb = (int64_t)b.x >= bp->gx0 + bp->gnx ? bp->gx0 + bp->gnx - 1 : b.x;
-        int32_t ya = a.y < bp->gy0 ? bp->gy0 : a.y, za = a.z < bp->gz0 ? bp->gz0 : a.z;
-        for (int32_t z = za; z <= b.z && xa <= xb; ++z)
-            for (int32_t y = ya; y <= b.y; ++y) {
-                if (!dense_cell(bp, y, z)) break; /* past the grid: the rest of the row of rows is too */
-                uint32_t s0 = bp->bucket_start[bucket_of(bp, (int32_t)xa, y, z)];
-                uint32_t s1 = bp->bucket_start[bucket_of(bp, (int32_t)xb, y, z) + 1];
+        int64_t ya = a.y < bp->gy0 ? bp->gy0 : a.y, za = a.z < bp->gz0 ? bp->gz0 : a.z;
+        /* the rows inside the grid, their buckets counted on by gnx a row
+         * (the cells, and the order, of a walk over every row that stops at
+         * the grid's edge) */
+        int64_t yb = (int64_t)b.y >= bp->gy0 + bp->gny ? bp->gy0 + bp->gny - 1 : b.y;
+        int64_t zb = (int64_t)b.z >= bp->gz0 + bp->gnz ? bp->gz0 + bp->gnz - 1 : b.z;
+        for (int64_t z = za; z <= zb && xa <= xb && ya <= yb; ++z) {
+            int64_t row = bucket_of(bp, (int32_t)xa, (int32_t)ya, (int32_t)z);
+            for (int64_t y = ya; y <= yb; ++y, row += bp->gnx) {
+                uint32_t s0 = bp->bucket_start[row], s1 = bp->bucket_start[row + (xb - xa) + 1];
                 if (!take_grid(w, bp, s0, s1, lo, hi, skip, out, out_capacity, &count)) return UINT32_MAX;
             }
+        }
     } else {
         for (int32_t z = a.z; z <= b.z; ++z)
             for (int32_t y = a.y; y <= b.y; ++y)
@@ -380,8 +388,8 @@ uint32_t cr_broad_query(cr_world *w, cr_broad_phase *bp, cr_vec3 lo, cr_vec3 hi,
 
 bool cr_broad_extend(cr_world *w, cr_broad_phase *bp, uint32_t i, cr_vec3 lo, cr_vec3 hi)
 {
-    bp->lo[i] = cr_v3_min(lo, bp->lo[i]);
-    bp->hi[i] = cr_v3_max(hi, bp->hi[i]);
+    bp->lo[i] = cr_box_min(lo, bp->lo[i]);
+    bp->hi[i] = cr_box_max(hi, bp->hi[i]);
     if (bp->state[i] == SLOT_OVERFLOW) { /* its copy on the overflow list grows with it */
         for (uint32_t k = bp->overflow_count; k-- > 0;)
             if (bp->overflow[k] == i) {

@@ -84,6 +84,24 @@ static inline bool cr_box_overlap(cr_vec3 alo, cr_vec3 ahi, cr_vec3 blo, cr_vec3
            blo.z <= ahi.z;
 }
 
+/* fmin and fmax for box corners without libm's call (the baseline x86-64
+ * has no instruction for them, and boxes are taken for every prediction):
+ * the same values, a NaN argument giving the other one as fmin does, but
+ * for the sign of a zero result, which makes no difference to a box (its
+ * corners are compared, turned into cells and moved by a padding). */
+static inline double cr_box_fmin(double a, double b) { return b < a || a != a ? b : a; }
+static inline double cr_box_fmax(double a, double b) { return b > a || a != a ? b : a; }
+static inline cr_vec3 cr_box_min(cr_vec3 a, cr_vec3 b)
+{
+    cr_vec3 r = {cr_box_fmin(a.x, b.x), cr_box_fmin(a.y, b.y), cr_box_fmin(a.z, b.z)};
+    return r;
+}
+static inline cr_vec3 cr_box_max(cr_vec3 a, cr_vec3 b)
+{
+    cr_vec3 r = {cr_box_fmax(a.x, b.x), cr_box_fmax(a.y, b.y), cr_box_fmax(a.z, b.z)};
+    return r;
+}
+
 /* [lo, hi] inside [olo, ohi]. */
 static inline bool cr_box_inside(cr_vec3 lo, cr_vec3 hi, cr_vec3 olo, cr_vec3 ohi)
 {

@@ -17,6 +17,15 @@ cr_world_def cr_default_world_def(void)
     d.resting_speed = -1.0;
     d.solver_iterations = 10;
     d.pgs_iterations = 50;
+    d.drift_iterations = 50; /* pgs_iterations' default, which the drift correction took before */
+    d.drift_tolerance = 1e-5; /* m: a hundredth of a millimetre a pass (src/rigid_finish.c) */
+    d.rigid_substeps = 0;          /* seed 003's multiplier system */
+    d.substep_iterations = 1;      /* Box2D v3: one biased pass and one relax pass a substep */
+    /* Box2D v3 takes 30 Hz at 60 steps/s; a soft contact under load w
+     * overlaps w / (m_eff omega^2), and carom's piles at 240 steps/s sank
+     * 44 mm at 30 Hz (20-row pyramid), 1.9 mm at 120 (docs/physics/substep.md) */
+    d.contact_hertz = 120.0;
+    d.contact_damping_ratio = 10.0; /* Box2D v3's contact damping ratio */
     d.projection_passes = 1; /* seed 000 c.5: one pass */
     d.projection_shock = false; /* seed 000's mass ratios in every pass */
     d.max_events_per_body = 64;
@@ -101,6 +110,18 @@ cr_status cr_world_def_validate(const cr_world_def *d, char *msg, size_t size)
         return bad(msg, size, "solver_iterations: must be in [1, 1000], got %d", d->solver_iterations);
     if (d->pgs_iterations < 1 || d->pgs_iterations > 100000)
         return bad(msg, size, "pgs_iterations: must be in [1, 100000], got %d", d->pgs_iterations);
+    if (d->drift_iterations < 1 || d->drift_iterations > 100000)
+        return bad(msg, size, "drift_iterations: must be in [1, 100000], got %d", d->drift_iterations);
+    if (!(d->drift_tolerance >= 0.0 && isfinite(d->drift_tolerance)))
+        return bad(msg, size, "drift_tolerance: must be >= 0 and finite (0: every pass), got %.17g", d->drift_tolerance);
+    if (d->rigid_substeps < 0 || d->rigid_substeps > 64)
+        return bad(msg, size, "rigid_substeps: must be in [0, 64] (0: seed 003's solver), got %d", d->rigid_substeps);
+    if (d->substep_iterations < 1 || d->substep_iterations > 1000)
+        return bad(msg, size, "substep_iterations: must be in [1, 1000], got %d", d->substep_iterations);
+    if (!(d->contact_hertz > 0.0 && isfinite(d->contact_hertz)))
+        return bad(msg, size, "contact_hertz: must be > 0 and finite, got %.17g", d->contact_hertz);
+    if (!(d->contact_damping_ratio >= 0.0 && isfinite(d->contact_damping_ratio)))
+        return bad(msg, size, "contact_damping_ratio: must be >= 0 and finite, got %.17g", d->contact_damping_ratio);
     if (d->projection_passes < 1 || d->projection_passes > 1000)
         return bad(msg, size, "projection_passes: must be in [1, 1000], got %d", d->projection_passes);
     if (d->projection_shock && d->projection_passes < 2)

@@ -28,6 +28,7 @@
  */
 #include "dem_internal.h"
 #include "pair_event.h"
+#include "plane_event.h"
 #include "world_internal.h"
 
 static bool push(cr_world *w, double t, uint32_t a, uint32_t b, cr_event_kind kind)
@@ -42,25 +43,12 @@ static bool push(cr_world *w, double t, uint32_t a, uint32_t b, cr_event_kind ki
     return cr_event_push(w, &w->queue, &e);
 }
 
-/* When body i meets plane k: INFINITY for never in the step. Pure: reads
- * the world only (the first round takes the bodies over the workers). */
-static double plane_time(const cr_world *w, uint32_t i, uint32_t k)
+/* Body i's impact with plane k, or INFINITY at once when its path (pb)
+ * keeps clear of the plane (cr_plane_clear: most bodies are nowhere near
+ * most planes). */
+static double plane_time_in(const cr_world *w, uint32_t i, uint32_t k, const cr_path_bound *pb)
 {
-    const cr_bodies *b = &w->bodies;
-    if (!cr_slot_dynamic(b, i)) return INFINITY; /* kinematic bodies ignore statics */
-    const cr_plane_def *pl = &w->planes.def[k];
-    double ts = b->t_local[i], r = b->radius[i];
-    double gap = -cr_penetration_sphere_plane(b->x[i], r, pl->point, pl->normal);
-    double vn = cr_v3_dot(pl->normal, b->v[i]), vpn = cr_v3_dot(pl->normal, b->vpath[i]);
-    if (gap <= cr_touching_gap(w, r))
-        /* Touching, or behind the plane (signed penetration, seed 000):
-         * an impact if driving in; resting contact is not an event. */
-        return -vn > w->resting_speed ? ts : INFINITY;
-    if (gap <= cr_contact_margin(w, 2.0 * r) && -vn <= w->resting_speed) return INFINITY;
-    double t;
-    if (cr_toi_quadratic(gap, vpn, 0.5 * cr_v3_dot(pl->normal, b->acc[i]), 0.0, w->def.dt - ts, &t) != CR_TOI_HIT)
-        return INFINITY;
-    return ts + t;
+    return cr_plane_clear(w, k, pb) ? INFINITY : cr_plane_impact_time(w, i, k);
 }
 
 /* The impact of bodies i and j at t, if any (t finite). */
@@ -101,9 +89,13 @@ static void plane_time_items(uint32_t start, uint32_t end, uint32_t worker, void
     uint32_t slots = w->bodies.slot_count, planes = w->planes.count;
     for (uint32_t c = start; c < end; ++c) {
         uint32_t last = (c + 1) * CR_PLANE_CHUNK < slots ? (c + 1) * CR_PLANE_CHUNK : slots;
-        for (uint32_t i = c * CR_PLANE_CHUNK; i < last; ++i)
+        for (uint32_t i = c * CR_PLANE_CHUNK; i < last; ++i) {
+            bool alive = cr_slot_alive(&w->bodies, i);
+            cr_path_bound pb;
+            if (alive) cr_path_bound_of(w, i, NULL, &pb);
             for (uint32_t k = 0; k < planes; ++k)
-                w->plane_time[(size_t)i * planes + k] = cr_slot_alive(&w->bodies, i) ? plane_time(w, i, k) : INFINITY;
+                w->plane_time[(size_t)i * planes + k] = alive ? plane_time_in(w, i, k, &pb) : INFINITY;
+        }
     }
 }
 
@@ -193,11 +185,13 @@ static void landing_one(cr_world *w, uint32_t i)
 
 /* Everything of body i that does not involve another body; its plane and
  * landing times taken from planes and landing when given (computed at its
- * present state). */
-static bool predict_statics(cr_world *w, uint32_t i, const double *planes, const double *landing)
+ * present state); box: its path box when at hand. */
+static bool predict_statics(cr_world *w, uint32_t i, const double *planes, const double *landing, const cr_vec3 *box)
 {
+    cr_path_bound pb;
+    if (!planes && w->planes.count) cr_path_bound_of(w, i, box, &pb);
     for (uint32_t k = 0; k < w->planes.count; ++k) {
-        double t = planes ? planes[(size_t)i * w->planes.count + k] : plane_time(w, i, k);
+        double t = planes ? planes[(size_t)i * w->planes.count + k] : plane_time_in(w, i, k, &pb);
         if (t != INFINITY && !push(w, t, i, k, CR_EVENT_PLANE)) return false;
     }
     for (uint32_t k = 0; k < w->surfaces.count; ++k) {
@@ -214,8 +208,9 @@ static bool predict_statics(cr_world *w, uint32_t i, const double *planes, const
 static bool predict_body(cr_world *w, uint32_t i, uint32_t skip, const double *landing)
 {
     cr_bodies *b = &w->bodies;
-    cr_vec3 lo, hi;
-    cr_body_path_box(w, i, &lo, &hi);
+    cr_vec3 box[2];
+    cr_body_path_box(w, i, &box[0], &box[1]);
+    cr_vec3 lo = box[0], hi = box[1];
     /* The new path may leave the box the grid holds: enter it again so that
      * later queries by others see it too. */
     if (!cr_broad_extend(w, &w->broad, i, lo, hi)) return false;
@@ -238,7 +233,7 @@ static bool predict_body(cr_world *w, uint32_t i, uint32_t skip, const double *l
     }
     for (uint32_t q = 0; q < n; ++q)
         if (w->query[q] != skip && !predict_pair(w, i, w->query[q], &now)) return false;
-    return predict_statics(w, i, NULL, landing);
+    return predict_statics(w, i, NULL, landing, box);
 }
 
 static bool stale(const cr_world *w, const cr_event *e)
@@ -385,7 +380,7 @@ cr_status cr_stage_events(cr_world *w)
          * grid itself, and finds it there. */
         if (b->replanned[i] == 1) {
             if (!predict_body(w, i, UINT32_MAX, landing)) goto oom;
-        } else if (!predict_statics(w, i, planes, landing)) {
+        } else if (!predict_statics(w, i, planes, landing, NULL)) {
             goto oom;
         }
     }

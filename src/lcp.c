@@ -19,6 +19,7 @@ cr_lcp_options cr_lcp_default_options(void)
     o.dense_max_rows = 240;
     o.max_active_set_iterations = 0; /* 0: 4 * rows + 8 per island */
     o.pgs_iterations = 50;
+    o.pgs_stop = 0.0;
     o.tolerance = 1e-12;
     return o;
 }
@@ -104,10 +105,10 @@ bool cr_lcp_dense_reserve(cr_lcp_workspace *ws, uint32_t n)
     if (!grow((void **)&ws->A, c2, sizeof(double)) || !grow((void **)&ws->R, c2, sizeof(double)) ||
         !grow((void **)&ws->G, c2, sizeof(double)) || !grow((void **)&ws->colof, c, sizeof(uint32_t)) ||
         !grow((void **)&ws->b, c, sizeof(double)) || !grow((void **)&ws->x, c, sizeof(double)) ||
-        !grow((void **)&ws->y, 2 * c, sizeof(double)) || !grow((void **)&ws->wres, 2 * c, sizeof(double)) ||
+        !grow((void **)&ws->y, 3 * c, sizeof(double)) || !grow((void **)&ws->wres, 2 * c, sizeof(double)) ||
         !grow((void **)&ws->scratch, 4 * c, sizeof(double)) || !grow((void **)&ws->unknown, c, sizeof(uint32_t)) ||
         !grow((void **)&ws->perm, c, sizeof(uint32_t)) || !grow((void **)&ws->cperm, c, sizeof(uint32_t)) ||
-        !grow((void **)&ws->state, c, sizeof(uint8_t)))
+        !grow((void **)&ws->state, 2 * c, sizeof(uint8_t)))
         return false;
     ws->dense_cap = c;
     return true;
@@ -255,6 +256,7 @@ cr_status cr_lcp_solve(cr_lcp_row *rows, uint32_t row_count, cr_lcp_body *bodies
     if (row_count == 0) return CR_OK;
     if (!reserve_rows(ws, row_count) || !reserve_bodies(ws, body_count)) return CR_ERR_OUT_OF_MEMORY;
     if (!(o.tolerance >= 0.0)) o.tolerance = 1e-12;
+    if (!(o.pgs_stop >= 0.0)) o.pgs_stop = 0.0;
 
     for (uint32_t k = 0; k < body_count; ++k) {
         ws->v[k] = bodies[k].v;
@@ -297,12 +299,13 @@ cr_status cr_lcp_solve(cr_lcp_row *rows, uint32_t row_count, cr_lcp_body *bodies
             if (!converged) {
                 if (!cr_lcp_pgs_reserve(ws, isl.n)) return CR_ERR_OUT_OF_MEMORY;
                 st.fallbacks++;
-                res = cr_lcp_pgs_solve(rows, &isl, o.pgs_iterations, stats != NULL, ws);
+                res = cr_lcp_pgs_solve(rows, &isl, o.pgs_iterations, o.pgs_stop, stats != NULL, ws);
+                if (!ws->uncapped) res = cr_lcp_dense_cap_work(rows, &isl, ws, res);
             }
         } else {
             if (!cr_lcp_pgs_reserve(ws, isl.n)) return CR_ERR_OUT_OF_MEMORY;
             st.pgs_islands++;
-            res = cr_lcp_pgs_solve(rows, &isl, o.pgs_iterations, stats != NULL, ws);
+            res = cr_lcp_pgs_solve(rows, &isl, o.pgs_iterations, o.pgs_stop, stats != NULL, ws);
         }
         if (res > st.max_residual || res != res) st.max_residual = res;
     }

@@ -38,8 +38,10 @@ typedef struct cr_lcp_row {
 typedef struct cr_lcp_body { double inv_mass; cr_mat3 inv_inertia; cr_vec3 v, w; } cr_lcp_body; /* world-frame inverse inertia; v, w updated in place with the impulses */
 typedef struct cr_lcp_options {
     uint32_t dense_max_rows;      /* islands up to this many rows: the direct method; default 240 */
-    uint32_t max_active_set_iterations; /* per island, then the PGS fallback from the current λ; default 4 * rows + 8 (0 here means that default) */
+    uint32_t max_active_set_iterations; /* per island, then the PGS fallback from the nearest iterate or the warm start; default 4 * rows + 8 (0 here means that default) */
     uint32_t pgs_iterations;      /* default 50 */
+    double pgs_stop;              /* >= 0: PGS stops after a pass in which no row's J v changed by more than this
+                                     (|delta lambda| A_ii, the row's own update); default 0: every pass */
     double tolerance;             /* relative, default 1e-12 */
 } cr_lcp_options;
 typedef struct cr_lcp_stats { uint32_t islands, dense_islands, pgs_islands, fallbacks, active_set_iterations, largest_island_rows; double max_residual; } cr_lcp_stats;

@@ -28,13 +28,15 @@
  * number keeps falling; after 3 iterations without a new minimum only the
  * lowest-index violation flips (Murty's least-index rule, finite for the
  * frictionless case where A is a P-matrix; Judice & Pires' hybrid). At
- * max_active_set_iterations the caller runs PGS from the current lambda or
- * from the caller's warm start, whichever is nearer a solution (below).
+ * max_active_set_iterations the caller runs PGS from the nearest iterate
+ * met or from the caller's warm start, whichever is nearer a solution
+ * (below).
  *
  * The tolerance is relative: lambda against max |lambda|, w against
  * max(max |b|, max A_ii max |lambda|).
  */
 #include <math.h>
+#include <string.h>
 
 #include "lcp_internal.h"
 
@@ -163,12 +165,11 @@ static void clamp(const cr_lcp_row *rows, const cr_lcp_island *isl, const cr_lcp
 }
 
 /* The largest natural residual of lam (row by row, in velocity units: the
- * measure of cr_lcp_stats.max_residual); w gets A lam - b. */
-static double residual_of(const cr_lcp_row *rows, const cr_lcp_island *isl, const cr_lcp_workspace *ws,
-                          const double *lam, double *w)
+ * measure of cr_lcp_stats.max_residual), given w = A lam - b. */
+static double residual_at(const cr_lcp_row *rows, const cr_lcp_island *isl, const cr_lcp_workspace *ws,
+                          const double *lam, const double *w)
 {
     const uint32_t n = isl->n;
-    compute_w(ws, n, lam, w);
     double res = 0.0;
     for (uint32_t j = 0; j < n; ++j) {
         const cr_lcp_row *r = &rows[isl->rows[j]];
@@ -176,6 +177,14 @@ static double residual_of(const cr_lcp_row *rows, const cr_lcp_island *isl, cons
         res = fmax(res, cr_lcp_row_residual(r, lam[j], lp, w[j], ws->A[j * n + j]));
     }
     return res;
+}
+
+/* The same; w gets A lam - b. */
+static double residual_of(const cr_lcp_row *rows, const cr_lcp_island *isl, const cr_lcp_workspace *ws,
+                          const double *lam, double *w)
+{
+    compute_w(ws, isl->n, lam, w);
+    return residual_at(rows, isl, ws, lam, w);
 }
 
 uint32_t cr_lcp_dense_solve(const cr_lcp_row *rows, const cr_lcp_island *isl, const cr_lcp_body *bodies,
@@ -202,13 +211,18 @@ uint32_t cr_lcp_dense_solve(const cr_lcp_row *rows, const cr_lcp_island *isl, co
 
     const uint32_t max_it = opt->max_active_set_iterations ? opt->max_active_set_iterations : 4 * n + 8;
     uint32_t best = UINT32_MAX, stall = 0, it = 0;
-    bool single = false, ok = false, finite = true;
+    bool single = false, ok = false;
+    /* The clamped iterate nearest a solution so far, by the largest natural
+     * residual (ws->y's third part): what a cut-off cycle hands to PGS. */
+    double *kept = lam + 2 * (size_t)n, kept_res = INFINITY;
+    /* Cycle detection under the least-index rule (below): a saved set of
+     * states (ws->state's second half), the solves since it was saved and
+     * the count at which it is saved again. */
+    uint8_t *saved = ws->state + n;
+    uint32_t since = 0, power = 0;
     while (it < max_it) {
         ++it;
-        if (!solve_states(rows, isl, ws, lam, 0.0)) {
-            finite = false;
-            break;
-        }
+        if (!solve_states(rows, isl, ws, lam, 0.0)) break;
         compute_w(ws, n, lam, w);
         double lscale = 0.0;
         for (uint32_t j = 0; j < n; ++j) lscale = fmax(lscale, fabs(lam[j]));
@@ -230,10 +244,7 @@ uint32_t cr_lcp_dense_solve(const cr_lcp_row *rows, const cr_lcp_island *isl, co
         if (conflict) {
             cl = lam + n; /* the second halves of ws->y and ws->wres */
             cw = w + n;
-            if (!solve_states(rows, isl, ws, cl, CR_LCP_CONFLICT_REG)) {
-                finite = false;
-                break;
-            }
+            if (!solve_states(rows, isl, ws, cl, CR_LCP_CONFLICT_REG)) break;
             compute_w(ws, n, cl, cw);
         }
         uint32_t count = 0, first = CR_LCP_FIXED;
@@ -263,26 +274,98 @@ uint32_t cr_lcp_dense_solve(const cr_lcp_row *rows, const cr_lcp_island *isl, co
             ws->state[j] = check_row(r, ws->state[j], cl[j], lp, cw[j], tol_l, tol_w);
         }
         sync_friction(rows, isl, ws, ws->state);
+        /* Not a solution: keep it if it is the nearest one yet (the
+         * second halves of ws->y and ws->wres are free again). The clamped
+         * copy's w is this solve's plus the columns of the rows clamping
+         * moved (A is symmetric: column j is row j), usually a few: a
+         * whole A lam again cost as much as the solve on islands with
+         * many dropped rows (+15% on the 5-row pyramid at 4 passes). */
+        double *c = lam + n, *wc = w + n;
+        for (uint32_t j = 0; j < n; ++j) {
+            c[j] = lam[j];
+            wc[j] = w[j];
+        }
+        clamp(rows, isl, ws, c);
+        for (uint32_t j = 0; j < n; ++j)
+            if (c[j] != lam[j]) {
+                const double d = c[j] - lam[j], *col = A + (size_t)j * n;
+                for (uint32_t i = 0; i < n; ++i) wc[i] += col[i] * d;
+            }
+        double r = residual_at(rows, isl, ws, c, wc);
+        if (r < kept_res) {
+            kept_res = r;
+            for (uint32_t j = 0; j < n; ++j) kept[j] = c[j];
+        }
+        /* Under the least-index rule the next solve follows from the states
+         * alone, so a set of states met before means the rule cycles: every
+         * later solve would repeat one already made, and the kept iterate
+         * cannot change. Stop there (the same result as running on to the
+         * bound, without the repeats: chain.json's cycles repeat after 7
+         * solves of the 32). Brent's detection: one saved set, saved anew
+         * after 1, 2, 4, ... solves, found within two periods of the cycle. */
+        if (single) {
+            if (power > 0) {
+                ++since;
+                if (memcmp(ws->state, saved, n) == 0) break;
+            }
+            if (since == power) {
+                memcpy(saved, ws->state, n);
+                power = power ? 2 * power : 1;
+                since = 0;
+            }
+        }
     }
-    if (!finite) /* restart PGS from nothing rather than from garbage */
-        for (uint32_t j = 0; j < n; ++j) lam[j] = 0.0;
-    clamp(rows, isl, ws, lam);
     *converged = ok;
-    double res = residual_of(rows, isl, ws, lam, w);
-    *residual = ok ? res : 0.0;
-    if (!ok) {
-        /* Cut off while cycling, the active set's last lambda can be far
-         * from any solution (the 50-row pyramid at 6 passes: 1611 N s where
-         * the warm start had 0.03), and a few PGS passes from there cannot
-         * take it back: they put 3.3e4 J into the pile in one step. PGS
-         * then starts from the caller's warm start (ws->lambda, untouched:
-         * what a big island starts from) unless the active set got nearer a
-         * solution by the largest natural residual. */
-        double *warm = lam + n; /* the second halves of ws->y and ws->wres */
-        for (uint32_t j = 0; j < n; ++j) warm[j] = ws->lambda[isl->rows[j]];
-        clamp(rows, isl, ws, warm);
-        if (!(res < residual_of(rows, isl, ws, warm, w + n))) return it;
+    if (ok) {
+        clamp(rows, isl, ws, lam);
+        *residual = residual_of(rows, isl, ws, lam, w);
+        for (uint32_t j = 0; j < n; ++j) ws->lambda[isl->rows[j]] = lam[j];
+        return it;
     }
-    for (uint32_t j = 0; j < n; ++j) ws->lambda[isl->rows[j]] = lam[j];
+    *residual = 0.0;
+    /* Cut off while cycling. The active set's last lambda can be far from
+     * any solution (the 50-row pyramid at 6 passes: 1611 N s where the warm
+     * start had 0.03; chain.json at step 143: a largest residual of 294
+     * m/s where its second iterate had 0.016), and a few PGS passes from
+     * there cannot take it back: they put 3.3e4 J into the pile in one
+     * step. PGS then starts from the caller's warm start (ws->lambda,
+     * untouched: what a big island starts from) unless the nearest iterate
+     * the active set met is nearer a solution, by the largest natural
+     * residual. A non-finite solve leaves only the iterates before it. */
+    double *warm = lam + n; /* the second halves of ws->y and ws->wres */
+    for (uint32_t j = 0; j < n; ++j) warm[j] = ws->lambda[isl->rows[j]];
+    clamp(rows, isl, ws, warm);
+    if (!(kept_res < residual_of(rows, isl, ws, warm, w + n))) return it;
+    for (uint32_t j = 0; j < n; ++j) ws->lambda[isl->rows[j]] = kept[j];
     return it;
+}
+
+double cr_lcp_dense_cap_work(const cr_lcp_row *rows, const cr_lcp_island *isl, cr_lcp_workspace *ws, double residual)
+{
+    /* A and b of the island are still those cr_lcp_dense_solve built (PGS
+     * works on its own copy). KE' - KE = f + lambda^T target with
+     * f = 1/2 lambda^T A lambda - lambda^T b; at any solution
+     * lambda^T w <= 0 (w = A lambda - b), so f <= 0: the impulses do no more
+     * work than the targets ask (restitution, speculative contacts). Few
+     * PGS passes from a poor start can leave f > 0: kinetic energy from
+     * nothing. Then the island's impulses are scaled by s < 1, the largest
+     * with f(s lambda) = s (s q / 2 - lambda^T b) <= 0: s = 2 lambda^T b / q.
+     * Scaling keeps every bound (normal >= 0, |friction| <= mu lambda_n). */
+    const uint32_t n = isl->n;
+    double *lam = ws->y, *w = ws->wres;
+    for (uint32_t j = 0; j < n; ++j) lam[j] = ws->lambda[isl->rows[j]];
+    compute_w(ws, n, lam, w); /* A lambda - b */
+    double q = 0.0, lb = 0.0;
+    for (uint32_t j = 0; j < n; ++j) {
+        q += lam[j] * (w[j] + ws->b[j]);
+        lb += lam[j] * ws->b[j];
+    }
+    if (!(0.5 * q - lb > 1e-12 * (0.5 * fabs(q) + fabs(lb)))) return residual;
+    /* q >= 0 (A is positive semidefinite); q = 0 with f > 0 means lb < 0 */
+    double s = q > 0.0 ? fmax(2.0 * lb / q, 0.0) : 0.0;
+    for (uint32_t j = 0; j < n; ++j) {
+        lam[j] *= s;
+        ws->lambda[isl->rows[j]] = lam[j];
+    }
+    return residual > 0.0 ? residual_of(rows, isl, ws, lam, w) : residual;
 }

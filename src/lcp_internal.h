@@ -45,10 +45,11 @@ struct cr_lcp_workspace {
     double (*vel)[6];
     size_t pgs_cap;
     bool pgs_portable;      /* tests: the sweep on pairs of doubles even where AVX2 is (src/lcp_pgs.c) */
+    bool uncapped;          /* tests: no cr_lcp_dense_cap_work, so that zero passes return the fallback's start */
     /* dense scratch, sized for the largest island so far */
-    double *A, *R, *G, *b, *x, *y, *wres, *scratch; /* scratch: 4 n */
+    double *A, *R, *G, *b, *x, *y, *wres, *scratch; /* y: 3 n, wres: 2 n, scratch: 4 n */
     uint32_t *unknown, *colof, *perm, *cperm;
-    uint8_t *state;
+    uint8_t *state;         /* 2 n: the rows' states, then a saved set (cycle detection) */
     size_t dense_cap;       /* rows the dense buffers hold */
 };
 
@@ -71,14 +72,21 @@ bool cr_lcp_dense_reserve(cr_lcp_workspace *ws, uint32_t n);
 bool cr_lcp_pgs_reserve(cr_lcp_workspace *ws, uint32_t n);
 /* Direct method on one island; returns the active-set iterations used, or
  * sets *converged false at the bound (the caller falls back to PGS from
- * ws->lambda). */
+ * ws->lambda: the nearest iterate met, or the warm start left there). */
 uint32_t cr_lcp_dense_solve(const cr_lcp_row *rows, const cr_lcp_island *isl, const cr_lcp_body *bodies,
                             const cr_lcp_options *opt, cr_lcp_workspace *ws, bool *converged, double *residual);
+/* After the fallback's PGS on a dense island: if its impulses add kinetic
+ * energy beyond lambda^T target (never at a solution), scales them down to
+ * add none. Returns the residual, taken again if it scaled and residual is
+ * nonzero (stats asked for). */
+double cr_lcp_dense_cap_work(const cr_lcp_row *rows, const cr_lcp_island *isl, cr_lcp_workspace *ws, double residual);
 /* PGS on one island from ws->lambda; returns the largest residual after the
  * last pass (0 without residual: a pass over the rows saved when no one
- * asks). ws->v, ws->w hold the bodies' velocities before any impulse. */
-double cr_lcp_pgs_solve(const cr_lcp_row *rows, const cr_lcp_island *isl, uint32_t iterations, bool residual,
-                        cr_lcp_workspace *ws);
+ * asks). ws->v, ws->w hold the bodies' velocities before any impulse. At
+ * most iterations passes; with stop > 0, none after a pass in which no
+ * row's update |delta lambda| A_ii exceeded stop. */
+double cr_lcp_pgs_solve(const cr_lcp_row *rows, const cr_lcp_island *isl, uint32_t iterations, double stop,
+                        bool residual, cr_lcp_workspace *ws);
 
 /* Dense kernels (src/lcp_linalg.c), row-major n x n with stride n.
  * Both are rank revealing: a pivot below cutoff relative to the largest

@@ -242,13 +242,20 @@ static inline void bounds(const cr_pgs_row *p, const double *lambda, double *lo,
 
 /* The Gauss-Seidel passes (see the top of the file), with the kernels J v
  * and v += M^-1 J^T dl given: inlined into each caller, so that each
- * instance has its kernels inline too. */
+ * instance has its kernels inline too. With stop > 0 a pass whose largest
+ * row update |dl| A_ii (the change of the row's own J v) is at most stop
+ * is the last; watch is a constant of each instance, so that the passes
+ * without a stop keep their loop as it was. The updates, and so the
+ * largest of a pass, are the same numbers in any order of the levels:
+ * the stop comes after the very pass it would in index order. */
 typedef double (*cr_pgs_velocity_fn)(const cr_pgs_row *p, double (*vel)[6]);
 typedef void (*cr_pgs_apply_fn)(const cr_pgs_row *p, double dl, double (*vel)[6]);
-static CR_PGS_ALWAYS_INLINE void sweeps(const cr_pgs_row *pr, uint32_t n, uint32_t iterations, double *lambda,
-                                        double (*vel)[6], cr_pgs_velocity_fn velocity, cr_pgs_apply_fn push)
+static CR_PGS_ALWAYS_INLINE void sweeps(const cr_pgs_row *pr, uint32_t n, uint32_t iterations, bool watch, double stop,
+                                        double *lambda, double (*vel)[6], cr_pgs_velocity_fn velocity,
+                                        cr_pgs_apply_fn push)
 {
-    for (uint32_t it = 0; it < iterations; ++it)
+    for (uint32_t it = 0; it < iterations; ++it) {
+        double largest = 0.0;
         for (uint32_t j = 0; j < n; ++j) {
             const cr_pgs_row *p = &pr[j];
             if (!(p->d > 0.0)) continue; /* moves nothing: lambda stays 0 */
@@ -256,14 +263,23 @@ static CR_PGS_ALWAYS_INLINE void sweeps(const cr_pgs_row *pr, uint32_t n, uint32
             double lo, hi;
             bounds(p, lambda, &lo, &hi);
             double nl = clamp(lambda[j] - wv / p->d, lo, hi);
-            push(p, nl - lambda[j], vel);
+            double dl = nl - lambda[j];
+            if (watch) {
+                double change = fabs(dl) * p->d;
+                largest = change > largest ? change : largest;
+            }
+            push(p, dl, vel);
             lambda[j] = nl;
         }
+        if (watch && largest <= stop) return;
+    }
 }
 
-static void sweep_pairs(const cr_pgs_row *pr, uint32_t n, uint32_t iterations, double *lambda, double (*vel)[6])
+static void sweep_pairs(const cr_pgs_row *pr, uint32_t n, uint32_t iterations, double stop, double *lambda,
+                        double (*vel)[6])
 {
-    sweeps(pr, n, iterations, lambda, vel, row_velocity, apply);
+    if (stop > 0.0) sweeps(pr, n, iterations, true, stop, lambda, vel, row_velocity, apply);
+    else sweeps(pr, n, iterations, false, 0.0, lambda, vel, row_velocity, apply);
 }
 
 #if CR_PGS_AVX2
@@ -304,10 +320,11 @@ static CR_PGS_AVX2_FN inline void apply_avx2(const cr_pgs_row *p, double dl, dou
     add_scaled_avx2(vel[p->b], p->mb, d);
 }
 
-static CR_PGS_AVX2_FN void sweep_avx2(const cr_pgs_row *pr, uint32_t n, uint32_t iterations, double *lambda,
-                                      double (*vel)[6])
+static CR_PGS_AVX2_FN void sweep_avx2(const cr_pgs_row *pr, uint32_t n, uint32_t iterations, double stop,
+                                      double *lambda, double (*vel)[6])
 {
-    sweeps(pr, n, iterations, lambda, vel, row_velocity_avx2, apply_avx2);
+    if (stop > 0.0) sweeps(pr, n, iterations, true, stop, lambda, vel, row_velocity_avx2, apply_avx2);
+    else sweeps(pr, n, iterations, false, 0.0, lambda, vel, row_velocity_avx2, apply_avx2);
 }
 #endif
 
@@ -372,8 +389,8 @@ static uint32_t pack(const cr_lcp_row *rows, const cr_lcp_island *isl, cr_lcp_wo
     return count;
 }
 
-double cr_lcp_pgs_solve(const cr_lcp_row *rows, const cr_lcp_island *isl, uint32_t iterations, bool residual,
-                        cr_lcp_workspace *ws)
+double cr_lcp_pgs_solve(const cr_lcp_row *rows, const cr_lcp_island *isl, uint32_t iterations, double stop,
+                        bool residual, cr_lcp_workspace *ws)
 {
     uint32_t n = isl->n, zero = (uint32_t)ws->body_cap;
     uint32_t frictions = pack(rows, isl, ws, zero);
@@ -387,10 +404,10 @@ double cr_lcp_pgs_solve(const cr_lcp_row *rows, const cr_lcp_island *isl, uint32
         warm_row(&pr[j], j, lambda, vel);
     }
 #if CR_PGS_AVX2
-    if (!ws->pgs_portable && __builtin_cpu_supports("avx2")) sweep_avx2(pr, n, iterations, lambda, vel);
+    if (!ws->pgs_portable && __builtin_cpu_supports("avx2")) sweep_avx2(pr, n, iterations, stop, lambda, vel);
     else
 #endif
-        sweep_pairs(pr, n, iterations, lambda, vel);
+        sweep_pairs(pr, n, iterations, stop, lambda, vel);
     /* Friction bounds moved with their normals during the last pass: the
      * residual below measures what is left. */
     double res = 0.0;

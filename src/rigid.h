@@ -89,6 +89,7 @@ typedef struct cr_rigid {
     /* pairs found apart: this step's, and the last step's sorted by pair */
     cr_rigid_apart *apart, *apart_prev;
     uint32_t apart_count, apart_capacity, apart_prev_count, apart_prev_capacity;
+    struct cr_substep *substep; /* the sub-stepped solver's arrays (rigid_substep.c), made on first use */
 } cr_rigid;
 
 static inline bool cr_world_is_rigid(const cr_world *w)
@@ -125,8 +126,8 @@ double cr_joint_error(const cr_world *w, const cr_joint *j);
 
 /* The solver's settings for rigid bodies: the direct method's active-set
  * loop is cut short (CR_RIGID_ACTIVE_SET_ITERATIONS), then projected
- * Gauss-Seidel finishes from where it got to or from the warm start,
- * whichever is nearer a solution (docs/physics/rigid.md); big
+ * Gauss-Seidel finishes from the nearest point to a solution it met or
+ * from the warm start, whichever is nearer (docs/physics/rigid.md); big
  * islands get the world's pgs_iterations passes. */
 #define CR_RIGID_ACTIVE_SET_ITERATIONS 32
 static inline cr_lcp_options cr_rigid_lcp_options(const cr_world *w)
@@ -150,6 +151,17 @@ cr_status cr_rigid_update_sleep(cr_world *w);
 /* The deepest overlap among the last step's contacts at the bodies' present
  * poses, naming the pair (b null for a plane). */
 double cr_rigid_max_overlap(const cr_world *w, cr_body_id *a, cr_body_id *b);
+
+/* Friction directions of contact c (rigid_solve.c): t1 along the slip vrel
+ * when it slips, t2 = n x t1. */
+void cr_rigid_friction_axes(cr_rigid_contact *c, cr_vec3 vrel);
+
+/* The sub-stepped soft contact solver (rigid_substep.c), with
+ * def.rigid_substeps > 0: velocities and positions of the whole step, in
+ * place of cr_rigid_solve's multiplier systems and cr_rigid_finish's motion
+ * and drift correction. */
+cr_status cr_rigid_substep_solve(cr_world *w);
+void cr_rigid_substep_free(cr_world *w);
 
 /* Room for n rows. */
 bool cr_rigid_reserve_rows(cr_world *w, uint32_t n);

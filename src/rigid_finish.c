@@ -11,7 +11,20 @@ bool cr_rigid_keep_contacts(cr_world *w);
 #define CR_JOINT_PROJECTIONS 3
 /* Islands of the drift correction solved by the direct method: joints
  * (exact, so that they do not come apart); the overlaps of a big pile are
- * taken out by Gauss-Seidel, a fraction k_p a step anyway. */
+ * taken out by Gauss-Seidel, a fraction k_p a step anyway, with the world's
+ * drift_iterations passes. They are its own, not the contact solve's
+ * pgs_iterations: its rows are the overlapping contacts only (a third of
+ * the contact solve's rows on the 50-row box pyramid, so a pass costs about
+ * a quarter of one there), and with few passes it leaves most of a tall
+ * pile's sag in place (seed 000 c.5's k_p share of an overlap is reached
+ * only when the position-level system is solved): the 50-row box pyramid
+ * at 8 contact passes overlaps 59 mm at worst with 8 drift passes, 3.2 mm
+ * with 50 (docs/benchmarks.md, branch pyr9). A settled pile needs far fewer
+ * passes than a sagging one: the passes stop after one that moved no
+ * contact by more than the world's drift_tolerance along its normal (1e-5 m
+ * by default; the 20-row pyramid then takes about 18 passes a step on
+ * average instead of 50 with the same deepest overlap, the 50-row one
+ * nearly all 50). */
 #define CR_PROJECTION_DENSE_ROWS 64
 
 /* Free motion over dt: x by v; q by the constant angular velocity; then the
@@ -81,6 +94,8 @@ static cr_status project(cr_world *w, uint32_t rows)
     cr_bodies *b = &w->bodies;
     cr_lcp_options opt = cr_rigid_lcp_options(w);
     opt.dense_max_rows = CR_PROJECTION_DENSE_ROWS;
+    opt.pgs_iterations = (uint32_t)w->def.drift_iterations;
+    opt.pgs_stop = w->def.drift_tolerance;
     load_pseudo(w);
     cr_status s = cr_lcp_solve(r->rows, rows, r->lb, b->slot_count, &opt, r->ws, NULL);
     if (s == CR_ERR_OUT_OF_MEMORY) return cr_fail(w, s, "rigid drift correction: out of memory");
@@ -158,13 +173,17 @@ cr_status cr_rigid_finish(cr_world *w)
 {
     cr_bodies *b = &w->bodies;
     double dt = w->def.dt;
-    for (uint32_t i = 0; i < b->slot_count; ++i)
-        if (cr_slot_alive(b, i) && b->type[i] != CR_BODY_STATIC && !b->asleep[i]) move(w, i, dt);
-    uint32_t need = 3 * w->rigid->contact_count;
-    for (uint32_t k = 0; k < w->rigid->joint_count; ++k) need += 6;
-    if (!cr_rigid_reserve_rows(w, need)) return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "rigid bodies: out of memory");
-    cr_status s = correct_drift(w);
-    if (s != CR_OK) return s;
+    cr_status s;
+    /* the sub-stepped solver has moved the bodies, and its soft contacts
+     * take overlap out themselves (rigid_substep.c) */
+    if (w->def.rigid_substeps == 0) {
+        for (uint32_t i = 0; i < b->slot_count; ++i)
+            if (cr_slot_alive(b, i) && b->type[i] != CR_BODY_STATIC && !b->asleep[i]) move(w, i, dt);
+        uint32_t need = 3 * w->rigid->contact_count;
+        for (uint32_t k = 0; k < w->rigid->joint_count; ++k) need += 6;
+        if (!cr_rigid_reserve_rows(w, need)) return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "rigid bodies: out of memory");
+        if ((s = correct_drift(w)) != CR_OK) return s;
+    }
     s = cr_check_finite(w);
     if (s != CR_OK) return s;
     if (w->rigid->contact_count > 0 && !fill_poses(w)) /* the poses after the drift correction */

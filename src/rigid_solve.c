@@ -67,7 +67,7 @@ static cr_lcp_row contact_row(const cr_world *w, const cr_rigid_contact *c, cr_v
 
 /* Friction directions: the first along the slip, so that a sliding contact's
  * pyramid is exact (a = g (sin - mu cos) on an incline). */
-static void friction_axes(cr_rigid_contact *c, cr_vec3 vrel)
+void cr_rigid_friction_axes(cr_rigid_contact *c, cr_vec3 vrel)
 {
     cr_vec3 vt = cr_v3_reject(vrel, c->normal);
     double s = cr_v3_len(vt);
@@ -213,7 +213,7 @@ static cr_status collide(cr_world *w)
                 cr_rigid_contact *c = &r->contacts[r->colliding[q]];
                 cr_vec3 vrel = relative_velocity(w, c);
                 double vn = cr_v3_dot(c->normal, vrel);
-                friction_axes(c, vrel);
+                cr_rigid_friction_axes(c, vrel);
                 double target = use_e && vn < -w->resting_speed ? -c->restitution * vn : 0.0;
                 n = push_contact(w, c, n, target, false);
             }
@@ -246,7 +246,7 @@ static cr_status rest(cr_world *w)
     uint32_t n = cr_joint_rows(w, r->rows, false);
     for (uint32_t k = 0; k < r->contact_count; ++k) {
         cr_rigid_contact *c = &r->contacts[k];
-        friction_axes(c, relative_velocity(w, c));
+        cr_rigid_friction_axes(c, relative_velocity(w, c));
         n = push_contact(w, c, n, c->separation > 0.0 ? -c->separation / dt : 0.0, true);
     }
     if (n == 0) return CR_OK;
@@ -266,6 +266,7 @@ static cr_status rest(cr_world *w)
 
 cr_status cr_rigid_solve(cr_world *w)
 {
+    if (w->def.rigid_substeps > 0) return cr_rigid_substep_solve(w);
     cr_status s = collide(w);
     return s != CR_OK ? s : rest(w);
 }

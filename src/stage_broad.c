@@ -37,8 +37,8 @@ void cr_body_path_box(const cr_world *w, uint32_t i, cr_vec3 *lo, cr_vec3 *hi)
     cr_vec3 x0 = b->x[i], x1 = cr_body_position_at(w, i, dt);
     double pad = r + cr_touch_margin(r) + 0.125 * cr_v3_len(b->acc[i]) * h * h;
     if (b->surface[i] != CR_NO_SURFACE) pad += 1e-3 * r; /* the chord cuts the curved path a little */
-    *lo = cr_v3_sub(cr_v3_min(x0, x1), cr_v3(pad, pad, pad));
-    *hi = cr_v3_add(cr_v3_max(x0, x1), cr_v3(pad, pad, pad));
+    *lo = cr_v3_sub(cr_box_min(x0, x1), cr_v3(pad, pad, pad));
+    *hi = cr_v3_add(cr_box_max(x0, x1), cr_v3(pad, pad, pad));
 }
 
 /* The path from x(0) to x(dt); a parabola strays from its chord by at most
@@ -52,8 +52,8 @@ static double sphere_box(const cr_world *w, uint32_t i, cr_vec3 *lo, cr_vec3 *hi
     double pad = r + cr_touch_margin(r) + 0.125 * cr_v3_len(b->acc[i]) * dt * dt;
     if (w->def.method == CR_METHOD_IMPULSE) pad += CR_BROAD_SKIN * r;
     cr_vec3 padv = cr_v3(pad, pad, pad);
-    *lo = cr_v3_sub(cr_v3_min(x0, x1), padv);
-    *hi = cr_v3_add(cr_v3_max(x0, x1), padv);
+    *lo = cr_v3_sub(cr_box_min(x0, x1), padv);
+    *hi = cr_v3_add(cr_box_max(x0, x1), padv);
     return r;
 }
 

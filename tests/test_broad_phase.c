@@ -1,6 +1,7 @@
 /* Broad phase invariant: over random scenes of spheres (small, large and
  * fast ones), the grid finds exactly the overlapping pairs brute force finds,
- * and cr_world_max_overlap agrees with the all-pairs maximum; over the
+ * a query finds exactly the boxes brute force finds, and
+ * cr_world_max_overlap agrees with the all-pairs maximum; over the
  * workers (1, 2, 3 threads, a task system that runs the items backwards) it
  * lists the same pairs in the same order. */
 #include <stdlib.h>
@@ -151,6 +152,55 @@ static void test_threads_list_the_same_pairs(void **state)
     }
 }
 
+/* A grid query (cr_broad_query: the events stage's, after every impact)
+ * lists exactly the bodies whose boxes overlap the query box, each once,
+ * but the one left out, as brute force does: over dense and hashed grids,
+ * query boxes of every size, some reaching past the grid's edges or
+ * wholly outside it, and bodies grown out of their cells (the overflow
+ * list) on the way. */
+static void test_query_matches_brute_force(void **state)
+{
+    (void)state;
+    uint64_t seed = 31;
+    for (int round = 0; round < 12; ++round) {
+        cr_world *w = make_world(cr_v3_zero(), 0.01, CR_METHOD_IMPULSE);
+        int n = 300 + (int)test_rand(&seed, 0, 500);
+        for (int i = 0; i < n; ++i)
+            add_sphere(w, test_rand_vec(&seed, -0.8, 0.8), test_rand_vec(&seed, -1, 1), 0.05, 1.0, CR_INERTIA_SOLID,
+                       0.5, 0.3);
+        if (round % 3 == 2) /* a far body: the hashed grid */
+            add_sphere(w, cr_v3(1e4, -1e4, 1e4), cr_v3_zero(), 0.05, 1.0, CR_INERTIA_SOLID, 0.5, 0.3);
+        cr_stage_predict(w);
+        assert_int_equal(cr_stage_broad_phase(w), CR_OK);
+        cr_broad_phase *bp = &w->broad;
+        assert_true(bp->dense == (round % 3 != 2));
+        uint32_t slots = w->bodies.slot_count;
+        for (int q = 0; q < 300; ++q) {
+            if (q % 10 == 0) { /* a body's box grows: it may leave its cell */
+                uint32_t i = (uint32_t)test_rand(&seed, 0, slots - 1);
+                cr_vec3 d = test_rand_vec(&seed, -0.2, 0.2);
+                assert_true(cr_broad_extend(w, bp, i, cr_v3_add(bp->lo[i], d), cr_v3_add(bp->hi[i], d)));
+            }
+            cr_vec3 c = test_rand_vec(&seed, -1.2, 1.2);
+            double e = q % 50 == 0 ? 40.0 : test_rand(&seed, 0.0, q % 4 ? 0.2 : 1.0);
+            cr_vec3 lo = cr_v3_sub(c, cr_v3(e, test_rand(&seed, 0.0, e), e)), hi = cr_v3_add(c, cr_v3(e, e, e));
+            uint32_t skip = (uint32_t)test_rand(&seed, 0, slots - 1);
+            uint32_t k = cr_broad_query(w, bp, lo, hi, skip, &w->query, &w->query_capacity, w->bodies.visit,
+                                        ++w->visit_mark);
+            uint32_t expected = 0;
+            for (uint32_t j = 0; j < slots; ++j) {
+                if (j == skip || !cr_box_overlap(lo, hi, bp->lo[j], bp->hi[j])) continue;
+                ++expected;
+                uint32_t found = 0;
+                for (uint32_t m = 0; m < k; ++m) found += w->query[m] == j;
+                assert_int_equal(found, 1);
+            }
+            assert_int_equal(k, expected);
+        }
+        cr_world_destroy(w);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -158,6 +208,7 @@ int main(void)
         cmocka_unit_test(test_dense_and_hashed_agree),
         cmocka_unit_test(test_max_overlap_matches_brute_force),
         cmocka_unit_test(test_threads_list_the_same_pairs),
+        cmocka_unit_test(test_query_matches_brute_force),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -53,12 +53,17 @@ static cr_lcp_row make_row(uint8_t kind, uint32_t a, cr_vec3 ra, uint32_t b, cr_
 /* Set by a test: PGS sweeps on pairs of doubles even where AVX2 is. */
 static bool portable_sweep;
 
+/* Set by a test: the fallback's result is not capped in energy, so that
+ * with no PGS pass it is the start PGS was given. */
+static bool uncapped;
+
 static cr_status solve(cr_lcp_row *rows, uint32_t nr, cr_lcp_body *bodies, uint32_t nb, const cr_lcp_options *o,
                        cr_lcp_stats *st)
 {
     cr_lcp_workspace *ws = cr_lcp_workspace_create();
     assert_non_null(ws);
     ws->pgs_portable = portable_sweep;
+    ws->uncapped = uncapped;
     cr_status s = cr_lcp_solve(rows, nr, bodies, nb, o, ws, st);
     cr_lcp_workspace_destroy(ws);
     return s;
@@ -400,11 +405,136 @@ static void test_random(void **state)
     assert_true(fallbacks <= 40);
 }
 
+/* The largest natural residual (stats.max_residual) of what the direct
+ * method hands to PGS when cut off after `bound` active-set solves: with
+ * no PGS pass and no energy cap, the result is that start itself. bound 0:
+ * the warm start (every island to PGS). */
+static double handed_residual(const cr_lcp_row *r0, uint32_t n, const cr_lcp_body *b0, uint32_t nb, uint32_t bound,
+                              uint32_t *fallbacks)
+{
+    cr_lcp_row r[12];
+    cr_lcp_body b[6];
+    memcpy(r, r0, n * sizeof *r);
+    memcpy(b, b0, nb * sizeof *b);
+    cr_lcp_options o = cr_lcp_default_options();
+    o.pgs_iterations = 0;
+    o.max_active_set_iterations = bound;
+    if (bound == 0) o.dense_max_rows = 0;
+    cr_lcp_stats st;
+    uncapped = true;
+    assert_int_equal(solve(r, n, b, nb, &o, &st), CR_OK);
+    uncapped = false;
+    *fallbacks = st.fallbacks;
+    return st.max_residual;
+}
+
+/* Where the active set cycles (friction), what it hands to PGS at its bound
+ * is the nearest point to a solution it has met, the warm start included,
+ * by the largest natural residual: so a later bound never hands over a
+ * point farther from a solution, and none is farther than the warm start.
+ * (Handing over the last iterate, as before, failed this on 67 of these
+ * cases: a cycle's iterates wander, chain.json's at step 143 from a
+ * residual of 0.016 to 294 m/s.) Random frictional problems, warm started
+ * from nothing and from random impulses; the bound from 1 to 24 solves. */
+static void test_fallback_start_is_nearest(void **state)
+{
+    (void)state;
+    uint64_t s = 77;
+    int cycling = 0;
+    for (int c = 0; c < 300; ++c) {
+        cr_lcp_row r[12];
+        cr_lcp_body b[6];
+        uint32_t nb, fb;
+        uint32_t n = random_case(&s, r, b, &nb, true);
+        if (c % 2)
+            for (uint32_t i = 0; i < n; ++i) r[i].lambda = test_rand(&s, -1, 1);
+        double warm = handed_residual(r, n, b, nb, 0, &fb), prev = warm;
+        const double slack = 1e-9 * warm + 1e-12; /* the two residual computations' rounding */
+        bool fell_back = false;
+        for (uint32_t bound = 1; bound <= 24; ++bound) {
+            double res = handed_residual(r, n, b, nb, bound, &fb);
+            if (!(res <= prev + slack))
+                fail_msg("case %d (%u rows): bound %u hands over residual %.6g, bound %u had %.6g (warm start %.6g)", c,
+                         n, bound, res, bound - 1, prev, warm);
+            prev = res;
+            fell_back = bound == 24 && fb > 0; /* still cycling after 24 solves */
+        }
+        cycling += fell_back;
+    }
+    printf("fallback start: %d of 300 frictional cases still cycling after 24 solves; no bound handed over a worse "
+           "point\n", cycling);
+    assert_true(cycling >= 10); /* the cases do exercise the fallback */
+}
+
+/* f(lambda) = 1/2 lambda^T A lambda - lambda^T b with A lambda = J (v' - v)
+ * + cfm lambda and b = target - J v: the kinetic energy the impulses add
+ * beyond lambda^T target (KE' - KE = f + lambda^T target). At any solution
+ * lambda^T w <= 0 (w = A lambda - b: zero on joints and active contacts,
+ * friction against the slip), so f = lambda^T w - 1/2 lambda^T A lambda <= 0.
+ * *scale gets 1/2 |lambda^T A lambda| + |lambda^T b|. */
+static double work_beyond_targets(const cr_lcp_row *r, uint32_t n, const cr_lcp_body *before, const cr_lcp_body *after,
+                                  double *scale)
+{
+    double q = 0.0, lb = 0.0;
+    for (uint32_t i = 0; i < n; ++i) {
+        double jv = row_vel(&r[i], before), al = row_vel(&r[i], after) - jv + r[i].cfm * r[i].lambda;
+        q += r[i].lambda * al;
+        lb += r[i].lambda * (r[i].target - jv);
+    }
+    *scale = 0.5 * fabs(q) + fabs(lb);
+    return 0.5 * q - lb;
+}
+
+/* The fallback never adds kinetic energy beyond what the targets ask
+ * (f <= 0, as every solution does), however few active-set solves and PGS
+ * passes it gets and however bad the warm start: random frictional problems
+ * warm started from random impulses of up to 10 N s, cut off after 1 to 4
+ * solves, 1, 2 or 5 passes. (Without the cap (cr_lcp_dense_cap_work) case
+ * 56 added 0.57 J on a scale of 27 J.) */
+static void test_fallback_adds_no_energy(void **state)
+{
+    (void)state;
+    uint64_t s = 4242;
+    int fell_back = 0;
+    for (int c = 0; c < 600; ++c) {
+        cr_lcp_row r[12];
+        cr_lcp_body b[6], before[6];
+        uint32_t nb;
+        uint32_t n = random_case(&s, r, b, &nb, true);
+        for (uint32_t i = 0; i < n; ++i) r[i].lambda = test_rand(&s, -10, 10);
+        memcpy(before, b, sizeof b);
+        cr_lcp_options o = cr_lcp_default_options();
+        o.pgs_iterations = (uint32_t[]){1, 2, 5}[(c / 4) % 3];
+        o.max_active_set_iterations = 1 + (uint32_t)(c % 4);
+        cr_lcp_stats st;
+        assert_int_equal(solve(r, n, b, nb, &o, &st), CR_OK);
+        if (!st.fallbacks) continue;
+        ++fell_back;
+        double scale, f = work_beyond_targets(r, n, before, b, &scale);
+        if (!(f <= 1e-9 * scale))
+            fail_msg("case %d (%u rows, %u passes): the impulses add %.6g J beyond the targets (scale %.3g)", c, n,
+                     o.pgs_iterations, f, scale);
+    }
+    printf("fallback energy: %d of 600 cases fell back, none added energy beyond the targets\n", fell_back);
+    assert_true(fell_back >= 50);
+}
+
 /* Plain projected Gauss-Seidel in row index order (the method as
  * docs/physics/contact-lagrange.md states it), written out here as the
  * reference the solver's reordered sweep must reproduce bit for bit. */
-static void reference_pgs(const cr_lcp_row *r, uint32_t n, const cr_lcp_body *b, uint32_t nb, uint32_t iterations,
-                          double *lambda)
+static uint32_t find_root(uint32_t *p, uint32_t i)
+{
+    while (p[i] != i) i = p[i];
+    return i;
+}
+
+/* Plain index-order PGS: at most iterations passes; with stop > 0
+ * (cr_lcp_options' pgs_stop) each island (rows joined through a movable
+ * body, friction rows to their normal) takes no pass after one whose
+ * largest row update |dl| A_ii was at most stop. Returns the fewest passes
+ * an island ran. */
+static uint32_t reference_pgs(const cr_lcp_row *r, uint32_t n, const cr_lcp_body *b, uint32_t nb, uint32_t iterations,
+                              double stop, double *lambda)
 {
     cr_vec3 v[64], w[64];
     cr_lcp_minv m[600];
@@ -422,9 +552,27 @@ static void reference_pgs(const cr_lcp_row *r, uint32_t n, const cr_lcp_body *b,
         d[i] = cr_lcp_coupling(&r[i], &m[i]) + r[i].cfm;
         lambda[i] = r[i].lambda;
     }
-    for (int it = -1; it < (int)iterations; ++it)
+    uint32_t island[600], first[64]; /* island: a root row per row */
+    double largest[600];
+    bool stopped[600];
+    for (uint32_t k = 0; k < nb; ++k) first[k] = CR_LCP_FIXED;
+    for (uint32_t i = 0; i < n; ++i) island[i] = i;
+    for (uint32_t i = 0; i < n; ++i) {
+        uint32_t e[3] = {m[i].ea, m[i].eb, CR_LCP_FIXED};
+        for (int k = 0; k < 2; ++k)
+            if (e[k] != CR_LCP_FIXED) {
+                if (first[e[k]] == CR_LCP_FIXED) first[e[k]] = i;
+                else island[find_root(island, i)] = find_root(island, first[e[k]]);
+            }
+        if (r[i].kind == CR_ROW_FRICTION) island[find_root(island, i)] = find_root(island, r[i].parent);
+    }
+    for (uint32_t i = 0; i < n; ++i) island[i] = find_root(island, i), stopped[i] = false;
+    uint32_t fewest = iterations;
+    for (int it = -1; it < (int)iterations; ++it) {
+        for (uint32_t i = 0; i < n; ++i) largest[i] = 0.0;
         for (int pass = 0; pass < (it < 0 ? 2 : 1); ++pass)
             for (uint32_t i = 0; i < n; ++i) {
+                if (stopped[island[i]]) continue;
                 double lo = -INFINITY, hi = INFINITY;
                 if (r[i].kind == CR_ROW_NORMAL) lo = 0.0;
                 if (r[i].kind == CR_ROW_FRICTION) {
@@ -444,6 +592,7 @@ static void reference_pgs(const cr_lcp_row *r, uint32_t n, const cr_lcp_body *b,
                     nl = nl < lo ? lo : (nl > hi ? hi : nl);
                 }
                 double dl = nl - lambda[i];
+                if (it >= 0) largest[island[i]] = fmax(largest[island[i]], fabs(dl) * d[i]);
                 if (m[i].ea != CR_LCP_FIXED) {
                     v[m[i].ea] = cr_v3_madd(v[m[i].ea], m[i].a_lin, dl);
                     w[m[i].ea] = cr_v3_madd(w[m[i].ea], m[i].a_ang, dl);
@@ -454,19 +603,31 @@ static void reference_pgs(const cr_lcp_row *r, uint32_t n, const cr_lcp_body *b,
                 }
                 lambda[i] = nl;
             }
+        for (uint32_t i = 0; it >= 0 && stop > 0.0 && i < n; ++i)
+            if (island[i] == i && !stopped[i] && largest[i] <= stop) {
+                stopped[i] = true;
+                if ((uint32_t)it + 1 < fewest) fewest = (uint32_t)it + 1;
+            }
+    }
+    return fewest;
 }
 
 /* The PGS sweep is reordered for speed (src/lcp_pgs.c: levels of blocks,
  * interleaved): on random islands of up to 40 bodies and 600 rows, with
  * blocks of contacts (normal and two friction rows), joints, static bodies
  * and warm starts, its multipliers equal plain index-order PGS to the bit.
- * Run with the sweep the processor gets (AVX2 where it has it) and with
- * the portable one on pairs of doubles. */
+ * Each case again with a stop (pgs_stop, log-uniform in [1e-6, 1e-1]): the
+ * multipliers equal index-order PGS stopped after the first pass whose
+ * largest update is at most the stop, and at least 10 of the 40 cases must
+ * stop before their bound (else the stop would go untested). Run with the
+ * sweep the processor gets (AVX2 where it has it) and with the portable one
+ * on pairs of doubles. */
 static void pgs_order_cases(void)
 {
     uint64_t s = 909;
-    static cr_lcp_row r[600];
+    static cr_lcp_row r[600], r0[600];
     double ref[600];
+    int early = 0;
     for (int c = 0; c < 40; ++c) {
         cr_lcp_body b[40];
         uint32_t nb = 2 + (uint32_t)(test_rand_u64(&s) % 39);
@@ -511,13 +672,30 @@ static void pgs_order_cases(void)
         cr_lcp_options o = cr_lcp_default_options();
         o.dense_max_rows = 0;
         o.pgs_iterations = 1 + (uint32_t)(test_rand_u64(&s) % 30);
-        reference_pgs(r, n, b, nb, o.pgs_iterations, ref);
+        cr_lcp_body b0[40];
+        memcpy(r0, r, n * sizeof *r);
+        memcpy(b0, b, nb * sizeof *b);
+        reference_pgs(r, n, b, nb, o.pgs_iterations, 0.0, ref);
         cr_lcp_stats st;
         assert_int_equal(solve(r, n, b, nb, &o, &st), CR_OK);
         for (uint32_t i = 0; i < n; ++i)
             if (memcmp(&r[i].lambda, &ref[i], sizeof(double)) != 0)
                 fail_msg("case %d row %u of %u: lambda %.17g, index-order PGS %.17g", c, i, n, r[i].lambda, ref[i]);
+        /* again from the same start, with a stop */
+        memcpy(r, r0, n * sizeof *r);
+        memcpy(b, b0, nb * sizeof *b);
+        o.pgs_stop = pow(10.0, test_rand(&s, -6, -1));
+        uint32_t ran = reference_pgs(r, n, b, nb, o.pgs_iterations, o.pgs_stop, ref);
+        early += ran < o.pgs_iterations;
+        assert_int_equal(solve(r, n, b, nb, &o, &st), CR_OK);
+        for (uint32_t i = 0; i < n; ++i)
+            if (memcmp(&r[i].lambda, &ref[i], sizeof(double)) != 0)
+                fail_msg("case %d (stop %.3g, an island after %u of %u passes) row %u of %u: lambda %.17g, "
+                         "index-order PGS %.17g",
+                         c, o.pgs_stop, ran, o.pgs_iterations, i, n, r[i].lambda, ref[i]);
     }
+    printf("pgs_stop: %d of 40 cases stopped before their bound\n", early);
+    if (early < 10) fail_msg("the stop ended only %d of 40 cases early", early);
 }
 
 static void test_pgs_order(void **state)
@@ -608,7 +786,8 @@ static void test_islands(void **state)
     assert_memory_equal(&all[2], &two[0], 2 * sizeof(cr_lcp_body));
 }
 
-static void tall_stack(double mu, bool must_converge)
+/* Returns the active-set solves. */
+static uint32_t tall_stack(double mu, bool must_converge, uint32_t bound, cr_lcp_row *out)
 {
     /* 17 boxes stacked: 17 interfaces x 4 contacts x 3 rows = 204 rows in
      * one island, every interface rank deficient. */
@@ -629,8 +808,10 @@ static void tall_stack(double mu, bool must_converge)
     memcpy(before, b, sizeof b);
     cr_lcp_stats st;
     cr_lcp_workspace *ws = cr_lcp_workspace_create();
+    cr_lcp_options o = cr_lcp_default_options();
+    o.max_active_set_iterations = bound;
     clock_t t0 = clock();
-    assert_int_equal(cr_lcp_solve(r, n, b, NB, NULL, ws, &st), CR_OK);
+    assert_int_equal(cr_lcp_solve(r, n, b, NB, &o, ws, &st), CR_OK);
     double sec = (double)(clock() - t0) / CLOCKS_PER_SEC;
     cr_lcp_workspace_destroy(ws);
     double v = violation(r, n, before, b);
@@ -641,15 +822,25 @@ static void tall_stack(double mu, bool must_converge)
         assert_int_equal(st.fallbacks, 0);
         assert_true(v <= 1e-9);
     }
+    if (out) memcpy(out, r, n * sizeof *r);
+    return st.active_set_iterations;
 }
 
 static void test_tall_stack_timing(void **state)
 {
     (void)state;
-    tall_stack(0.0, true);
+    tall_stack(0.0, true, 0, NULL);
     /* Known limit: with friction, tall stacks with slip between layers can
-     * cycle in the active set and end in the PGS fallback. */
-    tall_stack(0.5, false);
+     * cycle in the active set and end in the PGS fallback. This one does,
+     * under the least-index rule, with a period: once a set of states comes
+     * back the solve stops (it ran all 824 = 4 n + 8 solves before, 340 ms),
+     * and the result is the one any larger bound gives, bit for bit (the
+     * kept iterate cannot change in a cycle). */
+    static cr_lcp_row r1[17 * 12], r2[17 * 12];
+    uint32_t solves = tall_stack(0.5, false, 0, r1);
+    assert_true(solves < 100);
+    assert_int_equal(tall_stack(0.5, false, 5000, r2), solves);
+    for (uint32_t i = 0; i < 17 * 12; ++i) assert_memory_equal(&r1[i].lambda, &r2[i].lambda, sizeof(double));
 }
 
 static void test_bad_input(void **state)
@@ -679,7 +870,9 @@ int main(void)
         cmocka_unit_test(test_particle),      cmocka_unit_test(test_separating),
         cmocka_unit_test(test_drop_and_readd), cmocka_unit_test(test_box_resting),
         cmocka_unit_test(test_incline),       cmocka_unit_test(test_ball_joint),
-        cmocka_unit_test(test_random),        cmocka_unit_test(test_determinism), cmocka_unit_test(test_pgs_order),
+        cmocka_unit_test(test_random),        cmocka_unit_test(test_fallback_start_is_nearest),
+        cmocka_unit_test(test_fallback_adds_no_energy),
+        cmocka_unit_test(test_determinism), cmocka_unit_test(test_pgs_order),
         cmocka_unit_test(test_pgs_order_portable),
         cmocka_unit_test(test_islands),       cmocka_unit_test(test_tall_stack_timing),
         cmocka_unit_test(test_bad_input),

@@ -78,6 +78,36 @@ static void test_rigid_scene_loads(void **state)
     cr_scene_free(&s);
 }
 
+/* The sub-stepped solver's keys reach the world; bad values and joints
+ * with it are refused naming the key (or joints) and the value. */
+static void test_substep_keys(void **state)
+{
+    (void)state;
+    const char *json = "{\"rigid_substeps\": 4, \"substep_iterations\": 2, \"contact_hertz\": 90,"
+                       " \"contact_damping_ratio\": 5, \"statics\": [{\"shape\": \"plane\"}],"
+                       " \"bodies\": [{\"shape\": \"box\", \"half_extents\": [0.05, 0.05, 0.05],"
+                       "  \"position\": [0, 0, 0.05], \"mass\": 0.5}]}";
+    cr_scene s;
+    char err[512];
+    int rc = cr_scene_load_string(json, "scene.json", &s, err, sizeof err);
+    if (rc) print_error("%s\n", err);
+    assert_int_equal(rc, 0);
+    const cr_world_def *wd = cr_world_get_def(s.world);
+    assert_int_equal(wd->rigid_substeps, 4);
+    assert_int_equal(wd->substep_iterations, 2);
+    assert_true(wd->contact_hertz == 90.0 && wd->contact_damping_ratio == 5.0);
+    for (int i = 0; i < 10; ++i) assert_int_equal(cr_world_step(s.world), CR_OK);
+    cr_scene_free(&s);
+    EXPECT_ERROR("{\"rigid_substeps\": 65}", "rigid_substeps: must be an integer in [0, 64], got 65");
+    EXPECT_ERROR("{\"rigid_substeps\": 1.5}", "rigid_substeps", "1.5");
+    EXPECT_ERROR("{\"substep_iterations\": 0}", "substep_iterations: must be an integer in [1, 1000], got 0");
+    EXPECT_ERROR("{\"contact_hertz\": 0}", "contact_hertz: must be > 0, got 0");
+    EXPECT_ERROR("{\"contact_damping_ratio\": -1}", "contact_damping_ratio: must be >= 0, got -1");
+    EXPECT_ERROR("{\"rigid_substeps\": 4, \"bodies\": [{\"shape\": \"box\", \"half_extents\": [1, 1, 1]}],"
+                 " \"joints\": [{\"type\": \"ball\", \"a\": 0, \"anchor\": [0, 0, 2]}]}",
+                 "joints: rigid_substeps 4: the sub-stepped contact solver takes no joints (this scene has 1)");
+}
+
 /* A mesh file is found next to the scene file, whatever the working folder. */
 static void test_mesh_relative_to_scene_file(void **state)
 {
@@ -116,6 +146,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rigid_keys_refused),
         cmocka_unit_test(test_rigid_scene_loads),
+        cmocka_unit_test(test_substep_keys),
         cmocka_unit_test(test_mesh_relative_to_scene_file),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -68,6 +68,8 @@ typedef struct options {
     int sweep;         /* pyramid: the stability sweep instead of the one-setting table */
     int sweep_iters[3][MAX_LIST], nsweep[3]; /* its settings: carom, ode, bullet (ascending) */
     int sweep_repeats; /* runs per setting, the fastest taken */
+    int sweep_substeps; /* > 0: carom's sweep runs the sub-stepped solver at this many substeps
+                           (CAROM_PYR_SUBSTEPS), its iteration counts then substep_iterations */
 } options;
 
 /* The engines of the pyramid sweep, in the order of options.sweep_iters. */
@@ -150,6 +152,9 @@ static void usage(FILE *f, const char *argv0)
             "  --sweep-ode LIST   ODE quickstep iterations of the sweep (default 10,20,40,80,160)\n"
             "  --sweep-bullet LIST Bullet solver iterations of the sweep (default 5,10,20,40,80)\n"
             "  --sweep-repeats K  sweep: runs per setting, the fastest taken (default 1)\n"
+            "  --sweep-substeps S sweep: carom with the sub-stepped soft contact solver at S substeps\n"
+            "                     (rigid_substeps; --sweep-carom then lists substep_iterations; the\n"
+            "                     contact_hertz from CAROM_PYR_HERTZ when set; default 0: seed 003's PGS)\n"
             "  --no-stream        skip the memory bandwidth measurement\n"
             "  --results DIR      also write the report to DIR/<date>-<cpu>-<cores>c.md\n"
             "  --commit TEXT      the carom source the programs were built from, for the report\n"
@@ -565,6 +570,15 @@ static void pyramid_sweep(int rows, const options *o)
         "ratios below use (the wall clock moves more with the other processes' load); steps/s (wall): as in the "
         "other tables.\n\n",
         PEER_STEPS, o->cap, o->sweep_repeats, o->sweep_repeats > 1 ? "s" : "", load);
+    char substeps[16];
+    snprintf(substeps, sizeof substeps, "%d", o->sweep_substeps);
+    if (o->sweep_substeps > 0) {
+        const char *hz = getenv("CAROM_PYR_HERTZ");
+        out("carom: the sub-stepped soft contact solver, rigid_substeps %d, contact_hertz %s; its iterations are "
+            "substep_iterations.\n\n",
+            o->sweep_substeps, hz ? hz : "the default");
+        setenv("CAROM_PYR_SUBSTEPS", substeps, 1); /* read by peer_carom only */
+    }
     out("| engine | iterations | steps/s (CPU) | steps/s (wall) | steps run | deepest overlap | deepest contact "
         "| largest drift | KE at end (J) | lost | contacts/step |\n");
     out("|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|\n");
@@ -611,6 +625,7 @@ static void pyramid_sweep(int rows, const options *o)
                 1e3 * r->max_pen, 1e3 * r->drift, r->ke, r->lost, r->contacts);
         }
     }
+    unsetenv("CAROM_PYR_SUBSTEPS");
     if (!has_word(o->engines, "carom")) return;
 
     out("\n**carom as stable as each peer setting**: the fewest carom passes whose run is at least as stable "
@@ -990,7 +1005,7 @@ int main(int argc, char **argv)
     options o = {{1000, 8000, 27000, 125000}, 4, {20, 50}, 2, 30.0, -1.0, "carom,ode,bullet,mujoco,lammps",
                  "pit,pyramid,chute", "../shared/bench/chute", NULL, NULL, 1, 3, 2, 20, 0,
                  {{3, 4, 5, 6, 8, 10, 12, 15, 20, 30, 50}, {10, 20, 40, 80, 160}, {5, 10, 20, 40, 80}}, {11, 5, 5},
-                 1};
+                 1, 0};
     for (int i = 1; i < argc; ++i) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -1030,6 +1045,9 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "--sweep-carom") || !strcmp(a, "--sweep-ode") || !strcmp(a, "--sweep-bullet")) {
             int e = !strcmp(a, "--sweep-carom") ? 0 : !strcmp(a, "--sweep-ode") ? 1 : 2;
             if ((o.nsweep[e] = parse_iterations(k_sweep_option[e], v, o.sweep_iters[e])) < 0) return 2;
+            ++i;
+        } else if (!strcmp(a, "--sweep-substeps")) {
+            if (!bench_int(argv[0], "--sweep-substeps", v, 0, 64, &o.sweep_substeps)) return 2;
             ++i;
         } else if (!strcmp(a, "--sweep-repeats")) {
             if (!bench_int(argv[0], "--sweep-repeats", v, 1, 100, &o.sweep_repeats)) return 2;

@@ -225,17 +225,27 @@ static int run_chute(const char *path, int steps_planned, double cap, int ke_eve
 
 /* The box pyramid (scene.h): cubes on a plane through seed 003's rigid-body
  * pipeline, with carom's own defaults (k_p 0.8, resting speed 2 |g| dt)
- * except pgs_iterations when given (> 0). */
-static int run_pyramid(int rows, double cap, int pgs_iterations)
+ * except pgs_iterations when given (> 0). With CAROM_PYR_SUBSTEPS = S > 0
+ * the sub-stepped soft contact solver instead (rigid_substeps S; the
+ * iterations given are its substep_iterations), CAROM_PYR_HERTZ its
+ * contact_hertz. */
+static int run_pyramid(const char *prog, int rows, double cap, int pgs_iterations)
 {
     pyr_scene py = {0};
+    int substeps = 0, hertz = 0;
+    if (!bench_env_int(prog, "CAROM_PYR_SUBSTEPS", 0, 64, &substeps) ||
+        !bench_env_int(prog, "CAROM_PYR_HERTZ", 1, 100000, &hertz))
+        return 2;
     if (pyr_build(&py, rows)) return 1;
     int n = py.n;
     double t_setup = peer_now();
     cr_world_def def = cr_default_world_def();
     def.gravity = cr_v3(0, 0, -PEER_GRAVITY);
     def.dt = PEER_DT;
-    if (pgs_iterations > 0) def.pgs_iterations = pgs_iterations;
+    def.rigid_substeps = substeps;
+    if (hertz > 0) def.contact_hertz = hertz;
+    if (pgs_iterations > 0 && substeps > 0) def.substep_iterations = pgs_iterations;
+    else if (pgs_iterations > 0) def.pgs_iterations = pgs_iterations;
     cr_world *w;
     if (cr_world_create(&def, &w) != CR_OK) return 1;
     cr_plane_def floor = cr_default_plane_def();
@@ -295,7 +305,11 @@ static int run_pyramid(int rows, double cap, int pgs_iterations)
                      -1.0, contacts / (steps ? steps : 1), -1, overlap};
     r.ke = pyr_kinetic(n, vel, ang);
     r.drift = pyr_max_drift(&py, pos, &r.lost);
-    if (pgs_iterations > 0) printf("NOTE carom pgs_iterations=%d\n", pgs_iterations);
+    if (substeps > 0)
+        printf("NOTE carom rigid_substeps=%d substep_iterations=%d contact_hertz=%g\n", substeps,
+               def.substep_iterations, def.contact_hertz);
+    else if (pgs_iterations > 0)
+        printf("NOTE carom pgs_iterations=%d\n", pgs_iterations);
     peer_print(&r);
     overlap_grid_free(&g);
     cr_world_destroy(w);
@@ -331,6 +345,6 @@ int main(int argc, char **argv)
     double cap;
     int scene = peer_args(argc, argv, &size, &cap, &pgs);
     if (scene < 0) return 2;
-    if (scene == 1) return run_pyramid(size, cap, pgs);
+    if (scene == 1) return run_pyramid(argv[0], size, cap, pgs);
     return run_pit(size, cap, threads);
 }

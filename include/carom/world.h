@@ -102,9 +102,27 @@ typedef struct cr_world_def {
     double sleep_time;          /* rigid-body worlds: an island whose bodies all stayed slower than
                                    sleep_speed this long sleeps until touched; 0 (default): never */
     double sleep_speed;         /* m/s, speed of a point at the bounding radius; default 0.01 */
-    int pgs_iterations;         /* rigid-body worlds: Gauss-Seidel passes of the contact solve and
-                                   of the drift correction for islands too big for the direct
-                                   method; in [1, 100000], default 50 */
+    int pgs_iterations;         /* rigid-body worlds: Gauss-Seidel passes of the contact solve for
+                                   islands too big for the direct method; in [1, 100000], default 50 */
+    int drift_iterations;       /* rigid-body worlds: Gauss-Seidel passes of the drift correction
+                                   (overlaps taken out at position level) for islands too big for
+                                   the direct method; in [1, 100000], default 50 */
+    double drift_tolerance;     /* m: the drift correction's Gauss-Seidel stops after a pass that moved no
+                                   contact by more than this along its normal, before drift_iterations;
+                                   >= 0 and finite, 0: every pass; default 1e-5 */
+    int rigid_substeps;         /* rigid-body worlds: 0 (default) solves contact with seed 003's
+                                   multiplier system; S in [1, 64] uses the sub-stepped soft
+                                   contact solver instead (Box2D v3's soft step: contacts found
+                                   once per step, S substeps of dt/S, each one Gauss-Seidel pass
+                                   with a soft position bias and one relax pass; no joints;
+                                   docs/physics/substep.md) */
+    int substep_iterations;     /* rigid_substeps > 0: Gauss-Seidel passes with the soft bias in
+                                   each substep, in [1, 1000], default 1 (then one relax pass) */
+    double contact_hertz;       /* rigid_substeps > 0: contact stiffness as a frequency, Hz, > 0
+                                   (default 120; capped at a quarter of the substep rate; twice
+                                   this against static, kinematic and sleeping bodies) */
+    double contact_damping_ratio; /* rigid_substeps > 0: the soft contact's damping ratio, >= 0
+                                     (default 10) */
     cr_impact_fn *on_impact;    /* optional: called for every resolved impact (not with DEM) */
     void *callback_ctx;
     cr_alloc_fn *alloc;         /* optional allocator; default malloc/free */

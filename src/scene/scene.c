@@ -20,7 +20,9 @@
 
 static const char *const top_keys[] = {
     "description", "gravity", "dt", "duration", "output", "method", "law", "k_p", "toi_tolerance",
-    "resting_speed", "solver_iterations", "pgs_iterations", "projection_passes", "projection_shock", "max_events_per_body", "hooke",
+    "resting_speed", "solver_iterations", "pgs_iterations", "drift_iterations", "drift_tolerance", "rigid_substeps",
+    "substep_iterations", "contact_hertz", "contact_damping_ratio", "projection_passes", "projection_shock",
+    "max_events_per_body", "hooke",
     "periodic", "allow_overlap", "statics", "bodies", "generate", "joints", "collision_order", "sleep_time",
     "sleep_speed", "integrate_orientation", NULL};
 static const char *const hooke_keys[] = {"kn", "kt", "gamma_n", "gamma_t", "mu", NULL};
@@ -43,7 +45,8 @@ static int read_world_def(sc_ctx *c, const cJSON *root, cr_world_def *wd)
 {
     int method = (int)wd->method, law = (int)wd->law, order = (int)wd->collision_order;
     double iterations = wd->solver_iterations, max_events = wd->max_events_per_body, pgs = wd->pgs_iterations,
-           passes = wd->projection_passes;
+           drift = wd->drift_iterations, passes = wd->projection_passes, substeps = wd->rigid_substeps,
+           substep_passes = wd->substep_iterations;
     if (sc_read_vec3(c, root, "gravity", &wd->gravity) || sc_read_number(c, root, "dt", SC_POSITIVE, &wd->dt) ||
         sc_read_enum(c, root, "method", method_names, &method) || sc_read_enum(c, root, "law", law_names, &law) ||
         sc_read_number(c, root, "k_p", SC_UNIT, &wd->k_p) ||
@@ -51,6 +54,12 @@ static int read_world_def(sc_ctx *c, const cJSON *root, cr_world_def *wd)
         sc_read_number(c, root, "resting_speed", SC_ANY, &wd->resting_speed) ||
         sc_read_integer(c, root, "solver_iterations", 1, 1000, &iterations) ||
         sc_read_integer(c, root, "pgs_iterations", 1, 100000, &pgs) ||
+        sc_read_integer(c, root, "drift_iterations", 1, 100000, &drift) ||
+        sc_read_number(c, root, "drift_tolerance", SC_NONNEG, &wd->drift_tolerance) ||
+        sc_read_integer(c, root, "rigid_substeps", 0, 64, &substeps) ||
+        sc_read_integer(c, root, "substep_iterations", 1, 1000, &substep_passes) ||
+        sc_read_number(c, root, "contact_hertz", SC_POSITIVE, &wd->contact_hertz) ||
+        sc_read_number(c, root, "contact_damping_ratio", SC_NONNEG, &wd->contact_damping_ratio) ||
         sc_read_integer(c, root, "max_events_per_body", 1, 1e6, &max_events) ||
         sc_read_integer(c, root, "projection_passes", 1, 1000, &passes) ||
         sc_read_bool(c, root, "projection_shock", &wd->projection_shock) ||
@@ -87,6 +96,19 @@ static int read_world_def(sc_ctx *c, const cJSON *root, cr_world_def *wd)
     wd->law = (cr_law)law;
     wd->solver_iterations = (int)iterations;
     wd->pgs_iterations = (int)pgs;
+    wd->drift_iterations = (int)drift;
+    wd->rigid_substeps = (int)substeps;
+    wd->substep_iterations = (int)substep_passes;
+    /* the sub-stepped solver has no joint rows (docs/physics/substep.md) */
+    const cJSON *joints = cJSON_GetObjectItemCaseSensitive(root, "joints");
+    if (wd->rigid_substeps > 0 && cJSON_IsArray(joints) && cJSON_GetArraySize(joints) > 0) {
+        size_t mark = sc_push_key(c, "joints");
+        int rc = sc_fail(c, "rigid_substeps %d: the sub-stepped contact solver takes no joints (this scene has %d); "
+                            "use rigid_substeps 0",
+                         wd->rigid_substeps, cJSON_GetArraySize(joints));
+        sc_pop(c, mark);
+        return rc;
+    }
     wd->max_events_per_body = (int)max_events;
     wd->projection_passes = (int)passes;
 

@@ -1,0 +1,182 @@
+/* The sub-stepped soft contact solver of a rigid-body step (world option
+ * rigid_substeps = S > 0; docs/physics/substep.md), after Box2D v3's soft
+ * step (Catto, "Solver2D", 2024), in 3D:
+ *   once    the contacts of the narrow phase (carried manifolds, found at
+ *           the step's start) become points with fixed arms, effective
+ *           masses and last step's impulses (per substep);
+ *   S times gravity over h = dt / S; warm start; substep_iterations
+ *           Gauss-Seidel passes (Box2D: one) with the soft bias from the present separation; positions and
+ *           orientations over h; one relax pass without the bias;
+ *   then    restitution (Newton's, on contacts that approached faster than
+ *           the resting speed), and the impulses kept for the next step.
+ * It stands in for seed 003's collision rounds and resting contact system
+ * (rigid_solve.c) and for the motion and drift correction of
+ * rigid_finish.c, whose guards (finiteness, sleeping, overlap report) still
+ * run after it. Joints are not rows here: a world with joints is refused. */
+#include <string.h>
+
+#include "rigid.h"
+#include "soft_contact.h"
+
+/* The soft bias pushes overlap out no faster than this (m/s; Box2D v3's
+ * b2_contactPushMaxVelocity / contactSpeed, 3 m/s): a deep overlap comes
+ * apart without launching the bodies. */
+#define CR_SUBSTEP_PUSH_SPEED 3.0
+
+typedef struct cr_substep {
+    cr_soft_body *bodies;  /* one per body slot, then the world's */
+    cr_soft_point *points; /* one per contact, in contact order */
+    uint32_t body_capacity, point_capacity;
+} cr_substep;
+
+void cr_rigid_substep_free(cr_world *w)
+{
+    cr_substep *s = w->rigid->substep;
+    if (!s) return;
+    cr_free(w, s->bodies);
+    cr_free(w, s->points);
+    cr_free(w, s);
+    w->rigid->substep = NULL;
+}
+
+static cr_substep *ensure(cr_world *w, uint32_t bodies, uint32_t points)
+{
+    cr_rigid *r = w->rigid;
+    if (!r->substep) {
+        r->substep = cr_alloc(w, sizeof *r->substep);
+        if (!r->substep) return NULL;
+        memset(r->substep, 0, sizeof *r->substep);
+    }
+    cr_substep *s = r->substep;
+    if (!cr_grow(w, (void **)&s->bodies, &s->body_capacity, bodies, sizeof *s->bodies) ||
+        !cr_grow(w, (void **)&s->points, &s->point_capacity, points, sizeof *s->points))
+        return NULL;
+    return s;
+}
+
+/* Bodies that the solver moves get their inverse mass and world inertia; a
+ * static, kinematic or sleeping body is immovable (a kinematic one keeps
+ * its velocity); the last entry is the world (planes). */
+static void load_bodies(const cr_world *w, cr_soft_body *sb)
+{
+    const cr_bodies *b = &w->bodies;
+    uint32_t n = b->slot_count;
+    for (uint32_t i = 0; i <= n; ++i) {
+        cr_soft_body *s = &sb[i];
+        memset(s, 0, sizeof *s);
+        if (i == n || !cr_slot_alive(b, i)) continue;
+        bool moves = cr_rigid_moves(b, i);
+        if (moves) {
+            s->inv_mass = b->inv_mass[i];
+            s->inv_inertia = w->rigid->inv_inertia_world[i];
+        }
+        if (b->type[i] != CR_BODY_STATIC && !b->asleep[i]) {
+            s->v = b->v[i];
+            s->w = b->w[i];
+        }
+    }
+}
+
+static void prepare_points(cr_world *w, const cr_soft_body *sb, cr_soft_point *sp, double substeps)
+{
+    cr_rigid *r = w->rigid;
+    const cr_bodies *b = &w->bodies;
+    uint32_t world = b->slot_count;
+    for (uint32_t k = 0; k < r->contact_count; ++k) {
+        cr_rigid_contact *c = &r->contacts[k];
+        cr_soft_point *p = &sp[k];
+        memset(p, 0, sizeof *p);
+        p->a = c->a;
+        p->b = c->is_plane ? world : c->b;
+        p->ra = cr_v3_sub(c->point, b->x[c->a]);
+        p->rb = c->is_plane ? cr_v3_zero() : cr_v3_sub(c->point, b->x[c->b]);
+        const cr_soft_body *A = &sb[p->a], *B = &sb[p->b];
+        cr_vec3 vrel = cr_v3_sub(cr_v3_add(A->v, cr_v3_cross(A->w, p->ra)), cr_v3_add(B->v, cr_v3_cross(B->w, p->rb)));
+        cr_rigid_friction_axes(c, vrel);
+        p->n = c->normal;
+        p->t1 = c->t1;
+        p->t2 = c->t2;
+        p->fixed = A->inv_mass == 0.0 || B->inv_mass == 0.0;
+        p->s0 = c->separation;
+        p->mu = c->friction;
+        p->e = c->restitution;
+        p->vn0 = cr_v3_dot(c->normal, vrel);
+        /* warm start: last step's impulses (over dt) shared out per substep */
+        p->lambda[0] = c->rest_n / substeps;
+        p->lambda[1] = cr_v3_dot(c->rest_t, c->t1) / substeps;
+        p->lambda[2] = cr_v3_dot(c->rest_t, c->t2) / substeps;
+        cr_soft_prepare(sb, p);
+    }
+}
+
+/* Gravity over h for every body the solver moves. */
+static void integrate_velocities(const cr_world *w, cr_soft_body *sb, double h)
+{
+    const cr_bodies *b = &w->bodies;
+    for (uint32_t i = 0; i < b->slot_count; ++i)
+        if (sb[i].inv_mass > 0.0) sb[i].v = cr_v3_madd(sb[i].v, w->def.gravity, h);
+}
+
+/* Positions and orientations over h (the orientation by the exact turn at
+ * constant w), and each body's displacement since the step's start. */
+static void integrate_positions(cr_world *w, cr_soft_body *sb, double h)
+{
+    cr_bodies *b = &w->bodies;
+    for (uint32_t i = 0; i < b->slot_count; ++i) {
+        if (!cr_slot_alive(b, i) || b->type[i] == CR_BODY_STATIC || b->asleep[i]) continue;
+        cr_soft_body *s = &sb[i];
+        b->x[i] = cr_v3_madd(b->x[i], s->v, h);
+        b->q[i] = cr_q_integrate(b->q[i], s->w, h);
+        s->dp = cr_v3_madd(s->dp, s->v, h);
+        s->dq = cr_v3_madd(s->dq, s->w, h);
+    }
+}
+
+static void store(cr_world *w, const cr_soft_body *sb, const cr_soft_point *sp, double substeps)
+{
+    cr_rigid *r = w->rigid;
+    cr_bodies *b = &w->bodies;
+    for (uint32_t i = 0; i < b->slot_count; ++i)
+        if (sb[i].inv_mass > 0.0) b->v[i] = sb[i].v, b->w[i] = sb[i].w;
+    for (uint32_t k = 0; k < r->contact_count; ++k) {
+        cr_rigid_contact *c = &r->contacts[k];
+        const cr_soft_point *p = &sp[k];
+        c->rest_n = p->lambda[0] * substeps;
+        c->rest_t = cr_v3_scale(cr_v3_add(cr_v3_scale(c->t1, p->lambda[1]), cr_v3_scale(c->t2, p->lambda[2])), substeps);
+        c->jn = p->total[0];
+        c->jt = cr_v3_add(cr_v3_scale(c->t1, p->total[1]), cr_v3_scale(c->t2, p->total[2]));
+    }
+}
+
+cr_status cr_rigid_substep_solve(cr_world *w)
+{
+    cr_rigid *r = w->rigid;
+    if (r->joint_live > 0)
+        return cr_fail(w, CR_ERR_INVALID_ARGUMENT,
+                       "rigid_substeps %d: the sub-stepped contact solver takes no joints (this world has %u); "
+                       "use rigid_substeps 0",
+                       w->def.rigid_substeps, r->joint_live);
+    uint32_t nb = w->bodies.slot_count, nc = r->contact_count;
+    cr_substep *s = ensure(w, nb + 1, nc);
+    if (!s) return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "rigid sub-stepped solve: out of memory");
+    double S = (double)w->def.rigid_substeps, h = w->def.dt / S, inv_h = 1.0 / h;
+    /* Box2D v3: a contact no stiffer than a quarter of the substep rate (the
+     * implicit spring stays accurate), twice as stiff against what cannot move */
+    double hertz = fmin(w->def.contact_hertz, 0.25 * inv_h);
+    cr_soft soft[2] = {cr_soft_make(hertz, w->def.contact_damping_ratio, h),
+                       cr_soft_make(2.0 * hertz, w->def.contact_damping_ratio, h)};
+    load_bodies(w, s->bodies);
+    prepare_points(w, s->bodies, s->points, S);
+    for (int i = 0; i < w->def.rigid_substeps; ++i) {
+        integrate_velocities(w, s->bodies, h);
+        cr_soft_warm_start(s->bodies, s->points, nc);
+        for (int k = 0; k < w->def.substep_iterations; ++k)
+            cr_soft_solve(s->bodies, s->points, nc, soft, inv_h, CR_SUBSTEP_PUSH_SPEED, true);
+        integrate_positions(w, s->bodies, h);
+        cr_soft_solve(s->bodies, s->points, nc, soft, inv_h, CR_SUBSTEP_PUSH_SPEED, false);
+        cr_soft_accumulate(s->points, nc);
+    }
+    cr_soft_restitution(s->bodies, s->points, nc, w->resting_speed);
+    store(w, s->bodies, s->points, S);
+    return CR_OK;
+}

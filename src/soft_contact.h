@@ -1,0 +1,72 @@
+/* Soft contact rows of the sub-stepped solver (docs/physics/substep.md):
+ * the kernels over packed contact points and bodies, pure functions of
+ * their arguments. Internal. */
+#ifndef CAROM_SOFT_CONTACT_H
+#define CAROM_SOFT_CONTACT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "carom/math.h"
+
+/* A soft constraint's coefficients for one substep h (Catto, "Solver2D",
+ * 2024; Box2D v3's b2MakeSoft): the implicit spring-damper of frequency
+ * hertz and damping ratio zeta, written as a bias on the velocity row.
+ *   omega = 2 pi hertz, a1 = 2 zeta + h omega, a2 = h omega a1,
+ *   bias_rate = omega / a1, mass_scale = a2 / (1 + a2),
+ *   impulse_scale = 1 / (1 + a2). */
+typedef struct cr_soft {
+    double bias_rate, mass_scale, impulse_scale;
+} cr_soft;
+
+cr_soft cr_soft_make(double hertz, double zeta, double h);
+
+/* A body as the substeps see it: velocity, and displacement and rotation
+ * (small-angle vector) since the step's start. The world is a body of zero
+ * inverse mass that never moves. */
+typedef struct cr_soft_body {
+    cr_vec3 v, w;
+    cr_vec3 dp, dq;
+    double inv_mass;
+    cr_mat3 inv_inertia; /* world frame, at the step's start */
+} cr_soft_body;
+
+/* A contact point: three rows (normal n from b towards a, friction t1, t2)
+ * with the arms fixed at detection. The point's relative velocity moves by
+ * K P under an impulse P at the point, K = (m_a + m_b) 1 - [r_a] I_a^-1 [r_a]
+ * - [r_b] I_b^-1 [r_b] ([r] the cross-product matrix); k holds K in the
+ * rows' basis, so that the three rows are taken one after the other (Gauss-
+ * Seidel) on the point's velocity alone, and the bodies are touched once. */
+typedef struct cr_soft_point {
+    uint32_t a, b;       /* body indices (b: the world's index for planes) */
+    uint32_t fixed;      /* 1: b (or a) cannot move: the stiffer softness */
+    cr_vec3 ra, rb;      /* arms from each body's centre, world */
+    cr_vec3 n, t1, t2;
+    double k[6];         /* K in (n, t1, t2): k_nn, k_n1, k_n2, k_11, k_12, k_22 */
+    double mass[3];      /* effective masses 1 / (J M^-1 J^T) = 1 / k_rr of n, t1, t2 */
+    double lambda[3];    /* impulses of one substep (accumulated, clamped) */
+    double total[3];     /* impulses summed over the step (cr_soft_accumulate) */
+    double s0;           /* separation at zero displacement */
+    double mu, e, vn0;   /* friction, restitution, normal velocity at the step's start */
+} cr_soft_point;
+
+/* K and the effective masses of p's rows from its bodies' inverse masses. */
+void cr_soft_prepare(const cr_soft_body *bodies, cr_soft_point *p);
+/* Applies every point's impulses lambda to its bodies: the warm start of a
+ * substep. */
+void cr_soft_warm_start(cr_soft_body *bodies, cr_soft_point *p, uint32_t n);
+/* Adds every point's lambda to its total: called once a substep is solved,
+ * the totals are the step's impulses (the warm start's and the passes'
+ * increments of each substep sum to its final lambda). */
+void cr_soft_accumulate(cr_soft_point *p, uint32_t n);
+/* One Gauss-Seidel pass over the points in order (rows n, t1, t2 of each). use_bias: the soft
+ * push-out of overlap (soft[p.fixed]'s coefficients, the bias no faster
+ * than push_speed); without it (relax) rows are rigid. Apart points may
+ * close their gap within h but not pass it (speculative) either way. */
+void cr_soft_solve(cr_soft_body *bodies, cr_soft_point *p, uint32_t n, const cr_soft soft[2], double inv_h,
+                   double push_speed, bool use_bias);
+/* Newton restitution on points that approached faster than threshold at
+ * the step's start and took impulse: vn' = -e vn0. */
+void cr_soft_restitution(cr_soft_body *bodies, cr_soft_point *p, uint32_t n, double threshold);
+
+#endif
