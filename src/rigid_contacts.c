@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "contact_keys.h"
 #include "rigid.h"
 #include "dem_internal.h"
 
@@ -101,12 +102,10 @@ static void collide_plane(const cr_world *w, uint32_t a, uint32_t k, double marg
 }
 
 /* The warm start's look-up: the last step's contacts (r->prev, in the
- * order they were made) through r->keys, their sort keys in the order of
- * pair (a, planes after bodies, b), then feature, then index (so that equal
- * contacts keep their order, as a stable sort of the contacts would). */
-typedef struct cr_contact_key {
-    uint64_t pair, rank; /* rank: feature << 32 | the contact's index in r->prev */
-} cr_contact_key;
+ * order they were made) through r->keys, their sort keys (contact_keys.h)
+ * in the order of pair (a, planes after bodies, b), then feature, then
+ * index (so that equal contacts keep their order, as a stable sort of the
+ * contacts would). */
 
 static uint64_t pair_key(uint32_t a, bool is_plane, uint32_t b)
 {
@@ -430,13 +429,6 @@ oom:
     return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "rigid contacts: out of memory");
 }
 
-static int key_cmp(const void *pa, const void *pb)
-{
-    const cr_contact_key *x = pa, *y = pb;
-    if (x->pair != y->pair) return x->pair < y->pair ? -1 : 1;
-    return x->rank < y->rank ? -1 : (x->rank > y->rank);
-}
-
 /* Keeps this step's contacts for the next step's warm start: only their
  * keys are sorted (16 bytes each, not the contacts' 300), and the contacts
  * stay where they are, in r->contacts (which the API reads until the next
@@ -445,13 +437,17 @@ bool cr_rigid_keep_contacts(cr_world *w)
 {
     cr_rigid *r = w->rigid;
     uint32_t n = r->contact_count;
-    if (!cr_grow(w, (void **)&r->keys, &r->key_capacity, n, sizeof *r->keys)) return false;
+    uint32_t bodies = w->bodies.slot_count;
+    if (!cr_grow(w, (void **)&r->keys, &r->key_capacity, n, sizeof *r->keys) ||
+        !cr_grow(w, (void **)&r->key_tmp, &r->key_tmp_capacity, n, sizeof *r->key_tmp) ||
+        !cr_grow(w, (void **)&r->key_count, &r->key_count_capacity, bodies + 1, sizeof *r->key_count))
+        return false;
     for (uint32_t k = 0; k < n; ++k) {
         const cr_rigid_contact *c = &r->contacts[k];
         r->keys[k].pair = pair_key(c->a, c->is_plane, c->b);
         r->keys[k].rank = (uint64_t)c->feature << 32 | k;
     }
-    if (n) qsort(r->keys, n, sizeof *r->keys, key_cmp);
+    cr_contact_keys_sort(r->keys, r->key_tmp, r->key_count, n, bodies);
     r->kept = true;
     r->kept_count = n;
     return true;
