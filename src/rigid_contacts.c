@@ -2,10 +2,12 @@
  * every body against every plane (seed 003's vertex/face and edge/edge
  * contacts, from collide_poly), with the previous step's multipliers
  * carried over to the contacts that persist. */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "contact_keys.h"
+#include "prefetch.h"
 #include "rigid.h"
 #include "dem_internal.h"
 
@@ -368,6 +370,20 @@ static bool note_apart(cr_world *w, uint32_t jobs)
     return true;
 }
 
+/* The manifolds are read back job by job once the narrow phase has written
+ * them all (several MB in a large pile: out of the core's cache by then),
+ * at a stride of a whole manifold that the hardware does not follow: the
+ * append fetches the manifold CR_APPEND_AHEAD jobs on, its count and first
+ * four points (a box's face contact; more are fetched as used). */
+#define CR_APPEND_AHEAD 4u
+
+static void prefetch_manifold(const cr_manifold *m)
+{
+    const char *p = (const char *)m;
+    size_t end = offsetof(cr_manifold, p) + 4 * sizeof m->p[0];
+    for (size_t at = 0; at < end; at += 64) CR_PREFETCH(p + at, 0);
+}
+
 cr_status cr_rigid_find_contacts(cr_world *w)
 {
     cr_rigid *r = w->rigid;
@@ -411,6 +427,7 @@ cr_status cr_rigid_find_contacts(cr_world *w)
     cr_run_items(w, narrow_items, (jobs + CR_NARROW_CHUNK - 1) / CR_NARROW_CHUNK, &ctx);
     uint32_t carried = 0;
     for (uint32_t j = 0; j < jobs; ++j) {
+        if (j + CR_APPEND_AHEAD < jobs) prefetch_manifold(&r->manifolds[r->jobs[j + CR_APPEND_AHEAD].first]);
         const cr_narrow_job *job = &r->jobs[j];
         const cr_manifold *m = &r->manifolds[job->first];
         if (job->b != CR_NO_BODY) {
