@@ -271,16 +271,14 @@ static bool add_points(cr_world *w, uint32_t a, uint32_t b, bool is_plane, const
     for (uint32_t k = 0; k < m->count; ++k) {
         const cr_contact_point *p = &m->p[k];
         cr_rigid_contact *c = &r->contacts[r->contact_count++];
-        memset(c, 0, sizeof *c);
-        c->a = a;
-        c->b = b;
-        c->is_plane = is_plane;
-        c->feature = p->id;
-        c->point = p->point;
-        c->normal = p->normal;
-        c->separation = p->separation;
-        c->restitution = e;
-        c->friction = mu;
+        /* every member set once, no memset first: memset (a string
+         * instruction, rep stos) and the stores after it wrote each contact
+         * twice (a member added to cr_rigid_contact must be set here too);
+         * t1, t2 are set by the solve, jn, jt are this step's */
+        c->a = a, c->b = b, c->is_plane = is_plane, c->feature = p->id;
+        c->point = p->point, c->normal = p->normal, c->separation = p->separation;
+        c->t1 = c->t2 = c->jt = cr_v3_zero();
+        c->restitution = e, c->friction = mu, c->jn = 0.0;
         if (carry != CR_NO_BODY) {
             const cr_rigid_contact *old = prev_at(r, carry + k);
             c->la = old->la, c->lb = old->lb, c->nb = old->nb;
@@ -290,6 +288,7 @@ static bool add_points(cr_world *w, uint32_t a, uint32_t b, bool is_plane, const
         }
         cr_carry_frames(pa, pb, p, &c->la, &c->lb, &c->nb);
         c->ref_x = ref_x, c->ref_q = ref_q;
+        c->rest_n = 0.0, c->rest_t = cr_v3_zero();
         const cr_rigid_contact *old = find_prev(r, c);
         if (old) {
             c->rest_n = old->rest_n;
