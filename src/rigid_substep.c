@@ -173,10 +173,10 @@ cr_status cr_rigid_substep_solve(cr_world *w)
         integrate_velocities(w, s->bodies, h);
         cr_soft_warm_start(s->bodies, s->points, nc);
         for (int k = 0; k < w->def.substep_iterations; ++k)
-            cr_soft_solve(s->bodies, s->points, nc, soft, inv_h, CR_SUBSTEP_PUSH_SPEED, true);
+            cr_soft_solve(s->bodies, s->points, nc, soft, inv_h, CR_SUBSTEP_PUSH_SPEED, true, false);
         integrate_positions(w, s->bodies, h);
-        cr_soft_solve(s->bodies, s->points, nc, soft, inv_h, CR_SUBSTEP_PUSH_SPEED, false);
-        cr_soft_accumulate(s->points, nc);
+        /* the relax pass ends the substep: it adds the lambdas to the totals */
+        cr_soft_solve(s->bodies, s->points, nc, soft, inv_h, CR_SUBSTEP_PUSH_SPEED, false, true);
     }
     cr_soft_restitution(s->bodies, s->points, nc, w->resting_speed);
     store(w, s->bodies, s->points, S);
