@@ -19,7 +19,9 @@ int cr_contact_key_cmp(const void *x, const void *y);
  * body's keys by the whole key (insertion sort: a body's few contacts come
  * nearly in order; qsort past CR_CONTACT_KEYS_INSERTION of them). The keys
  * are unique, so the order is qsort's with cr_contact_key_cmp, bit for bit
- * (tests/test_contact_keys.c). count: buckets + 1 counters of scratch. */
+ * (tests/test_contact_keys.c). count: buckets + 1 counters; when n > 0,
+ * count[a] is then where body a's keys end and a + 1's begin (a's begin at
+ * count[a - 1], or 0), the warm start's look-up's range for a. */
 void cr_contact_keys_sort(cr_contact_key *keys, cr_contact_key *tmp, uint32_t *count, uint32_t n, uint32_t buckets);
 
 #endif

@@ -168,17 +168,23 @@ static void relative_pose(const cr_world *w, uint32_t a, uint32_t b, cr_vec3 *x,
 }
 
 /* The previous step's first contact of pair (a, b) (its sorted position),
- * or CR_NO_BODY. */
+ * or CR_NO_BODY. The search runs over body a's keys only, which the sort's
+ * counters delimit (a's pairs are all there): the same first position as a
+ * search of all the keys, in a few probes instead of 14 in a pile of 15 000
+ * contacts. A body made since the sort has no keys. */
 static uint32_t find_pair(const cr_rigid *r, uint32_t a, uint32_t b)
 {
+    if (a >= r->key_buckets) return CR_NO_BODY;
     uint64_t pair = pair_key(a, false, b);
-    uint32_t lo = 0, hi = r->prev_count;
+    uint32_t end = r->key_count[a] < r->prev_count ? r->key_count[a] : r->prev_count; /* 0 once a body is removed */
+    uint32_t lo = a ? r->key_count[a - 1] : 0, hi = end;
+    if (lo > hi) lo = hi;
     while (lo < hi) {
         uint32_t mid = lo + (hi - lo) / 2;
         if (r->keys[mid].pair < pair) lo = mid + 1;
         else hi = mid;
     }
-    return lo < r->prev_count && r->keys[lo].pair == pair ? lo : CR_NO_BODY;
+    return lo < end && r->keys[lo].pair == pair ? lo : CR_NO_BODY;
 }
 
 /* Carries pair (a, b)'s manifold over when it may (see above): returns the
@@ -464,6 +470,7 @@ bool cr_rigid_keep_contacts(cr_world *w)
         r->keys[k].rank = (uint64_t)c->feature << 32 | k;
     }
     cr_contact_keys_sort(r->keys, r->key_tmp, r->key_count, n, bodies);
+    r->key_buckets = n ? bodies : 0; /* the sort leaves the counters alone when there are no keys */
     r->kept = true;
     r->kept_count = n;
     return true;

@@ -1,7 +1,8 @@
 /* Contact key sort invariant: over random lists of unique keys (a body's
  * contacts few or many, past the insertion sort's limit; nearly in order,
  * as contacts are made, or shuffled), cr_contact_keys_sort puts them in
- * exactly qsort's order under cr_contact_key_cmp, bit for bit. */
+ * exactly qsort's order under cr_contact_key_cmp, bit for bit, and its
+ * counters delimit each body's keys. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -42,6 +43,13 @@ static void test_sort_matches_qsort(void **state)
         qsort(ref, n, sizeof *ref, cr_contact_key_cmp);
         cr_contact_keys_sort(keys, tmp, count, n, buckets);
         assert_memory_equal(keys, ref, n * sizeof *keys);
+        if (n) /* the counters delimit each body's keys */
+            for (uint32_t a = 0; a < buckets; ++a) {
+                uint32_t begin = a ? count[a - 1] : 0;
+                assert_true(begin <= count[a] && count[a] <= n);
+                for (uint32_t k = begin; k < count[a]; ++k) assert_int_equal(keys[k].pair >> 33, a);
+            }
+        if (n) assert_int_equal(count[buckets - 1], n);
         if (buckets <= 8 && n > 8 * 32) ++long_buckets;
     }
     assert_true(long_buckets > 10); /* the cases did reach qsort's branch */
