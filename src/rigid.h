@@ -64,6 +64,12 @@ typedef struct cr_rigid {
      * them), which the next narrow phase then swaps into prev */
     struct cr_contact_key *keys;
     uint32_t key_capacity, kept_count;
+    struct cr_contact_key *key_tmp; /* the key sort's scratch (contact_keys.h) */
+    uint32_t key_tmp_capacity;
+    uint32_t *key_count; /* the key sort's counters, one per body slot and one: after it,
+                          * key_count[a] is where body a's keys end (a + 1's begin) */
+    uint32_t key_count_capacity;
+    uint32_t key_buckets; /* the bodies key_count covers: the slots at the sort, 0 for no keys */
     bool kept;
     cr_lcp_row *rows;
     uint32_t row_capacity;

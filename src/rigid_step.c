@@ -40,6 +40,8 @@ void cr_rigid_free(cr_world *w)
     cr_free(w, r->contacts);
     cr_free(w, r->prev);
     cr_free(w, r->keys);
+    cr_free(w, r->key_tmp);
+    cr_free(w, r->key_count);
     cr_free(w, r->rows);
     cr_free(w, r->lb);
     cr_free(w, r->poses);

@@ -85,7 +85,8 @@ static void prepare_points(cr_world *w, const cr_soft_body *sb, cr_soft_point *s
     for (uint32_t k = 0; k < r->contact_count; ++k) {
         cr_rigid_contact *c = &r->contacts[k];
         cr_soft_point *p = &sp[k];
-        memset(p, 0, sizeof *p);
+        /* every member set, no memset first (it took a string instruction
+         * and wrote the point twice); k and mass: cr_soft_prepare's */
         p->a = c->a;
         p->b = c->is_plane ? world : c->b;
         p->ra = cr_v3_sub(c->point, b->x[c->a]);
@@ -101,6 +102,7 @@ static void prepare_points(cr_world *w, const cr_soft_body *sb, cr_soft_point *s
         p->mu = c->friction;
         p->e = c->restitution;
         p->vn0 = cr_v3_dot(c->normal, vrel);
+        p->total[0] = p->total[1] = p->total[2] = 0.0;
         /* warm start: last step's impulses (over dt) shared out per substep */
         p->lambda[0] = c->rest_n / substeps;
         p->lambda[1] = cr_v3_dot(c->rest_t, c->t1) / substeps;
@@ -171,10 +173,10 @@ cr_status cr_rigid_substep_solve(cr_world *w)
         integrate_velocities(w, s->bodies, h);
         cr_soft_warm_start(s->bodies, s->points, nc);
         for (int k = 0; k < w->def.substep_iterations; ++k)
-            cr_soft_solve(s->bodies, s->points, nc, soft, inv_h, CR_SUBSTEP_PUSH_SPEED, true);
+            cr_soft_solve(s->bodies, s->points, nc, soft, inv_h, CR_SUBSTEP_PUSH_SPEED, true, false);
         integrate_positions(w, s->bodies, h);
-        cr_soft_solve(s->bodies, s->points, nc, soft, inv_h, CR_SUBSTEP_PUSH_SPEED, false);
-        cr_soft_accumulate(s->points, nc);
+        /* the relax pass ends the substep: it adds the lambdas to the totals */
+        cr_soft_solve(s->bodies, s->points, nc, soft, inv_h, CR_SUBSTEP_PUSH_SPEED, false, true);
     }
     cr_soft_restitution(s->bodies, s->points, nc, w->resting_speed);
     store(w, s->bodies, s->points, S);

@@ -113,12 +113,6 @@ void cr_soft_warm_start(cr_soft_body *bodies, cr_soft_point *p, uint32_t n)
     pair_flush(&s, bodies);
 }
 
-void cr_soft_accumulate(cr_soft_point *p, uint32_t n)
-{
-    for (uint32_t k = 0; k < n; ++k)
-        for (int r = 0; r < 3; ++r) p[k].total[r] += p[k].lambda[r];
-}
-
 /* The point's row velocities u (n, t1, t2) after impulse change d on row r:
  * u += K e_r d. */
 CR_SOFT_INLINE void row_moved(const cr_soft_point *c, double u[3], int r, double d)
@@ -146,7 +140,7 @@ CR_SOFT_INLINE double friction_row(cr_soft_point *c, double u[3], int r)
  * friction rows: the same on a straight stack of 10 cubes, to 0.1 mm, at
  * twice the body updates.) */
 void cr_soft_solve(cr_soft_body *bodies, cr_soft_point *p, uint32_t n, const cr_soft soft[2], double inv_h,
-                   double push_speed, bool use_bias)
+                   double push_speed, bool use_bias, bool accumulate)
 {
     pair_vel s = no_pair;
     for (uint32_t k = 0; k < n; ++k) {
@@ -172,6 +166,8 @@ void cr_soft_solve(cr_soft_body *bodies, cr_soft_point *p, uint32_t n, const cr_
         row_moved(c, u, 0, d[0]);
         d[1] = friction_row(c, u, 1);
         d[2] = friction_row(c, u, 2);
+        if (accumulate)
+            for (int r = 0; r < 3; ++r) c->total[r] += c->lambda[r];
         apply(&s, bodies, c, point_impulse(c, d));
     }
     pair_flush(&s, bodies);

@@ -55,16 +55,16 @@ void cr_soft_prepare(const cr_soft_body *bodies, cr_soft_point *p);
 /* Applies every point's impulses lambda to its bodies: the warm start of a
  * substep. */
 void cr_soft_warm_start(cr_soft_body *bodies, cr_soft_point *p, uint32_t n);
-/* Adds every point's lambda to its total: called once a substep is solved,
- * the totals are the step's impulses (the warm start's and the passes'
- * increments of each substep sum to its final lambda). */
-void cr_soft_accumulate(cr_soft_point *p, uint32_t n);
 /* One Gauss-Seidel pass over the points in order (rows n, t1, t2 of each). use_bias: the soft
  * push-out of overlap (soft[p.fixed]'s coefficients, the bias no faster
  * than push_speed); without it (relax) rows are rigid. Apart points may
- * close their gap within h but not pass it (speculative) either way. */
+ * close their gap within h but not pass it (speculative) either way.
+ * accumulate: the substep's last pass; each point's lambda, final once the
+ * pass has taken the point, is added to its total, so that the totals are
+ * the step's impulses (the warm start's and the passes' increments of each
+ * substep sum to its final lambda) without another pass over the points. */
 void cr_soft_solve(cr_soft_body *bodies, cr_soft_point *p, uint32_t n, const cr_soft soft[2], double inv_h,
-                   double push_speed, bool use_bias);
+                   double push_speed, bool use_bias, bool accumulate);
 /* Newton restitution on points that approached faster than threshold at
  * the step's start and took impulse: vn' = -e vn0. */
 void cr_soft_restitution(cr_soft_body *bodies, cr_soft_point *p, uint32_t n, double threshold);
