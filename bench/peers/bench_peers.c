@@ -65,6 +65,8 @@ typedef struct options {
     int stream, lammps_repeats;
     int carom_threads; /* chute: carom runs at 1 .. carom_threads threads; pit: once more at carom_threads */
     int carom_pgs;     /* pyramid: a second carom line at this many PGS passes (0: none) */
+    int carom_substeps; /* pyramid: a third carom line, the sub-stepped solver at this many substeps of
+                           one pass (rigid_substeps; 0: none) */
     int sweep;         /* pyramid: the stability sweep instead of the one-setting table */
     int sweep_iters[3][MAX_LIST], nsweep[3]; /* its settings: carom, ode, bullet (ascending) */
     int sweep_repeats; /* runs per setting, the fastest taken */
@@ -144,8 +146,10 @@ static void usage(FILE *f, const char *argv0)
             "  --lammps-repeats K LAMMPS runs per core count, best taken (default 3)\n"
             "  --threads T        chute: carom at 1 .. T threads (default 2), each compared with LAMMPS\n"
             "                     at as many MPI ranks; pit: carom once more at T threads (T > 1)\n"
-            "  --carom-pgs N      pyramid: carom once more with pgs_iterations N (default 20, as ODE's\n"
-            "                     quickstep; 0: no such line)\n"
+            "  --carom-pgs N      pyramid: carom once more with pgs_iterations N (default 10: the fewest\n"
+            "                     at least as stable as ODE 20 and Bullet 10 at 50 rows; 0: no such line)\n"
+            "  --carom-substeps S pyramid: carom once more with the sub-stepped soft contact solver,\n"
+            "                     rigid_substeps S of one pass each (default 4; 0: no such line)\n"
             "  --pyramid-sweep    pyramid: instead of one table at each engine's setting, each engine at\n"
             "                     each of its iteration counts below, and the matched-stability tables\n"
             "  --sweep-carom LIST carom pgs_iterations of the sweep (default 3,4,5,6,8,10,12,15,20,30,50)\n"
@@ -496,44 +500,57 @@ static void pyramid_table(int rows, const options *o)
         fprintf(stderr, "[bench_peers] pyramid rows=%d: %s ...\n", rows, k_engines[e]);
         run_engine(prog, "pyramid", rows, NULL, o, &res[e]);
     }
-    /* carom again with fewer Gauss-Seidel passes, nearer the peers' own
-     * (ODE 20, Bullet 10): its ratios go below the table */
-    result fewer;
-    memset(&fewer, 0, sizeof fewer);
-    char pgs_arg[32], fewer_name[64];
-    snprintf(pgs_arg, sizeof pgs_arg, "%d", o->carom_pgs);
-    snprintf(fewer_name, sizeof fewer_name, "carom, pgs_iterations %d", o->carom_pgs);
-    if (o->carom_pgs > 0 && has_word(o->engines, "carom")) {
-        fprintf(stderr, "[bench_peers] pyramid rows=%d: carom at %d passes ...\n", rows, o->carom_pgs);
-        run_engine("peer_carom", "pyramid", rows, pgs_arg, o, &fewer);
+    /* carom again at other settings, its ratios below the table: fewer
+     * Gauss-Seidel passes, nearer the peers' own (ODE 20, Bullet 10), and
+     * the sub-stepped soft contact solver (rigid_substeps S, one pass) */
+    enum { NVARIANTS = 2 };
+    result variant[NVARIANTS];
+    char variant_name[NVARIANTS][64];
+    bool ran[NVARIANTS] = {false, false};
+    bool carom = has_word(o->engines, "carom");
+    for (int v = 0; v < NVARIANTS; ++v) {
+        memset(&variant[v], 0, sizeof variant[v]);
+        int setting = v == 0 ? o->carom_pgs : o->carom_substeps;
+        if (setting <= 0 || !carom) continue;
+        char arg[32];
+        snprintf(arg, sizeof arg, "%d", v == 0 ? setting : 1);
+        snprintf(variant_name[v], sizeof variant_name[v],
+                 v == 0 ? "carom, pgs_iterations %d" : "carom, rigid_substeps %d (1 pass each)", setting);
+        fprintf(stderr, "[bench_peers] pyramid rows=%d: %s ...\n", rows, variant_name[v]);
+        char substeps[16];
+        snprintf(substeps, sizeof substeps, "%d", setting);
+        if (v == 1) setenv("CAROM_PYR_SUBSTEPS", substeps, 1); /* read by peer_carom only */
+        run_engine("peer_carom", "pyramid", rows, arg, o, &variant[v]);
+        if (v == 1) unsetenv("CAROM_PYR_SUBSTEPS");
+        ran[v] = true;
     }
-    for (int e = 0; e <= NENGINES; ++e) {
-        bool variant = e == NENGINES;
-        const result *r = variant ? &fewer : &res[e];
-        const char *name = variant ? fewer_name : k_engines[e];
-        if (variant && !(o->carom_pgs > 0 && has_word(o->engines, "carom"))) break;
+    for (int e = 0; e < NENGINES + NVARIANTS; ++e) {
+        int v = e - NENGINES;
+        if (v >= 0 && !ran[v]) continue;
+        const result *r = v >= 0 ? &variant[v] : &res[e];
+        const char *name = v >= 0 ? variant_name[v] : k_engines[e];
         if (!r->ok) {
             out("| %s | %s | | | | | | | | | |\n", name, r->reason[0] ? r->reason : "no result");
             continue;
         }
         char ratio[32], steps[96];
         fmt_ratio(ratio, sizeof ratio, &res[0], r);
-        if (variant) snprintf(ratio, sizeof ratio, "below");
+        if (v >= 0) snprintf(ratio, sizeof ratio, "below");
         fmt_steps(steps, sizeof steps, r);
         out("| %s | %.1f | %s | %s | %.3g mm | %.3g mm | %d | %.3g mm | %.4g | %.0f | %.2f |\n", name,
             steps_per_s(r), steps, ratio, 1e3 * r->max_pen, 1e3 * r->overlap, r->lost, 1e3 * r->drift, r->ke,
             r->contacts, r->setup_seconds);
-        if (variant)
+        if (v >= 0)
             for (int k = 1; k < NENGINES; ++k)
                 if (res[k].ok) {
                     char w[160], q[32];
-                    fmt_ratio(q, sizeof q, &fewer, &res[k]);
-                    snprintf(w, sizeof w, "%s / %s: %s", fewer_name, k_engines[k], q);
+                    fmt_ratio(q, sizeof q, r, &res[k]);
+                    snprintf(w, sizeof w, "%s / %s: %s", name, k_engines[k], q);
                     add_note(w);
                 }
         if (r->warnings > 0) {
             char w[128];
-            snprintf(w, sizeof w, "%s: %ld engine warnings in the run", k_engines[e], r->warnings);
+            snprintf(w, sizeof w, "%s: %ld engine warnings in the run", name, r->warnings);
             add_note(w);
         }
     }
@@ -1003,7 +1020,7 @@ static void chute_table(const options *o, int cores)
 int main(int argc, char **argv)
 {
     options o = {{1000, 8000, 27000, 125000}, 4, {20, 50}, 2, 30.0, -1.0, "carom,ode,bullet,mujoco,lammps",
-                 "pit,pyramid,chute", "../shared/bench/chute", NULL, NULL, 1, 3, 2, 20, 0,
+                 "pit,pyramid,chute", "../shared/bench/chute", NULL, NULL, 1, 3, 2, 10, 4, 0,
                  {{3, 4, 5, 6, 8, 10, 12, 15, 20, 30, 50}, {10, 20, 40, 80, 160}, {5, 10, 20, 40, 80}}, {11, 5, 5},
                  1, 0};
     for (int i = 1; i < argc; ++i) {
@@ -1040,8 +1057,12 @@ int main(int argc, char **argv)
             o.commit = v, ++i;
         } else if (!strcmp(a, "--lammps-repeats")) {
             o.lammps_repeats = atoi(v) < 1 ? 1 : atoi(v), ++i;
-        } else if (!strcmp(a, "--carom-pgs") && v) {
-            o.carom_pgs = atoi(v) < 0 ? 0 : atoi(v) > 100000 ? 100000 : atoi(v), ++i;
+        } else if (!strcmp(a, "--carom-pgs")) {
+            if (!bench_int(argv[0], "--carom-pgs", v, 0, 100000, &o.carom_pgs)) return 2;
+            ++i;
+        } else if (!strcmp(a, "--carom-substeps")) {
+            if (!bench_int(argv[0], "--carom-substeps", v, 0, 64, &o.carom_substeps)) return 2;
+            ++i;
         } else if (!strcmp(a, "--sweep-carom") || !strcmp(a, "--sweep-ode") || !strcmp(a, "--sweep-bullet")) {
             int e = !strcmp(a, "--sweep-carom") ? 0 : !strcmp(a, "--sweep-ode") ? 1 : 2;
             if ((o.nsweep[e] = parse_iterations(k_sweep_option[e], v, o.sweep_iters[e])) < 0) return 2;
