@@ -57,8 +57,7 @@ CR_SOFT_INLINE double separation(const cr_soft_body *bodies, const cr_soft_point
 
 /* The two bodies of a run of points: their velocities in locals. */
 typedef struct pair_vel {
-    uint64_t key; /* pair_key(a, b): the run test is one compare */
-    uint32_t a, b;
+    uint64_t key; /* pair_key(a, b) of the run's bodies (UINT64_MAX: none): the run test is one compare */
     cr_vec3 va, wa, vb, wb;
 } pair_vel;
 
@@ -73,9 +72,10 @@ CR_SOFT_INLINE uint64_t pair_key(uint32_t a, uint32_t b)
 
 CR_SOFT_INLINE void pair_flush(const pair_vel *s, cr_soft_body *bodies)
 {
-    if (s->a == UINT32_MAX) return;
-    bodies[s->a].v = s->va, bodies[s->a].w = s->wa;
-    bodies[s->b].v = s->vb, bodies[s->b].w = s->wb;
+    if (s->key == UINT64_MAX) return;
+    uint32_t a = (uint32_t)(s->key >> 32), b = (uint32_t)s->key;
+    bodies[a].v = s->va, bodies[a].w = s->wa;
+    bodies[b].v = s->vb, bodies[b].w = s->wb;
 }
 
 /* Makes s hold c's bodies, writing back the run before. */
@@ -84,7 +84,7 @@ CR_SOFT_INLINE void pair_take(pair_vel *s, cr_soft_body *bodies, const cr_soft_p
     uint64_t key = pair_key(c->a, c->b);
     if (key == s->key) return;
     pair_flush(s, bodies);
-    s->key = key, s->a = c->a, s->b = c->b;
+    s->key = key;
     s->va = bodies[c->a].v, s->wa = bodies[c->a].w;
     s->vb = bodies[c->b].v, s->wb = bodies[c->b].w;
 }
@@ -111,7 +111,7 @@ CR_SOFT_INLINE cr_vec3 point_impulse(const cr_soft_point *c, const double d[3])
     return cr_v3_add(cr_v3_scale(c->n, d[0]), cr_v3_add(cr_v3_scale(c->t1, d[1]), cr_v3_scale(c->t2, d[2])));
 }
 
-static const pair_vel no_pair = {UINT64_MAX, UINT32_MAX, UINT32_MAX, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
+static const pair_vel no_pair = {UINT64_MAX, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
 
 void cr_soft_warm_start(cr_soft_body *bodies, cr_soft_point *p, uint32_t n)
 {

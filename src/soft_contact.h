@@ -45,7 +45,7 @@ typedef struct cr_soft_point {
     double k[6];         /* K in (n, t1, t2): k_nn, k_n1, k_n2, k_11, k_12, k_22 */
     double mass[3];      /* effective masses 1 / (J M^-1 J^T) = 1 / k_rr of n, t1, t2 */
     double lambda[3];    /* impulses of one substep (accumulated, clamped) */
-    double total[3];     /* impulses summed over the step (cr_soft_accumulate) */
+    double total[3];     /* impulses summed over the step (cr_soft_solve's accumulate pass) */
     double s0;           /* separation at zero displacement */
     double mu, e, vn0;   /* friction, restitution, normal velocity at the step's start */
 } cr_soft_point;
