@@ -16,6 +16,7 @@
  * into the bodies stay one contact at a time: they must keep their order.
  *
  * A pair not touching has no history (shear zero, kept so by the screen). */
+#include "dem_avx2.h"
 #include "dem_internal.h"
 
 #define DEM_LAW_BLOCK 32u
@@ -140,30 +141,10 @@ static inline void terms_one(law_soa *a, uint32_t e)
     a->tix[e] = ti.x, a->tiy[e] = ti.y, a->tiz[e] = ti.z, a->tjx[e] = tj.x, a->tjy[e] = tj.y, a->tjz[e] = tj.z;
 }
 
-#if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
-#define DEM_LAW_AVX2 1
-#define DEM_AVX2_FN __attribute__((target("avx2")))
-#include <immintrin.h>
-
+#if DEM_AVX2
 typedef struct v4 {
     __m256d x, y, z;
 } v4;
-
-/* Four rows of four doubles, transposed: c[k] holds column k. */
-static DEM_AVX2_FN inline void transpose4(__m256d r0, __m256d r1, __m256d r2, __m256d r3, __m256d c[4])
-{
-    const __m256d a01 = _mm256_unpacklo_pd(r0, r1), b01 = _mm256_unpackhi_pd(r0, r1), a23 = _mm256_unpacklo_pd(r2, r3),
-                  b23 = _mm256_unpackhi_pd(r2, r3);
-    c[0] = _mm256_permute2f128_pd(a01, a23, 0x20), c[1] = _mm256_permute2f128_pd(b01, b23, 0x20);
-    c[2] = _mm256_permute2f128_pd(a01, a23, 0x31), c[3] = _mm256_permute2f128_pd(b01, b23, 0x31);
-}
-
-/* image_axis on four lanes (src/dem_screen.c's image4) */
-static DEM_AVX2_FN inline __m256d law_image4(__m256d d, __m256d L, __m256d half, __m256d nhalf)
-{
-    const __m256d gt = _mm256_cmp_pd(d, half, _CMP_GT_OQ), lt = _mm256_cmp_pd(d, nhalf, _CMP_LT_OQ);
-    return _mm256_blendv_pd(_mm256_blendv_pd(d, _mm256_add_pd(d, L), lt), _mm256_sub_pd(d, L), gt);
-}
 
 /* (a.x b.x + a.y b.y) + a.z b.z, as cr_v3_dot */
 static DEM_AVX2_FN inline __m256d dot4(v4 a, v4 b)
@@ -188,15 +169,15 @@ static DEM_AVX2_FN void geometry_avx2(const cr_dem *d, const dem_box *bx, const 
         /* (x_i - x_j, r_i): r_j from its own transpose below */
         pi[l] = _mm256_blend_pd(_mm256_sub_pd(pi[l], pj[l]), pi[l], 8);
     }
-    transpose4(pi[0], pi[1], pi[2], pi[3], c);
+    dem_transpose4(pi[0], pi[1], pi[2], pi[3], c);
     __m256d cj[4];
-    transpose4(pj[0], pj[1], pj[2], pj[3], cj);
+    dem_transpose4(pj[0], pj[1], pj[2], pj[3], cj);
     __m256d del[3];
     for (int ax = 0; ax < 3; ++ax) {
         const __m256d L = _mm256_set1_pd(bx->periodic[ax] ? bx->L[ax] : 0.0),
                       half = _mm256_set1_pd(bx->periodic[ax] ? bx->half[ax] : INFINITY),
                       nhalf = _mm256_set1_pd(bx->periodic[ax] ? -bx->half[ax] : -INFINITY);
-        del[ax] = law_image4(c[ax], L, half, nhalf);
+        del[ax] = dem_image4(c[ax], L, half, nhalf);
     }
     ST(a->dx + e, del[0]), ST(a->dy + e, del[1]), ST(a->dz + e, del[2]);
     ST(a->ri + e, c[3]), ST(a->rj + e, cj[3]);
@@ -212,8 +193,8 @@ static DEM_AVX2_FN inline void kin4(const dem_kin *k0, const dem_kin *k1, const 
                                     v4 *w, __m256d *m, __m256d *dyn)
 {
     __m256d c[4], u[4];
-    transpose4(LD(&k0->v.x), LD(&k1->v.x), LD(&k2->v.x), LD(&k3->v.x), c); /* vx vy vz wx */
-    transpose4(LD(&k0->w.y), LD(&k1->w.y), LD(&k2->w.y), LD(&k3->w.y), u); /* wy wz mass flags */
+    dem_transpose4(LD(&k0->v.x), LD(&k1->v.x), LD(&k2->v.x), LD(&k3->v.x), c); /* vx vy vz wx */
+    dem_transpose4(LD(&k0->w.y), LD(&k1->w.y), LD(&k2->w.y), LD(&k3->w.y), u); /* wy wz mass flags */
     v->x = c[0], v->y = c[1], v->z = c[2], w->x = c[3], w->y = u[0], w->z = u[1], *m = u[2];
     /* flags is the lowest byte of the last 8 */
     const __m256i bit = _mm256_set1_epi64x(DEM_DYN);
@@ -340,8 +321,6 @@ static DEM_AVX2_FN void stages34_avx2(const dem_law *law, law_soa *a, uint32_t m
 }
 #undef LD
 #undef ST
-#else
-#define DEM_LAW_AVX2 0
 #endif
 
 /* a where the mask is all ones, else b, without a branch (the compilers
@@ -357,7 +336,7 @@ static void law_block(cr_dem *d, const dem_box *bx, const dem_law *law, bool avx
                       const uint32_t *ci, cr_vec3 *hist, uint32_t m, uint32_t i1)
 {
     law_soa a;
-#if DEM_LAW_AVX2
+#if DEM_AVX2
     if (avx2) {
         stages12_avx2(d, bx, law, ck, ci, hist, &a, m);
         stages34_avx2(law, &a, m);
@@ -393,11 +372,7 @@ static void law_block(cr_dem *d, const dem_box *bx, const dem_law *law, bool avx
 void cr_dem_law(cr_dem *d, const dem_box *bx, const dem_law *law, const uint32_t *ck, const uint32_t *ci,
                 cr_vec3 *hist, uint32_t contacts, uint32_t i1)
 {
-#if DEM_LAW_AVX2
-    const bool avx2 = !law->portable && __builtin_cpu_supports("avx2");
-#else
-    const bool avx2 = false;
-#endif
+    const bool avx2 = dem_use_avx2(law->portable);
     for (uint32_t e0 = 0; e0 < contacts; e0 += DEM_LAW_BLOCK)
         law_block(d, bx, law, avx2, ck + e0, ci + e0, hist + e0,
                   e0 + DEM_LAW_BLOCK < contacts ? DEM_LAW_BLOCK : contacts - e0, i1);

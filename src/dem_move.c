@@ -14,12 +14,10 @@
  * maximum over the bodies: taken four lanes at a time it is the same
  * number, but for the sign of a zero, which the rebuild test's squared
  * widths do not see; a NaN is skipped by both, as `u < lo ? u : lo` does. */
+#include "dem_avx2.h"
 #include "dem_internal.h"
 
-#if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
-#include <immintrin.h>
-#define DEM_AVX2_FN __attribute__((target("avx2")))
-
+#if DEM_AVX2
 /* (x, y, z, 0) of a cr_vec3, without reading past it (vmaskmovpd, the
  * masked load, was a third of this pass's time on AMD's Zen 4) */
 static DEM_AVX2_FN inline __m256d load3(const cr_vec3 *p)
@@ -53,13 +51,6 @@ static DEM_AVX2_FN inline bool kick_drift(cr_dem *d, uint32_t i, __m256d hv, __m
     *x = _mm256_blend_pd(_mm256_add_pd(x0, _mm256_mul_pd(v2, dtv)), x0, 8);
     _mm256_storeu_pd(xr, *x);
     return _mm256_movemask_pd(_mm256_and_pd(_mm256_cmp_pd(*x, lo, _CMP_GE_OQ), _mm256_cmp_pd(*x, hi, _CMP_LT_OQ))) == 15;
-}
-
-/* image_axis on four lanes (src/dem_screen.c) */
-static DEM_AVX2_FN inline __m256d move_image4(__m256d d, __m256d L, __m256d half, __m256d nhalf)
-{
-    const __m256d gt = _mm256_cmp_pd(d, half, _CMP_GT_OQ), lt = _mm256_cmp_pd(d, nhalf, _CMP_LT_OQ);
-    return _mm256_blendv_pd(_mm256_blendv_pd(d, _mm256_add_pd(d, L), lt), _mm256_sub_pd(d, L), gt);
 }
 
 DEM_AVX2_FN bool cr_dem_advance_avx2(cr_dem *d, const dem_box *bx, double h, double dt, double lim, uint32_t i0,
@@ -99,13 +90,12 @@ DEM_AVX2_FN bool cr_dem_advance_avx2(cr_dem *d, const dem_box *bx, double h, dou
             } else {
                 x = _mm256_loadu_pd(d->xr + 4 * (size_t)b);
             }
-            u[l] = move_image4(_mm256_sub_pd(x, load3(&d->x_build[b])), Lv, halfv, nhalfv);
+            u[l] = dem_image4(_mm256_sub_pd(x, load3(&d->x_build[b])), Lv, halfv, nhalfv);
         }
         /* transposed: a register per axis, a lane per body */
-        const __m256d a01 = _mm256_unpacklo_pd(u[0], u[1]), b01 = _mm256_unpackhi_pd(u[0], u[1]),
-                      a23 = _mm256_unpacklo_pd(u[2], u[3]), b23 = _mm256_unpackhi_pd(u[2], u[3]);
-        const __m256d ux = _mm256_permute2f128_pd(a01, a23, 0x20), uy = _mm256_permute2f128_pd(b01, b23, 0x20),
-                      uz = _mm256_permute2f128_pd(a01, a23, 0x31);
+        __m256d col[4];
+        dem_transpose4(u[0], u[1], u[2], u[3], col);
+        const __m256d ux = col[0], uy = col[1], uz = col[2];
         const __m256d u2 = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(ux, ux), _mm256_mul_pd(uy, uy)),
                                          _mm256_mul_pd(uz, uz));
         far = _mm256_or_pd(far, _mm256_cmp_pd(u2, limv, _CMP_GT_OQ));
@@ -133,10 +123,5 @@ bool cr_dem_advance_avx2(cr_dem *d, const dem_box *bx, double h, double dt, doub
 
 bool cr_dem_has_avx2(const cr_dem *d)
 {
-#if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
-    return !d->portable && __builtin_cpu_supports("avx2");
-#else
-    (void)d;
-    return false;
-#endif
+    return dem_use_avx2(d->portable);
 }

@@ -15,6 +15,7 @@
  * each |d|^2 and (r_i + r_j)^2 is the same number and so is each decision.
  * The plain loop's minimum image is a branch per periodic axis, which cost
  * the screen about a third of its time (perf annotate, the chute). */
+#include "dem_avx2.h"
 #include "dem_internal.h"
 
 /* One pair: written at ck[c], ci[c] whether it touches or not (without a
@@ -45,20 +46,7 @@ static uint32_t screen_plain(const double *xr, const uint32_t *fb, const uint32_
     return c;
 }
 
-#if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
-#define DEM_SCREEN_AVX2 1
-#define DEM_AVX2_FN __attribute__((target("avx2")))
-#include <immintrin.h>
-
-/* image_axis on four lanes: d > half ? d - L : d < -half ? d + L : d, both
- * tests on d (at most one holds). A lane of an axis that is not periodic has
- * half = +inf: neither test holds and d is kept. */
-static DEM_AVX2_FN inline __m256d image4(__m256d d, __m256d L, __m256d half, __m256d nhalf)
-{
-    const __m256d gt = _mm256_cmp_pd(d, half, _CMP_GT_OQ), lt = _mm256_cmp_pd(d, nhalf, _CMP_LT_OQ);
-    return _mm256_blendv_pd(_mm256_blendv_pd(d, _mm256_add_pd(d, L), lt), _mm256_sub_pd(d, L), gt);
-}
-
+#if DEM_AVX2
 static DEM_AVX2_FN inline __m256d pair4(const double *xr, uint32_t i, uint32_t j)
 {
     const __m256d pi = _mm256_loadu_pd(xr + 4 * (size_t)i), pj = _mm256_loadu_pd(xr + 4 * (size_t)j);
@@ -93,13 +81,10 @@ static DEM_AVX2_FN inline __attribute__((always_inline)) uint32_t screen4(const 
         const __m256d v0 = pair4(xr, fb[k], nb[k]), v1 = pair4(xr, fb[k + 1], nb[k + 1]),
                       v2 = pair4(xr, fb[k + 2], nb[k + 2]), v3 = pair4(xr, fb[k + 3], nb[k + 3]);
         /* transposed: a register per axis, a lane per pair */
-        const __m256d a01 = _mm256_unpacklo_pd(v0, v1), b01 = _mm256_unpackhi_pd(v0, v1),
-                      a23 = _mm256_unpacklo_pd(v2, v3), b23 = _mm256_unpackhi_pd(v2, v3);
-        const __m256d dx = image4(_mm256_permute2f128_pd(a01, a23, 0x20), L[0], half[0], nhalf[0]),
-                      dy = image4(_mm256_permute2f128_pd(b01, b23, 0x20), L[1], half[1], nhalf[1]),
-                      dz0 = _mm256_permute2f128_pd(a01, a23, 0x31),
-                      dz = pz ? image4(dz0, L[2], half[2], nhalf[2]) : dz0,
-                      rs = _mm256_permute2f128_pd(b01, b23, 0x31);
+        __m256d col[4];
+        dem_transpose4(v0, v1, v2, v3, col);
+        const __m256d dx = dem_image4(col[0], L[0], half[0], nhalf[0]), dy = dem_image4(col[1], L[1], half[1], nhalf[1]),
+                      dz = pz ? dem_image4(col[2], L[2], half[2], nhalf[2]) : col[2], rs = col[3];
         const __m256d d2 =
             _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(dx, dx), _mm256_mul_pd(dy, dy)), _mm256_mul_pd(dz, dz));
         const unsigned hit = (unsigned)_mm256_movemask_pd(_mm256_cmp_pd(d2, _mm256_mul_pd(rs, rs), _CMP_LT_OQ));
@@ -125,15 +110,13 @@ static DEM_AVX2_FN uint32_t screen_avx2(const double *xr, const uint32_t *fb, co
     return bx->periodic[2] ? screen4(xr, fb, nb, k0, k1, bx, ck, ci, true)
                            : screen4(xr, fb, nb, k0, k1, bx, ck, ci, false);
 }
-#else
-#define DEM_SCREEN_AVX2 0
 #endif
 
 uint32_t cr_dem_screen(const double *xr, const uint32_t *fb, const uint32_t *nb, uint32_t k0, uint32_t k1,
                        const dem_box *bx, bool portable, uint32_t *ck, uint32_t *ci)
 {
-#if DEM_SCREEN_AVX2
-    if (!portable && __builtin_cpu_supports("avx2")) return screen_avx2(xr, fb, nb, k0, k1, bx, ck, ci);
+#if DEM_AVX2
+    if (dem_use_avx2(portable)) return screen_avx2(xr, fb, nb, k0, k1, bx, ck, ci);
 #else
     (void)portable;
 #endif
