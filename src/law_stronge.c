@@ -50,7 +50,7 @@ cr_stronge_options cr_default_stronge_options(void)
 
 /* ---- validation ------------------------------------------------------------ */
 
-static cr_status check_coefficients(double e, double mu, char *msg, size_t msg_size)
+cr_status stronge_check_coefficients(double e, double mu, char *msg, size_t msg_size)
 {
     if (!(e >= 0.0 && e <= 1.0)) {
         stronge_msg(msg, msg_size, "restitution must be in [0, 1], got %.17g", e);
@@ -184,6 +184,17 @@ static void zero_result(cr_stronge_result *out)
     out->sticking = CR_STICKING_NONE;
 }
 
+cr_status stronge_start(cr_stronge_result *out, char *msg, size_t msg_size)
+{
+    if (msg && msg_size) msg[0] = '\0';
+    if (!out) {
+        stronge_msg(msg, msg_size, "out is NULL");
+        return CR_ERR_INVALID_ARGUMENT;
+    }
+    zero_result(out);
+    return CR_OK;
+}
+
 static cr_status drive(const stronge_problem *pb, stronge_state *s, char *msg, size_t msg_size)
 {
     cr_status st;
@@ -238,16 +249,11 @@ cr_status cr_law_stronge_contact_ex(cr_mat3 K, cr_vec3 u0, double e, double mu,
                                     char *msg, size_t msg_size)
 {
     cr_status st;
-    if (msg && msg_size) msg[0] = '\0';
-    if (!out) {
-        stronge_msg(msg, msg_size, "out is NULL");
-        return CR_ERR_INVALID_ARGUMENT;
-    }
-    zero_result(out);
+    if ((st = stronge_start(out, msg, msg_size)) != CR_OK) return st;
     stronge_problem pb;
     pb.opt = options ? *options : cr_default_stronge_options();
     if ((st = check_options(&pb.opt, msg, msg_size)) != CR_OK) return st;
-    if ((st = check_coefficients(e, mu, msg, msg_size)) != CR_OK) return st;
+    if ((st = stronge_check_coefficients(e, mu, msg, msg_size)) != CR_OK) return st;
     if ((st = check_vec("u0", u0, msg, msg_size)) != CR_OK) return st;
     if ((st = check_spd(K, 3, &pb.K, msg, msg_size)) != CR_OK) return st;
 
@@ -395,12 +401,7 @@ cr_status cr_law_stronge_ex(const cr_contact_side *a, const cr_contact_side *b, 
                             char *msg, size_t msg_size)
 {
     cr_status st;
-    if (msg && msg_size) msg[0] = '\0';
-    if (!out) {
-        stronge_msg(msg, msg_size, "out is NULL");
-        return CR_ERR_INVALID_ARGUMENT;
-    }
-    zero_result(out);
+    if ((st = stronge_start(out, msg, msg_size)) != CR_OK) return st;
     if ((st = check_side("a", a, msg, msg_size)) != CR_OK) return st;
     if ((st = check_side("b", b, msg, msg_size)) != CR_OK) return st;
     if ((st = check_vec("normal", n, msg, msg_size)) != CR_OK) return st;

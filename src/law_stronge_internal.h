@@ -75,4 +75,10 @@ void stronge_msg(char *msg, size_t msg_size, const char *fmt, ...)
 #endif
     ;
 
+/* law_stronge.c, the checks that open every entry point (3D and 2D): the
+ * message cleared and out zeroed (sticking CR_STICKING_NONE), or an error
+ * when out is NULL; e in [0, 1] and mu finite and >= 0. */
+cr_status stronge_start(cr_stronge_result *out, char *msg, size_t msg_size);
+cr_status stronge_check_coefficients(double e, double mu, char *msg, size_t msg_size);
+
 #endif
