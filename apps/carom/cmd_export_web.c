@@ -75,22 +75,11 @@ static int parse(int argc, char **argv, export_args *a)
         } else
             snprintf(err, sizeof err, "unknown option '%s'", s);
     }
-    struct stat st;
     if (!err[0] && a->run_dir == NULL) snprintf(err, sizeof err, "RUN_DIR is required (a directory carom run wrote)");
-    if (!err[0] && (stat(a->run_dir, &st) != 0 || !S_ISDIR(st.st_mode)))
-        snprintf(err, sizeof err, "RUN_DIR '%s' is not a directory", a->run_dir);
+    if (!err[0]) arg_run_dir(a->run_dir, err, sizeof err);
     if (!err[0] && a->out && !arg_has_suffix(a->out, ".html"))
         snprintf(err, sizeof err, "--out: the page's name must end in .html, got '%s'", a->out);
-    if (!err[0] && a->out) {
-        char *dir = strdup(a->out), *slash = dir ? strrchr(dir, '/') : NULL;
-        if (slash) {
-            *slash = '\0';
-            const char *d = dir[0] ? dir : "/";
-            if (stat(d, &st) != 0 || !S_ISDIR(st.st_mode))
-                snprintf(err, sizeof err, "--out: directory '%s' does not exist", d);
-        }
-        free(dir);
-    }
+    if (!err[0] && a->out) arg_out_dir("--out", a->out, err, sizeof err);
     if (err[0]) {
         fprintf(stderr, "carom export-web: %s\n\n%s", err, export_help);
         return 2;

@@ -76,20 +76,9 @@ static int parse(int argc, char **argv, plot_args *a)
     if (!err[0] && a->run_dir == NULL) snprintf(err, sizeof err, "RUN_DIR is required (a directory carom run wrote)");
     if (!err[0] && a->out && !arg_has_suffix(a->out, ".png") && !arg_has_suffix(a->out, ".svg"))
         snprintf(err, sizeof err, "--out: the name must end in .png or .svg, got '%s'", a->out);
-    struct stat st;
-    if (!err[0] && (stat(a->run_dir, &st) != 0 || !S_ISDIR(st.st_mode)))
-        snprintf(err, sizeof err, "RUN_DIR '%s' is not a directory", a->run_dir);
-    if (!err[0] && a->out) {
-        /* The output's directory must exist: find out before gnuplot runs. */
-        char *dir = strdup(a->out), *slash = dir ? strrchr(dir, '/') : NULL;
-        if (slash) {
-            *slash = '\0';
-            const char *d = dir[0] ? dir : "/";
-            if (stat(d, &st) != 0 || !S_ISDIR(st.st_mode))
-                snprintf(err, sizeof err, "--out: directory '%s' does not exist", d);
-        }
-        free(dir);
-    }
+    if (!err[0]) arg_run_dir(a->run_dir, err, sizeof err);
+    /* The output's directory must exist: find out before gnuplot runs. */
+    if (!err[0] && a->out) arg_out_dir("--out", a->out, err, sizeof err);
     if (err[0]) {
         fprintf(stderr, "carom plot: %s\n\n%s", err, plot_help);
         return 2;

@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cli_args.h"
 #include "commands.h"
@@ -95,19 +94,8 @@ static int parse(int argc, char **argv, render_args *a)
     if (!err[0] && a->out == NULL) snprintf(err, sizeof err, "--out FILE.png is required");
     if (!err[0] && !arg_has_suffix(a->out, ".png"))
         snprintf(err, sizeof err, "--out: the image is written as PNG, so its name must end in .png, got '%s'", a->out);
-    if (!err[0]) {
-        /* The directory must exist: find out now, not after the simulation. */
-        char *dir = strdup(a->out);
-        char *slash = dir ? strrchr(dir, '/') : NULL;
-        struct stat st;
-        if (slash) {
-            *slash = '\0';
-            const char *d = dir[0] ? dir : "/";
-            if (stat(d, &st) != 0 || !S_ISDIR(st.st_mode))
-                snprintf(err, sizeof err, "--out: directory '%s' does not exist", d);
-        }
-        free(dir);
-    }
+    /* The directory must exist: find out now, not after the simulation. */
+    if (!err[0]) arg_out_dir("--out", a->out, err, sizeof err);
     if (err[0]) {
         fprintf(stderr, "carom render: %s\n\n%s", err, render_help);
         return 2;
