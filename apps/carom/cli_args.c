@@ -137,3 +137,22 @@ int arg_run_dir(const char *run_dir, char *err, size_t err_size)
     snprintf(err, err_size, "RUN_DIR '%s' is not a directory", run_dir);
     return -1;
 }
+
+int arg_common(const char *s, bool *options_done, const char **positional, const char *what, const char *help,
+               char *err, size_t err_size)
+{
+    if (*options_done || s[0] != '-' || s[1] == '\0') {
+        if (*positional) snprintf(err, err_size, "more than one %s ('%s' and '%s')", what, *positional, s);
+        *positional = s;
+        return 1;
+    }
+    if (strcmp(s, "--") == 0) {
+        *options_done = true;
+        return 1;
+    }
+    if (strcmp(s, "-h") == 0 || strcmp(s, "--help") == 0) {
+        fputs(help, stdout);
+        return 2;
+    }
+    return 0;
+}

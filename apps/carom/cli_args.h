@@ -23,6 +23,14 @@ int arg_out_dir(const char *option, const char *path, char *err, size_t err_size
 /* RUN_DIR, a directory carom run wrote, is a directory. */
 int arg_run_dir(const char *run_dir, char *err, size_t err_size);
 
+/* The arguments every command's option loop starts with: the one
+ * positional argument (when s is not an option, or after "--"; what names
+ * it in the message when there are two), "--", and -h / --help (help
+ * printed on stdout). 0: s is none of these (the command's own options);
+ * 1: taken; 2: help printed. */
+int arg_common(const char *s, bool *options_done, const char **positional, const char *what, const char *help,
+               char *err, size_t err_size);
+
 /* An option's value: "--opt VALUE" (advancing *i) or "--opt=VALUE". NULL
  * when argv[*i] is not this option; *missing set when it is but has no
  * value. */

@@ -56,14 +56,10 @@ static int parse(int argc, char **argv, plot_args *a)
     bool missing, options_done = false;
     for (int i = 1; i < argc && !err[0]; ++i) {
         const char *s = argv[i], *v;
-        if (options_done || s[0] != '-' || s[1] == '\0') {
-            if (a->run_dir) snprintf(err, sizeof err, "more than one run directory ('%s' and '%s')", a->run_dir, s);
-            a->run_dir = s;
-        } else if (strcmp(s, "--") == 0) options_done = true;
-        else if (strcmp(s, "-h") == 0 || strcmp(s, "--help") == 0) {
-            fputs(plot_help, stdout);
-            return 1;
-        } else if (strcmp(s, "-q") == 0 || strcmp(s, "--quiet") == 0) a->quiet = true;
+        int common = arg_common(s, &options_done, &a->run_dir, "run directory", plot_help, err, sizeof err);
+        if (common == 2) return 1;
+        if (common == 1) continue;
+        if (strcmp(s, "-q") == 0 || strcmp(s, "--quiet") == 0) a->quiet = true;
         else if ((v = arg_value(argc, argv, &i, "--out", "-o", &missing))) {
             if (missing) snprintf(err, sizeof err, "--out needs a file name");
             else a->out = v;
