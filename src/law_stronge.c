@@ -353,17 +353,24 @@ cr_mat3 cr_stronge_rotation(cr_vec3 n)
     return R;
 }
 
-static cr_status check_side(const char *name, const cr_contact_side *s, char *msg, size_t msg_size)
+cr_status stronge_check_side_mass(const char *name, bool given, double inv_mass, char *msg, size_t msg_size)
 {
-    char what[32];
-    if (!s) {
+    if (!given) {
         stronge_msg(msg, msg_size, "side %s is NULL", name);
         return CR_ERR_INVALID_ARGUMENT;
     }
-    if (!(s->inv_mass >= 0.0 && isfinite(s->inv_mass))) {
-        stronge_msg(msg, msg_size, "%s.inv_mass must be finite and >= 0, got %.17g", name, s->inv_mass);
+    if (!(inv_mass >= 0.0 && isfinite(inv_mass))) {
+        stronge_msg(msg, msg_size, "%s.inv_mass must be finite and >= 0, got %.17g", name, inv_mass);
         return CR_ERR_INVALID_ARGUMENT;
     }
+    return CR_OK;
+}
+
+static cr_status check_side(const char *name, const cr_contact_side *s, char *msg, size_t msg_size)
+{
+    char what[32];
+    cr_status st = stronge_check_side_mass(name, s != NULL, s ? s->inv_mass : 0.0, msg, msg_size);
+    if (st != CR_OK) return st;
     const cr_mat3 *I = &s->inv_inertia;
     double m = 0.0;
     for (int i = 0; i < 3; ++i)
@@ -387,7 +394,6 @@ static cr_status check_side(const char *name, const cr_contact_side *s, char *ms
             return CR_ERR_INVALID_ARGUMENT;
         }
     }
-    cr_status st;
     snprintf(what, sizeof what, "%s.r", name);
     if ((st = check_vec(what, s->r, msg, msg_size)) != CR_OK) return st;
     snprintf(what, sizeof what, "%s.v", name);

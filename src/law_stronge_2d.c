@@ -243,14 +243,8 @@ void cr_contact_apply_2d(cr_contact_side_2d *a, cr_contact_side_2d *b, const dou
 
 static cr_status check_side_2d(const char *name, const cr_contact_side_2d *s, char *msg, size_t msg_size)
 {
-    if (!s) {
-        stronge_msg(msg, msg_size, "side %s is NULL", name);
-        return CR_ERR_INVALID_ARGUMENT;
-    }
-    if (!(s->inv_mass >= 0.0 && isfinite(s->inv_mass))) {
-        stronge_msg(msg, msg_size, "%s.inv_mass must be finite and >= 0, got %.17g", name, s->inv_mass);
-        return CR_ERR_INVALID_ARGUMENT;
-    }
+    cr_status st = stronge_check_side_mass(name, s != NULL, s ? s->inv_mass : 0.0, msg, msg_size);
+    if (st != CR_OK) return st;
     if (!(s->inv_inertia >= 0.0 && isfinite(s->inv_inertia))) {
         stronge_msg(msg, msg_size, "%s.inv_inertia must be finite and >= 0, got %.17g", name,
                     s->inv_inertia);
