@@ -95,6 +95,9 @@ typedef struct cr_rigid {
     /* pairs found apart: this step's, and the last step's sorted by pair */
     cr_rigid_apart *apart, *apart_prev;
     uint32_t apart_count, apart_capacity, apart_prev_count, apart_prev_capacity;
+    uint32_t *apart_end; /* apart_end[a]: where body a's entries of apart_prev end (a + 1's begin) */
+    uint32_t apart_end_capacity;
+    uint32_t apart_buckets; /* the bodies apart_end covers: the slots when it was made */
     struct cr_substep *substep; /* the sub-stepped solver's arrays (rigid_substep.c), made on first use */
 } cr_rigid;
 
