@@ -163,9 +163,9 @@ double cr_rigid_max_overlap(const cr_world *w, cr_body_id *a, cr_body_id *b);
 
 /* Friction directions of contact c: t1 along the slip vrel when it slips,
  * so that a sliding contact's pyramid is exact (a = g (sin - mu cos) on an
- * incline); t2 = n x t1. Inline: once a contact a step in both solvers'
- * set-up, and out of line its call (vrel by value, through the stack)
- * went through the stack (branch pyr14). */
+ * incline); t2 = n x t1. Inline: it runs once a contact a step in both
+ * solvers' set-up, and out of line its vrel (by value) and the contact
+ * went through memory on every call (branch pyr14). */
 static inline void cr_rigid_friction_axes(cr_rigid_contact *c, cr_vec3 vrel)
 {
     cr_vec3 vt = cr_v3_reject(vrel, c->normal);
