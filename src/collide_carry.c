@@ -21,19 +21,6 @@ void cr_carry_frames(cr_pose pa, cr_pose pb, const cr_contact_point *p, cr_vec3 
     *nb = cr_m3_mul_v(RbT, p->normal);
 }
 
-double cr_carry_point(cr_pose pa, const cr_pose *pb, cr_vec3 la, cr_vec3 lb, cr_vec3 nb, cr_vec3 *point,
-                      cr_vec3 *normal)
-{
-    cr_vec3 sa = cr_v3_add(pa.x, cr_m3_mul_v(pa.R, la)), sb = lb, n = nb;
-    if (pb) {
-        sb = cr_v3_add(pb->x, cr_m3_mul_v(pb->R, lb));
-        n = cr_m3_mul_v(pb->R, nb);
-    }
-    if (normal) *normal = n;
-    if (point) *point = cr_v3_scale(cr_v3_add(sa, sb), 0.5);
-    return cr_v3_dot(cr_v3_sub(sa, sb), n);
-}
-
 bool cr_carry_close(cr_vec3 x_ref, cr_quat q_ref, cr_vec3 x, cr_quat q, double length, double tolerance)
 {
     /* |q_ref . q| = cos(theta / 2) for the angle theta between the two

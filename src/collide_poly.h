@@ -67,8 +67,21 @@ uint32_t cr_collide_mesh_sphere(const cr_mesh *a, cr_pose pa, cr_vec3 c, double 
  * the separation at the poses given and sets the point (midway) and the
  * normal. */
 void cr_carry_frames(cr_pose pa, cr_pose pb, const cr_contact_point *p, cr_vec3 *la, cr_vec3 *lb, cr_vec3 *nb);
-double cr_carry_point(cr_pose pa, const cr_pose *pb, cr_vec3 la, cr_vec3 lb, cr_vec3 nb, cr_vec3 *point,
-                      cr_vec3 *normal);
+/* Inline: it runs for every carried point of every step (the narrow phase)
+ * and every contact of the overlap report; out of line, its 170 bytes of
+ * arguments by value went through the stack on each call (branch pyr14). */
+static inline double cr_carry_point(cr_pose pa, const cr_pose *pb, cr_vec3 la, cr_vec3 lb, cr_vec3 nb,
+                                    cr_vec3 *point, cr_vec3 *normal)
+{
+    cr_vec3 sa = cr_v3_add(pa.x, cr_m3_mul_v(pa.R, la)), sb = lb, n = nb;
+    if (pb) {
+        sb = cr_v3_add(pb->x, cr_m3_mul_v(pb->R, lb));
+        n = cr_m3_mul_v(pb->R, nb);
+    }
+    if (normal) *normal = n;
+    if (point) *point = cr_v3_scale(cr_v3_add(sa, sb), 0.5);
+    return cr_v3_dot(cr_v3_sub(sa, sb), n);
+}
 /* Is the relative pose (x, q) within tolerance of (x_ref, q_ref): the
  * positions within tolerance * length, the orientations within an angle of
  * about tolerance (radians)? */

@@ -95,6 +95,9 @@ typedef struct cr_rigid {
     /* pairs found apart: this step's, and the last step's sorted by pair */
     cr_rigid_apart *apart, *apart_prev;
     uint32_t apart_count, apart_capacity, apart_prev_count, apart_prev_capacity;
+    uint32_t *apart_end; /* apart_end[a]: where body a's entries of apart_prev end (a + 1's begin) */
+    uint32_t apart_end_capacity;
+    uint32_t apart_buckets; /* the bodies apart_end covers: the slots when it was made */
     struct cr_substep *substep; /* the sub-stepped solver's arrays (rigid_substep.c), made on first use */
 } cr_rigid;
 
@@ -158,9 +161,24 @@ cr_status cr_rigid_update_sleep(cr_world *w);
  * poses, naming the pair (b null for a plane). */
 double cr_rigid_max_overlap(const cr_world *w, cr_body_id *a, cr_body_id *b);
 
-/* Friction directions of contact c (rigid_solve.c): t1 along the slip vrel
- * when it slips, t2 = n x t1. */
-void cr_rigid_friction_axes(cr_rigid_contact *c, cr_vec3 vrel);
+/* Friction directions of contact c: t1 along the slip vrel when it slips,
+ * so that a sliding contact's pyramid is exact (a = g (sin - mu cos) on an
+ * incline); t2 = n x t1. Inline: it runs once a contact a step in both
+ * solvers' set-up, and out of line its vrel (by value) and the contact
+ * went through memory on every call (branch pyr14). */
+static inline void cr_rigid_friction_axes(cr_rigid_contact *c, cr_vec3 vrel)
+{
+    cr_vec3 vt = cr_v3_reject(vrel, c->normal);
+    double s = cr_v3_len(vt);
+    if (s > 1e-12 * (1.0 + cr_v3_len(vrel))) {
+        c->t1 = cr_v3_scale(vt, 1.0 / s);
+    } else {
+        cr_vec3 n = c->normal;
+        cr_vec3 t = fabs(n.x) < 0.57735 ? cr_v3(1, 0, 0) : (fabs(n.y) < 0.57735 ? cr_v3(0, 1, 0) : cr_v3(0, 0, 1));
+        c->t1 = cr_v3_normalize(cr_v3_reject(t, n));
+    }
+    c->t2 = cr_v3_cross(c->normal, c->t1);
+}
 
 /* The sub-stepped soft contact solver (rigid_substep.c), with
  * def.rigid_substeps > 0: velocities and positions of the whole step, in

@@ -53,9 +53,11 @@ static void move(cr_world *w, uint32_t i, double dt)
  * present pose (fill_poses), or NULL to make the two here. */
 static double separation_now(const cr_world *w, const cr_pose *poses, const cr_rigid_contact *c, cr_vec3 *normal)
 {
-    cr_pose pa = poses ? poses[c->a] : cr_rigid_pose(w, c->a);
+    if (poses) /* read in place: a copy of each pose (96 bytes) a contact took a fifth of the time */
+        return cr_carry_point(poses[c->a], c->is_plane ? NULL : &poses[c->b], c->la, c->lb, c->nb, NULL, normal);
+    cr_pose pa = cr_rigid_pose(w, c->a);
     if (c->is_plane) return cr_carry_point(pa, NULL, c->la, c->lb, c->nb, NULL, normal);
-    cr_pose pb = poses ? poses[c->b] : cr_rigid_pose(w, c->b);
+    cr_pose pb = cr_rigid_pose(w, c->b);
     return cr_carry_point(pa, &pb, c->la, c->lb, c->nb, NULL, normal);
 }
 

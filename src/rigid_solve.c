@@ -65,22 +65,6 @@ static cr_lcp_row contact_row(const cr_world *w, const cr_rigid_contact *c, cr_v
     return row;
 }
 
-/* Friction directions: the first along the slip, so that a sliding contact's
- * pyramid is exact (a = g (sin - mu cos) on an incline). */
-void cr_rigid_friction_axes(cr_rigid_contact *c, cr_vec3 vrel)
-{
-    cr_vec3 vt = cr_v3_reject(vrel, c->normal);
-    double s = cr_v3_len(vt);
-    if (s > 1e-12 * (1.0 + cr_v3_len(vrel))) {
-        c->t1 = cr_v3_scale(vt, 1.0 / s);
-    } else {
-        cr_vec3 n = c->normal;
-        cr_vec3 t = fabs(n.x) < 0.57735 ? cr_v3(1, 0, 0) : (fabs(n.y) < 0.57735 ? cr_v3(0, 1, 0) : cr_v3(0, 0, 1));
-        c->t1 = cr_v3_normalize(cr_v3_reject(t, n));
-    }
-    c->t2 = cr_v3_cross(c->normal, c->t1);
-}
-
 /* Appends the normal row and two friction rows of contact c. */
 static uint32_t push_contact(cr_world *w, cr_rigid_contact *c, uint32_t n, double normal_target, bool warm)
 {

@@ -54,6 +54,7 @@ void cr_rigid_free(cr_world *w)
     cr_free(w, r->jointed);
     cr_free(w, r->apart);
     cr_free(w, r->apart_prev);
+    cr_free(w, r->apart_end);
     cr_rigid_substep_free(w);
     cr_lcp_workspace_destroy(r->ws);
     cr_free(w, r);

@@ -143,10 +143,12 @@ static void store(cr_world *w, const cr_soft_body *sb, const cr_soft_point *sp, 
     for (uint32_t k = 0; k < r->contact_count; ++k) {
         cr_rigid_contact *c = &r->contacts[k];
         const cr_soft_point *p = &sp[k];
+        /* the point's axes, the contact's own copied (the contact's lines
+         * are then only written) */
         c->rest_n = p->lambda[0] * substeps;
-        c->rest_t = cr_v3_scale(cr_v3_add(cr_v3_scale(c->t1, p->lambda[1]), cr_v3_scale(c->t2, p->lambda[2])), substeps);
+        c->rest_t = cr_v3_scale(cr_v3_add(cr_v3_scale(p->t1, p->lambda[1]), cr_v3_scale(p->t2, p->lambda[2])), substeps);
         c->jn = p->total[0];
-        c->jt = cr_v3_add(cr_v3_scale(c->t1, p->total[1]), cr_v3_scale(c->t2, p->total[2]));
+        c->jt = cr_v3_add(cr_v3_scale(p->t1, p->total[1]), cr_v3_scale(p->t2, p->total[2]));
     }
 }
 

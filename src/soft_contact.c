@@ -24,24 +24,35 @@ cr_soft cr_soft_make(double hertz, double zeta, double h)
     return s;
 }
 
+/* d_i . K d_j = (m_a + m_b) d_i . d_j + (r_a x d_i) . I_a^-1 (r_a x d_j) + (b's) */
+CR_SOFT_INLINE double k_entry(double m, cr_vec3 di, cr_vec3 dj, cr_vec3 cai, cr_vec3 iaj, cr_vec3 cbi, cr_vec3 ibj)
+{
+    return m * cr_v3_dot(di, dj) + cr_v3_dot(cai, iaj) + cr_v3_dot(cbi, ibj);
+}
+
 void cr_soft_prepare(const cr_soft_body *bodies, cr_soft_point *p)
 {
     const cr_soft_body *A = &bodies[p->a], *B = &bodies[p->b];
-    cr_vec3 d[3] = {p->n, p->t1, p->t2}, ca[3], cb[3], ia[3], ib[3];
-    for (int r = 0; r < 3; ++r) {
-        ca[r] = cr_v3_cross(p->ra, d[r]);
-        cb[r] = cr_v3_cross(p->rb, d[r]);
-        ia[r] = cr_m3_mul_v(A->inv_inertia, ca[r]);
-        ib[r] = cr_m3_mul_v(B->inv_inertia, cb[r]);
-    }
-    /* d_i . K d_j = (m_a + m_b) d_i . d_j + (r_a x d_i) . I_a^-1 (r_a x d_j) + (b's) */
-    static const int row[6] = {0, 0, 0, 1, 1, 2}, col[6] = {0, 1, 2, 1, 2, 2};
-    for (int e = 0; e < 6; ++e) {
-        int i = row[e], j = col[e];
-        p->k[e] = (A->inv_mass + B->inv_mass) * cr_v3_dot(d[i], d[j]) + cr_v3_dot(ca[i], ia[j]) + cr_v3_dot(cb[i], ib[j]);
-    }
-    static const int diag[3] = {0, 3, 5};
-    for (int r = 0; r < 3; ++r) p->mass[r] = p->k[diag[r]] > 0.0 ? 1.0 / p->k[diag[r]] : 0.0;
+    /* written out row by row (no arrays indexed through tables of rows and
+     * columns): GCC kept those on the stack, a third of the function's
+     * samples on reloads (branch pyr14); the same products and sums */
+    cr_vec3 n = p->n, t1 = p->t1, t2 = p->t2;
+    cr_vec3 ca0 = cr_v3_cross(p->ra, n), ca1 = cr_v3_cross(p->ra, t1), ca2 = cr_v3_cross(p->ra, t2);
+    cr_vec3 cb0 = cr_v3_cross(p->rb, n), cb1 = cr_v3_cross(p->rb, t1), cb2 = cr_v3_cross(p->rb, t2);
+    cr_vec3 ia0 = cr_m3_mul_v(A->inv_inertia, ca0), ia1 = cr_m3_mul_v(A->inv_inertia, ca1),
+            ia2 = cr_m3_mul_v(A->inv_inertia, ca2);
+    cr_vec3 ib0 = cr_m3_mul_v(B->inv_inertia, cb0), ib1 = cr_m3_mul_v(B->inv_inertia, cb1),
+            ib2 = cr_m3_mul_v(B->inv_inertia, cb2);
+    double m = A->inv_mass + B->inv_mass;
+    p->k[0] = k_entry(m, n, n, ca0, ia0, cb0, ib0);
+    p->k[1] = k_entry(m, n, t1, ca0, ia1, cb0, ib1);
+    p->k[2] = k_entry(m, n, t2, ca0, ia2, cb0, ib2);
+    p->k[3] = k_entry(m, t1, t1, ca1, ia1, cb1, ib1);
+    p->k[4] = k_entry(m, t1, t2, ca1, ia2, cb1, ib2);
+    p->k[5] = k_entry(m, t2, t2, ca2, ia2, cb2, ib2);
+    p->mass[0] = p->k[0] > 0.0 ? 1.0 / p->k[0] : 0.0;
+    p->mass[1] = p->k[3] > 0.0 ? 1.0 / p->k[3] : 0.0;
+    p->mass[2] = p->k[5] > 0.0 ? 1.0 / p->k[5] : 0.0;
 }
 
 /* Separation of p after its bodies' displacements (normal held fixed, the

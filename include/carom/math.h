@@ -63,11 +63,12 @@ static inline cr_mat3 cr_m3_mul(cr_mat3 a, cr_mat3 b)
             r.m[i][j] = a.m[i][0] * b.m[0][j] + a.m[i][1] * b.m[1][j] + a.m[i][2] * b.m[2][j];
     return r;
 }
+/* Written out: GCC compiled the loop as a round trip through the stack
+ * whose reads straddle its stores (a failed store forwarding, most of
+ * relative_pose's samples in the pyramid, branch pyr14). */
 static inline cr_mat3 cr_m3_transpose(cr_mat3 a)
 {
-    cr_mat3 r;
-    for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j) r.m[i][j] = a.m[j][i];
+    cr_mat3 r = {{{a.m[0][0], a.m[1][0], a.m[2][0]}, {a.m[0][1], a.m[1][1], a.m[2][1]}, {a.m[0][2], a.m[1][2], a.m[2][2]}}};
     return r;
 }
 static inline cr_mat3 cr_m3_add(cr_mat3 a, cr_mat3 b)
