@@ -91,6 +91,8 @@ static int run(int n, double seconds, uint32_t threads)
     int steps = (int)(seconds / wd.dt + 0.5);
     uint64_t events = 0;
     double stage[CR_STAGE_COUNT] = {0};
+    uint64_t groups = 0, rerun = 0;
+    uint32_t largest = 0;
     double t0 = bench_now();
     for (int k = 0; k < steps; ++k) {
         if (cr_world_step(w) != CR_OK) {
@@ -100,6 +102,9 @@ static int run(int n, double seconds, uint32_t threads)
         const cr_step_stats *st = cr_world_stats(w);
         events += st->events;
         for (int q = 0; q < CR_STAGE_COUNT; ++q) stage[q] += st->stage_seconds[q];
+        groups += st->event_groups;
+        rerun += st->event_groups_rerun;
+        largest = st->event_group_largest > largest ? st->event_group_largest : largest;
     }
     double wall = bench_now() - t0;
     const cr_step_stats *st = cr_world_stats(w);
@@ -119,6 +124,9 @@ static int run(int n, double seconds, uint32_t threads)
         for (size_t k = 0; k < sizeof b; ++k) hash = (hash ^ p[k]) * 1099511628211ull;
     }
     printf("  state hash %016llx after %d steps\n", (unsigned long long)hash, steps);
+    if (groups)
+        printf("  event groups per step %.0f, largest %u balls, run again %.1f per step\n", (double)groups / steps,
+               largest, (double)rerun / steps);
     cr_world_destroy(w);
     return 0;
 }
