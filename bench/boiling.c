@@ -2,7 +2,9 @@
  * sizes, solid and hollow, on a hilly surface within four walls, low
  * friction — at 1,000, 10,000 and 100,000 balls (the area grows with the
  * count). Prints simulated seconds per wall-clock second (real time is >= 1),
- * impacts per second, and the mean closest-point iterations.
+ * impacts per second, the mean closest-point iterations, each stage's time
+ * per step, and a hash of the end state (the same bits on any thread count
+ * and before and after a change that keeps them).
  *
  * usage: bench_boiling [N ...]   (default: 1000 10000 100000)
  *        CAROM_BENCH_SECONDS=S   simulated seconds per size (default 2)
@@ -88,13 +90,21 @@ static int run(int n, double seconds, uint32_t threads)
     }
     int steps = (int)(seconds / wd.dt + 0.5);
     uint64_t events = 0;
+    double stage[CR_STAGE_COUNT] = {0};
+    uint64_t groups = 0, rerun = 0;
+    uint32_t largest = 0;
     double t0 = bench_now();
     for (int k = 0; k < steps; ++k) {
         if (cr_world_step(w) != CR_OK) {
             fprintf(stderr, "step failed: %s\n", cr_world_last_error(w));
             return 1;
         }
-        events += cr_world_stats(w)->events;
+        const cr_step_stats *st = cr_world_stats(w);
+        events += st->events;
+        for (int q = 0; q < CR_STAGE_COUNT; ++q) stage[q] += st->stage_seconds[q];
+        groups += st->event_groups;
+        rerun += st->event_groups_rerun;
+        largest = st->event_group_largest > largest ? st->event_group_largest : largest;
     }
     double wall = bench_now() - t0;
     const cr_step_stats *st = cr_world_stats(w);
@@ -102,6 +112,21 @@ static int run(int n, double seconds, uint32_t threads)
            "iterations %.2f\n",
            n, threads, seconds / wall, seconds / wall >= 1.0 ? "faster than" : "slower than", steps / wall, events / wall,
            st->mean_closest_iterations);
+    printf("  per stage (ms/step):");
+    for (int q = 0; q < CR_STAGE_COUNT; ++q) printf(" %s %.2f", cr_stage_name(q), 1e3 * stage[q] / steps);
+    printf("\n");
+    /* the end state's bits (FNV-1a over each ball's state), to compare runs */
+    uint64_t hash = 1469598103934665603ull;
+    for (uint32_t i = 0; i < cr_world_body_capacity(w); ++i) {
+        cr_body_state b;
+        if (cr_body_get_state(w, cr_world_body_at(w, i), &b) != CR_OK) continue;
+        const unsigned char *p = (const unsigned char *)&b;
+        for (size_t k = 0; k < sizeof b; ++k) hash = (hash ^ p[k]) * 1099511628211ull;
+    }
+    printf("  state hash %016llx after %d steps\n", (unsigned long long)hash, steps);
+    if (groups)
+        printf("  event groups per step %.0f, largest %u balls, run again %.1f per step\n", (double)groups / steps,
+               largest, (double)rerun / steps);
     cr_world_destroy(w);
     return 0;
 }

@@ -14,13 +14,15 @@
 /* Bodies per work item: fixed, not a function of the workers. */
 #define CR_BALL_CHUNK 256u
 
-typedef struct cr_closest_tally {
-    double iterations;
-    uint64_t calls;
-} cr_closest_tally;
-
 /* The tally of the worker running on this thread; NULL outside a run. */
 static _Thread_local cr_closest_tally *tally;
+
+cr_closest_tally *cr_closest_tally_use(cr_closest_tally *t)
+{
+    cr_closest_tally *was = tally;
+    tally = t;
+    return was;
+}
 
 void cr_count_closest(cr_world *w, int iterations)
 {

@@ -27,11 +27,12 @@
  * and counted in the stats (events_deferred).
  */
 #include "dem_internal.h"
+#include "event_run.h"
 #include "pair_event.h"
 #include "plane_event.h"
 #include "world_internal.h"
 
-static bool push(cr_world *w, double t, uint32_t a, uint32_t b, cr_event_kind kind)
+static bool push(cr_world *w, cr_event_run *run, double t, uint32_t a, uint32_t b, cr_event_kind kind)
 {
     cr_event e;
     e.t = t;
@@ -40,7 +41,10 @@ static bool push(cr_world *w, double t, uint32_t a, uint32_t b, cr_event_kind ki
     e.kind = kind;
     e.stamp_a = w->bodies.stamp[a];
     e.stamp_b = kind == CR_EVENT_PAIR ? w->bodies.stamp[b] : 0;
-    return cr_event_push(w, &w->queue, &e);
+    /* a group's run on a worker allocates nothing: out of room, it stops
+     * and is run again on the calling thread (event_groups.c) */
+    if (run->fixed && run->queue->count == run->queue->capacity) return false;
+    return cr_event_push(w, run->queue, &e);
 }
 
 /* Body i's impact with plane k, or INFINITY at once when its path (pb)
@@ -52,15 +56,15 @@ static double plane_time_in(const cr_world *w, uint32_t i, uint32_t k, const cr_
 }
 
 /* The impact of bodies i and j at t, if any (t finite). */
-static bool push_pair(cr_world *w, double t, uint32_t i, uint32_t j)
+static bool push_pair(cr_world *w, cr_event_run *run, double t, uint32_t i, uint32_t j)
 {
-    return t == INFINITY || push(w, t, i < j ? i : j, i < j ? j : i, CR_EVENT_PAIR);
+    return t == INFINITY || push(w, run, t, i < j ? i : j, i < j ? j : i, CR_EVENT_PAIR);
 }
 
 /* Body i (at now_i when given) against body j. */
-static bool predict_pair(cr_world *w, uint32_t i, uint32_t j, const cr_body_now *now_i)
+static bool predict_pair(cr_world *w, cr_event_run *run, uint32_t i, uint32_t j, const cr_body_now *now_i)
 {
-    return push_pair(w, cr_pair_impact_time(w, i, j, now_i), i, j);
+    return push_pair(w, run, cr_pair_impact_time(w, i, j, now_i), i, j);
 }
 
 /* Broad pairs per work item of the first round: fixed, not a function of
@@ -120,18 +124,18 @@ static bool first_plane_times(cr_world *w, const double **planes)
  * item writes its own pairs' slots) and the events pushed afterwards in the
  * pairs' order, as one pass would: the same queue, the same bits, for any
  * number of workers. */
-static bool predict_broad_pairs(cr_world *w)
+static bool predict_broad_pairs(cr_world *w, cr_event_run *run)
 {
     const cr_broad_phase *bp = &w->broad;
     if (!cr_parallel(w) || bp->pair_count <= CR_PAIR_CHUNK) {
         for (uint32_t k = 0; k < bp->pair_count; ++k)
-            if (!predict_pair(w, bp->pairs[k].a, bp->pairs[k].b, NULL)) return false;
+            if (!predict_pair(w, run, bp->pairs[k].a, bp->pairs[k].b, NULL)) return false;
         return true;
     }
     if (!cr_grow(w, (void **)&w->pair_time, &w->pair_time_capacity, bp->pair_count, sizeof *w->pair_time)) return false;
     cr_run_items(w, pair_time_items, (bp->pair_count + CR_PAIR_CHUNK - 1) / CR_PAIR_CHUNK, w);
     for (uint32_t k = 0; k < bp->pair_count; ++k)
-        if (!push_pair(w, w->pair_time[k], bp->pairs[k].a, bp->pairs[k].b)) return false;
+        if (!push_pair(w, run, w->pair_time[k], bp->pairs[k].a, bp->pairs[k].b)) return false;
     return true;
 }
 
@@ -186,36 +190,44 @@ static void landing_one(cr_world *w, uint32_t i)
 /* Everything of body i that does not involve another body; its plane and
  * landing times taken from planes and landing when given (computed at its
  * present state); box: its path box when at hand. */
-static bool predict_statics(cr_world *w, uint32_t i, const double *planes, const double *landing, const cr_vec3 *box)
+static bool predict_statics(cr_world *w, cr_event_run *run, uint32_t i, const double *planes, const double *landing,
+                            const cr_vec3 *box)
 {
     cr_path_bound pb;
     if (!planes && w->planes.count) cr_path_bound_of(w, i, box, &pb);
     for (uint32_t k = 0; k < w->planes.count; ++k) {
         double t = planes ? planes[(size_t)i * w->planes.count + k] : plane_time_in(w, i, k, &pb);
-        if (t != INFINITY && !push(w, t, i, k, CR_EVENT_PLANE)) return false;
+        if (t != INFINITY && !push(w, run, t, i, k, CR_EVENT_PLANE)) return false;
     }
     for (uint32_t k = 0; k < w->surfaces.count; ++k) {
         double t = landing ? landing[(size_t)i * w->surfaces.count + k] : landing_time(w, i, k);
-        if (t != INFINITY && !push(w, t, i, k, CR_EVENT_SURFACE)) return false;
+        if (t != INFINITY && !push(w, run, t, i, k, CR_EVENT_SURFACE)) return false;
     }
-    if (w->bodies.t_state[i] <= w->def.dt && !push(w, w->bodies.t_state[i], i, 0, CR_EVENT_STATE)) return false;
+    if (w->bodies.t_state[i] <= w->def.dt && !push(w, run, w->bodies.t_state[i], i, 0, CR_EVENT_STATE)) return false;
     return true;
 }
 
 /* Predicts body i against everything its remaining path can reach, except
  * body skip (UINT32_MAX: none), which predicts itself against i right after
  * (the same event: the pair's time does not depend on its order). */
-static bool predict_body(cr_world *w, uint32_t i, uint32_t skip, const double *landing)
+static bool predict_body(cr_world *w, cr_event_run *run, uint32_t i, uint32_t skip, const double *landing)
 {
     cr_bodies *b = &w->bodies;
     cr_vec3 box[2];
     cr_body_path_box(w, i, &box[0], &box[1]);
     cr_vec3 lo = box[0], hi = box[1];
-    /* The new path may leave the box the grid holds: enter it again so that
-     * later queries by others see it too. */
-    if (!cr_broad_extend(w, &w->broad, i, lo, hi)) return false;
-    uint32_t n = cr_broad_query(w, &w->broad, lo, hi, i, &w->query, &w->query_capacity, b->visit, ++w->visit_mark);
+    uint32_t n;
+    if (run->group) {
+        /* a group's run leaves the grid as it is (event_groups.c) */
+        n = cr_group_query(w, run->group, i, lo, hi);
+    } else {
+        /* The new path may leave the box the grid holds: enter it again so
+         * that later queries by others see it too. */
+        if (!cr_broad_extend(w, &w->broad, i, lo, hi)) return false;
+        n = cr_broad_query(w, &w->broad, lo, hi, i, run->query, run->query_capacity, run->marks, ++*run->mark);
+    }
     if (n == UINT32_MAX) return false;
+    const uint32_t *query = *run->query;
     /* Body i's state at its own time, the time of most of its pairs (a
      * partner is rarely ahead of it), once instead of per pair. */
     cr_body_now now;
@@ -223,7 +235,7 @@ static bool predict_body(cr_world *w, uint32_t i, uint32_t skip, const double *l
     /* The partners' plans, from all over memory in a large world: asked for
      * all at once, so that the loads overlap instead of waiting in turn. */
     for (uint32_t q = 0; q < n; ++q) {
-        uint32_t j = w->query[q];
+        uint32_t j = query[q];
         CR_PREFETCH(&b->t_local[j], 0);
         CR_PREFETCH(&b->x[j], 0);
         CR_PREFETCH(&b->vpath[j], 0);
@@ -231,9 +243,15 @@ static bool predict_body(cr_world *w, uint32_t i, uint32_t skip, const double *l
         CR_PREFETCH(&b->dvel[j], 0);
         CR_PREFETCH(&b->acc[j], 0);
     }
-    for (uint32_t q = 0; q < n; ++q)
-        if (w->query[q] != skip && !predict_pair(w, i, w->query[q], &now)) return false;
-    return predict_statics(w, i, NULL, landing, box);
+    for (uint32_t q = 0; q < n; ++q) {
+        uint32_t j = query[q];
+        if (j == skip) continue;
+        double t = cr_pair_impact_time(w, i, j, &now);
+        /* a group's run may read a body of another group, not meet it */
+        if (run->group && !cr_group_may_meet(w, run->group, j, t)) return false;
+        if (!push_pair(w, run, t, i, j)) return false;
+    }
+    return predict_statics(w, run, i, NULL, landing, box);
 }
 
 static bool stale(const cr_world *w, const cr_event *e)
@@ -241,9 +259,9 @@ static bool stale(const cr_world *w, const cr_event *e)
     return e->stamp_a != w->bodies.stamp[e->a] || (e->kind == CR_EVENT_PAIR && e->stamp_b != w->bodies.stamp[e->b]);
 }
 
-static void report(cr_world *w, cr_impact *im)
+static void report(cr_world *w, cr_event_run *run, cr_impact *im)
 {
-    w->stats.events++;
+    run->events++;
     if (!w->def.on_impact) return;
     w->in_callback = true;
     w->def.on_impact(im, w->def.callback_ctx);
@@ -291,10 +309,14 @@ static void lean_after(cr_world *w, uint32_t i, uint32_t j, const cr_impact *im)
     if (b->surface[j] != CR_NO_SURFACE || cr_rest_flying_on(w, j, i)) cr_rest_add(w, j, cr_v3_neg(im->normal));
 }
 
-static void resolve(cr_world *w, const cr_event *e)
+static void resolve(cr_world *w, cr_event_run *run, const cr_event *e)
 {
     cr_bodies *b = &w->bodies;
     uint32_t i = e->a;
+    if (run->group) { /* what the bodies were, should the group be run again */
+        cr_group_keep(w, run->group, i);
+        if (e->kind == CR_EVENT_PAIR) cr_group_keep(w, run->group, e->b);
+    }
     cr_body_advance(w, i, e->t);
     b->stamp[i]++;
     b->events[i]++;
@@ -304,7 +326,7 @@ static void resolve(cr_world *w, const cr_event *e)
     if (e->kind == CR_EVENT_STATE) return; /* only a new plan from here */
     if (e->kind == CR_EVENT_SURFACE) {
         cr_ball_land(w, i, e->b, &im);
-        report(w, &im);
+        report(w, run, &im);
         return;
     }
     im.va_before = b->v[i];
@@ -337,7 +359,7 @@ static void resolve(cr_world *w, const cr_event *e)
     if (e->kind == CR_EVENT_PAIR && w->def.law == CR_LAW_ROLLING) {
         resolve_rolling(w, i, e->b, &im, e_coef);
         lean_after(w, i, e->b, &im);
-        report(w, &im);
+        report(w, run, &im);
         return;
     }
     im.impulse = cr_world_impact_impulse(w, &sa, &sb, im.normal, e_coef, mu);
@@ -351,13 +373,38 @@ static void resolve(cr_world *w, const cr_event *e)
     } else if (b->surface[i] != CR_NO_SURFACE && fabs(cr_v3_dot(im.normal, im.va_after)) <= w->resting_speed) {
         cr_rest_add(w, i, im.normal);
     }
-    report(w, &im);
+    report(w, run, &im);
+}
+
+/* Seed 004 Algorithm 2's loop: the run's events in time order, each
+ * resolved, its bodies planned and predicted again. False: out of memory
+ * (the world's run), or stopped (a group's: event_groups.c). */
+bool cr_events_loop(cr_world *w, cr_event_run *run)
+{
+    cr_bodies *b = &w->bodies;
+    uint32_t cap = (uint32_t)w->def.max_events_per_body;
+    cr_event e;
+    while (cr_event_pop(run->queue, &e)) {
+        if (stale(w, &e)) continue;
+        if (b->events[e.a] >= cap || (e.kind == CR_EVENT_PAIR && b->events[e.b] >= cap)) {
+            run->deferred++;
+            continue;
+        }
+        resolve(w, run, &e);
+        cr_body_plan(w, e.a); /* from the event's time, in its new state */
+        if (e.kind == CR_EVENT_PAIR) cr_body_plan(w, e.b);
+        bool pair = e.kind == CR_EVENT_PAIR;
+        if (!predict_body(w, run, e.a, pair ? e.b : UINT32_MAX, NULL)) return false;
+        if (pair && !predict_body(w, run, e.b, UINT32_MAX, NULL)) return false;
+    }
+    return true;
 }
 
 cr_status cr_stage_events(cr_world *w)
 {
     cr_bodies *b = &w->bodies;
     cr_event_clear(&w->queue);
+    cr_event_run run = {&w->queue, &w->query, &w->query_capacity, b->visit, &w->visit_mark, 0, 0, false, NULL};
     /* The landing checks of the flying balls (closest points along each
      * path: most of this first round's time) over the workers; the events
      * are then pushed in the same order as ever. */
@@ -370,7 +417,7 @@ cr_status cr_stage_events(cr_world *w)
         landing = w->landing;
     }
     const double *planes;
-    if (!predict_broad_pairs(w) || !first_plane_times(w, &planes)) goto oom;
+    if (!predict_broad_pairs(w, &run) || !first_plane_times(w, &planes)) goto oom;
     for (uint32_t i = 0; i < b->slot_count; ++i) {
         if (!cr_slot_alive(b, i)) continue;
         /* A body whose plan changed after the broad phase (contacts) may
@@ -379,27 +426,17 @@ cr_status cr_stage_events(cr_world *w)
          * above: one that may reach it from outside its own box asks the
          * grid itself, and finds it there. */
         if (b->replanned[i] == 1) {
-            if (!predict_body(w, i, UINT32_MAX, landing)) goto oom;
-        } else if (!predict_statics(w, i, planes, landing, NULL)) {
+            if (!predict_body(w, &run, i, UINT32_MAX, landing)) goto oom;
+        } else if (!predict_statics(w, &run, i, planes, landing, NULL)) {
             goto oom;
         }
     }
-    uint32_t cap = (uint32_t)w->def.max_events_per_body;
-    cr_event e;
-    while (cr_event_pop(&w->queue, &e)) {
-        if (stale(w, &e)) continue;
-        if (b->events[e.a] >= cap || (e.kind == CR_EVENT_PAIR && b->events[e.b] >= cap)) {
-            w->stats.events_deferred++;
-            continue;
-        }
-        resolve(w, &e);
-        cr_body_plan(w, e.a); /* from the event's time, in its new state */
-        if (e.kind == CR_EVENT_PAIR) cr_body_plan(w, e.b);
-        bool pair = e.kind == CR_EVENT_PAIR;
-        if (!predict_body(w, e.a, pair ? e.b : UINT32_MAX, NULL)) goto oom;
-        if (pair && !predict_body(w, e.b, UINT32_MAX, NULL)) goto oom;
-    }
-    return CR_OK;
+    /* The rest over the workers in independent groups where it may be
+     * (event_groups.c: the same bits as this loop), else in one run. */
+    bool ok = cr_events_grouped_fit(w) ? cr_events_grouped(w) : cr_events_loop(w, &run);
+    w->stats.events += run.events;
+    w->stats.events_deferred += run.deferred;
+    if (ok) return CR_OK;
 oom:
     return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "events: out of memory");
 }

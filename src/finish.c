@@ -61,19 +61,23 @@ static void cap_surface_energy(cr_world *w)
         if (cr_slot_alive(b, i) && cr_slot_dynamic(b, i)) cr_body_scale_kinetic(w, i, k);
 }
 
-cr_status cr_stage_finish(cr_world *w)
+/* Body i to the end of the step. In a world with surfaces, seed 004 §4's
+ * energy control holds through the end of the step: the last stretch of
+ * each plan and the position corrections below may move balls, never give
+ * them energy (energy_before). It reads the statics and writes body i
+ * only: over the workers (cr_run_balls). */
+static void advance_one(cr_world *w, uint32_t i)
 {
     cr_bodies *b = &w->bodies;
-    double dt = w->def.dt;
-    /* In a world with surfaces, seed 004 §4's energy control holds through
-     * the end of the step: the last stretch of each plan and the position
-     * corrections below may move balls, never give them energy. */
+    if (!cr_slot_alive(b, i)) return;
+    if (w->surfaces.count > 0 && cr_slot_dynamic(b, i)) b->energy_before[i] = cr_body_energy(w, i);
+    cr_body_advance(w, i, w->def.dt);
+}
+
+cr_status cr_stage_finish(cr_world *w)
+{
     bool surfaces = w->surfaces.count > 0;
-    if (surfaces)
-        for (uint32_t i = 0; i < b->slot_count; ++i)
-            if (cr_slot_alive(b, i) && cr_slot_dynamic(b, i)) b->energy_before[i] = cr_body_energy(w, i);
-    for (uint32_t i = 0; i < b->slot_count; ++i)
-        if (cr_slot_alive(b, i)) cr_body_advance(w, i, dt);
+    cr_run_balls(w, advance_one);
     cr_status s = cr_project_positions(w);
     if (s != CR_OK) return s;
     cr_balls_keep_above_surfaces(w);
@@ -82,6 +86,6 @@ cr_status cr_stage_finish(cr_world *w)
     if (s != CR_OK) return s;
     w->stats.max_penetration = max_penetration(w);
     w->steps++;
-    w->time = w->time_base + (double)(w->steps - w->steps_base) * dt;
+    w->time = w->time_base + (double)(w->steps - w->steps_base) * w->def.dt;
     return CR_OK;
 }

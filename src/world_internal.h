@@ -63,7 +63,9 @@ typedef struct cr_rest_set {
     cr_vec3 n[CR_REST_MAX]; /* unit, pointing away from what it leans on */
 } cr_rest_set;
 
-/* Bodies are stored as structure of arrays, indexed by slot. */
+/* Bodies are stored as structure of arrays, indexed by slot. A field the
+ * events loop changes must be in event_groups.c's CR_EVENT_BODY_STATE
+ * (a group run again starts from the bodies it kept). */
 typedef struct cr_bodies {
     uint32_t capacity, slot_count, live_count;
     uint32_t *generation;       /* odd: alive; even: free (never 0 for a live one) */
@@ -140,6 +142,7 @@ struct cr_world {
     uint64_t closest_calls;
     cr_broad_phase broad;
     cr_event_queue queue;
+    struct cr_event_groups *groups; /* the events' groups and their runs (event_groups.c); NULL until used */
     double *landing;            /* scratch: each flying ball's landing time on each surface at the
                                    events' start (slot * surface count + surface; events.c) */
     uint32_t landing_capacity;
@@ -361,6 +364,16 @@ typedef void cr_ball_fn(cr_world *w, uint32_t i);
 void cr_run_balls(cr_world *w, cr_ball_fn *fn);
 /* Adds one closest-point query to the mean in cr_step_stats. */
 void cr_count_closest(cr_world *w, int iterations);
+/* Closest points counted apart (whole numbers: the same sums in any
+ * order): cr_count_closest on this thread counts into t from now (NULL:
+ * into the world); returns the tally it counted into before. */
+typedef struct cr_closest_tally {
+    double iterations;
+    uint64_t calls;
+} cr_closest_tally;
+cr_closest_tally *cr_closest_tally_use(cr_closest_tally *t);
+/* Frees the events' groups (event_groups.c). */
+void cr_events_groups_free(cr_world *w);
 
 /* CR_METHOD_DEM (dem.c): the whole step; state changes from outside the
  * step (bodies added, moved, removed) make it evaluate the forces again

@@ -315,6 +315,12 @@ typedef struct cr_step_stats {
     uint32_t sleeping;          /* rigid-body worlds: bodies asleep after the step */
     uint32_t carried_contacts;  /* rigid-body worlds: contacts of manifolds carried over from an earlier
                                  * step (resting pairs of hulls), not found afresh */
+    /* event method with surfaces on threads: the step's events taken in
+     * independent groups of bodies (same results as one time-ordered loop) */
+    uint32_t event_groups;       /* groups that had events */
+    uint32_t event_group_largest; /* bodies in the largest of them */
+    uint32_t event_groups_rerun; /* groups run again on the calling thread (they met another group, or ran
+                                  * out of room on a worker) */
 } cr_step_stats;
 const cr_step_stats *cr_world_stats(const cr_world *world);
 const char *cr_stage_name(int stage);

@@ -1,0 +1,514 @@
+/* Stage 4's loop (seed 004 Algorithm 2) over independent groups of bodies,
+ * on the world's workers, with the same bits as the one time-ordered loop.
+ *
+ * Design note. Two bodies can only meet, or read each other, through a grid
+ * query: a prediction asks the grid for the bodies whose boxes overlap its
+ * path box. The groups are the connected components of the broad pairs (the
+ * boxes that overlap at the loop's start) and of the first round's pair
+ * events. A group's run pops its own events in time order, as the one loop
+ * would (the queue's order is total: a tie is broken by slots and kind, and
+ * events equal in all of those are copies of which at most one is fresh),
+ * and touches only its own bodies. It differs from the one loop in a single
+ * place: it leaves the grid as it is. A body whose path leaves its box in
+ * the grid keeps the grown box beside it (escaped), and the group's queries
+ * look at its own escaped bodies besides the grid.
+ *
+ * The one loop's query would have found a body of another group only if the
+ * path box overlaps that body's box in the grid (the run sees it and stops)
+ * or a box that body grew to within the step: then both boxes escaped, and
+ * the escaped boxes of different groups are compared after the runs. Such
+ * groups, and a run that stopped (it met another group, or ran out of its
+ * preallocated room: a worker allocates nothing), are put back as they were
+ * at the loop's start (each body's state is kept at its first event) and
+ * run again together, as one group, on the calling thread, until no group
+ * meets another. Each group's result is then the one loop's, whichever
+ * worker ran it; the counts (impacts, closest points) of a run put back are
+ * dropped.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "dem_internal.h"
+#include "event_run.h"
+
+/* Each body's state that the events loop changes (resolve, cr_body_plan,
+ * the landing checks' warm start): kept at its first event of the step. */
+#define CR_EVENT_BODY_STATE(X)                                                                                \
+    X(x) X(v) X(w) X(q) X(su) X(sv) X(surface) X(ball_state) X(acc) X(alpha) X(vpath) X(dvel) X(t_state)        \
+    X(energy_on) X(energy_acc) X(energy_drag) X(t_local) X(plan_end_x) X(plan_end_n) X(plan_end_u) X(plan_end_v) \
+    X(plan_end_on) X(stamp) X(events) X(rest) X(replanned)
+
+/* Groups per work item: fixed, not a function of the workers. */
+#define CR_GROUP_CHUNK 32u
+
+struct cr_event_group_run {
+    cr_event_run run;
+    cr_event_queue heap;
+    uint32_t *query, query_capacity; /* room for every slot: a query never grows it */
+    uint32_t *marks, mark, marks_capacity;
+    uint32_t *escaped, escaped_count, escaped_capacity; /* this run's bodies with grown boxes */
+    uint32_t *reads, read_count, read_capacity; /* groups without events read by the step's runs on this
+                                                   worker: (the run's cluster, the group read) pairs */
+    uint32_t cluster;                /* the group it runs (a cluster root) */
+    uint32_t foreign;                /* a body of another group it met; UINT32_MAX: none */
+    cr_closest_tally tally;
+};
+
+typedef struct cr_sweep_key {
+    double x;                        /* the box's lower x */
+    uint32_t i;
+} cr_sweep_key;
+
+typedef struct cr_event_groups {
+    uint32_t *parent;                /* union-find over slots, then over groups */
+    uint32_t *group_of;              /* each slot's group; UINT32_MAX: not alive */
+    uint32_t *body_start, *bodies;   /* each group's bodies, in slot order */
+    uint32_t *event_start;           /* each group's first-round events ... */
+    cr_event *events;                /* ... in the queue's array order */
+    uint32_t *root;                  /* each group's cluster (groups run together) */
+    uint32_t *work;                  /* the clusters a pass runs over the workers */
+    uint32_t *g_events, *g_deferred; /* each cluster's counts, at its root */
+    cr_closest_tally *g_tally;
+    uint8_t *g_again;                /* a cluster to run again: 1, 2 with room to grow (it ran out) */
+    uint32_t *g_foreign;             /* ... having met this body (UINT32_MAX: none) */
+    uint8_t *g_active;               /* a cluster with events (at its root) */
+    uint8_t *kept, *escaped;         /* each slot: state kept; box grown */
+    cr_vec3 *ext;                    /* an escaped slot's box: lo, hi at 2 i, 2 i + 1 */
+    unsigned char *saved;            /* a kept slot's state, record bytes at i */
+    size_t record;
+    struct cr_sweep_key *sweep;      /* escaped slots, sorted for the check */
+    uint32_t *next;                  /* the next group of a cluster run again (UINT32_MAX: none) */
+    uint32_t group_count, work_count;
+    uint32_t slot_cap, event_cap;
+    size_t saved_cap;
+    cr_event_group_run runs[64];     /* one per worker */
+} cr_event_groups;
+
+bool cr_events_grouped_fit(const cr_world *w)
+{
+    return w->surfaces.count > 0 && w->def.law != CR_LAW_STRONGE && !w->def.on_impact && cr_parallel(w);
+}
+
+static uint32_t find(uint32_t *p, uint32_t x)
+{
+    while (p[x] != x) {
+        p[x] = p[p[x]];
+        x = p[x];
+    }
+    return x;
+}
+
+/* Joins the sets of x and y; the lower root stays (any rule would do). */
+static void unite(uint32_t *p, uint32_t x, uint32_t y)
+{
+    x = find(p, x);
+    y = find(p, y);
+    if (x < y) p[y] = x;
+    else if (y < x) p[x] = y;
+}
+
+static size_t record_size(const cr_bodies *b)
+{
+    size_t n = 0;
+#define SIZE(f) n += sizeof *b->f;
+    CR_EVENT_BODY_STATE(SIZE)
+#undef SIZE
+    return n;
+}
+
+void cr_group_keep(cr_world *w, cr_event_group_run *g, uint32_t i)
+{
+    (void)g;
+    cr_event_groups *G = w->groups;
+    if (G->kept[i]) return;
+    G->kept[i] = 1;
+    const cr_bodies *b = &w->bodies;
+    unsigned char *p = G->saved + (size_t)i * G->record;
+#define SAVE(f)                                \
+    memcpy(p, &b->f[i], sizeof *b->f); \
+    p += sizeof *b->f;
+    CR_EVENT_BODY_STATE(SAVE)
+#undef SAVE
+}
+
+/* Body i as it was at the loop's start, its box as the grid holds it. */
+static void put_back(cr_world *w, uint32_t i)
+{
+    cr_event_groups *G = w->groups;
+    G->escaped[i] = 0;
+    if (!G->kept[i]) return;
+    cr_bodies *b = &w->bodies;
+    const unsigned char *p = G->saved + (size_t)i * G->record;
+#define LOAD(f)                                \
+    memcpy(&b->f[i], p, sizeof *b->f); \
+    p += sizeof *b->f;
+    CR_EVENT_BODY_STATE(LOAD)
+#undef LOAD
+}
+
+uint32_t cr_group_query(cr_world *w, cr_event_group_run *g, uint32_t i, cr_vec3 lo, cr_vec3 hi)
+{
+    cr_event_groups *G = w->groups;
+    cr_broad_phase *bp = &w->broad;
+    /* the box the one loop's cr_broad_extend would give body i */
+    if (!cr_box_inside(lo, hi, bp->lo[i], bp->hi[i])) {
+        if (!G->escaped[i]) {
+            G->escaped[i] = 1;
+            G->ext[2 * i] = bp->lo[i];
+            G->ext[2 * i + 1] = bp->hi[i];
+            g->escaped[g->escaped_count++] = i;
+        }
+        G->ext[2 * i] = cr_box_min(lo, G->ext[2 * i]);
+        G->ext[2 * i + 1] = cr_box_max(hi, G->ext[2 * i + 1]);
+    }
+    uint32_t n = cr_broad_query(w, bp, lo, hi, i, &g->query, &g->query_capacity, g->marks, ++g->mark);
+    if (n == UINT32_MAX) return n;
+    /* a body of another group with events: its state here may not be the
+     * one the one loop would see at this time */
+    for (uint32_t q = 0; q < n; ++q) {
+        uint32_t c = G->root[G->group_of[g->query[q]]];
+        if (c != g->cluster && G->g_active[c]) {
+            g->foreign = g->query[q];
+            return UINT32_MAX;
+        }
+    }
+    /* the group's own bodies whose boxes grew beyond the grid's */
+    for (uint32_t k = 0; k < g->escaped_count; ++k) {
+        uint32_t j = g->escaped[k];
+        if (j != i && cr_box_overlap(lo, hi, G->ext[2 * j], G->ext[2 * j + 1]) &&
+            !cr_box_overlap(lo, hi, bp->lo[j], bp->hi[j]))
+            g->query[n++] = j;
+    }
+    return n;
+}
+
+bool cr_group_may_meet(cr_world *w, cr_event_group_run *g, uint32_t j, double t)
+{
+    cr_event_groups *G = w->groups;
+    uint32_t c = G->root[G->group_of[j]];
+    if (c == g->cluster) return true;
+    if (t != INFINITY) { /* they meet: run together */
+        g->foreign = j;
+        return false;
+    }
+    if (g->read_count && g->reads[2 * g->read_count - 2] == g->cluster && g->reads[2 * g->read_count - 1] == c)
+        return true;
+    if (2 * g->read_count + 2 > g->read_capacity &&
+        (g->run.fixed || !cr_grow(w, (void **)&g->reads, &g->read_capacity, 2 * g->read_count + 2, sizeof *g->reads)))
+        return false;
+    g->reads[2 * g->read_count] = g->cluster;
+    g->reads[2 * g->read_count + 1] = c;
+    g->read_count++;
+    return true;
+}
+
+/* Runs cluster c (its member groups' first-round events) on run g; its
+ * counts go to c's record, and a stop marks it to run again. */
+static bool run_cluster(cr_world *w, cr_event_group_run *g, uint32_t c, bool fixed)
+{
+    cr_event_groups *G = w->groups;
+    g->heap.count = 0;
+    g->escaped_count = 0;
+    g->cluster = c;
+    g->foreign = UINT32_MAX;
+    g->tally = (cr_closest_tally){0.0, 0};
+    g->run = (cr_event_run){&g->heap, &g->query, &g->query_capacity, g->marks, &g->mark, 0, 0, fixed, g};
+    bool ok = true;
+    /* its groups: chained from the root (G->next) */
+    for (uint32_t m = c; m != UINT32_MAX && ok; m = G->next[m])
+        for (uint32_t k = G->event_start[m]; k < G->event_start[m + 1] && ok; ++k)
+            ok = !(fixed && g->heap.count == g->heap.capacity) && cr_event_push(w, &g->heap, &G->events[k]);
+    if (ok) {
+        cr_closest_tally *was = cr_closest_tally_use(&g->tally);
+        ok = cr_events_loop(w, &g->run);
+        cr_closest_tally_use(was);
+    }
+    G->g_events[c] = g->run.events;
+    G->g_deferred[c] = g->run.deferred;
+    G->g_tally[c] = g->tally;
+    G->g_again[c] = ok ? 0 : g->foreign != UINT32_MAX ? 1 : 2;
+    G->g_foreign[c] = g->foreign;
+    return ok || fixed || g->foreign != UINT32_MAX;
+}
+
+static void group_items(uint32_t start, uint32_t end, uint32_t worker, void *ctx)
+{
+    cr_world *w = ctx;
+    cr_event_groups *G = w->groups;
+    uint32_t count = G->work_count;
+    for (uint32_t c = start; c < end; ++c) {
+        uint32_t last = (c + 1) * CR_GROUP_CHUNK < count ? (c + 1) * CR_GROUP_CHUNK : count;
+        for (uint32_t k = c * CR_GROUP_CHUNK; k < last; ++k) run_cluster(w, &G->runs[worker], G->work[k], true);
+    }
+}
+
+static uint8_t most(uint8_t a, uint8_t b) { return a > b ? a : b; }
+
+static int by_lo_x(const void *x, const void *y)
+{
+    const cr_sweep_key *a = x, *b = y;
+    return a->x < b->x ? -1 : a->x > b->x ? 1 : (a->i > b->i) - (a->i < b->i);
+}
+
+/* Clusters whose escaped boxes overlap are joined and marked to run
+ * again; returns whether any was. */
+static bool check_escaped(cr_world *w)
+{
+    cr_event_groups *G = w->groups;
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < w->bodies.slot_count; ++i)
+        if (G->escaped[i]) G->sweep[n++] = (cr_sweep_key){G->ext[2 * i].x, i};
+    qsort(G->sweep, n, sizeof *G->sweep, by_lo_x);
+    bool any = false;
+    for (uint32_t a = 0; a < n; ++a) {
+        uint32_t i = G->sweep[a].i;
+        for (uint32_t b = a + 1; b < n && G->sweep[b].x <= G->ext[2 * i + 1].x; ++b) {
+            uint32_t j = G->sweep[b].i;
+            uint32_t ci = find(G->parent, G->group_of[i]), cj = find(G->parent, G->group_of[j]);
+            if (ci == cj || !cr_box_overlap(G->ext[2 * i], G->ext[2 * i + 1], G->ext[2 * j], G->ext[2 * j + 1]))
+                continue;
+            unite(G->parent, ci, cj);
+            G->g_again[ci] = most(G->g_again[ci], 1);
+            G->g_again[cj] = most(G->g_again[cj], 1);
+            any = true;
+        }
+    }
+    return any;
+}
+
+/* Joins the clusters that must run together, marks at each root whether
+ * it runs again (and sets G->root); returns whether any does. */
+static bool join(cr_world *w, uint32_t groups)
+{
+    cr_event_groups *G = w->groups;
+    uint32_t *p = G->parent;
+    for (uint32_t g = 0; g < groups; ++g) /* a run that met another group's body */
+        if (G->g_again[g] && G->g_foreign[g] != UINT32_MAX) unite(p, g, G->group_of[G->g_foreign[g]]);
+    check_escaped(w);
+    for (uint32_t g = 0; g < groups; ++g) {
+        uint32_t r = find(p, g);
+        G->g_again[r] = most(G->g_again[r], G->g_again[g]);
+        G->g_active[r] |= G->g_active[g];
+    }
+    /* a run that read a group without events, which now runs with events:
+     * it read that group's bodies as they were, so it runs with them */
+    for (bool more = true; more;) {
+        more = false;
+        for (uint32_t k = 0; k < w->def.worker_count && k < 64; ++k) {
+            const uint32_t *r = G->runs[k].reads;
+            for (uint32_t e = 0; e < G->runs[k].read_count; ++e) {
+                uint32_t a = find(p, r[2 * e]), b = find(p, r[2 * e + 1]);
+                if (a == b || !G->g_active[b]) continue;
+                unite(p, a, b);
+                uint32_t c = find(p, a);
+                G->g_again[c] = most(1, most(G->g_again[a], G->g_again[b]));
+                G->g_active[c] = 1;
+                more = true;
+            }
+        }
+    }
+    bool any = false;
+    for (uint32_t g = 0; g < groups; ++g) {
+        G->root[g] = find(p, g);
+        any |= G->g_again[G->root[g]] != 0;
+    }
+    return any;
+}
+
+static bool reserve(cr_world *w, uint32_t slots, uint32_t events)
+{
+    cr_event_groups *G = w->groups;
+    if (!G) {
+        G = w->groups = cr_alloc(w, sizeof *G);
+        if (!G) return false;
+        memset(G, 0, sizeof *G);
+        G->record = record_size(&w->bodies);
+    }
+    uint32_t c = G->slot_cap;
+    if (slots > c) {
+        uint32_t c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11, c12, c13;
+        c1 = c2 = c3 = c4 = c5 = c6 = c7 = c8 = c9 = c10 = c11 = c12 = c13 = c;
+        if (!cr_grow(w, (void **)&G->parent, &c1, slots, sizeof *G->parent) ||
+            !cr_grow(w, (void **)&G->group_of, &c2, slots, sizeof *G->group_of) ||
+            !cr_grow(w, (void **)&G->body_start, &c3, slots + 1, sizeof *G->body_start) ||
+            !cr_grow(w, (void **)&G->bodies, &c4, slots, sizeof *G->bodies) ||
+            !cr_grow(w, (void **)&G->event_start, &c5, slots + 1, sizeof *G->event_start) ||
+            !cr_grow(w, (void **)&G->root, &c6, slots, sizeof *G->root) ||
+            !cr_grow(w, (void **)&G->work, &c7, slots, sizeof *G->work) ||
+            !cr_grow(w, (void **)&G->g_events, &c8, slots, sizeof *G->g_events) ||
+            !cr_grow(w, (void **)&G->g_deferred, &c9, slots, sizeof *G->g_deferred) ||
+            !cr_grow(w, (void **)&G->g_tally, &c10, slots, sizeof *G->g_tally) ||
+            !cr_grow(w, (void **)&G->g_foreign, &c11, slots, sizeof *G->g_foreign) ||
+            !cr_grow(w, (void **)&G->sweep, &c12, slots, sizeof *G->sweep) ||
+            !cr_grow(w, (void **)&G->next, &c13, slots, sizeof *G->next))
+            return false;
+        uint32_t d1 = c, d2 = c, d3 = c, d4 = c, d5 = c;
+        if (!cr_grow(w, (void **)&G->g_again, &d1, slots, 1) || !cr_grow(w, (void **)&G->kept, &d2, slots, 1) ||
+            !cr_grow(w, (void **)&G->g_active, &d5, slots, 1) ||
+            !cr_grow(w, (void **)&G->escaped, &d3, slots, 1) ||
+            !cr_grow(w, (void **)&G->ext, &d4, 2 * slots, sizeof *G->ext))
+            return false;
+        uint64_t bytes = (uint64_t)slots * G->record;
+        cr_free(w, G->saved);
+        G->saved = bytes < SIZE_MAX / 2 ? cr_alloc(w, (size_t)bytes) : NULL;
+        if (!G->saved) return false;
+        G->slot_cap = slots;
+    }
+    if (!cr_grow(w, (void **)&G->events, &G->event_cap, events, sizeof *G->events)) return false;
+    /* each worker's run: room for every slot's query, marks, a queue */
+    for (uint32_t k = 0; k < w->def.worker_count && k < 64; ++k) {
+        cr_event_group_run *g = &G->runs[k];
+        if (g->marks_capacity < slots) {
+            uint32_t mc = g->marks_capacity;
+            if (!cr_grow(w, (void **)&g->marks, &mc, slots, sizeof *g->marks)) return false;
+            memset(g->marks, 0, (size_t)mc * sizeof *g->marks);
+            g->marks_capacity = mc;
+            g->mark = 0;
+        }
+        if (!cr_grow(w, (void **)&g->query, &g->query_capacity, slots, sizeof *g->query) ||
+            !cr_grow(w, (void **)&g->reads, &g->read_capacity, 2 * slots, sizeof *g->reads) ||
+            !cr_grow(w, (void **)&g->escaped, &g->escaped_capacity, slots, sizeof *g->escaped))
+            return false;
+    }
+    return true;
+}
+
+/* Each worker's queue: room for the largest group's events many times over
+ * (a run out of room stops and runs again on the calling thread). */
+static bool reserve_queues(cr_world *w, uint32_t most_events, uint32_t most_bodies)
+{
+    uint64_t need = 1024u + 8u * (uint64_t)most_events + 64u * (uint64_t)most_bodies;
+    if (need > UINT32_MAX / 4) need = UINT32_MAX / 4;
+    for (uint32_t k = 0; k < w->def.worker_count && k < 64; ++k)
+        if (!cr_grow(w, (void **)&w->groups->runs[k].heap.heap, &w->groups->runs[k].heap.capacity, (uint32_t)need,
+                     sizeof(cr_event)))
+            return false;
+    return true;
+}
+
+bool cr_events_grouped(cr_world *w)
+{
+    const cr_bodies *b = &w->bodies;
+    const cr_broad_phase *bp = &w->broad;
+    uint32_t n = b->slot_count, qn = w->queue.count;
+    if (!reserve(w, n, qn)) return false;
+    cr_event_groups *G = w->groups;
+    uint32_t *p = G->parent;
+    /* the groups: components of the broad pairs and the first round's pair
+     * events, numbered in slot order of their roots */
+    for (uint32_t i = 0; i < n; ++i) p[i] = i;
+    for (uint32_t k = 0; k < bp->pair_count; ++k) unite(p, bp->pairs[k].a, bp->pairs[k].b);
+    const cr_event *ev = w->queue.heap;
+    for (uint32_t k = 0; k < qn; ++k)
+        if (ev[k].kind == CR_EVENT_PAIR) unite(p, ev[k].a, ev[k].b);
+    uint32_t groups = 0;
+    for (uint32_t i = 0; i < n; ++i) G->group_of[i] = cr_slot_alive(b, i) && find(p, i) == i ? groups++ : UINT32_MAX;
+    for (uint32_t i = 0; i < n; ++i)
+        if (cr_slot_alive(b, i)) G->group_of[i] = G->group_of[find(p, i)];
+    /* bodies and first-round events by group (counting sorts) */
+    memset(G->body_start, 0, (size_t)(groups + 1) * sizeof *G->body_start);
+    memset(G->event_start, 0, (size_t)(groups + 1) * sizeof *G->event_start);
+    for (uint32_t i = 0; i < n; ++i)
+        if (G->group_of[i] != UINT32_MAX) G->body_start[G->group_of[i] + 1]++;
+    for (uint32_t k = 0; k < qn; ++k) G->event_start[G->group_of[ev[k].a] + 1]++;
+    uint32_t most_bodies = 0, most_events = 0, work = 0;
+    for (uint32_t g = 0; g < groups; ++g) {
+        uint32_t nb = G->body_start[g + 1], ne = G->event_start[g + 1];
+        if (ne) {
+            G->work[work++] = g;
+            most_bodies = nb > most_bodies ? nb : most_bodies;
+        }
+        most_events = ne > most_events ? ne : most_events;
+        G->body_start[g + 1] += G->body_start[g];
+        G->event_start[g + 1] += G->event_start[g];
+    }
+    if (!reserve_queues(w, most_events, most_bodies)) return false;
+    /* fill (the starts move on by one group; put back after) */
+    for (uint32_t i = 0; i < n; ++i)
+        if (G->group_of[i] != UINT32_MAX) G->bodies[G->body_start[G->group_of[i]]++] = i;
+    for (uint32_t k = 0; k < qn; ++k) G->events[G->event_start[G->group_of[ev[k].a]]++] = ev[k];
+    for (uint32_t g = groups; g > 0; --g) {
+        G->body_start[g] = G->body_start[g - 1];
+        G->event_start[g] = G->event_start[g - 1];
+    }
+    G->body_start[0] = G->event_start[0] = 0;
+    w->queue.count = 0;
+    for (uint32_t g = 0; g < groups; ++g) {
+        p[g] = G->root[g] = g;
+        G->g_events[g] = G->g_deferred[g] = 0;
+        G->g_tally[g] = (cr_closest_tally){0.0, 0};
+        G->g_again[g] = 0;
+        G->g_foreign[g] = UINT32_MAX;
+        G->next[g] = UINT32_MAX;
+        G->g_active[g] = G->event_start[g + 1] > G->event_start[g];
+    }
+    for (uint32_t k = 0; k < w->def.worker_count && k < 64; ++k) G->runs[k].read_count = 0;
+    memset(G->kept, 0, n);
+    memset(G->escaped, 0, n);
+    /* every group with events, over the workers */
+    G->group_count = groups;
+    G->work_count = work;
+    cr_run_items(w, group_items, (work + CR_GROUP_CHUNK - 1) / CR_GROUP_CHUNK, w);
+    /* groups that met another: joined with it and run again, together, on
+     * this thread, until none does */
+    uint32_t rerun = 0;
+    while (join(w, groups)) {
+        for (uint32_t g = 0; g < groups; ++g) G->next[g] = UINT32_MAX;
+        for (uint32_t g = groups; g-- > 0;) {
+            if (!G->g_again[G->root[g]]) continue;
+            if (G->root[g] != g) { /* chained after its root, in group order */
+                G->next[g] = G->next[G->root[g]];
+                G->next[G->root[g]] = g;
+            }
+            for (uint32_t k = G->body_start[g]; k < G->body_start[g + 1]; ++k) put_back(w, G->bodies[k]);
+            G->g_events[g] = G->g_deferred[g] = 0;
+            G->g_tally[g] = (cr_closest_tally){0.0, 0};
+            G->g_foreign[g] = UINT32_MAX;
+            if (G->root[g] != g) G->g_again[g] = 0;
+            rerun++;
+        }
+        /* over the workers again, but those that ran out of room */
+        G->work_count = 0;
+        for (uint32_t g = 0; g < groups; ++g)
+            if (G->root[g] == g && G->g_again[g] == 1) G->work[G->work_count++] = g;
+        cr_run_items(w, group_items, (G->work_count + CR_GROUP_CHUNK - 1) / CR_GROUP_CHUNK, w);
+        for (uint32_t g = 0; g < groups; ++g)
+            if (G->root[g] == g && G->g_again[g] == 2 && !run_cluster(w, &G->runs[0], g, false)) return false;
+    }
+    /* the counts of the runs kept */
+    uint32_t events = 0, deferred = 0;
+    for (uint32_t g = 0; g < groups; ++g) {
+        events += G->g_events[g];
+        deferred += G->g_deferred[g];
+        w->closest_iterations += G->g_tally[g].iterations;
+        w->closest_calls += G->g_tally[g].calls;
+    }
+    w->stats.events += events;
+    w->stats.events_deferred += deferred;
+    w->stats.event_groups = work;
+    w->stats.event_group_largest = most_bodies;
+    w->stats.event_groups_rerun = rerun;
+    /* The grown boxes stay out of the grid: after the events nothing asks
+     * it (the finish reads the broad pairs; the next step builds it anew;
+     * cr_world_max_overlap builds its own). */
+    return true;
+}
+
+void cr_events_groups_free(cr_world *w)
+{
+    cr_event_groups *G = w->groups;
+    if (!G) return;
+    void *arrays[] = {G->parent, G->group_of, G->body_start, G->bodies, G->event_start, G->events, G->root,
+                      G->work, G->g_events, G->g_deferred, G->g_tally, G->g_again, G->g_foreign, G->kept,
+                      G->escaped, G->ext, G->saved, G->sweep, G->next, G->g_active};
+    for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; ++k) cr_free(w, arrays[k]);
+    for (int k = 0; k < 64; ++k) {
+        cr_free(w, G->runs[k].heap.heap);
+        cr_free(w, G->runs[k].query);
+        cr_free(w, G->runs[k].marks);
+        cr_free(w, G->runs[k].escaped);
+        cr_free(w, G->runs[k].reads);
+    }
+    cr_free(w, G);
+    w->groups = NULL;
+}
