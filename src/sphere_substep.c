@@ -189,7 +189,8 @@ static void solve_pass(sphere_body *sb, sphere_point *sp, uint32_t n, const cr_s
             bias = sep * inv_h; /* speculative: close the gap within h, no more */
         } else if (use_bias) {
             const cr_soft *sf = &soft[p->fixed];
-            bias = fmax(sf->mass_scale * sf->bias_rate * sep, -CR_SOFT_PUSH_SPEED);
+            bias = sf->mass_scale * sf->bias_rate * sep;
+            bias = bias > -CR_SOFT_PUSH_SPEED ? bias : -CR_SOFT_PUSH_SPEED; /* fmax, without the call */
             mass_scale = sf->mass_scale;
             impulse_scale = sf->impulse_scale;
         }

@@ -69,7 +69,7 @@ static int run_pit(const char *prog, int n, double cap, int threads)
     t_setup = peer_now() - t_setup;
 
     overlap_grid g = {0};
-    double stepping = 0.0, cpu = 0.0, max_pen = 0.0, contacts = 0.0;
+    double stepping = 0.0, cpu = 0.0, max_pen = 0.0, contacts = 0.0, stage[CR_STAGE_COUNT] = {0};
     int steps = 0, lost = 0;
     while (steps < PEER_STEPS && stepping < cap) {
         double t0 = peer_now(), c0 = peer_cpu_now();
@@ -82,6 +82,7 @@ static int run_pit(const char *prog, int n, double cap, int threads)
         }
         ++steps;
         contacts += cr_world_stats(w)->contacts;
+        for (int k = 0; k < CR_STAGE_COUNT; ++k) stage[k] += cr_world_stats(w)->stage_seconds[k];
         for (int i = 0; i < n; ++i) {
             cr_body_state bs;
             cr_body_get_state(w, ids[i], &bs);
@@ -99,6 +100,12 @@ static int run_pit(const char *prog, int n, double cap, int threads)
         printf("NOTE carom rigid_substeps=%d substep_iterations=%d contact_hertz=%g\n", substeps,
                def.substep_iterations, def.contact_hertz);
     peer_print(&r);
+    /* where the time went (wall time per stage; the sub-stepped solver is
+     * the events stage), on stderr */
+    fprintf(stderr, "carom pit stages (ms/step, %d threads): predict %.3f, broad %.3f, contacts %.3f, events %.3f, "
+            "finish %.3f\n", threads, 1e3 * stage[CR_STAGE_PREDICT] / steps, 1e3 * stage[CR_STAGE_BROAD_PHASE] / steps,
+            1e3 * stage[CR_STAGE_CONTACTS] / steps, 1e3 * stage[CR_STAGE_EVENTS] / steps,
+            1e3 * stage[CR_STAGE_FINISH] / steps);
     overlap_grid_free(&g);
     cr_world_destroy(w);
     free(ids), free(pos), free(vel), free(ang);
