@@ -221,7 +221,8 @@ cr_status cr_world_save_buffer(const cr_world *w, const void *app, size_t app_si
      * rather than saved in part. */
     if (cr_world_is_rigid(w))
         return fail(msg, msg_size, CR_ERR_INVALID_ARGUMENT,
-                    "checkpoints of worlds with boxes, hulls, meshes or joints are not supported yet");
+                    "checkpoints of worlds with boxes, hulls, meshes or joints, or with rigid_substeps > 0, are "
+                    "not supported yet");
     writer o = {0};
     put_bytes(&o, magic, sizeof magic);
     put_u32(&o, CR_CHECKPOINT_VERSION);

@@ -99,12 +99,25 @@ typedef struct cr_rigid {
     uint32_t apart_end_capacity;
     uint32_t apart_buckets; /* the bodies apart_end covers: the slots when it was made */
     struct cr_substep *substep; /* the sub-stepped solver's arrays (rigid_substep.c), made on first use */
+    struct cr_sphere_substep *sphere_substep; /* the same for worlds of spheres only (sphere_substep.c) */
+    double *reach;              /* per slot: |v| + |w| r, the speculative margin's speed (sphere_contacts.c) */
+    uint32_t reach_capacity;
 } cr_rigid;
 
 static inline bool cr_world_is_rigid(const cr_world *w)
 {
-    return w->polyhedra > 0 || (w->rigid && w->rigid->joint_live > 0);
+    return w->polyhedra > 0 || (w->rigid && w->rigid->joint_live > 0) || w->def.rigid_substeps > 0;
 }
+
+/* A world of spheres only on the sub-stepped solver: its own narrow phase
+ * (sphere_contacts.c) and solver (sphere_substep.c). */
+static inline bool cr_rigid_sphere_path(const cr_world *w)
+{
+    return w->def.rigid_substeps > 0 && w->polyhedra == 0;
+}
+
+/* The margin every pair gets, relative to the smaller bounding radius. */
+#define CR_BASE_MARGIN 0.02
 
 /* Creates the world's rigid state on first use. */
 cr_status cr_rigid_ensure(cr_world *w);
@@ -121,6 +134,10 @@ cr_status cr_rigid_finish(cr_world *w);
 
 /* Narrow phase over the broad phase's pairs and the planes (rigid_contacts.c). */
 cr_status cr_rigid_find_contacts(cr_world *w);
+/* The last step's contacts, kept, become the warm start (r->prev). */
+void cr_rigid_take_prev(cr_rigid *r);
+/* The narrow phase of cr_rigid_sphere_path (sphere_contacts.c). */
+cr_status cr_sphere_find_contacts(cr_world *w);
 /* A body's pose for the narrow phase. */
 cr_pose cr_rigid_pose(const cr_world *w, uint32_t i);
 
@@ -186,6 +203,10 @@ static inline void cr_rigid_friction_axes(cr_rigid_contact *c, cr_vec3 vrel)
  * and drift correction. */
 cr_status cr_rigid_substep_solve(cr_world *w);
 void cr_rigid_substep_free(cr_world *w);
+/* The same solver for a world of spheres only (sphere_substep.c: points
+ * of spheres, whose K is diagonal). */
+cr_status cr_sphere_substep_solve(cr_world *w);
+void cr_sphere_substep_free(cr_world *w);
 
 /* Room for n rows. */
 bool cr_rigid_reserve_rows(cr_world *w, uint32_t n);

@@ -17,9 +17,6 @@ cr_pose cr_rigid_pose(const cr_world *w, uint32_t i)
     return p;
 }
 
-/* The margin every pair gets, relative to the smaller bounding radius. */
-#define CR_BASE_MARGIN 0.02
-
 /* What body i collides with: its convex hull, its triangles (a mesh that
  * does not move under impulses), or a sphere of its radius. */
 typedef enum { GEOM_SPHERE, GEOM_HULL, GEOM_MESH } geom_kind;
@@ -410,17 +407,21 @@ static void prefetch_manifold(const cr_manifold *m)
     for (size_t at = 0; at < end; at += 64) CR_PREFETCH(p + at, 0);
 }
 
+void cr_rigid_take_prev(cr_rigid *r)
+{
+    if (!r->kept) return;
+    cr_rigid_contact *t = r->prev;
+    uint32_t tc = r->prev_capacity;
+    r->prev = r->contacts, r->prev_capacity = r->contact_capacity, r->prev_count = r->kept_count;
+    r->contacts = t, r->contact_capacity = tc;
+    r->kept = false;
+}
+
 cr_status cr_rigid_find_contacts(cr_world *w)
 {
     cr_rigid *r = w->rigid;
     const cr_bodies *bs = &w->bodies;
-    if (r->kept) { /* the last step's contacts, kept, become the warm start */
-        cr_rigid_contact *t = r->prev;
-        uint32_t tc = r->prev_capacity;
-        r->prev = r->contacts, r->prev_capacity = r->contact_capacity, r->prev_count = r->kept_count;
-        r->contacts = t, r->contact_capacity = tc;
-        r->kept = false;
-    }
+    cr_rigid_take_prev(r);
     r->contact_count = 0;
     cr_rigid_wake_touched(w);
     /* the jobs: pairs where something moves, then moving bodies against the

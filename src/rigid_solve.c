@@ -250,7 +250,8 @@ static cr_status rest(cr_world *w)
 
 cr_status cr_rigid_solve(cr_world *w)
 {
-    if (w->def.rigid_substeps > 0) return cr_rigid_substep_solve(w);
+    /* spheres only: the sub-stepped solver's sphere points (sphere_substep.c) */
+    if (w->def.rigid_substeps > 0) return cr_rigid_sphere_path(w) ? cr_sphere_substep_solve(w) : cr_rigid_substep_solve(w);
     cr_status s = collide(w);
     return s != CR_OK ? s : rest(w);
 }

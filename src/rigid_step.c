@@ -45,6 +45,7 @@ void cr_rigid_free(cr_world *w)
     cr_free(w, r->rows);
     cr_free(w, r->lb);
     cr_free(w, r->poses);
+    cr_free(w, r->reach);
     cr_free(w, r->colliding);
     cr_free(w, r->in_round);
     cr_free(w, r->inv_inertia_world);
@@ -56,6 +57,7 @@ void cr_rigid_free(cr_world *w)
     cr_free(w, r->apart_prev);
     cr_free(w, r->apart_end);
     cr_rigid_substep_free(w);
+    cr_sphere_substep_free(w);
     cr_lcp_workspace_destroy(r->ws);
     cr_free(w, r);
     w->rigid = NULL;
@@ -85,7 +87,8 @@ cr_status cr_rigid_predict(cr_world *w)
         !cr_grow(w, (void **)&r->island_still, &r->island_capacity, n, sizeof *r->island_still))
         return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "rigid bodies: out of memory");
     r->inertia_capacity = c1;
-    for (uint32_t i = 0; i < n; ++i)
+    /* the sphere path reads none (a sphere's inverse inertia is a scalar) */
+    for (uint32_t i = 0; i < n && !cr_rigid_sphere_path(w); ++i)
         r->inv_inertia_world[i] = cr_slot_alive(b, i) ? world_tensor(b->q[i], b->inv_inertia_local[i]) : cr_m3_zero();
     return CR_OK;
 }
@@ -107,4 +110,7 @@ static double rigid_box(const cr_world *w, uint32_t i, cr_vec3 *lo, cr_vec3 *hi)
 
 cr_status cr_rigid_broad_phase(cr_world *w) { return cr_broad_phase_boxes(w, rigid_box); }
 
-cr_status cr_rigid_contacts(cr_world *w) { return cr_rigid_find_contacts(w); }
+cr_status cr_rigid_contacts(cr_world *w)
+{
+    return cr_rigid_sphere_path(w) ? cr_sphere_find_contacts(w) : cr_rigid_find_contacts(w);
+}

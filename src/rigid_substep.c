@@ -18,11 +18,6 @@
 #include "rigid.h"
 #include "soft_contact.h"
 
-/* The soft bias pushes overlap out no faster than this (m/s; Box2D v3's
- * b2_contactPushMaxVelocity / contactSpeed, 3 m/s): a deep overlap comes
- * apart without launching the bodies. */
-#define CR_SUBSTEP_PUSH_SPEED 3.0
-
 typedef struct cr_substep {
     cr_soft_body *bodies;  /* one per body slot, then the world's */
     cr_soft_point *points; /* one per contact, in contact order */
@@ -164,21 +159,18 @@ cr_status cr_rigid_substep_solve(cr_world *w)
     cr_substep *s = ensure(w, nb + 1, nc);
     if (!s) return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "rigid sub-stepped solve: out of memory");
     double S = (double)w->def.rigid_substeps, h = w->def.dt / S, inv_h = 1.0 / h;
-    /* Box2D v3: a contact no stiffer than a quarter of the substep rate (the
-     * implicit spring stays accurate), twice as stiff against what cannot move */
-    double hertz = fmin(w->def.contact_hertz, 0.25 * inv_h);
-    cr_soft soft[2] = {cr_soft_make(hertz, w->def.contact_damping_ratio, h),
-                       cr_soft_make(2.0 * hertz, w->def.contact_damping_ratio, h)};
+    cr_soft soft[2];
+    cr_soft_contact_softness(w->def.contact_hertz, w->def.contact_damping_ratio, h, soft);
     load_bodies(w, s->bodies);
     prepare_points(w, s->bodies, s->points, S);
     for (int i = 0; i < w->def.rigid_substeps; ++i) {
         integrate_velocities(w, s->bodies, h);
         cr_soft_warm_start(s->bodies, s->points, nc);
         for (int k = 0; k < w->def.substep_iterations; ++k)
-            cr_soft_solve(s->bodies, s->points, nc, soft, inv_h, CR_SUBSTEP_PUSH_SPEED, true, false);
+            cr_soft_solve(s->bodies, s->points, nc, soft, inv_h, CR_SOFT_PUSH_SPEED, true, false);
         integrate_positions(w, s->bodies, h);
         /* the relax pass ends the substep: it adds the lambdas to the totals */
-        cr_soft_solve(s->bodies, s->points, nc, soft, inv_h, CR_SUBSTEP_PUSH_SPEED, false, true);
+        cr_soft_solve(s->bodies, s->points, nc, soft, inv_h, CR_SOFT_PUSH_SPEED, false, true);
     }
     cr_soft_restitution(s->bodies, s->points, nc, w->resting_speed);
     store(w, s->bodies, s->points, S);

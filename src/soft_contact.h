@@ -21,6 +21,22 @@ typedef struct cr_soft {
 
 cr_soft cr_soft_make(double hertz, double zeta, double h);
 
+/* The soft bias pushes overlap out no faster than this (m/s; Box2D v3's
+ * b2_contactPushMaxVelocity / contactSpeed, 3 m/s): a deep overlap comes
+ * apart without launching the bodies. */
+#define CR_SOFT_PUSH_SPEED 3.0
+
+/* A step's two softnesses at substep h: soft[0] between two bodies that
+ * move, soft[1] against one that cannot, twice as stiff. Box2D v3: a
+ * contact no stiffer than a quarter of the substep rate (the implicit
+ * spring stays accurate). */
+static inline void cr_soft_contact_softness(double hertz, double zeta, double h, cr_soft soft[2])
+{
+    hertz = fmin(hertz, 0.25 * (1.0 / h));
+    soft[0] = cr_soft_make(hertz, zeta, h);
+    soft[1] = cr_soft_make(2.0 * hertz, zeta, h);
+}
+
 /* A body as the substeps see it: velocity, and displacement and rotation
  * (small-angle vector) since the step's start. The world is a body of zero
  * inverse mass that never moves. */

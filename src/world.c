@@ -188,6 +188,11 @@ cr_status cr_world_add_surface(cr_world *w, const cr_surface_def *def, cr_static
     if (w->in_callback) return cr_fail(w, CR_ERR_REENTRANT, "cr_world_add_surface: called from a world callback");
     if (w->def.method == CR_METHOD_DEM)
         return cr_fail(w, CR_ERR_INVALID_ARGUMENT, "cr_world_add_surface: method dem has no surfaces (spheres only)");
+    if (w->def.rigid_substeps > 0) /* its contacts are points of shapes (docs/physics/substep.md) */
+        return cr_fail(w, CR_ERR_INVALID_ARGUMENT,
+                       "cr_world_add_surface: rigid_substeps %d: the sub-stepped contact solver takes no parametric "
+                       "surfaces; use rigid_substeps 0",
+                       w->def.rigid_substeps);
     if (cr_world_is_rigid(w))
         return cr_fail(w, CR_ERR_INVALID_ARGUMENT,
                        "cr_world_add_surface: a world with rigid bodies (boxes, hulls, meshes or joints) takes no "

@@ -106,6 +106,11 @@ static void test_substep_keys(void **state)
     EXPECT_ERROR("{\"rigid_substeps\": 4, \"bodies\": [{\"shape\": \"box\", \"half_extents\": [1, 1, 1]}],"
                  " \"joints\": [{\"type\": \"ball\", \"a\": 0, \"anchor\": [0, 0, 2]}]}",
                  "joints: rigid_substeps 4: the sub-stepped contact solver takes no joints (this scene has 1)");
+    /* spheres only now go through it too, so a surface is refused where it is */
+    EXPECT_ERROR("{\"rigid_substeps\": 4, \"statics\": [{\"shape\": \"plane\"}, {\"shape\": \"surface\", \"type\": \"bowl\","
+                 " \"center\": [0, 0, 2], \"radius\": 1.5}], \"bodies\": [{\"position\": [0, 0, 1]}]}",
+                 "statics[1]: cr_world_add_surface: rigid_substeps 4: the sub-stepped contact solver takes no parametric "
+                 "surfaces");
 }
 
 /* A mesh file is found next to the scene file, whatever the working folder. */

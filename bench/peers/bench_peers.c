@@ -72,6 +72,7 @@ typedef struct options {
     int sweep_repeats; /* runs per setting, the fastest taken */
     int sweep_substeps; /* > 0: carom's sweep runs the sub-stepped solver at this many substeps
                            (CAROM_PYR_SUBSTEPS), its iteration counts then substep_iterations */
+    int pit_substeps;  /* pit: a carom line with the sub-stepped solver at this many substeps (0: none) */
 } options;
 
 /* The engines of the pyramid sweep, in the order of options.sweep_iters. */
@@ -150,6 +151,9 @@ static void usage(FILE *f, const char *argv0)
             "                     at least as stable as ODE 20 and Bullet 10 at 50 rows; 0: no such line)\n"
             "  --carom-substeps S pyramid: carom once more with the sub-stepped soft contact solver,\n"
             "                     rigid_substeps S of one pass each (default 4; 0: no such line)\n"
+            "  --pit-substeps S   pit: carom once more with the sub-stepped soft contact solver, rigid_substeps\n"
+            "                     S of one pass, contact_hertz 60 S (its cap); default 10 (the fewest under\n"
+            "                     1%% r at 27 000 balls; 0: no such line)\n"
             "  --pyramid-sweep    pyramid: instead of one table at each engine's setting, each engine at\n"
             "                     each of its iteration counts below, and the matched-stability tables\n"
             "  --sweep-carom LIST carom pgs_iterations of the sweep (default 3,4,5,6,8,10,12,15,20,30,50)\n"
@@ -396,37 +400,53 @@ static void load_now(char *buf, size_t size)
     snprintf(buf, size, "%.16s", line[0] ? line : "?");
 }
 
-/* The pit's row of carom at o->carom_threads threads (its own thread
- * pool; the peers run on one thread each), and a note comparing it with
- * the fastest peer. */
-static void pit_threads_row(int n, const options *o, const result *res)
+/* A pit row of carom at another setting, beside its own default row
+ * (res[0]): label names it; threads: peer_carom's THREADS argument (NULL:
+ * one); substeps > 0: the sub-stepped soft contact solver at that many
+ * substeps (CAROM_PIT_SUBSTEPS) with contact_hertz at its cap, a quarter
+ * of the substep rate (CAROM_PIT_HERTZ = 60 S at 240 steps/s). A note
+ * compares it with the fastest peer. */
+static void pit_carom_row(int n, const options *o, const result *res, const char *label, const char *threads,
+                          int substeps)
 {
-    if (o->carom_threads < 2 || !has_word(o->engines, "carom") || !res[0].ok) return;
-    char threads[16], label[64];
-    snprintf(threads, sizeof threads, "%d", o->carom_threads);
-    snprintf(label, sizeof label, "carom, %d threads", o->carom_threads);
+    if (!has_word(o->engines, "carom") || !res[0].ok) return;
     fprintf(stderr, "[bench_peers] pit N=%d: %s ...\n", n, label);
+    char env[2][16];
+    snprintf(env[0], sizeof env[0], "%d", substeps);
+    snprintf(env[1], sizeof env[1], "%d", 60 * substeps);
+    if (substeps > 0) { /* read by peer_carom only */
+        setenv("CAROM_PIT_SUBSTEPS", env[0], 1);
+        setenv("CAROM_PIT_HERTZ", env[1], 1);
+    }
     result r;
     run_engine("peer_carom", "pit", n, threads, o, &r);
+    unsetenv("CAROM_PIT_SUBSTEPS");
+    unsetenv("CAROM_PIT_HERTZ");
     if (!r.ok) {
         out("| %s | %s | | | | | | | | |\n", label, r.reason[0] ? r.reason : "no result");
         return;
     }
     char steps[96];
     fmt_steps(steps, sizeof steps, &r);
-    out("| %s | %.1f | %.3g | %s | %.2f (to carom, 1 thread) | %.3g mm (%.2f%% r) | %d | %.4g | %.0f | %.2f |\n", label,
+    out("| %s | %.1f | %.3g | %s | %.2f (to carom) | %.3g mm (%.2f%% r) | %d | %.4g | %.0f | %.2f |\n", label,
         steps_per_s(&r), 1e6 * r.step_seconds / ((double)r.steps * n), steps, steps_per_s(&r) / steps_per_s(&res[0]),
         1e3 * r.max_pen, 100.0 * r.max_pen / PIT_RADIUS, r.lost, r.ke, r.contacts, r.setup_seconds);
     const result *fastest = NULL;
     for (int e = 1; e < NENGINES; ++e)
         if (steps_per_s(&res[e]) > 0 && (!fastest || steps_per_s(&res[e]) > steps_per_s(fastest))) fastest = &res[e];
     char note[256];
-    int at = snprintf(note, sizeof note, "%s: KE at end %s", label,
-                      r.steps != res[0].steps ? "not compared (a different step count)"
-                      : r.ke == res[0].ke    ? "as on one thread (to the printed digits)"
-                                             : "DIFFERS from one thread's");
+    int at = snprintf(note, sizeof note, "%s: ", label);
+    if (substeps == 0)
+        at += snprintf(note + at, sizeof note - (size_t)at, "KE at end %s; ",
+                       r.steps != res[0].steps ? "not compared (a different step count)"
+                       : r.ke == res[0].ke    ? "as on one thread (to the printed digits)"
+                                              : "DIFFERS from one thread's");
+    else
+        at += snprintf(note + at, sizeof note - (size_t)at,
+                       "rigid_substeps %d, contact_hertz %d, substep_iterations 1 (docs/physics/substep.md); ",
+                       substeps, 60 * substeps);
     if (fastest)
-        snprintf(note + at, sizeof note - (size_t)at, "; %.2f x the fastest peer (%s, one thread)",
+        snprintf(note + at, sizeof note - (size_t)at, "%.2f x the fastest peer (%s, one thread)",
                  steps_per_s(&r) / steps_per_s(fastest), fastest->engine);
     add_note(note);
 }
@@ -474,7 +494,17 @@ static void pit_table(int n, const options *o)
             add_note(w);
         }
     }
-    pit_threads_row(n, o, res);
+    if (o->carom_threads > 1) {
+        char threads[16], label[64];
+        snprintf(threads, sizeof threads, "%d", o->carom_threads);
+        snprintf(label, sizeof label, "carom, %d threads", o->carom_threads);
+        pit_carom_row(n, o, res, label, threads, 0);
+    }
+    if (o->pit_substeps > 0) {
+        char label[64];
+        snprintf(label, sizeof label, "carom sub-stepped %d", o->pit_substeps);
+        pit_carom_row(n, o, res, label, NULL, o->pit_substeps);
+    }
     flush_notes();
 }
 
@@ -1022,7 +1052,7 @@ int main(int argc, char **argv)
     options o = {{1000, 8000, 27000, 125000}, 4, {20, 50}, 2, 30.0, -1.0, "carom,ode,bullet,mujoco,lammps",
                  "pit,pyramid,chute", "../shared/bench/chute", NULL, NULL, 1, 3, 2, 10, 4, 0,
                  {{3, 4, 5, 6, 8, 10, 12, 15, 20, 30, 50}, {10, 20, 40, 80, 160}, {5, 10, 20, 40, 80}}, {11, 5, 5},
-                 1, 0};
+                 1, 0, 10};
     for (int i = 1; i < argc; ++i) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -1059,6 +1089,9 @@ int main(int argc, char **argv)
             o.lammps_repeats = atoi(v) < 1 ? 1 : atoi(v), ++i;
         } else if (!strcmp(a, "--carom-pgs")) {
             if (!bench_int(argv[0], "--carom-pgs", v, 0, 100000, &o.carom_pgs)) return 2;
+            ++i;
+        } else if (!strcmp(a, "--pit-substeps")) {
+            if (!bench_int(argv[0], "--pit-substeps", v, 0, 64, &o.pit_substeps)) return 2;
             ++i;
         } else if (!strcmp(a, "--carom-substeps")) {
             if (!bench_int(argv[0], "--carom-substeps", v, 0, 64, &o.carom_substeps)) return 2;

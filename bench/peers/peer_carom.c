@@ -33,8 +33,17 @@ static bool timed_step(cr_world *w, double *stepping, double *cpu, double *conta
     return true;
 }
 
-static int run_pit(int n, double cap, int threads)
+/* With CAROM_PIT_SUBSTEPS = S > 0 the pit runs the sub-stepped soft
+ * contact solver (rigid_substeps S) instead of the impulse method;
+ * CAROM_PIT_ITERATIONS its substep_iterations, CAROM_PIT_HERTZ its
+ * contact_hertz. */
+static int run_pit(const char *prog, int n, double cap, int threads)
 {
+    int substeps = 0, iterations = 0, hertz = 0;
+    if (!bench_env_int(prog, "CAROM_PIT_SUBSTEPS", 0, 64, &substeps) ||
+        !bench_env_int(prog, "CAROM_PIT_ITERATIONS", 1, 1000, &iterations) ||
+        !bench_env_int(prog, "CAROM_PIT_HERTZ", 1, 100000, &hertz))
+        return 2;
     pit_scene s;
     if (pit_build(&s, n)) return 1;
     double t_setup = peer_now();
@@ -42,6 +51,9 @@ static int run_pit(int n, double cap, int threads)
     def.dt = PEER_DT;
     def.gravity = cr_v3(0, 0, -PEER_GRAVITY);
     def.worker_count = (uint32_t)threads; /* carom's own thread pool when > 1 */
+    def.rigid_substeps = substeps;
+    if (iterations > 0) def.substep_iterations = iterations;
+    if (hertz > 0) def.contact_hertz = hertz;
     cr_world *w;
     if (cr_world_create(&def, &w) != CR_OK) return 1;
     double pp[5][3], pn[5][3];
@@ -74,11 +86,12 @@ static int run_pit(int n, double cap, int threads)
     t_setup = peer_now() - t_setup;
 
     overlap_grid g = {0};
-    double stepping = 0.0, cpu = 0.0, max_pen = 0.0, contacts = 0.0;
+    double stepping = 0.0, cpu = 0.0, max_pen = 0.0, contacts = 0.0, stage[CR_STAGE_COUNT] = {0};
     int steps = 0, lost = 0;
     while (steps < PEER_STEPS && stepping < cap) {
         if (!timed_step(w, &stepping, &cpu, &contacts)) return 1;
         ++steps;
+        for (int k = 0; k < CR_STAGE_COUNT; ++k) stage[k] += cr_world_stats(w)->stage_seconds[k];
         for (int i = 0; i < n; ++i) {
             cr_body_state bs;
             cr_body_get_state(w, ids[i], &bs);
@@ -92,7 +105,16 @@ static int run_pit(int n, double cap, int threads)
     }
     peer_result r = {"carom", "pit", n, n, steps, PEER_STEPS, stepping, cpu, t_setup, max_pen, "geom", lost,
                      pit_kinetic(n, vel, ang), -1.0, contacts / (steps ? steps : 1), -1, -1.0};
+    if (substeps > 0)
+        printf("NOTE carom rigid_substeps=%d substep_iterations=%d contact_hertz=%g\n", substeps,
+               def.substep_iterations, def.contact_hertz);
     peer_print(&r);
+    /* where the time went (wall time per stage; the sub-stepped solver is
+     * the events stage), on stderr */
+    fprintf(stderr, "carom pit stages (ms/step, %d threads): predict %.3f, broad %.3f, contacts %.3f, events %.3f, "
+            "finish %.3f\n", threads, 1e3 * stage[CR_STAGE_PREDICT] / steps, 1e3 * stage[CR_STAGE_BROAD_PHASE] / steps,
+            1e3 * stage[CR_STAGE_CONTACTS] / steps, 1e3 * stage[CR_STAGE_EVENTS] / steps,
+            1e3 * stage[CR_STAGE_FINISH] / steps);
     overlap_grid_free(&g);
     cr_world_destroy(w);
     free(ids), free(pos), free(vel), free(ang);
@@ -339,5 +361,5 @@ int main(int argc, char **argv)
     int scene = peer_args(argc, argv, &size, &cap, &pgs);
     if (scene < 0) return 2;
     if (scene == 1) return run_pyramid(argv[0], size, cap, pgs);
-    return run_pit(size, cap, threads);
+    return run_pit(argv[0], size, cap, threads);
 }

@@ -110,12 +110,16 @@ typedef struct cr_world_def {
     double drift_tolerance;     /* m: the drift correction's Gauss-Seidel stops after a pass that moved no
                                    contact by more than this along its normal, before drift_iterations;
                                    >= 0 and finite, 0: every pass; default 1e-5 */
-    int rigid_substeps;         /* rigid-body worlds: 0 (default) solves contact with seed 003's
-                                   multiplier system; S in [1, 64] uses the sub-stepped soft
-                                   contact solver instead (Box2D v3's soft step: contacts found
-                                   once per step, S substeps of dt/S, each one Gauss-Seidel pass
-                                   with a soft position bias and one relax pass; no joints;
-                                   docs/physics/substep.md) */
+    int rigid_substeps;         /* 0 (default): rigid-body worlds solve contact with seed 003's
+                                   multiplier system, worlds of spheres only with `method`; S in
+                                   [1, 64]: every world (spheres only too) steps through the rigid
+                                   pipeline with the sub-stepped soft contact solver (Box2D v3's
+                                   soft step: contacts found once per step, S substeps of dt/S,
+                                   each one Gauss-Seidel pass with a soft position bias and one
+                                   relax pass; spheres only: a path of its own, friction in a
+                                   cone). No joints (refused at the step), no parametric surfaces
+                                   (refused when added); method and law are not used;
+                                   docs/physics/substep.md */
     int substep_iterations;     /* rigid_substeps > 0: Gauss-Seidel passes with the soft bias in
                                    each substep, in [1, 1000], default 1 (then one relax pass) */
     double contact_hertz;       /* rigid_substeps > 0: contact stiffness as a frequency, Hz, > 0
