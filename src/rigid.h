@@ -168,6 +168,9 @@ void cr_rigid_friction_axes(cr_rigid_contact *c, cr_vec3 vrel);
  * and drift correction. */
 cr_status cr_rigid_substep_solve(cr_world *w);
 void cr_rigid_substep_free(cr_world *w);
+/* The colours (soft_colour.h) the last sub-stepped solve kept, not counting
+ * the overflow (tests). */
+uint32_t cr_rigid_substep_colours(const cr_world *w);
 
 /* Room for n rows. */
 bool cr_rigid_reserve_rows(cr_world *w, uint32_t n);

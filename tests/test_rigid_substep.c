@@ -176,8 +176,9 @@ static void test_heap_never_gains_energy(void **state)
         }
 }
 
-/* Same bits on 1 and 4 workers (the narrow phase is threaded; the solver
- * runs on the caller's thread). */
+/* Same bits on 1 and 4 workers (the narrow phase is threaded; a heap this
+ * small has colours too small to spread, so the solver's passes run on the
+ * caller: tests/test_substep_threads.c has the coloured passes threaded). */
 static void test_same_bits_for_any_worker_count(void **state)
 {
     (void)state;
