@@ -9,6 +9,8 @@
 
 #include <stddef.h>
 
+#include "prefetch.h"
+
 /* the kernels' helpers are called several times a point: inlined whole */
 #if defined(__GNUC__)
 #define CR_SOFT_INLINE static inline __attribute__((always_inline))
@@ -80,6 +82,22 @@ CR_SOFT_INLINE void pair_store(const pair_vel *s, cr_soft_body *bodies, const cr
     if (B->inv_mass > 0.0) B->v = s->vb, B->w = s->wb;
 }
 
+/* A colour's runs lie apart in the points (and their bodies in the bodies):
+ * the loads the hardware cannot guess, asked for one run ahead. */
+#define CR_SOFT_AHEAD 2
+CR_SOFT_INLINE void run_prefetch(const cr_soft_body *bodies, const cr_soft_point *p, const uint32_t *run_start,
+                                 const uint32_t *runs, uint32_t i, uint32_t count)
+{
+    if (!runs || i + CR_SOFT_AHEAD >= count) return;
+    uint32_t r = runs[i + CR_SOFT_AHEAD];
+    const char *first = (const char *)&p[run_start[r]], *last = (const char *)&p[run_start[r + 1]];
+    for (const char *at = first; at < last; at += 64) CR_PREFETCH(at, 1);
+    const cr_soft_point *c = &p[run_start[r]];
+    CR_PREFETCH(&bodies[c->a], 1);
+    CR_PREFETCH((const char *)&bodies[c->a] + 64, 1);
+    CR_PREFETCH((const char *)&bodies[c->a] + 128, 1);
+}
+
 /* The points of run i of a list: run runs[i] (i itself where runs is NULL). */
 CR_SOFT_INLINE void run_points(const uint32_t *run_start, const uint32_t *runs, uint32_t i, uint32_t *begin,
                                uint32_t *end)
@@ -116,6 +134,7 @@ void cr_soft_warm_start(cr_soft_body *bodies, cr_soft_point *p, const uint32_t *
     for (uint32_t i = 0; i < count; ++i) {
         uint32_t begin, end;
         run_points(run_start, runs, i, &begin, &end);
+        run_prefetch(bodies, p, run_start, runs, i, count);
         pair_vel s = pair_load(bodies, &p[begin]);
         for (uint32_t k = begin; k < end; ++k) apply(&s, bodies, &p[k], point_impulse(&p[k], p[k].lambda));
         pair_store(&s, bodies, &p[begin]);
@@ -189,6 +208,7 @@ void cr_soft_solve(cr_soft_body *bodies, cr_soft_point *p, const uint32_t *run_s
     for (uint32_t i = 0; i < count; ++i) {
         uint32_t begin, end;
         run_points(run_start, runs, i, &begin, &end);
+        run_prefetch(bodies, p, run_start, runs, i, count);
         pair_vel s = pair_load(bodies, &p[begin]);
         for (uint32_t k = begin; k < end; ++k)
             solve_point(&s, bodies, &p[k], soft, inv_h, push_speed, use_bias, accumulate);
