@@ -219,8 +219,8 @@ static void coloured_pass(pass *p, pass_kind kind)
         p->runs = c->order + c->start[k];
         p->count = end - c->start[k];
         uint32_t items = (p->count + CR_SUBSTEP_RUN_ITEM - 1) / CR_SUBSTEP_RUN_ITEM;
-        if (k == c->count && items > 0) items = 1; /* the overflow: serial */
-        run_pass(p, items);
+        if (k < c->count) run_pass(p, items);
+        else if (items > 0) pass_items(0, items, 0, p); /* the overflow: serial, on the caller */
     }
 }
 
