@@ -96,6 +96,7 @@ typedef struct cr_rigid {
     cr_rigid_apart *apart, *apart_prev;
     uint32_t apart_count, apart_capacity, apart_prev_count, apart_prev_capacity;
     struct cr_substep *substep; /* the sub-stepped solver's arrays (rigid_substep.c), made on first use */
+    bool substep_portable;      /* tests: the sub-stepped solve without AVX2 even where it is (the same bits) */
 } cr_rigid;
 
 static inline bool cr_world_is_rigid(const cr_world *w)

@@ -17,6 +17,7 @@
 
 #include "dem_internal.h" /* cr_run_items */
 #include "rigid.h"
+#include "soft_avx2.h"
 #include "soft_colour.h"
 #include "soft_contact.h"
 
@@ -157,6 +158,7 @@ typedef struct pass {
     pass_kind kind;
     const uint32_t *runs; /* the colour's runs */
     uint32_t count;
+    bool lanes; /* the solve on AVX2 lanes: a colour's runs (not the overflow's), AVX2 here */
     cr_soft soft[2];
     double h, inv_h;
 } pass;
@@ -194,8 +196,9 @@ static void pass_items(uint32_t start, uint32_t end, uint32_t worker, void *ctx)
     if (p->kind == PASS_WARM_START)
         cr_soft_warm_start(s->bodies, s->points, s->run_start, runs, last - first);
     else
-        cr_soft_solve(s->bodies, s->points, s->run_start, runs, last - first, p->soft, p->inv_h,
-                      CR_SUBSTEP_PUSH_SPEED, p->kind == PASS_SOLVE, p->kind == PASS_RELAX);
+        (p->lanes ? cr_soft_solve_avx2 : cr_soft_solve)(s->bodies, s->points, s->run_start, runs, last - first,
+                                                         p->soft, p->inv_h, CR_SUBSTEP_PUSH_SPEED,
+                                                         p->kind == PASS_SOLVE, p->kind == PASS_RELAX);
 }
 
 /* items work items of p, on the workers where the world has them and there
@@ -210,7 +213,7 @@ static void run_pass(pass *p, uint32_t items)
  * (no two of them share a moving body: the same bits however they are
  * split), then the overflow's serially on the caller. The order of the
  * Gauss-Seidel pass is the colours' (soft_colour.h). */
-static void coloured_pass(pass *p, pass_kind kind)
+static void coloured_pass(pass *p, pass_kind kind, bool avx2)
 {
     const cr_soft_colours *c = &p->s->colours;
     p->kind = kind;
@@ -219,6 +222,7 @@ static void coloured_pass(pass *p, pass_kind kind)
         p->runs = c->order + c->start[k];
         p->count = end - c->start[k];
         uint32_t items = (p->count + CR_SUBSTEP_RUN_ITEM - 1) / CR_SUBSTEP_RUN_ITEM;
+        p->lanes = avx2 && k < c->count;
         if (k < c->count) run_pass(p, items);
         else if (items > 0) pass_items(0, items, 0, p); /* the overflow: serial, on the caller */
     }
@@ -260,16 +264,17 @@ cr_status cr_rigid_substep_solve(cr_world *w)
     load_bodies(w, s->bodies);
     prepare_points(w, s->bodies, s->points, S);
     cr_soft_colour(s->bodies, nb + 1, s->points, nc, s->mask, s->colour, &s->colours);
-    pass p = {w, s, PASS_WARM_START, NULL, 0, {soft[0], soft[1]}, h, inv_h};
+    pass p = {w, s, PASS_WARM_START, NULL, 0, false, {soft[0], soft[1]}, h, inv_h};
+    bool avx2 = !r->substep_portable && cr_soft_avx2_available();
     uint32_t body_items = (nb + CR_SUBSTEP_BODY_ITEM - 1) / CR_SUBSTEP_BODY_ITEM;
     for (int i = 0; i < w->def.rigid_substeps; ++i) {
         integrate_velocities(w, s->bodies, h);
-        coloured_pass(&p, PASS_WARM_START);
-        for (int k = 0; k < w->def.substep_iterations; ++k) coloured_pass(&p, PASS_SOLVE);
+        coloured_pass(&p, PASS_WARM_START, avx2);
+        for (int k = 0; k < w->def.substep_iterations; ++k) coloured_pass(&p, PASS_SOLVE, avx2);
         p.kind = PASS_POSITIONS;
         run_pass(&p, body_items);
         /* the relax pass ends the substep: it adds the lambdas to the totals */
-        coloured_pass(&p, PASS_RELAX);
+        coloured_pass(&p, PASS_RELAX, avx2);
     }
     cr_soft_restitution(s->bodies, s->points, s->run_start, s->colours.run_count, w->resting_speed);
     store(w, s->bodies, s->points, S);
