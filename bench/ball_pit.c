@@ -16,17 +16,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "bench_args.h"
+#include "bench_run.h"
 #include "carom/carom.h"
-
-static double now(void)
-{
-    struct timespec ts;
-    timespec_get(&ts, TIME_UTC);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static uint64_t rng = 12345;
 static double jitter(double a)
@@ -72,21 +65,8 @@ static int run(int n)
                            r + 0.005 + spacing * (in / per_row) + jitter(0.004), r + 0.01 + spacing * layer);
         if (cr_world_add_body(w, &d, NULL) != CR_OK) return 1;
     }
-    double stage[CR_STAGE_COUNT] = {0}, max_pen = 0.0;
-    uint64_t contacts = 0, events = 0;
-    double t0 = now();
-    for (int s = 0; s < steps; ++s) {
-        if (cr_world_step(w) != CR_OK) {
-            fprintf(stderr, "step failed: %s\n", cr_world_last_error(w));
-            return 1;
-        }
-        const cr_step_stats *st = cr_world_stats(w);
-        for (int k = 0; k < CR_STAGE_COUNT; ++k) stage[k] += st->stage_seconds[k];
-        if (st->max_penetration > max_pen) max_pen = st->max_penetration;
-        contacts += st->contacts;
-        events += st->events;
-    }
-    double wall = now() - t0;
+    bench_totals t;
+    if (!bench_steps(w, steps, &t)) return 1;
     /* a ball is lost when its centre left the box (walls are planes) */
     int lost = 0;
     for (uint32_t i = 0; i < cr_world_body_capacity(w); ++i) {
@@ -96,10 +76,8 @@ static int run(int n)
         if (!(x.x > 0.0 && x.x < side && x.y > 0.0 && x.y < side && x.z > 0.0)) ++lost;
     }
     printf("ball_pit N=%-6d passes %d%s steps/s %9.1f  contacts/s %11.0f  impacts %8llu  max_penetration %.3g m (%.2f%% of r)  lost %d\n", n, passes,
-           shock ? " shock" : "", steps / wall, contacts / wall, (unsigned long long)events, max_pen, 100.0 * max_pen / r, lost);
-    printf("  per stage (ms/step):");
-    for (int k = 0; k < CR_STAGE_COUNT; ++k) printf(" %s %.3f", cr_stage_name(k), 1e3 * stage[k] / steps);
-    printf("\n");
+           shock ? " shock" : "", steps / t.wall, t.contacts / t.wall, (unsigned long long)t.events, t.max_pen, 100.0 * t.max_pen / r, lost);
+    bench_print_stages(&t, steps);
     cr_world_destroy(w);
     return 0;
 }

@@ -10,17 +10,10 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
 #include "bench_args.h"
+#include "bench_run.h"
 #include "carom/carom.h"
-
-static double now(void)
-{
-    struct timespec ts;
-    timespec_get(&ts, TIME_UTC);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static uint64_t rng = 99;
 static double uniform(double lo, double hi)
@@ -95,7 +88,7 @@ static int run(int n, double seconds, uint32_t threads)
     }
     int steps = (int)(seconds / wd.dt + 0.5);
     uint64_t events = 0;
-    double t0 = now();
+    double t0 = bench_now();
     for (int k = 0; k < steps; ++k) {
         if (cr_world_step(w) != CR_OK) {
             fprintf(stderr, "step failed: %s\n", cr_world_last_error(w));
@@ -103,7 +96,7 @@ static int run(int n, double seconds, uint32_t threads)
         }
         events += cr_world_stats(w)->events;
     }
-    double wall = now() - t0;
+    double wall = bench_now() - t0;
     const cr_step_stats *st = cr_world_stats(w);
     printf("boiling N=%-7d threads %u sim s / wall s %7.3f  (%s real time)  steps/s %8.1f  impacts/s %10.0f  closest-point "
            "iterations %.2f\n",

@@ -11,16 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "bench_run.h"
 #include "carom/carom.h"
-
-static double now(void)
-{
-    struct timespec ts;
-    timespec_get(&ts, TIME_UTC);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 typedef struct settings {
     double seconds, sleep_time;
@@ -65,31 +58,16 @@ static int run(int rows, const settings *set)
     cr_body_state s0;
     cr_body_get_state(w, top, &s0);
     int steps = (int)(seconds / def.dt + 0.5);
-    double stage[CR_STAGE_COUNT] = {0}, max_pen = 0.0;
-    uint64_t contacts = 0, carried = 0;
-    double t0 = now();
-    for (int s = 0; s < steps; ++s) {
-        if (cr_world_step(w) != CR_OK) {
-            fprintf(stderr, "step failed: %s\n", cr_world_last_error(w));
-            return 1;
-        }
-        const cr_step_stats *st = cr_world_stats(w);
-        for (int k = 0; k < CR_STAGE_COUNT; ++k) stage[k] += st->stage_seconds[k];
-        if (st->max_penetration > max_pen) max_pen = st->max_penetration;
-        contacts += st->contacts;
-        carried += st->carried_contacts;
-    }
-    double wall = now() - t0;
+    bench_totals t;
+    if (!bench_steps(w, steps, &t)) return 1;
     cr_body_state s1;
     cr_body_get_state(w, top, &s1);
     printf("pyramid rows=%-3d boxes=%-5d steps/s %9.1f  contacts/step %7.0f  max_penetration %.3g m  top moved %.3g m  "
            "asleep at the end %u\n",
-           rows, n, steps / wall, (double)contacts / steps, max_pen, cr_v3_len(cr_v3_sub(s1.position, s0.position)),
-           cr_world_stats(w)->sleeping);
-    printf("  carried over (contacts/step): %.0f\n", (double)carried / steps);
-    printf("  per stage (ms/step):");
-    for (int k = 0; k < CR_STAGE_COUNT; ++k) printf(" %s %.3f", cr_stage_name(k), 1e3 * stage[k] / steps);
-    printf("\n");
+           rows, n, steps / t.wall, (double)t.contacts / steps, t.max_pen,
+           cr_v3_len(cr_v3_sub(s1.position, s0.position)), cr_world_stats(w)->sleeping);
+    printf("  carried over (contacts/step): %.0f\n", (double)t.carried / steps);
+    bench_print_stages(&t, steps);
     cr_world_destroy(w);
     return 0;
 }

@@ -19,16 +19,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "bench_run.h"
 #include "carom/carom.h"
-
-static double now(void)
-{
-    struct timespec ts;
-    timespec_get(&ts, TIME_UTC);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 /* Resident set in bytes (Linux), or -1. */
 static double resident_bytes(void)
@@ -97,13 +90,13 @@ static int run(int n, int steps, int threads, double *first_us)
     }
     double stepping = 0.0, contacts = 0.0;
     for (int s = 0; s < 20 + steps; ++s) {
-        double t0 = now();
+        double t0 = bench_now();
         if (cr_world_step(w) != CR_OK) {
             fprintf(stderr, "bench_scaling: %s\n", cr_world_last_error(w));
             return 1;
         }
         if (s < 20) continue;
-        stepping += now() - t0;
+        stepping += bench_now() - t0;
         contacts += cr_world_stats(w)->contacts;
     }
     double rss1 = resident_bytes();

@@ -19,20 +19,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "bench_run.h"
 #include "scene.h"
 
 #ifndef CAROM_SOURCE_DIR
 #define CAROM_SOURCE_DIR "."
 #endif
-
-static double now(void)
-{
-    struct timespec ts;
-    timespec_get(&ts, TIME_UTC);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 /* VmRSS and VmHWM (peak) in kB; -1 where /proc is missing. */
 static void memory_kb(long *rss, long *peak)
@@ -111,7 +104,7 @@ static int soak(const char *label, cr_scene *s, uint64_t steps, int reports)
            escaped, deepest);
     double max_ratio = 1.0, max_deepest = deepest;
     uint32_t max_escaped = escaped;
-    double t0 = now(), last = t0;
+    double t0 = bench_now(), last = t0;
     uint64_t every = steps / (uint64_t)reports ? steps / (uint64_t)reports : 1, last_step = 0;
     for (uint64_t k = 1; k <= steps; ++k) {
         if (cr_world_step(w) != CR_OK) {
@@ -130,7 +123,7 @@ static int soak(const char *label, cr_scene *s, uint64_t steps, int reports)
             containment(s, &escaped, &deepest);
             if (escaped > max_escaped) max_escaped = escaped;
             if (deepest > max_deepest) max_deepest = deepest;
-            double t = now();
+            double t = bench_now();
             printf("%10llu %9.1f %9.1f %8.0f %15.12f %12.6g %9ld %9ld %7u %10.3g\n", (unsigned long long)k, k * dt,
                    t - t0, (k - last_step) / (t - last), e.total / e0.total, e.kinetic, rss, peak, escaped, deepest);
             fflush(stdout);
@@ -138,7 +131,7 @@ static int soak(const char *label, cr_scene *s, uint64_t steps, int reports)
             last_step = k;
         }
     }
-    double wall = now() - t0;
+    double wall = bench_now() - t0;
     memory_kb(&rss, &peak);
     bool energy_ok = max_ratio <= 1.0 + 1e-6;
     printf("%s: %llu steps in %.0f s (%.0f steps/s); peak RSS %ld kB after the first interval, %ld kB at the end "

@@ -4,9 +4,10 @@
  * The parser in apps/carom/cmd_collide.c is static (the command is one
  * function, cmd_collide(argc, argv), that reads a file or stdin). Rather than
  * refactor the CLI, this file includes cmd_collide.c whole, with stdout and
- * stderr (and printf) redirected to memory streams, and does what
- * cmd_collide() does after reading the input: parse with cJSON and call the
- * static run(). Only the argument loop and read_all() are left out.
+ * stderr (and printf) redirected to memory streams, and calls what
+ * cmd_collide() calls after reading the input: the static collide_text()
+ * (parse with cJSON, then run()). Only the argument loop and read_all() are
+ * left out.
  *
  * Contract checked (docs/cli-collide.md, tests/cli_collide.sh):
  * - status 0: nothing on stderr; stdout is one JSON object whose numbers are
@@ -99,21 +100,11 @@ int carom_fuzz_collide(const uint8_t *data, size_t size, char *why, size_t why_s
         return fz_say(CAROM_FUZZ_SKIPPED, why, why_size, "out of memory");
     }
 
-    /* cmd_collide() from here on, after read_all(). */
+    /* cmd_collide() from here on, after read_all(): collide_text. */
     ctx c;
     memset(&c, 0, sizeof c);
     c.name = "fuzz";
-    const char *end = NULL;
-    cJSON *root = cJSON_ParseWithLengthOpts(json, strlen(json) + 1, &end, 1);
-    int status;
-    if (!root) {
-        parse_error(&c, json, end);
-        status = 2;
-    } else {
-        status = run(&c, root);
-        if (status < 0) status = 2;
-        cJSON_Delete(root);
-    }
+    int status = collide_text(&c, json);
 
     fclose(fz_collide_out);
     fclose(fz_collide_err);

@@ -14,17 +14,4 @@ set -euo pipefail
 
 packages=(g++ libode-dev libbullet-dev libmujoco-dev lammps pkg-config)
 
-missing=()
-for p in "${packages[@]}"; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-[ ${#missing[@]} -eq 0 ] && exit 0
-
-echo "setup-peers: installing ${missing[*]}" >&2
-SUDO=""
-[ "$(id -u)" -ne 0 ] && SUDO="sudo"
-export DEBIAN_FRONTEND=noninteractive
-if ! $SUDO apt-get -o DPkg::Lock::Timeout=600 install -y --no-install-recommends "${missing[@]}"; then
-    $SUDO apt-get -o DPkg::Lock::Timeout=600 update
-    $SUDO apt-get -o DPkg::Lock::Timeout=600 install -y --no-install-recommends "${missing[@]}"
-fi
+exec "$(dirname "$0")/apt-missing.sh" --lock-timeout 600 setup-peers "${packages[@]}"

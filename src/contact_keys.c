@@ -4,6 +4,7 @@
  * made pair by pair, the pairs by body a, planes' after), so a counting
  * sort on a and short insertion sorts do it in a few passes. */
 #include "contact_keys.h"
+#include "insertion_sort.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -19,16 +20,7 @@ int cr_contact_key_cmp(const void *px, const void *py)
     return x->rank < y->rank ? -1 : (x->rank > y->rank);
 }
 
-static void insertion_sort(cr_contact_key *k, uint32_t n)
-{
-    for (uint32_t i = 1; i < n; ++i) {
-        if (cr_contact_key_cmp(&k[i - 1], &k[i]) <= 0) continue;
-        cr_contact_key x = k[i];
-        uint32_t m = i;
-        for (; m > 0 && cr_contact_key_cmp(&k[m - 1], &x) > 0; --m) k[m] = k[m - 1];
-        k[m] = x;
-    }
-}
+CR_DEFINE_INSERTION_SORT(insertion_sort, cr_contact_key, cr_contact_key_cmp)
 
 void cr_contact_keys_sort(cr_contact_key *keys, cr_contact_key *tmp, uint32_t *count, uint32_t n, uint32_t buckets)
 {

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "insertion_sort.h"
 #include "prefetch.h"
 #include "world_internal.h"
 
@@ -37,6 +38,8 @@ static int contact_key_cmp(const void *x, const void *y)
     return 0;
 }
 
+CR_DEFINE_INSERTION_SORT(insertion_sort, cr_contact, contact_key_cmp)
+
 /* Sorts the pair contacts: the broad phase lists pairs by their first body
  * (grid pairs; large boxes' pairs come last), so the list is mostly in
  * order and an insertion sort only orders each body's few partners. The
@@ -48,13 +51,7 @@ static void sort_pair_contacts(cr_contact *c, uint32_t n)
             qsort(c, n, sizeof *c, contact_key_cmp);
             return;
         }
-    for (uint32_t k = 1; k < n; ++k) {
-        if (contact_key_cmp(&c[k - 1], &c[k]) <= 0) continue;
-        cr_contact x = c[k];
-        uint32_t m = k;
-        for (; m > 0 && contact_key_cmp(&c[m - 1], &x) > 0; --m) c[m] = c[m - 1];
-        c[m] = x;
-    }
+    insertion_sort(c, n);
 }
 
 /* Merges the sorted plane contacts (in the scratch list) into the sorted

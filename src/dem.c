@@ -586,26 +586,6 @@ static void forces(cr_world *w, step_ctx *cx, bool sum)
     if (sum) cr_run_items(w, task_sum, cr_dem_body_items(d), cx);
 }
 
-static cr_status check_finite(cr_world *w)
-{
-    const cr_bodies *b = &w->bodies;
-    for (uint32_t i = 0; i < b->slot_count; ++i) {
-        if (!cr_slot_alive(b, i)) continue;
-        const char *what = !cr_v3_isfinite(b->x[i])   ? "position"
-                           : !cr_v3_isfinite(b->v[i]) ? "velocity"
-                           : !cr_v3_isfinite(b->w[i]) ? "angular velocity"
-                                                      : NULL;
-        if (what) {
-            w->failed = true;
-            return cr_fail(w, CR_ERR_NON_FINITE,
-                           "body %u: non-finite %s at step %llu (t = %.17g); the world stopped (method dem: is dt "
-                           "small against sqrt(m / kn)?)",
-                           i, what, (unsigned long long)w->steps + 1, w->time + w->def.dt);
-        }
-    }
-    return CR_OK;
-}
-
 static double now_seconds(void)
 {
     struct timespec ts;
@@ -694,11 +674,11 @@ cr_status cr_dem_step(cr_world *w)
     for (uint32_t c = 0; c < items; ++c) bad |= (d->chunk_flag[c] & DEM_BAD) != 0;
     d->world_stale = true;
     if (bad) {
-        /* check_finite reads the world's slots */
+        /* cr_check_finite reads the world's slots */
         cr_run_items(w, task_store, cr_dem_chunks(d, d->map_slots), &cx);
         d->world_stale = false;
     }
-    if (bad && (s = check_finite(w)) != CR_OK) return s;
+    if (bad && (s = cr_check_finite(w, " (method dem: is dt small against sqrt(m / kn)?)")) != CR_OK) return s;
     w->stats.stage_seconds[CR_STAGE_FINISH] = now_seconds() - t0;
     w->steps++;
     w->time = w->time_base + (double)(w->steps - w->steps_base) * cx.dt;

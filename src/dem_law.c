@@ -141,13 +141,13 @@ static inline void terms_one(law_soa *a, uint32_t e)
     a->tix[e] = ti.x, a->tiy[e] = ti.y, a->tiz[e] = ti.z, a->tjx[e] = tj.x, a->tjy[e] = tj.y, a->tjz[e] = tj.z;
 }
 
-#if DEM_AVX2
+#if CR_AVX2
 typedef struct v4 {
     __m256d x, y, z;
 } v4;
 
 /* (a.x b.x + a.y b.y) + a.z b.z, as cr_v3_dot */
-static DEM_AVX2_FN inline __m256d dot4(v4 a, v4 b)
+static CR_AVX2_FN inline __m256d dot4(v4 a, v4 b)
 {
     return _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(a.x, b.x), _mm256_mul_pd(a.y, b.y)), _mm256_mul_pd(a.z, b.z));
 }
@@ -156,7 +156,7 @@ static DEM_AVX2_FN inline __m256d dot4(v4 a, v4 b)
 #define ST(p, v) _mm256_storeu_pd(p, v)
 
 /* Stage 1 for contacts e .. e + 3: geometry_one's numbers. */
-static DEM_AVX2_FN void geometry_avx2(const cr_dem *d, const dem_box *bx, const uint32_t *ck, const uint32_t *ci,
+static CR_AVX2_FN void geometry_avx2(const cr_dem *d, const dem_box *bx, const uint32_t *ck, const uint32_t *ci,
                                       const cr_vec3 *hist, law_soa *a, uint32_t e)
 {
     __m256d pi[4], pj[4], c[4];
@@ -189,7 +189,7 @@ static DEM_AVX2_FN void geometry_avx2(const cr_dem *d, const dem_box *bx, const 
 
 /* A body's v, w, mass and DEM_DYN (all bits set where the flag is) from its
  * kin line, for four bodies. */
-static DEM_AVX2_FN inline void kin4(const dem_kin *k0, const dem_kin *k1, const dem_kin *k2, const dem_kin *k3, v4 *v,
+static CR_AVX2_FN inline void kin4(const dem_kin *k0, const dem_kin *k1, const dem_kin *k2, const dem_kin *k3, v4 *v,
                                     v4 *w, __m256d *m, __m256d *dyn)
 {
     __m256d c[4], u[4];
@@ -202,7 +202,7 @@ static DEM_AVX2_FN inline void kin4(const dem_kin *k0, const dem_kin *k1, const 
 }
 
 /* Stage 2 for contacts e .. e + 3: normal_one's numbers. */
-static DEM_AVX2_FN void normal_avx2(const cr_dem *d, const dem_law *law, const uint32_t *ck, const uint32_t *ci,
+static CR_AVX2_FN void normal_avx2(const cr_dem *d, const dem_law *law, const uint32_t *ck, const uint32_t *ci,
                                     law_soa *a, uint32_t e)
 {
     const dem_kin *kin = d->kin;
@@ -254,7 +254,7 @@ static DEM_AVX2_FN void normal_avx2(const cr_dem *d, const dem_law *law, const u
     ST(a->fz + e, _mm256_mul_pd(_mm256_add_pd(_mm256_mul_pd(sh.z, kt), _mm256_mul_pd(vtr.z, mg)), m1));
 }
 
-static DEM_AVX2_FN void stages12_avx2(const cr_dem *d, const dem_box *bx, const dem_law *law, const uint32_t *ck,
+static CR_AVX2_FN void stages12_avx2(const cr_dem *d, const dem_box *bx, const dem_law *law, const uint32_t *ck,
                                       const uint32_t *ci, const cr_vec3 *hist, law_soa *a, uint32_t m)
 {
     uint32_t e = 0;
@@ -265,7 +265,7 @@ static DEM_AVX2_FN void stages12_avx2(const cr_dem *d, const dem_box *bx, const 
 }
 /* Stage 3 for contacts e .. e + 3: coulomb_plain's numbers, every lane
  * computed and the results kept by masks (sliding, and shear not zero). */
-static DEM_AVX2_FN void coulomb_avx2(const dem_law *law, law_soa *a, uint32_t e)
+static CR_AVX2_FN void coulomb_avx2(const dem_law *law, law_soa *a, uint32_t e)
 {
     const v4 fs = {LD(a->fx + e), LD(a->fy + e), LD(a->fz + e)};
     const __m256d fsm2 = dot4(fs, fs),
@@ -295,7 +295,7 @@ static DEM_AVX2_FN void coulomb_avx2(const dem_law *law, law_soa *a, uint32_t e)
 }
 
 /* Stage 4's terms for contacts e .. e + 3 (terms_one). */
-static DEM_AVX2_FN void terms_avx2(law_soa *a, uint32_t e)
+static CR_AVX2_FN void terms_avx2(law_soa *a, uint32_t e)
 {
     const v4 dl = {LD(a->dx + e), LD(a->dy + e), LD(a->dz + e)}, fs = {LD(a->fx + e), LD(a->fy + e), LD(a->fz + e)};
     const __m256d cc = LD(a->ccel + e), rinv = LD(a->rinv + e), neg = _mm256_set1_pd(-0.0);
@@ -311,7 +311,7 @@ static DEM_AVX2_FN void terms_avx2(law_soa *a, uint32_t e)
     ST(a->tjx + e, _mm256_mul_pd(tx, nrj)), ST(a->tjy + e, _mm256_mul_pd(ty, nrj)), ST(a->tjz + e, _mm256_mul_pd(tz, nrj));
 }
 
-static DEM_AVX2_FN void stages34_avx2(const dem_law *law, law_soa *a, uint32_t m)
+static CR_AVX2_FN void stages34_avx2(const dem_law *law, law_soa *a, uint32_t m)
 {
     uint32_t e = 0;
     for (; e + 4 <= m; e += 4) coulomb_avx2(law, a, e);
@@ -336,7 +336,7 @@ static void law_block(cr_dem *d, const dem_box *bx, const dem_law *law, bool avx
                       const uint32_t *ci, cr_vec3 *hist, uint32_t m, uint32_t i1)
 {
     law_soa a;
-#if DEM_AVX2
+#if CR_AVX2
     if (avx2) {
         stages12_avx2(d, bx, law, ck, ci, hist, &a, m);
         stages34_avx2(law, &a, m);
@@ -372,7 +372,7 @@ static void law_block(cr_dem *d, const dem_box *bx, const dem_law *law, bool avx
 void cr_dem_law(cr_dem *d, const dem_box *bx, const dem_law *law, const uint32_t *ck, const uint32_t *ci,
                 cr_vec3 *hist, uint32_t contacts, uint32_t i1)
 {
-    const bool avx2 = dem_use_avx2(law->portable);
+    const bool avx2 = cr_use_avx2(law->portable);
     for (uint32_t e0 = 0; e0 < contacts; e0 += DEM_LAW_BLOCK)
         law_block(d, bx, law, avx2, ck + e0, ci + e0, hist + e0,
                   e0 + DEM_LAW_BLOCK < contacts ? DEM_LAW_BLOCK : contacts - e0, i1);

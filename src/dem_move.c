@@ -17,17 +17,17 @@
 #include "dem_avx2.h"
 #include "dem_internal.h"
 
-#if DEM_AVX2
+#if CR_AVX2
 /* (x, y, z, 0) of a cr_vec3, without reading past it (vmaskmovpd, the
  * masked load, was a third of this pass's time on AMD's Zen 4) */
-static DEM_AVX2_FN inline __m256d load3(const cr_vec3 *p)
+static CR_AVX2_FN inline __m256d load3(const cr_vec3 *p)
 {
     return _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(&p->x)), _mm_load_sd(&p->z), 1);
 }
 
 /* Kick and drift of body i; its displacement u since the build (lane 3: 0).
  * False when its centre left the box (the caller wraps it). */
-static DEM_AVX2_FN inline bool kick_drift(cr_dem *d, uint32_t i, __m256d hv, __m256d dtv, __m256d lo, __m256d hi,
+static CR_AVX2_FN inline bool kick_drift(cr_dem *d, uint32_t i, __m256d hv, __m256d dtv, __m256d lo, __m256d hi,
                                            __m256d *x)
 {
     dem_kin *k = &d->kin[i];
@@ -53,7 +53,7 @@ static DEM_AVX2_FN inline bool kick_drift(cr_dem *d, uint32_t i, __m256d hv, __m
     return _mm256_movemask_pd(_mm256_and_pd(_mm256_cmp_pd(*x, lo, _CMP_GE_OQ), _mm256_cmp_pd(*x, hi, _CMP_LT_OQ))) == 15;
 }
 
-DEM_AVX2_FN bool cr_dem_advance_avx2(cr_dem *d, const dem_box *bx, double h, double dt, double lim, uint32_t i0,
+CR_AVX2_FN bool cr_dem_advance_avx2(cr_dem *d, const dem_box *bx, double h, double dt, double lim, uint32_t i0,
                                      uint32_t i1, double disp[6])
 {
     const __m256d hv = _mm256_set1_pd(h), dtv = _mm256_set1_pd(dt), limv = _mm256_set1_pd(lim);
@@ -123,5 +123,5 @@ bool cr_dem_advance_avx2(cr_dem *d, const dem_box *bx, double h, double dt, doub
 
 bool cr_dem_has_avx2(const cr_dem *d)
 {
-    return dem_use_avx2(d->portable);
+    return cr_use_avx2(d->portable);
 }

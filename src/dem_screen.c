@@ -46,8 +46,8 @@ static uint32_t screen_plain(const double *xr, const uint32_t *fb, const uint32_
     return c;
 }
 
-#if DEM_AVX2
-static DEM_AVX2_FN inline __m256d pair4(const double *xr, uint32_t i, uint32_t j)
+#if CR_AVX2
+static CR_AVX2_FN inline __m256d pair4(const double *xr, uint32_t i, uint32_t j)
 {
     const __m256d pi = _mm256_loadu_pd(xr + 4 * (size_t)i), pj = _mm256_loadu_pd(xr + 4 * (size_t)j);
     return _mm256_blend_pd(_mm256_sub_pd(pi, pj), _mm256_add_pd(pi, pj), 8);
@@ -56,7 +56,7 @@ static DEM_AVX2_FN inline __m256d pair4(const double *xr, uint32_t i, uint32_t j
 /* pz: z is periodic (a constant in each copy below: the chute's box is
  * not periodic in z, and its image there would be six operations of about
  * sixty for nothing) */
-static DEM_AVX2_FN inline __attribute__((always_inline)) uint32_t screen4(const double *xr, const uint32_t *fb, const uint32_t *nb, uint32_t k0,
+static CR_AVX2_FN inline __attribute__((always_inline)) uint32_t screen4(const double *xr, const uint32_t *fb, const uint32_t *nb, uint32_t k0,
                                            uint32_t k1, const dem_box *bx, uint32_t *ck, uint32_t *ci, bool pz)
 {
     __m256d L[3], half[3], nhalf[3];
@@ -104,7 +104,7 @@ static DEM_AVX2_FN inline __attribute__((always_inline)) uint32_t screen4(const 
     for (; k < k1; ++k) c = screen_one(xr, bx, fb[k], nb[k], k, c, ck, ci);
     return c;
 }
-static DEM_AVX2_FN uint32_t screen_avx2(const double *xr, const uint32_t *fb, const uint32_t *nb, uint32_t k0,
+static CR_AVX2_FN uint32_t screen_avx2(const double *xr, const uint32_t *fb, const uint32_t *nb, uint32_t k0,
                                         uint32_t k1, const dem_box *bx, uint32_t *ck, uint32_t *ci)
 {
     return bx->periodic[2] ? screen4(xr, fb, nb, k0, k1, bx, ck, ci, true)
@@ -115,8 +115,8 @@ static DEM_AVX2_FN uint32_t screen_avx2(const double *xr, const uint32_t *fb, co
 uint32_t cr_dem_screen(const double *xr, const uint32_t *fb, const uint32_t *nb, uint32_t k0, uint32_t k1,
                        const dem_box *bx, bool portable, uint32_t *ck, uint32_t *ci)
 {
-#if DEM_AVX2
-    if (dem_use_avx2(portable)) return screen_avx2(xr, fb, nb, k0, k1, bx, ck, ci);
+#if CR_AVX2
+    if (cr_use_avx2(portable)) return screen_avx2(xr, fb, nb, k0, k1, bx, ck, ci);
 #else
     (void)portable;
 #endif

@@ -23,7 +23,7 @@ static double max_penetration(const cr_world *w)
     return worst;
 }
 
-cr_status cr_check_finite(cr_world *w)
+cr_status cr_check_finite(cr_world *w, const char *hint)
 {
     const cr_bodies *b = &w->bodies;
     for (uint32_t i = 0; i < b->slot_count; ++i) {
@@ -34,8 +34,8 @@ cr_status cr_check_finite(cr_world *w)
                                                       : NULL;
         if (what) {
             w->failed = true;
-            return cr_fail(w, CR_ERR_NON_FINITE, "body %u: non-finite %s at step %llu (t = %.17g); the world stopped", i,
-                           what, (unsigned long long)w->steps + 1, w->time + w->def.dt);
+            return cr_fail(w, CR_ERR_NON_FINITE, "body %u: non-finite %s at step %llu (t = %.17g); the world stopped%s",
+                           i, what, (unsigned long long)w->steps + 1, w->time + w->def.dt, hint);
         }
     }
     return CR_OK;
@@ -78,7 +78,7 @@ cr_status cr_stage_finish(cr_world *w)
     if (s != CR_OK) return s;
     cr_balls_keep_above_surfaces(w);
     if (surfaces) cap_surface_energy(w);
-    s = cr_check_finite(w);
+    s = cr_check_finite(w, "");
     if (s != CR_OK) return s;
     w->stats.max_penetration = max_penetration(w);
     w->steps++;

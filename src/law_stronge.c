@@ -50,7 +50,7 @@ cr_stronge_options cr_default_stronge_options(void)
 
 /* ---- validation ------------------------------------------------------------ */
 
-static cr_status check_coefficients(double e, double mu, char *msg, size_t msg_size)
+cr_status stronge_check_coefficients(double e, double mu, char *msg, size_t msg_size)
 {
     if (!(e >= 0.0 && e <= 1.0)) {
         stronge_msg(msg, msg_size, "restitution must be in [0, 1], got %.17g", e);
@@ -184,6 +184,17 @@ static void zero_result(cr_stronge_result *out)
     out->sticking = CR_STICKING_NONE;
 }
 
+cr_status stronge_start(cr_stronge_result *out, char *msg, size_t msg_size)
+{
+    if (msg && msg_size) msg[0] = '\0';
+    if (!out) {
+        stronge_msg(msg, msg_size, "out is NULL");
+        return CR_ERR_INVALID_ARGUMENT;
+    }
+    zero_result(out);
+    return CR_OK;
+}
+
 static cr_status drive(const stronge_problem *pb, stronge_state *s, char *msg, size_t msg_size)
 {
     cr_status st;
@@ -238,16 +249,11 @@ cr_status cr_law_stronge_contact_ex(cr_mat3 K, cr_vec3 u0, double e, double mu,
                                     char *msg, size_t msg_size)
 {
     cr_status st;
-    if (msg && msg_size) msg[0] = '\0';
-    if (!out) {
-        stronge_msg(msg, msg_size, "out is NULL");
-        return CR_ERR_INVALID_ARGUMENT;
-    }
-    zero_result(out);
+    if ((st = stronge_start(out, msg, msg_size)) != CR_OK) return st;
     stronge_problem pb;
     pb.opt = options ? *options : cr_default_stronge_options();
     if ((st = check_options(&pb.opt, msg, msg_size)) != CR_OK) return st;
-    if ((st = check_coefficients(e, mu, msg, msg_size)) != CR_OK) return st;
+    if ((st = stronge_check_coefficients(e, mu, msg, msg_size)) != CR_OK) return st;
     if ((st = check_vec("u0", u0, msg, msg_size)) != CR_OK) return st;
     if ((st = check_spd(K, 3, &pb.K, msg, msg_size)) != CR_OK) return st;
 
@@ -347,17 +353,24 @@ cr_mat3 cr_stronge_rotation(cr_vec3 n)
     return R;
 }
 
-static cr_status check_side(const char *name, const cr_contact_side *s, char *msg, size_t msg_size)
+cr_status stronge_check_side_mass(const char *name, bool given, double inv_mass, char *msg, size_t msg_size)
 {
-    char what[32];
-    if (!s) {
+    if (!given) {
         stronge_msg(msg, msg_size, "side %s is NULL", name);
         return CR_ERR_INVALID_ARGUMENT;
     }
-    if (!(s->inv_mass >= 0.0 && isfinite(s->inv_mass))) {
-        stronge_msg(msg, msg_size, "%s.inv_mass must be finite and >= 0, got %.17g", name, s->inv_mass);
+    if (!(inv_mass >= 0.0 && isfinite(inv_mass))) {
+        stronge_msg(msg, msg_size, "%s.inv_mass must be finite and >= 0, got %.17g", name, inv_mass);
         return CR_ERR_INVALID_ARGUMENT;
     }
+    return CR_OK;
+}
+
+static cr_status check_side(const char *name, const cr_contact_side *s, char *msg, size_t msg_size)
+{
+    char what[32];
+    cr_status st = stronge_check_side_mass(name, s != NULL, s ? s->inv_mass : 0.0, msg, msg_size);
+    if (st != CR_OK) return st;
     const cr_mat3 *I = &s->inv_inertia;
     double m = 0.0;
     for (int i = 0; i < 3; ++i)
@@ -381,7 +394,6 @@ static cr_status check_side(const char *name, const cr_contact_side *s, char *ms
             return CR_ERR_INVALID_ARGUMENT;
         }
     }
-    cr_status st;
     snprintf(what, sizeof what, "%s.r", name);
     if ((st = check_vec(what, s->r, msg, msg_size)) != CR_OK) return st;
     snprintf(what, sizeof what, "%s.v", name);
@@ -395,12 +407,7 @@ cr_status cr_law_stronge_ex(const cr_contact_side *a, const cr_contact_side *b, 
                             char *msg, size_t msg_size)
 {
     cr_status st;
-    if (msg && msg_size) msg[0] = '\0';
-    if (!out) {
-        stronge_msg(msg, msg_size, "out is NULL");
-        return CR_ERR_INVALID_ARGUMENT;
-    }
-    zero_result(out);
+    if ((st = stronge_start(out, msg, msg_size)) != CR_OK) return st;
     if ((st = check_side("a", a, msg, msg_size)) != CR_OK) return st;
     if ((st = check_side("b", b, msg, msg_size)) != CR_OK) return st;
     if ((st = check_vec("normal", n, msg, msg_size)) != CR_OK) return st;

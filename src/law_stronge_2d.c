@@ -91,31 +91,19 @@ static void s2_finish(s2 *s, double kx, double ky, double qx)
 cr_status cr_law_stronge_2d(const double K[2][2], const double u0[2], double e, double mu,
                             cr_stronge_result *out, char *msg, size_t msg_size)
 {
-    if (msg && msg_size) msg[0] = '\0';
-    if (!out) {
-        stronge_msg(msg, msg_size, "out is NULL");
-        return CR_ERR_INVALID_ARGUMENT;
-    }
-    memset(out, 0, sizeof *out);
+    cr_status st;
+    if ((st = stronge_start(out, msg, msg_size)) != CR_OK) return st;
     if (!K || !u0) {
         stronge_msg(msg, msg_size, "K or u0 is NULL");
         return CR_ERR_INVALID_ARGUMENT;
     }
-    if (!(e >= 0.0 && e <= 1.0)) {
-        stronge_msg(msg, msg_size, "restitution must be in [0, 1], got %.17g", e);
-        return CR_ERR_INVALID_ARGUMENT;
-    }
-    if (!(mu >= 0.0 && isfinite(mu))) {
-        stronge_msg(msg, msg_size, "friction must be a finite number >= 0, got %.17g", mu);
-        return CR_ERR_INVALID_ARGUMENT;
-    }
+    if ((st = stronge_check_coefficients(e, mu, msg, msg_size)) != CR_OK) return st;
     for (int i = 0; i < 2; ++i)
         if (!isfinite(u0[i])) {
             stronge_msg(msg, msg_size, "u0[%d] is not finite (%.17g)", i, u0[i]);
             return CR_ERR_INVALID_ARGUMENT;
         }
-    cr_status st = check_k2(K, msg, msg_size);
-    if (st != CR_OK) return st;
+    if ((st = check_k2(K, msg, msg_size)) != CR_OK) return st;
 
     out->u = cr_v3(u0[0], u0[1], 0.0);
     if (u0[1] >= 0.0) return CR_OK; /* not approaching (§5.2 step 2) */
@@ -255,14 +243,8 @@ void cr_contact_apply_2d(cr_contact_side_2d *a, cr_contact_side_2d *b, const dou
 
 static cr_status check_side_2d(const char *name, const cr_contact_side_2d *s, char *msg, size_t msg_size)
 {
-    if (!s) {
-        stronge_msg(msg, msg_size, "side %s is NULL", name);
-        return CR_ERR_INVALID_ARGUMENT;
-    }
-    if (!(s->inv_mass >= 0.0 && isfinite(s->inv_mass))) {
-        stronge_msg(msg, msg_size, "%s.inv_mass must be finite and >= 0, got %.17g", name, s->inv_mass);
-        return CR_ERR_INVALID_ARGUMENT;
-    }
+    cr_status st = stronge_check_side_mass(name, s != NULL, s ? s->inv_mass : 0.0, msg, msg_size);
+    if (st != CR_OK) return st;
     if (!(s->inv_inertia >= 0.0 && isfinite(s->inv_inertia))) {
         stronge_msg(msg, msg_size, "%s.inv_inertia must be finite and >= 0, got %.17g", name,
                     s->inv_inertia);
@@ -283,12 +265,7 @@ cr_status cr_law_stronge_2d_body(const cr_contact_side_2d *a, const cr_contact_s
                                  char *msg, size_t msg_size)
 {
     cr_status st;
-    if (msg && msg_size) msg[0] = '\0';
-    if (!out) {
-        stronge_msg(msg, msg_size, "out is NULL");
-        return CR_ERR_INVALID_ARGUMENT;
-    }
-    memset(out, 0, sizeof *out);
+    if ((st = stronge_start(out, msg, msg_size)) != CR_OK) return st;
     if ((st = check_side_2d("a", a, msg, msg_size)) != CR_OK) return st;
     if ((st = check_side_2d("b", b, msg, msg_size)) != CR_OK) return st;
     if (!n || !isfinite(n[0]) || !isfinite(n[1])) {

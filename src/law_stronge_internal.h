@@ -75,4 +75,13 @@ void stronge_msg(char *msg, size_t msg_size, const char *fmt, ...)
 #endif
     ;
 
+/* law_stronge.c, the checks that open every entry point (3D and 2D): the
+ * message cleared and out zeroed (sticking CR_STICKING_NONE), or an error
+ * when out is NULL; e in [0, 1] and mu finite and >= 0. */
+cr_status stronge_start(cr_stronge_result *out, char *msg, size_t msg_size);
+cr_status stronge_check_coefficients(double e, double mu, char *msg, size_t msg_size);
+/* The first checks of a contact side (3D and 2D), side name: given, and
+ * its inv_mass finite and >= 0 (not read when the side is missing). */
+cr_status stronge_check_side_mass(const char *name, bool given, double inv_mass, char *msg, size_t msg_size);
+
 #endif

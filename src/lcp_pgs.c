@@ -37,6 +37,7 @@
 #include <string.h>
 
 #include "lcp_internal.h"
+#include "simd.h"
 
 typedef struct cr_pgs_row {
     uint32_t a, b;          /* velocity slots: the row's bodies, or the zero slot for the world */
@@ -106,15 +107,6 @@ static inline v2d v2_mul(v2d a, v2d b) { return (v2d){a.lo * b.lo, a.hi * b.hi};
 #define CR_PGS_ALWAYS_INLINE inline __attribute__((always_inline))
 #else
 #define CR_PGS_ALWAYS_INLINE inline
-#endif
-/* AVX2 where the compiler can build a function for it and ask the processor
- * at run time (GCC, Clang on x86-64); the pairs everywhere. */
-#if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
-#define CR_PGS_AVX2 1
-#define CR_PGS_AVX2_FN __attribute__((target("avx2")))
-#include <immintrin.h>
-#else
-#define CR_PGS_AVX2 0
 #endif
 
 static inline v2d v2_load(const double *p)
@@ -282,7 +274,7 @@ static void sweep_pairs(const cr_pgs_row *pr, uint32_t n, uint32_t iterations, d
     else sweeps(pr, n, iterations, false, 0.0, lambda, vel, row_velocity, apply);
 }
 
-#if CR_PGS_AVX2
+#if CR_AVX2
 /* The same kernels on AVX2's registers of four doubles: a body's six
  * numbers (the pairs' layout) are one register of four and one of two.
  * Each lane does the same IEEE operation in the same order as the pairs do
@@ -290,7 +282,7 @@ static void sweep_pairs(const cr_pgs_row *pr, uint32_t n, uint32_t iterations, d
  * added, then the last pair), and nothing is fused into a multiply-add
  * (-ffp-contract=off, and the target is AVX2 without FMA): the very same
  * bits (test_pgs_order runs both), in fewer instructions a row. */
-static CR_PGS_AVX2_FN inline __m128d dots_avx2(const double *j, const double *v)
+static CR_AVX2_FN inline __m128d dots_avx2(const double *j, const double *v)
 {
     __m256d q = _mm256_mul_pd(_mm256_loadu_pd(j), _mm256_loadu_pd(v));
     __m128d s = _mm_add_pd(_mm256_castpd256_pd128(q), _mm256_extractf128_pd(q, 1));
@@ -298,14 +290,14 @@ static CR_PGS_AVX2_FN inline __m128d dots_avx2(const double *j, const double *v)
 }
 
 /* row_velocity's sums, with the pairs of dots_avx2 */
-static CR_PGS_AVX2_FN inline double row_velocity_avx2(const cr_pgs_row *p, double (*vel)[6])
+static CR_AVX2_FN inline double row_velocity_avx2(const cr_pgs_row *p, double (*vel)[6])
 {
     __m128d da = dots_avx2(p->ja, vel[p->a]), db = dots_avx2(p->jb, vel[p->b]);
     __m128d s = _mm_add_pd(_mm_unpacklo_pd(da, db), _mm_unpackhi_pd(da, db));
     return (0.0 + _mm_cvtsd_f64(s)) + _mm_cvtsd_f64(_mm_unpackhi_pd(s, s));
 }
 
-static CR_PGS_AVX2_FN inline void add_scaled_avx2(double *v, const double *m, __m256d d)
+static CR_AVX2_FN inline void add_scaled_avx2(double *v, const double *m, __m256d d)
 {
     _mm256_storeu_pd(v, _mm256_add_pd(_mm256_loadu_pd(v), _mm256_mul_pd(_mm256_loadu_pd(m), d)));
     _mm_storeu_pd(v + 4, _mm_add_pd(_mm_loadu_pd(v + 4), _mm_mul_pd(_mm_loadu_pd(m + 4), _mm256_castpd256_pd128(d))));
@@ -313,14 +305,14 @@ static CR_PGS_AVX2_FN inline void add_scaled_avx2(double *v, const double *m, __
 
 /* apply's update: body a, then body b (the same slot when both are the
  * world: b sees a's update, as with the pairs) */
-static CR_PGS_AVX2_FN inline void apply_avx2(const cr_pgs_row *p, double dl, double (*vel)[6])
+static CR_AVX2_FN inline void apply_avx2(const cr_pgs_row *p, double dl, double (*vel)[6])
 {
     __m256d d = _mm256_set1_pd(dl);
     add_scaled_avx2(vel[p->a], p->ma, d);
     add_scaled_avx2(vel[p->b], p->mb, d);
 }
 
-static CR_PGS_AVX2_FN void sweep_avx2(const cr_pgs_row *pr, uint32_t n, uint32_t iterations, double stop,
+static CR_AVX2_FN void sweep_avx2(const cr_pgs_row *pr, uint32_t n, uint32_t iterations, double stop,
                                       double *lambda, double (*vel)[6])
 {
     if (stop > 0.0) sweeps(pr, n, iterations, true, stop, lambda, vel, row_velocity_avx2, apply_avx2);
@@ -403,8 +395,8 @@ double cr_lcp_pgs_solve(const cr_lcp_row *rows, const cr_lcp_island *isl, uint32
         uint32_t j = ws->pgs_order[n + k];
         warm_row(&pr[j], j, lambda, vel);
     }
-#if CR_PGS_AVX2
-    if (!ws->pgs_portable && __builtin_cpu_supports("avx2")) sweep_avx2(pr, n, iterations, stop, lambda, vel);
+#if CR_AVX2
+    if (cr_use_avx2(ws->pgs_portable)) sweep_avx2(pr, n, iterations, stop, lambda, vel);
     else
 #endif
         sweep_pairs(pr, n, iterations, stop, lambda, vel);

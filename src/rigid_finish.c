@@ -184,7 +184,7 @@ cr_status cr_rigid_finish(cr_world *w)
         if (!cr_rigid_reserve_rows(w, need)) return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "rigid bodies: out of memory");
         if ((s = correct_drift(w)) != CR_OK) return s;
     }
-    s = cr_check_finite(w);
+    s = cr_check_finite(w, "");
     if (s != CR_OK) return s;
     if (w->rigid->contact_count > 0 && !fill_poses(w)) /* the poses after the drift correction */
         return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "rigid bodies: out of memory");

@@ -328,8 +328,10 @@ double cr_body_kinetic(const cr_world *w, uint32_t i);
 double cr_body_kinetic_of(const cr_world *w, uint32_t i, cr_vec3 v, cr_vec3 om);
 /* Angular momentum about the centre, I_world om. */
 cr_vec3 cr_body_spin_momentum(const cr_world *w, uint32_t i, cr_vec3 om);
-/* A finiteness check of every body's state; stops the world naming the body. */
-cr_status cr_check_finite(cr_world *w);
+/* A finiteness check of every body's state; stops the world naming the body.
+ * hint: added to the message after "the world stopped" ("" for none; the
+ * DEM's asks about dt). */
+cr_status cr_check_finite(cr_world *w, const char *hint);
 void cr_body_scale_kinetic(cr_world *w, uint32_t i, double k);
 /* Resting contacts of balls on surfaces (rolling_rest.c): the balls and
  * walls each one leans on, found from the broad phase's pairs, and their

@@ -1,10 +1,12 @@
 /* carom CLI — option values (see cli_args.h). */
+#define _POSIX_C_SOURCE 200809L /* strdup, stat */
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli_args.h"
 
@@ -109,4 +111,48 @@ const char *arg_value(int argc, char **argv, int *i, const char *long_name, cons
         return argv[++*i];
     }
     return NULL;
+}
+
+int arg_out_dir(const char *option, const char *path, char *err, size_t err_size)
+{
+    char *dir = strdup(path), *slash = dir ? strrchr(dir, '/') : NULL;
+    int rc = 0;
+    if (slash) {
+        *slash = '\0';
+        const char *d = dir[0] ? dir : "/";
+        struct stat st;
+        if (stat(d, &st) != 0 || !S_ISDIR(st.st_mode)) {
+            snprintf(err, err_size, "%s: directory '%s' does not exist", option, d);
+            rc = -1;
+        }
+    }
+    free(dir);
+    return rc;
+}
+
+int arg_run_dir(const char *run_dir, char *err, size_t err_size)
+{
+    struct stat st;
+    if (stat(run_dir, &st) == 0 && S_ISDIR(st.st_mode)) return 0;
+    snprintf(err, err_size, "RUN_DIR '%s' is not a directory", run_dir);
+    return -1;
+}
+
+int arg_common(const char *s, bool *options_done, const char **positional, const char *what, const char *help,
+               char *err, size_t err_size)
+{
+    if (*options_done || s[0] != '-' || s[1] == '\0') {
+        if (*positional) snprintf(err, err_size, "more than one %s ('%s' and '%s')", what, *positional, s);
+        *positional = s;
+        return 1;
+    }
+    if (strcmp(s, "--") == 0) {
+        *options_done = true;
+        return 1;
+    }
+    if (strcmp(s, "-h") == 0 || strcmp(s, "--help") == 0) {
+        fputs(help, stdout);
+        return 2;
+    }
+    return 0;
 }

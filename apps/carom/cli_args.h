@@ -17,6 +17,19 @@ int arg_numbers(const char *option, const char *text, int n, double *out, char *
 int arg_size(const char *option, const char *text, int *width, int *height, char *err, size_t err_size);
 /* true when path ends with suffix, ignoring case (".png"). */
 bool arg_has_suffix(const char *path, const char *suffix);
+/* The directory an output file goes in (path up to its last '/'; none: the
+ * current one) exists: checked before the work, not after it. */
+int arg_out_dir(const char *option, const char *path, char *err, size_t err_size);
+/* RUN_DIR, a directory carom run wrote, is a directory. */
+int arg_run_dir(const char *run_dir, char *err, size_t err_size);
+
+/* The arguments every command's option loop starts with: the one
+ * positional argument (when s is not an option, or after "--"; what names
+ * it in the message when there are two), "--", and -h / --help (help
+ * printed on stdout). 0: s is none of these (the command's own options);
+ * 1: taken; 2: help printed. */
+int arg_common(const char *s, bool *options_done, const char **positional, const char *what, const char *help,
+               char *err, size_t err_size);
 
 /* An option's value: "--opt VALUE" (advancing *i) or "--opt=VALUE". NULL
  * when argv[*i] is not this option; *missing set when it is but has no

@@ -559,6 +559,21 @@ static int run(ctx *c, const cJSON *root)
     return 0;
 }
 
+/* The input text, parsed and run: the command's exit status (0, 1 the law
+ * failed, 2 bad input). fuzz/fuzz_collide.c calls it too. */
+static int collide_text(ctx *c, const char *json)
+{
+    const char *end = NULL;
+    cJSON *root = cJSON_ParseWithLengthOpts(json, strlen(json) + 1, &end, 1);
+    if (!root) {
+        parse_error(c, json, end);
+        return 2;
+    }
+    int status = run(c, root);
+    cJSON_Delete(root);
+    return status < 0 ? 2 : status;
+}
+
 int cmd_collide(int argc, char **argv)
 {
     const char *file = NULL;
@@ -593,17 +608,7 @@ int cmd_collide(int argc, char **argv)
         fprintf(stderr, "carom collide: %s: could not read the input\n", c.name);
         return 2;
     }
-    const char *end = NULL;
-    cJSON *root = cJSON_ParseWithLengthOpts(json, strlen(json) + 1, &end, 1);
-    int status;
-    if (!root) {
-        parse_error(&c, json, end);
-        status = 2;
-    } else {
-        status = run(&c, root);
-        if (status < 0) status = 2;
-        cJSON_Delete(root);
-    }
+    int status = collide_text(&c, json);
     free(json);
     fflush(stdout);
     return status;

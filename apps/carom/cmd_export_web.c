@@ -61,36 +61,21 @@ static int parse(int argc, char **argv, export_args *a)
     bool missing, options_done = false;
     for (int i = 1; i < argc && !err[0]; ++i) {
         const char *s = argv[i], *v;
-        if (options_done || s[0] != '-' || s[1] == '\0') {
-            if (a->run_dir) snprintf(err, sizeof err, "more than one run directory ('%s' and '%s')", a->run_dir, s);
-            a->run_dir = s;
-        } else if (strcmp(s, "--") == 0) options_done = true;
-        else if (strcmp(s, "-h") == 0 || strcmp(s, "--help") == 0) {
-            fputs(export_help, stdout);
-            return 1;
-        } else if (strcmp(s, "-q") == 0 || strcmp(s, "--quiet") == 0) a->quiet = true;
+        int common = arg_common(s, &options_done, &a->run_dir, "run directory", export_help, err, sizeof err);
+        if (common == 2) return 1;
+        if (common == 1) continue;
+        if (strcmp(s, "-q") == 0 || strcmp(s, "--quiet") == 0) a->quiet = true;
         else if ((v = arg_value(argc, argv, &i, "--out", "-o", &missing))) {
             if (missing) snprintf(err, sizeof err, "--out needs a file name");
             else a->out = v;
         } else
             snprintf(err, sizeof err, "unknown option '%s'", s);
     }
-    struct stat st;
     if (!err[0] && a->run_dir == NULL) snprintf(err, sizeof err, "RUN_DIR is required (a directory carom run wrote)");
-    if (!err[0] && (stat(a->run_dir, &st) != 0 || !S_ISDIR(st.st_mode)))
-        snprintf(err, sizeof err, "RUN_DIR '%s' is not a directory", a->run_dir);
+    if (!err[0]) arg_run_dir(a->run_dir, err, sizeof err);
     if (!err[0] && a->out && !arg_has_suffix(a->out, ".html"))
         snprintf(err, sizeof err, "--out: the page's name must end in .html, got '%s'", a->out);
-    if (!err[0] && a->out) {
-        char *dir = strdup(a->out), *slash = dir ? strrchr(dir, '/') : NULL;
-        if (slash) {
-            *slash = '\0';
-            const char *d = dir[0] ? dir : "/";
-            if (stat(d, &st) != 0 || !S_ISDIR(st.st_mode))
-                snprintf(err, sizeof err, "--out: directory '%s' does not exist", d);
-        }
-        free(dir);
-    }
+    if (!err[0] && a->out) arg_out_dir("--out", a->out, err, sizeof err);
     if (err[0]) {
         fprintf(stderr, "carom export-web: %s\n\n%s", err, export_help);
         return 2;

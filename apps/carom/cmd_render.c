@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cli_args.h"
 #include "commands.h"
@@ -64,18 +63,12 @@ static int parse(int argc, char **argv, render_args *a)
     bool options_done = false, missing;
     for (int i = 1; i < argc && !err[0]; ++i) {
         const char *s = argv[i], *v;
-        if (options_done || s[0] != '-' || s[1] == '\0') {
-            if (a->scene) snprintf(err, sizeof err, "more than one scene ('%s' and '%s')", a->scene, s);
-            a->scene = s;
-            continue;
-        }
+        int common = arg_common(s, &options_done, &a->scene, "scene", render_help, err, sizeof err);
+        if (common == 2) return 1;
+        if (common == 1) continue;
         int r = view_args_parse(argc, argv, &i, &a->camera, &a->color, err, sizeof err);
         if (r != 0) continue;
-        if (strcmp(s, "--") == 0) options_done = true;
-        else if (strcmp(s, "-h") == 0 || strcmp(s, "--help") == 0) {
-            fputs(render_help, stdout);
-            return 1;
-        } else if (strcmp(s, "-q") == 0 || strcmp(s, "--quiet") == 0) a->quiet = true;
+        if (strcmp(s, "-q") == 0 || strcmp(s, "--quiet") == 0) a->quiet = true;
         else if (strcmp(s, "--overlay") == 0) a->overlay = true;
         else if ((v = arg_value(argc, argv, &i, "--out", "-o", &missing))) {
             if (missing) snprintf(err, sizeof err, "--out needs a file name");
@@ -95,19 +88,8 @@ static int parse(int argc, char **argv, render_args *a)
     if (!err[0] && a->out == NULL) snprintf(err, sizeof err, "--out FILE.png is required");
     if (!err[0] && !arg_has_suffix(a->out, ".png"))
         snprintf(err, sizeof err, "--out: the image is written as PNG, so its name must end in .png, got '%s'", a->out);
-    if (!err[0]) {
-        /* The directory must exist: find out now, not after the simulation. */
-        char *dir = strdup(a->out);
-        char *slash = dir ? strrchr(dir, '/') : NULL;
-        struct stat st;
-        if (slash) {
-            *slash = '\0';
-            const char *d = dir[0] ? dir : "/";
-            if (stat(d, &st) != 0 || !S_ISDIR(st.st_mode))
-                snprintf(err, sizeof err, "--out: directory '%s' does not exist", d);
-        }
-        free(dir);
-    }
+    /* The directory must exist: find out now, not after the simulation. */
+    if (!err[0]) arg_out_dir("--out", a->out, err, sizeof err);
     if (err[0]) {
         fprintf(stderr, "carom render: %s\n\n%s", err, render_help);
         return 2;

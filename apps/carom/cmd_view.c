@@ -62,17 +62,11 @@ static int parse(int argc, char **argv, view_args *a)
     bool options_done = false, missing;
     for (int i = 1; i < argc && !err[0]; ++i) {
         const char *s = argv[i], *v;
-        if (options_done || s[0] != '-' || s[1] == '\0') {
-            if (a->scene) snprintf(err, sizeof err, "more than one scene ('%s' and '%s')", a->scene, s);
-            a->scene = s;
-            continue;
-        }
+        int common = arg_common(s, &options_done, &a->scene, "scene", view_help, err, sizeof err);
+        if (common == 2) return 1;
+        if (common == 1) continue;
         if (view_args_parse(argc, argv, &i, &a->camera, &a->color, err, sizeof err) != 0) continue;
-        if (strcmp(s, "--") == 0) options_done = true;
-        else if (strcmp(s, "-h") == 0 || strcmp(s, "--help") == 0) {
-            fputs(view_help, stdout);
-            return 1;
-        } else if (strcmp(s, "--paused") == 0) a->paused = true;
+        if (strcmp(s, "--paused") == 0) a->paused = true;
         else if (strcmp(s, "--adaptive") == 0) a->adaptive = true;
         else if ((v = arg_value(argc, argv, &i, "--size", NULL, &missing))) {
             if (missing) snprintf(err, sizeof err, "--size needs WIDTHxHEIGHT");

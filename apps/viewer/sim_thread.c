@@ -281,6 +281,17 @@ static void *run(void *arg)
     return NULL;
 }
 
+/* What sim_start made, once its thread is gone (or never started). */
+static void sim_free(sim_thread *t)
+{
+    pthread_mutex_destroy(&t->lock);
+    pthread_cond_destroy(&t->wake);
+    for (int i = 0; i < 3; ++i) snapshot_free(&t->buffers[i]);
+    cr_world_destroy(t->world);
+    free(t->queue);
+    free(t);
+}
+
 int sim_start(sim_thread **out, sim_loader *loader, void *ctx, const sim_options *o, char *err, size_t err_size)
 {
     sim_thread *t = calloc(1, sizeof *t);
@@ -314,12 +325,7 @@ int sim_start(sim_thread **out, sim_loader *loader, void *ctx, const sim_options
     int e = pthread_create(&t->thread, NULL, run, t);
     if (e != 0) {
         snprintf(err, err_size, "cannot start the simulation thread: %s", strerror(e));
-        pthread_mutex_destroy(&t->lock);
-        pthread_cond_destroy(&t->wake);
-        for (int i = 0; i < 3; ++i) snapshot_free(&t->buffers[i]);
-        cr_world_destroy(t->world);
-        free(t->queue);
-        free(t);
+        sim_free(t);
         return -1;
     }
     *out = t;
@@ -357,10 +363,5 @@ void sim_stop(sim_thread *t)
     pthread_cond_signal(&t->wake);
     pthread_mutex_unlock(&t->lock);
     pthread_join(t->thread, NULL);
-    pthread_mutex_destroy(&t->lock);
-    pthread_cond_destroy(&t->wake);
-    for (int i = 0; i < 3; ++i) snapshot_free(&t->buffers[i]);
-    cr_world_destroy(t->world);
-    free(t->queue);
-    free(t);
+    sim_free(t);
 }

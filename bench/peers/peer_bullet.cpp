@@ -16,7 +16,7 @@
 
 #include <btBulletDynamicsCommon.h>
 
-#include "scene.h"
+#include "peer_run.h"
 
 static double mem_available_gb()
 {
@@ -32,16 +32,9 @@ static double mem_available_gb()
 
 static int run(int scene, int size, double cap, int iterations)
 {
-    pit_scene s = {};
-    pyr_scene py = {};
-    int n;
-    if (scene == 0) {
-        if (pit_build(&s, size)) return 1;
-        n = size;
-    } else {
-        if (pyr_build(&py, size)) return 1;
-        n = py.n;
-    }
+    peer_run pr;
+    if (peer_run_build(&pr, scene, size)) return 1;
+    const int n = pr.n;
     /* The lattice's bounding boxes, grown by Bullet's contact breaking
      * threshold, overlap their neighbours from the first step: the pair cache
      * then holds a collision algorithm and a manifold per pair, about 100 KB
@@ -56,8 +49,7 @@ static int run(int scene, int size, double cap, int iterations)
         peer_skip("bullet", "pit", size, why);
         return 0;
     }
-    const double e = scene == 0 ? PIT_RESTITUTION : PYR_RESTITUTION;
-    const double mu = scene == 0 ? PIT_FRICTION : PYR_FRICTION;
+    const double e = pr.e, mu = pr.mu;
     double t_setup = peer_now();
     btDefaultCollisionConfiguration config;
     btCollisionDispatcher dispatcher(&config);
@@ -82,7 +74,7 @@ static int run(int scene, int size, double cap, int iterations)
     };
     if (scene == 0) {
         double pp[5][3], pn[5][3];
-        pit_planes(&s, pp, pn);
+        pit_planes(&pr.pit, pp, pn);
         for (int k = 0; k < 5; ++k)
             add_plane(btVector3(pn[k][0], pn[k][1], pn[k][2]),
                       pn[k][0] * pp[k][0] + pn[k][1] * pp[k][1] + pn[k][2] * pp[k][2]);
@@ -101,7 +93,7 @@ static int run(int scene, int size, double cap, int iterations)
     shapes.push_back(shape);
     btVector3 inertia(0, 0, 0);
     shape->calculateLocalInertia(mass, inertia);
-    const double *start = scene == 0 ? s.pos : py.pos;
+    const double *start = pr.start;
     for (int i = 0; i < n; ++i) {
         btTransform tr;
         tr.setIdentity();
@@ -116,9 +108,8 @@ static int run(int scene, int size, double cap, int iterations)
     t_setup = peer_now() - t_setup;
 
     std::vector<double> pos(3 * (size_t)n), vel(3 * (size_t)n), ang(3 * (size_t)n), quat(4 * (size_t)n);
-    overlap_grid g = {};
-    double stepping = 0.0, cpu = 0.0, max_pen = 0.0, contacts = 0.0, overlap = 0.0;
-    int steps = 0, lost = 0;
+    double stepping = 0.0, cpu = 0.0, contacts = 0.0;
+    int steps = 0;
     while (steps < PEER_STEPS && stepping < cap) {
         double t0 = peer_now(), c0 = peer_cpu_now();
         world.stepSimulation(PEER_DT, 1, PEER_DT);
@@ -142,24 +133,10 @@ static int run(int scene, int size, double cap, int iterations)
             const btQuaternion q = tr.getRotation(); /* Bullet's order x, y, z, w; scene.h's w, x, y, z */
             quat[4 * i] = q.w(), quat[4 * i + 1] = q.x(), quat[4 * i + 2] = q.y(), quat[4 * i + 3] = q.z();
         }
-        if (scene == 0) {
-            double pen = pit_max_overlap(&g, &s, pos.data(), &lost);
-            if (pen > max_pen) max_pen = pen;
-        } else {
-            if (deepest > max_pen) max_pen = deepest;
-            double ov = pyr_max_overlap(&g, &py, pos.data(), quat.data());
-            if (ov > overlap) overlap = ov;
-        }
+        peer_run_measure(&pr, pos.data(), quat.data(), deepest);
     }
-    peer_result r = {"bullet", scene == 0 ? "pit" : "pyramid", size, n, steps, PEER_STEPS, stepping, cpu, t_setup,
-                     max_pen, scene == 0 ? "geom" : "contact", lost, 0.0, -1.0, contacts / (steps ? steps : 1),
-                     -1, scene == 0 ? -1.0 : overlap};
-    if (scene == 0) {
-        r.ke = pit_kinetic(n, vel.data(), ang.data());
-    } else {
-        r.ke = pyr_kinetic(n, vel.data(), ang.data());
-        r.drift = pyr_max_drift(&py, pos.data(), &r.lost);
-    }
+    peer_result r = peer_run_result(&pr, "bullet", steps, stepping, cpu, t_setup, contacts, -1, pos.data(), vel.data(),
+                                    ang.data());
     const btContactSolverInfo &si = world.getSolverInfo();
     std::printf("NOTE bullet iterations=%d erp2=%g split_impulse=%d restitution_threshold=%g\n", si.m_numIterations,
                 (double)si.m_erp2, si.m_splitImpulse, (double)si.m_restitutionVelocityThreshold);

@@ -8,6 +8,7 @@
  * themselves, so its sphere-sphere contacts have e = 0.25 and mu = 0.09.)
  */
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,22 @@
 #include "carom/carom.h"
 #include "../bench_args.h"
 #include "scene.h"
+
+/* One step of w, timed: its wall and CPU seconds added to *stepping and
+ * *cpu, its contacts to *contacts; false (said on stderr) when it fails. */
+static bool timed_step(cr_world *w, double *stepping, double *cpu, double *contacts)
+{
+    double t0 = peer_now(), c0 = peer_cpu_now();
+    cr_status st = cr_world_step(w);
+    *stepping += peer_now() - t0;
+    *cpu += peer_cpu_now() - c0;
+    if (st != CR_OK) {
+        fprintf(stderr, "carom: step failed: %s\n", cr_world_last_error(w));
+        return false;
+    }
+    *contacts += cr_world_stats(w)->contacts;
+    return true;
+}
 
 static int run_pit(int n, double cap, int threads)
 {
@@ -60,16 +77,8 @@ static int run_pit(int n, double cap, int threads)
     double stepping = 0.0, cpu = 0.0, max_pen = 0.0, contacts = 0.0;
     int steps = 0, lost = 0;
     while (steps < PEER_STEPS && stepping < cap) {
-        double t0 = peer_now(), c0 = peer_cpu_now();
-        cr_status st = cr_world_step(w);
-        stepping += peer_now() - t0;
-        cpu += peer_cpu_now() - c0;
-        if (st != CR_OK) {
-            fprintf(stderr, "carom: step failed: %s\n", cr_world_last_error(w));
-            return 1;
-        }
+        if (!timed_step(w, &stepping, &cpu, &contacts)) return 1;
         ++steps;
-        contacts += cr_world_stats(w)->contacts;
         for (int i = 0; i < n; ++i) {
             cr_body_state bs;
             cr_body_get_state(w, ids[i], &bs);
@@ -181,16 +190,8 @@ static int run_chute(const char *path, int steps_planned, double cap, int ke_eve
     double stepping = 0.0, contacts = 0.0, stage[CR_STAGE_COUNT] = {0}, cpu = 0.0;
     int steps = 0;
     while (steps < steps_planned && stepping < cap) {
-        double t0 = peer_now(), c0 = peer_cpu_now();
-        cr_status st = cr_world_step(w);
-        stepping += peer_now() - t0;
-        cpu += peer_cpu_now() - c0;
-        if (st != CR_OK) {
-            fprintf(stderr, "carom: step failed: %s\n", cr_world_last_error(w));
-            return 1;
-        }
+        if (!timed_step(w, &stepping, &cpu, &contacts)) return 1;
         ++steps;
-        contacts += cr_world_stats(w)->contacts;
         for (int k = 0; k < CR_STAGE_COUNT; ++k) stage[k] += cr_world_stats(w)->stage_seconds[k];
         if (ke_every > 0 && steps % ke_every == 0) chute_ke(w, ids, &s, steps);
     }
@@ -280,16 +281,8 @@ static int run_pyramid(const char *prog, int rows, double cap, int pgs_iteration
     double stepping = 0.0, cpu = 0.0, contacts = 0.0, max_pen = 0.0, overlap = 0.0;
     int steps = 0;
     while (steps < PEER_STEPS && stepping < cap) {
-        double t0 = peer_now(), c0 = peer_cpu_now();
-        cr_status st = cr_world_step(w);
-        stepping += peer_now() - t0;
-        cpu += peer_cpu_now() - c0;
-        if (st != CR_OK) {
-            fprintf(stderr, "carom: step failed: %s\n", cr_world_last_error(w));
-            return 1;
-        }
+        if (!timed_step(w, &stepping, &cpu, &contacts)) return 1;
         ++steps;
-        contacts += cr_world_stats(w)->contacts;
         if (cr_world_stats(w)->max_penetration > max_pen) max_pen = cr_world_stats(w)->max_penetration;
         for (int i = 0; i < n; ++i) {
             cr_body_state bs;

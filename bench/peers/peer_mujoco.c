@@ -26,7 +26,7 @@
 
 #include <mujoco/mujoco.h>
 
-#include "scene.h"
+#include "peer_run.h"
 
 static double damp_ratio(double e)
 {
@@ -37,17 +37,10 @@ static double damp_ratio(double e)
 
 static int run(int scene, int size, double cap)
 {
-    pit_scene s = {0};
-    pyr_scene py = {0};
-    int n;
-    const char *scene_name = scene == 0 ? "pit" : "pyramid";
-    if (scene == 0) {
-        if (pit_build(&s, size)) return 1;
-        n = size;
-    } else {
-        if (pyr_build(&py, size)) return 1;
-        n = py.n;
-    }
+    peer_run pr;
+    if (peer_run_build(&pr, scene, size)) return 1;
+    const int n = pr.n;
+    const char *scene_name = pr.name;
     /* MuJoCo 2.2.2 keeps mjData's arrays in one buffer whose size is an int
      * (at most 2 GiB), and sizes the constraint Jacobian njmax x nv and the
      * constraint matrix njmax x njmax, dense: 24 nv njmax + 12 njmax^2 bytes.
@@ -74,8 +67,7 @@ static int run(int scene, int size, double cap)
     long nconmax = njmax;
 
     double t_setup = peer_now();
-    const double e = scene == 0 ? PIT_RESTITUTION : PYR_RESTITUTION;
-    const double mu = scene == 0 ? PIT_FRICTION : PYR_FRICTION;
+    const double e = pr.e, mu = pr.mu;
     char path[] = "/tmp/carom_peer_mujoco_XXXXXX";
     int fd = mkstemp(path);
     if (fd < 0) return 1;
@@ -89,7 +81,7 @@ static int run(int scene, int size, double cap)
     fprintf(x, "  <worldbody>\n");
     if (scene == 0) {
         double pp[5][3], pn[5][3];
-        pit_planes(&s, pp, pn);
+        pit_planes(&pr.pit, pp, pn);
         for (int k = 0; k < 5; ++k)
             fprintf(x, "    <geom type=\"plane\" size=\"0 0 1\" pos=\"%.17g %.17g %.17g\" zaxis=\"%g %g %g\"/>\n",
                     pp[k][0], pp[k][1], pp[k][2], pn[k][0], pn[k][1], pn[k][2]);
@@ -97,14 +89,14 @@ static int run(int scene, int size, double cap)
             fprintf(x,
                     "    <body pos=\"%.17g %.17g %.17g\"><freejoint/>"
                     "<geom type=\"sphere\" size=\"%.17g\" mass=\"%.17g\"/></body>\n",
-                    s.pos[3 * i], s.pos[3 * i + 1], s.pos[3 * i + 2], PIT_RADIUS, PIT_MASS);
+                    pr.start[3 * i], pr.start[3 * i + 1], pr.start[3 * i + 2], PIT_RADIUS, PIT_MASS);
     } else {
         fprintf(x, "    <geom type=\"plane\" size=\"0 0 1\"/>\n");
         for (int i = 0; i < n; ++i)
             fprintf(x,
                     "    <body pos=\"%.17g %.17g %.17g\"><freejoint/>"
                     "<geom type=\"box\" size=\"%.17g %.17g %.17g\" mass=\"%.17g\"/></body>\n",
-                    py.pos[3 * i], py.pos[3 * i + 1], py.pos[3 * i + 2], 0.5 * PYR_EDGE, 0.5 * PYR_EDGE,
+                    pr.start[3 * i], pr.start[3 * i + 1], pr.start[3 * i + 2], 0.5 * PYR_EDGE, 0.5 * PYR_EDGE,
                     0.5 * PYR_EDGE, PYR_MASS);
     }
     fprintf(x, "  </worldbody>\n</mujoco>\n");
@@ -126,9 +118,8 @@ static int run(int scene, int size, double cap)
     double *pos = malloc(sizeof(double) * 3 * (size_t)n), *vel = malloc(sizeof(double) * 3 * (size_t)n),
            *ang = malloc(sizeof(double) * 3 * (size_t)n), *quat = malloc(sizeof(double) * 4 * (size_t)n);
     if (!pos || !vel || !ang || !quat) return 1;
-    overlap_grid g = {0};
-    double stepping = 0.0, cpu = 0.0, max_pen = 0.0, contacts = 0.0, overlap = 0.0;
-    int steps = 0, lost = 0;
+    double stepping = 0.0, cpu = 0.0, contacts = 0.0;
+    int steps = 0;
     while (steps < PEER_STEPS && stepping < cap) {
         double t0 = peer_now(), c0 = peer_cpu_now();
         mj_step(m, d);
@@ -149,38 +140,21 @@ static int run(int scene, int size, double cap)
             }
             for (int k = 0; k < 4; ++k) quat[4 * i + k] = d->qpos[7 * i + 3 + k]; /* w, x, y, z */
         }
-        if (scene == 0) {
-            double pen = pit_max_overlap(&g, &s, pos, &lost);
-            if (pen > max_pen) max_pen = pen;
-        } else {
-            if (deepest > max_pen) max_pen = deepest;
-            double ov = pyr_max_overlap(&g, &py, pos, quat);
-            if (ov > overlap) overlap = ov;
-        }
+        peer_run_measure(&pr, pos, quat, deepest);
     }
     long warnings = 0;
     for (int k = 0; k < mjNWARNING; ++k) warnings += d->warning[k].number;
-    peer_result r = {"mujoco", scene_name, size, n, steps, PEER_STEPS, stepping, cpu, t_setup, max_pen,
-                     scene == 0 ? "geom" : "contact", lost, 0.0, -1.0, contacts / (steps ? steps : 1), warnings,
-                     scene == 0 ? -1.0 : overlap};
-    if (scene == 0) {
-        r.ke = pit_kinetic(n, vel, ang);
-    } else {
-        r.ke = pyr_kinetic(n, vel, ang);
-        r.drift = pyr_max_drift(&py, pos, &r.lost);
-    }
+    peer_result r = peer_run_result(&pr, "mujoco", steps, stepping, cpu, t_setup, contacts, warnings, pos, vel, ang);
     printf("NOTE mujoco solver=CG cone=elliptic iterations=%d tolerance=%g solref=(0.02,%.4f) nconmax=%d njmax=%d "
            "maxuse_con=%d maxuse_efc=%d contactfull=%d cnstrfull=%d badqacc=%d\n",
            m->opt.iterations, m->opt.tolerance, damp_ratio(e), m->nconmax, m->njmax, d->maxuse_con, d->maxuse_efc,
            d->warning[mjWARN_CONTACTFULL].number, d->warning[mjWARN_CNSTRFULL].number,
            d->warning[mjWARN_BADQACC].number);
     peer_print(&r);
-    overlap_grid_free(&g);
     mj_deleteData(d);
     mj_deleteModel(m);
     free(pos), free(vel), free(ang), free(quat);
-    pit_free(&s);
-    pyr_free(&py);
+    peer_run_free(&pr);
     return 0;
 }
 

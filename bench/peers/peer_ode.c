@@ -13,7 +13,7 @@
 
 #include <ode/ode.h>
 
-#include "scene.h"
+#include "peer_run.h"
 
 #define MAX_CONTACTS 8
 
@@ -71,26 +71,19 @@ static void gather(int n, dBodyID *b, double *pos, double *vel, double *ang, dou
 
 static int run(int scene, int size, double cap, int iterations)
 {
-    pit_scene s = {0};
-    pyr_scene py = {0};
-    int n;
-    if (scene == 0) {
-        if (pit_build(&s, size)) return 1;
-        n = size;
-    } else {
-        if (pyr_build(&py, size)) return 1;
-        n = py.n;
-    }
+    peer_run pr;
+    if (peer_run_build(&pr, scene, size)) return 1;
+    const int n = pr.n;
     double t_setup = peer_now();
     dInitODE2(0);
     ctx c = {0};
     dSpaceID space;
     setup_world(&c, &space, iterations);
-    c.mu = scene == 0 ? PIT_FRICTION : PYR_FRICTION;
-    c.bounce = scene == 0 ? PIT_RESTITUTION : PYR_RESTITUTION;
+    c.mu = pr.mu;
+    c.bounce = pr.e;
     if (scene == 0) {
         double pp[5][3], pn[5][3];
-        pit_planes(&s, pp, pn);
+        pit_planes(&pr.pit, pp, pn);
         for (int k = 0; k < 5; ++k) /* plane a x + b y + c z = d */
             dCreatePlane(space, pn[k][0], pn[k][1], pn[k][2],
                          pn[k][0] * pp[k][0] + pn[k][1] * pp[k][1] + pn[k][2] * pp[k][2]);
@@ -108,20 +101,18 @@ static int run(int scene, int size, double cap, int iterations)
         if (scene == 0) {
             dMassSetSphereTotal(&m, PIT_MASS, PIT_RADIUS);
             geom = dCreateSphere(space, PIT_RADIUS);
-            dBodySetPosition(b[i], s.pos[3 * i], s.pos[3 * i + 1], s.pos[3 * i + 2]);
         } else {
             dMassSetBoxTotal(&m, PYR_MASS, PYR_EDGE, PYR_EDGE, PYR_EDGE);
             geom = dCreateBox(space, PYR_EDGE, PYR_EDGE, PYR_EDGE);
-            dBodySetPosition(b[i], py.pos[3 * i], py.pos[3 * i + 1], py.pos[3 * i + 2]);
         }
+        dBodySetPosition(b[i], pr.start[3 * i], pr.start[3 * i + 1], pr.start[3 * i + 2]);
         dBodySetMass(b[i], &m);
         dGeomSetBody(geom, b[i]);
     }
     t_setup = peer_now() - t_setup;
 
-    overlap_grid g = {0};
-    double stepping = 0.0, cpu = 0.0, max_pen = 0.0, contacts = 0.0, overlap = 0.0;
-    int steps = 0, lost = 0;
+    double stepping = 0.0, cpu = 0.0, contacts = 0.0;
+    int steps = 0;
     while (steps < PEER_STEPS && stepping < cap) {
         double t0 = peer_now(), c0 = peer_cpu_now();
         c.contacts = 0;
@@ -134,35 +125,18 @@ static int run(int scene, int size, double cap, int iterations)
         ++steps;
         contacts += c.contacts;
         gather(n, b, pos, vel, ang, scene == 0 ? NULL : quat);
-        if (scene == 0) {
-            double pen = pit_max_overlap(&g, &s, pos, &lost);
-            if (pen > max_pen) max_pen = pen;
-        } else {
-            if (c.deepest > max_pen) max_pen = c.deepest;
-            double ov = pyr_max_overlap(&g, &py, pos, quat);
-            if (ov > overlap) overlap = ov;
-        }
+        peer_run_measure(&pr, pos, quat, c.deepest);
     }
-    peer_result r = {"ode", scene == 0 ? "pit" : "pyramid", size, n, steps, PEER_STEPS, stepping, cpu, t_setup,
-                     max_pen, scene == 0 ? "geom" : "contact", lost, 0.0, -1.0, contacts / (steps ? steps : 1),
-                     -1, scene == 0 ? -1.0 : overlap};
-    if (scene == 0) {
-        r.ke = pit_kinetic(n, vel, ang);
-    } else {
-        r.ke = pyr_kinetic(n, vel, ang);
-        r.drift = pyr_max_drift(&py, pos, &r.lost);
-    }
+    peer_result r = peer_run_result(&pr, "ode", steps, stepping, cpu, t_setup, contacts, -1, pos, vel, ang);
     printf("NOTE ode erp=%g cfm=%g quickstep_iterations=%d\n", (double)dWorldGetERP(c.world),
            (double)dWorldGetCFM(c.world), dWorldGetQuickStepNumIterations(c.world));
     peer_print(&r);
-    overlap_grid_free(&g);
     dJointGroupDestroy(c.group);
     dSpaceDestroy(space);
     dWorldDestroy(c.world);
     dCloseODE();
     free(b), free(pos), free(vel), free(ang), free(quat);
-    pit_free(&s);
-    pyr_free(&py);
+    peer_run_free(&pr);
     return 0;
 }
 

@@ -131,18 +131,26 @@ static int read_templates(sc_ctx *c, const cJSON *entry, sc_templates *t)
     return 0;
 }
 
+/* A point (a, b) uniform in the unit disk but its centre, by rejection;
+ * returns s = a^2 + b^2, in (0, 1). */
+static double unit_disk(sc_rng *r, double *a, double *b)
+{
+    double s;
+    do {
+        *a = 2.0 * rng_uniform(r) - 1.0;
+        *b = 2.0 * rng_uniform(r) - 1.0;
+        s = *a * *a + *b * *b;
+    } while (s >= 1.0 || s == 0.0);
+    return s;
+}
+
 /* The template's velocity plus speed along a direction uniform on the
  * sphere, by Marsaglia's (1972) method: only arithmetic and sqrt, which
  * IEEE 754 rounds exactly, so the directions do not depend on the libm. */
 static cr_vec3 random_velocity(sc_rng *r, cr_vec3 base, double speed)
 {
     if (speed == 0.0) return base;
-    double a, b, s;
-    do {
-        a = 2.0 * rng_uniform(r) - 1.0;
-        b = 2.0 * rng_uniform(r) - 1.0;
-        s = a * a + b * b;
-    } while (s >= 1.0 || s == 0.0);
+    double a, b, s = unit_disk(r, &a, &b);
     double q = 2.0 * sqrt(1.0 - s);
     return cr_v3_add(base, cr_v3(speed * a * q, speed * b * q, speed * (1.0 - 2.0 * s)));
 }
@@ -323,6 +331,72 @@ static bool clear_of_statics(cr_vec3 p, double r, const sc_static *statics, uint
     return true;
 }
 
+/* A random placement (random_fill, on_surface): the grid of the bodies
+ * placed so far, the three streams, the template of the next body, and
+ * the counts of bodies and tries. */
+typedef struct sc_placer {
+    sc_grid g;
+    sc_rng rng, vrng, trng;
+    const cr_body_def *tmpl;
+    uint32_t want, placed;
+    uint64_t max_tries, tries;
+} sc_placer;
+
+/* count bodies in [min, max] (centres) from seed; 0, or the error. */
+static int placer_init(sc_ctx *c, sc_placer *p, const sc_templates *t, const sc_bodies *b, cr_vec3 min, cr_vec3 max,
+                       double count, double seed)
+{
+    if (grid_init(&p->g, b, min, max, t->rmax, (uint32_t)count)) {
+        grid_free(&p->g);
+        return sc_fail(c, "out of memory for the placement grid");
+    }
+    p->rng = (sc_rng){(uint64_t)seed}, p->vrng = velocity_rng(seed), p->trng = template_rng(seed);
+    p->want = (uint32_t)count, p->placed = 0;
+    /* Each body's template is drawn once and kept until it is placed, so
+     * that crowding does not shift the mix towards the small ones. */
+    p->tmpl = &t->defs[pick(t, &p->trng)];
+    /* Bounded: random sequential placement jams near 38% volume fraction,
+     * after which tries fail forever; give up with a message instead. */
+    p->max_tries = 1000u + 100u * (uint64_t)p->want, p->tries = 0;
+    return 0;
+}
+
+/* Whether to try once more (counted): bodies left to place, tries left. */
+static bool placer_try(sc_placer *p)
+{
+    if (p->placed >= p->want || p->tries >= p->max_tries) return false;
+    ++p->tries;
+    return true;
+}
+
+/* Adds def, the current template placed, and draws the next template; 0,
+ * or the error (a velocity gone non-finite: a template's own velocities
+ * are finite, read so). */
+static int placer_add(sc_ctx *c, sc_placer *p, const sc_templates *t, sc_bodies *b, const cr_body_def *def)
+{
+    if (!cr_v3_isfinite(def->velocity) || !cr_v3_isfinite(def->angular_velocity))
+        return sc_fail(c, "body %u gets a non-finite velocity", b->count);
+    int rc = sc_add_body(c, b, def);
+    if (rc) return rc;
+    grid_insert(&p->g, b, b->count - 1);
+    ++p->placed;
+    p->tmpl = &t->defs[pick(t, &p->trng)];
+    return 0;
+}
+
+/* The placement over, after the tries ended with rc (0, or the error):
+ * rc; or 1 when fewer bodies were placed than wanted, with the radius of
+ * the one that did not fit in rs and the key "count" pushed for the
+ * caller's message. */
+static int placer_end(sc_ctx *c, sc_placer *p, int rc, char rs[40])
+{
+    grid_free(&p->g);
+    if (rc || p->placed == p->want) return rc;
+    sc_format_number(p->tmpl->radius, rs, 40);
+    sc_push_key(c, "count");
+    return 1;
+}
+
 static int random_fill(sc_ctx *c, const cJSON *spec, const sc_templates *t, sc_bodies *b, const sc_static *statics,
                        uint32_t static_count)
 {
@@ -351,52 +425,27 @@ static int random_fill(sc_ctx *c, const cJSON *spec, const sc_templates *t, sc_b
                        mins, maxs);
     }
 
-    sc_grid g;
-    if (grid_init(&g, b, min, max, t->rmax, (uint32_t)count)) {
-        grid_free(&g);
-        return sc_fail(c, "out of memory for the placement grid");
-    }
-    sc_rng rng = {(uint64_t)seed}, vrng = velocity_rng(seed), trng = template_rng(seed);
-    uint32_t want = (uint32_t)count, placed = 0;
-    /* Each body's template is drawn once and kept until it is placed, so
-     * that crowding does not shift the mix towards the small ones. */
-    const cr_body_def *tmpl = &t->defs[pick(t, &trng)];
-    /* Bounded: random sequential placement jams near 38% volume fraction,
-     * after which tries fail forever; give up with a message instead. */
-    uint64_t max_tries = 1000u + 100u * (uint64_t)want, tries = 0;
+    sc_placer pl;
+    if (placer_init(c, &pl, t, b, min, max, count, seed)) return -1;
     int rc = 0;
-    while (placed < want && tries < max_tries) {
-        ++tries;
-        r = tmpl->radius;
+    while (placer_try(&pl)) {
+        r = pl.tmpl->radius;
         lo = cr_v3_add(min, cr_v3(r, r, r));
         hi = cr_v3_sub(max, cr_v3(r, r, r));
-        cr_vec3 p = cr_v3(lo.x + (hi.x - lo.x) * rng_uniform(&rng), lo.y + (hi.y - lo.y) * rng_uniform(&rng),
-                          lo.z + (hi.z - lo.z) * rng_uniform(&rng));
+        cr_vec3 p = cr_v3(lo.x + (hi.x - lo.x) * rng_uniform(&pl.rng), lo.y + (hi.y - lo.y) * rng_uniform(&pl.rng),
+                          lo.z + (hi.z - lo.z) * rng_uniform(&pl.rng));
         /* The cheap test first (a surface static costs a closest point). */
-        if (!grid_clear(&g, b, p, r) || !clear_of_statics(p, r, statics, static_count, UINT32_MAX)) continue;
-        cr_body_def def = *tmpl;
+        if (!grid_clear(&pl.g, b, p, r) || !clear_of_statics(p, r, statics, static_count, UINT32_MAX)) continue;
+        cr_body_def def = *pl.tmpl;
         def.position = p;
-        def.velocity = random_velocity(&vrng, tmpl->velocity, speed);
-        if (!cr_v3_isfinite(def.velocity)) {
-            rc = sc_fail(c, "body %u gets a non-finite velocity", b->count);
-            break;
-        }
-        if ((rc = sc_add_body(c, b, &def)) != 0) break;
-        grid_insert(&g, b, b->count - 1);
-        ++placed;
-        tmpl = &t->defs[pick(t, &trng)];
+        def.velocity = random_velocity(&pl.vrng, pl.tmpl->velocity, speed);
+        if ((rc = placer_add(c, &pl, t, b, &def)) != 0) break;
     }
-    grid_free(&g);
-    if (rc) return rc;
-    if (placed < want) {
-        char rs[40];
-        sc_format_number(tmpl->radius, rs, sizeof rs);
-        sc_push_key(c, "count");
-        return sc_fail(c, "placed only %u of %u spheres of radius %s after %llu tries; "
-                          "the box is too crowded (enlarge it or lower count)",
-                       placed, want, rs, (unsigned long long)tries);
-    }
-    return 0;
+    char rs[40];
+    if ((rc = placer_end(c, &pl, rc, rs)) <= 0) return rc;
+    return sc_fail(c, "placed only %u of %u spheres of radius %s after %llu tries; "
+                      "the box is too crowded (enlarge it or lower count)",
+                   pl.placed, pl.want, rs, (unsigned long long)pl.tries);
 }
 
 /* ---- on a surface -------------------------------------------------------- */
@@ -407,12 +456,7 @@ static int random_fill(sc_ctx *c, const cJSON *spec, const sc_templates *t, sc_b
 static cr_vec3 tangent_velocity(sc_rng *r, cr_vec3 su, cr_vec3 n, double speed)
 {
     if (speed == 0.0) return cr_v3_zero();
-    double a, b, s;
-    do {
-        a = 2.0 * rng_uniform(r) - 1.0;
-        b = 2.0 * rng_uniform(r) - 1.0;
-        s = a * a + b * b;
-    } while (s >= 1.0 || s == 0.0);
+    double a, b, s = unit_disk(r, &a, &b);
     cr_vec3 e1 = cr_v3_normalize(cr_v3_reject(su, n)), e2 = cr_v3_cross(n, e1);
     double k = speed / sqrt(s);
     return cr_v3_add(cr_v3_scale(e1, k * a), cr_v3_scale(e2, k * b));
@@ -512,20 +556,12 @@ static int on_surface(sc_ctx *c, const cJSON *spec, const sc_templates *t, sc_bo
 
     cr_vec3 bmin, bmax;
     centre_bounds(S, lo, hi, t->rmax + lift, &bmin, &bmax);
-    sc_grid g;
-    if (grid_init(&g, b, bmin, bmax, t->rmax, (uint32_t)count)) {
-        grid_free(&g);
-        return sc_fail(c, "out of memory for the placement grid");
-    }
-    sc_rng rng = {(uint64_t)seed}, vrng = velocity_rng(seed), trng = template_rng(seed);
-    uint32_t want = (uint32_t)count, placed = 0;
-    const cr_body_def *tmpl = &t->defs[pick(t, &trng)];
-    uint64_t max_tries = 1000u + 100u * (uint64_t)want, tries = 0;
+    sc_placer pl;
+    if (placer_init(c, &pl, t, b, bmin, bmax, count, seed)) return -1;
     int rc = 0;
-    while (placed < want && tries < max_tries) {
-        ++tries;
-        double r = tmpl->radius, h = r + lift;
-        double u = lo[0] + (hi[0] - lo[0]) * rng_uniform(&rng), v = lo[1] + (hi[1] - lo[1]) * rng_uniform(&rng);
+    while (placer_try(&pl)) {
+        double r = pl.tmpl->radius, h = r + lift;
+        double u = lo[0] + (hi[0] - lo[0]) * rng_uniform(&pl.rng), v = lo[1] + (hi[1] - lo[1]) * rng_uniform(&pl.rng);
         if (sd->type == CR_SURFACE_BOWL) {
             /* Inside the rim's disk, with the centre below the rim. */
             double dx = u - sd->center.x, dy = v - sd->center.y;
@@ -541,36 +577,23 @@ static int on_surface(sc_ctx *c, const cJSON *spec, const sc_templates *t, sc_bo
          * that fails when the box fills up) and of the other statics (a
          * plane is one dot product). The closest point on this surface
          * can take a coarse search, slow over 10^5 tries. */
-        if (!grid_clear(&g, b, p, r) || !clear_of_statics(p, r, statics, static_count, k)) continue;
+        if (!grid_clear(&pl.g, b, p, r) || !clear_of_statics(p, r, statics, static_count, k)) continue;
         /* Touching the surface there and nowhere deeper nearby (a fold or a
          * valley narrower than the ball would put it behind the surface). */
         cr_closest cl = cr_surface_closest(S, p, u, v, 1e-12);
         if (cl.distance < h - 1e-9 * r) continue;
-        cr_body_def def = *tmpl;
+        cr_body_def def = *pl.tmpl;
         def.position = p;
-        def.velocity = cr_v3_add(cr_v3_reject(tmpl->velocity, n), tangent_velocity(&vrng, e.su, n, speed));
+        def.velocity = cr_v3_add(cr_v3_reject(pl.tmpl->velocity, n), tangent_velocity(&pl.vrng, e.su, n, speed));
         /* Rolling without slipping: the contact point at rest, w = n x v / r. */
         if (roll) def.angular_velocity = cr_v3_scale(cr_v3_cross(n, def.velocity), 1.0 / r);
-        if (!cr_v3_isfinite(def.velocity) || !cr_v3_isfinite(def.angular_velocity)) {
-            rc = sc_fail(c, "body %u gets a non-finite velocity", b->count);
-            break;
-        }
-        if ((rc = sc_add_body(c, b, &def)) != 0) break;
-        grid_insert(&g, b, b->count - 1);
-        ++placed;
-        tmpl = &t->defs[pick(t, &trng)];
+        if ((rc = placer_add(c, &pl, t, b, &def)) != 0) break;
     }
-    grid_free(&g);
-    if (rc) return rc;
-    if (placed < want) {
-        char rs[40];
-        sc_format_number(tmpl->radius, rs, sizeof rs);
-        sc_push_key(c, "count");
-        return sc_fail(c, "placed only %u of %u balls on statics[%u] after %llu tries (the last of radius %s); "
-                          "the box on the surface is too crowded (enlarge min and max or lower count)",
-                       placed, want, k, (unsigned long long)tries, rs);
-    }
-    return 0;
+    char rs[40];
+    if ((rc = placer_end(c, &pl, rc, rs)) <= 0) return rc;
+    return sc_fail(c, "placed only %u of %u balls on statics[%u] after %llu tries (the last of radius %s); "
+                      "the box on the surface is too crowded (enlarge min and max or lower count)",
+                   pl.placed, pl.want, k, (unsigned long long)pl.tries, rs);
 }
 
 /* ---- "generate" --------------------------------------------------------- */
