@@ -17,6 +17,7 @@
 
 #include "dem_internal.h" /* cr_run_items */
 #include "rigid.h"
+#include "simd.h"
 #include "soft_avx2.h"
 #include "soft_colour.h"
 #include "soft_contact.h"
@@ -265,7 +266,7 @@ cr_status cr_rigid_substep_solve(cr_world *w)
     prepare_points(w, s->bodies, s->points, S);
     cr_soft_colour(s->bodies, nb + 1, s->points, nc, s->mask, s->colour, &s->colours);
     pass p = {w, s, PASS_WARM_START, NULL, 0, false, {soft[0], soft[1]}, h, inv_h};
-    bool avx2 = !r->substep_portable && cr_soft_avx2_available();
+    bool avx2 = cr_use_avx2(r->substep_portable);
     uint32_t body_items = (nb + CR_SUBSTEP_BODY_ITEM - 1) / CR_SUBSTEP_BODY_ITEM;
     for (int i = 0; i < w->def.rigid_substeps; ++i) {
         integrate_velocities(w, s->bodies, h);

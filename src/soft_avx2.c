@@ -3,9 +3,9 @@
 
 #include <stddef.h>
 
-#include "dem_avx2.h"
+#include "dem_avx2.h" /* dem_transpose4; simd.h's CR_AVX2 */
 
-#if DEM_AVX2
+#if CR_AVX2
 
 /* A point's doubles from ra on: ra rb n t1 t2 (0-14), k (15-20), mass
  * (21-23), lambda (24-26), total (27-29), s0 (30), mu (31); a body's: v w
@@ -17,7 +17,7 @@ _Static_assert(offsetof(cr_soft_point, lambda) == offsetof(cr_soft_point, ra) + 
 _Static_assert(offsetof(cr_soft_body, inv_inertia) == 13 * sizeof(double) && sizeof(cr_soft_body) == 22 * sizeof(double),
                "cr_soft_body is 22 doubles");
 
-#define FN static DEM_AVX2_FN inline
+#define FN static CR_AVX2_FN inline
 
 typedef struct v4 {
     __m256d x, y, z;
@@ -107,7 +107,7 @@ FN void apply(side4 *A, side4 *B, v4 ra, v4 rb, v4 P, __m256d neg_imb)
 }
 
 /* Four runs of len points each, run l's first point at c[l]. */
-static DEM_AVX2_FN void solve_block(cr_soft_body *bodies, cr_soft_point *const c[4], uint32_t len, const cr_soft soft[2],
+static CR_AVX2_FN void solve_block(cr_soft_body *bodies, cr_soft_point *const c[4], uint32_t len, const cr_soft soft[2],
                                     double inv_h, double push_speed, bool use_bias, bool accumulate)
 {
     cr_soft_body *ba[4], *bb[4];
@@ -176,8 +176,6 @@ static DEM_AVX2_FN void solve_block(cr_soft_body *bodies, cr_soft_point *const c
     store_side(bb, &B);
 }
 
-bool cr_soft_avx2_available(void) { return __builtin_cpu_supports("avx2"); }
-
 /* Whether runs i .. i + 3 of the list have as many points (len). */
 static bool same_length(const uint32_t *run_start, const uint32_t *runs, uint32_t i, uint32_t *len)
 {
@@ -205,8 +203,6 @@ void cr_soft_solve_avx2(cr_soft_body *bodies, cr_soft_point *p, const uint32_t *
 }
 
 #else
-
-bool cr_soft_avx2_available(void) { return false; }
 
 void cr_soft_solve_avx2(cr_soft_body *bodies, cr_soft_point *p, const uint32_t *run_start, const uint32_t *runs,
                         uint32_t count, const cr_soft soft[2], double inv_h, double push_speed, bool use_bias,

@@ -11,11 +11,10 @@
 
 #include "soft_contact.h"
 
-/* Whether the AVX2 pass can run here (built for it, the processor has it). */
-bool cr_soft_avx2_available(void);
 /* cr_soft_solve over the listed runs, which must share no moving body (one
  * colour's): blocks of four runs of as many points on the lanes, the rest
- * through cr_soft_solve. Only where cr_soft_avx2_available. */
+ * through cr_soft_solve. Only where cr_use_avx2 (simd.h); elsewhere it is
+ * cr_soft_solve. */
 void cr_soft_solve_avx2(cr_soft_body *bodies, cr_soft_point *p, const uint32_t *run_start, const uint32_t *runs,
                         uint32_t count, const cr_soft soft[2], double inv_h, double push_speed, bool use_bias,
                         bool accumulate);

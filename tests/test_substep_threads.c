@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "rigid.h"
-#include "soft_avx2.h"
+#include "simd.h"
 #include "rigid_helpers.h"
 
 #define CUBES 288
@@ -86,7 +86,7 @@ static void test_same_bits_avx2_and_plain(void **state)
     cr_world *w[3] = {heap(1, NULL, ids[0], true), heap(1, NULL, ids[1], false), heap(2, NULL, ids[2], false)};
     for (int n = 0; n < 150; ++n)
         for (int k = 0; k < 3; ++k) assert_int_equal(cr_world_step(w[k]), CR_OK);
-    print_message("AVX2 %s here\n", cr_soft_avx2_available() ? "taken" : "not available: plain on both");
+    print_message("AVX2 %s here\n", cr_use_avx2(false) ? "taken" : "not available: plain on both");
     same_bits(w, ids, 3);
     for (int k = 0; k < 3; ++k) cr_world_destroy(w[k]);
 }
