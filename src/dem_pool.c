@@ -21,16 +21,31 @@
 
 #define CR_DEM_MAX_WORKERS 64
 
+/* A section's items are claimed one at a time from one word: the section's
+ * number in the high half, the next item in the low half (CLOSED while the
+ * caller sets a section up). A worker reads the section (fn, ctx, items)
+ * after loading the word and claims an item by a compare-and-swap from that
+ * word: the swap fails unless the word is unchanged, so a claimed item is
+ * always run with its own section's fn and ctx (they are rewritten only
+ * after the word was closed, which a swap from an open word would see).
+ * The caller waits for the section's items to be done, not for every
+ * worker: a worker that was not scheduled (the machine busy with other
+ * work) costs nothing but its share of the items. */
+#define CLOSED UINT32_MAX
+
 struct cr_dem_pool {
     pthread_t thread[CR_DEM_MAX_WORKERS];
     uint32_t threads; /* started, besides the caller */
+    uint32_t section; /* the caller's count of sections */
     pthread_mutex_t mutex;
     pthread_cond_t wake;
-    atomic_uint generation, next, done;
+    _Atomic uint64_t claim; /* section << 32 | next item (or CLOSED) */
+    atomic_uint done;       /* items of the section done */
+    atomic_uint sleepers;   /* workers waiting on wake */
     atomic_bool quit;
-    cr_task_fn *fn;
-    void *ctx;
-    uint32_t items;
+    _Atomic(cr_task_fn *) fn;
+    _Atomic(void *) ctx;
+    atomic_uint items;
 };
 
 typedef struct worker_arg {
@@ -38,33 +53,47 @@ typedef struct worker_arg {
     uint32_t index;
 } worker_arg;
 
-static void work(cr_dem_pool *p, uint32_t worker)
+/* Runs items of the open section while there are any to claim; returns the
+ * claim word it found nothing in. */
+static uint64_t work(cr_dem_pool *p, uint32_t worker)
 {
-    uint32_t it;
-    while ((it = atomic_fetch_add(&p->next, 1u)) < p->items) p->fn(it, it + 1, worker, p->ctx);
+    for (;;) {
+        uint64_t c = atomic_load(&p->claim);
+        uint32_t it = (uint32_t)c;
+        cr_task_fn *fn = atomic_load_explicit(&p->fn, memory_order_relaxed);
+        void *ctx = atomic_load_explicit(&p->ctx, memory_order_relaxed);
+        uint32_t items = atomic_load_explicit(&p->items, memory_order_relaxed);
+        if (it == CLOSED || it >= items) {
+            /* nothing to claim, unless the section changed under the reads */
+            if (atomic_load(&p->claim) == c) return c;
+            continue;
+        }
+        if (!atomic_compare_exchange_weak(&p->claim, &c, c + 1)) continue;
+        fn(it, it + 1, worker, ctx);
+        atomic_fetch_add_explicit(&p->done, 1u, memory_order_release);
+    }
 }
 
 static void *worker_main(void *arg)
 {
     cr_dem_pool *p = ((worker_arg *)arg)->p;
     uint32_t index = ((worker_arg *)arg)->index;
-    unsigned seen = 0;
+    uint64_t seen = UINT64_MAX;
     for (;;) {
-        /* spin a little: the DEM's parallel sections come close together */
-        for (int k = 0; k < 20000 && atomic_load(&p->generation) == seen && !atomic_load(&p->quit); ++k) {
+        /* spin a little: the parallel sections come close together */
+        for (int k = 0; k < 20000 && atomic_load(&p->claim) == seen && !atomic_load(&p->quit); ++k) {
         }
-        if (atomic_load(&p->generation) == seen && !atomic_load(&p->quit)) {
+        if (atomic_load(&p->claim) == seen && !atomic_load(&p->quit)) {
             pthread_mutex_lock(&p->mutex);
-            while (atomic_load(&p->generation) == seen && !atomic_load(&p->quit)) pthread_cond_wait(&p->wake, &p->mutex);
+            atomic_fetch_add(&p->sleepers, 1u);
+            while (atomic_load(&p->claim) == seen && !atomic_load(&p->quit)) pthread_cond_wait(&p->wake, &p->mutex);
+            atomic_fetch_sub(&p->sleepers, 1u);
             pthread_mutex_unlock(&p->mutex);
         }
         if (atomic_load(&p->quit)) return NULL;
-        seen = atomic_load(&p->generation);
-        work(p, index);
-        atomic_fetch_add(&p->done, 1u);
+        seen = work(p, index);
     }
 }
-
 
 cr_dem_pool *cr_dem_pool_create(cr_world *w, uint32_t workers)
 {
@@ -75,10 +104,13 @@ cr_dem_pool *cr_dem_pool_create(cr_world *w, uint32_t workers)
     if (!p) return NULL;
     memset(p, 0, size);
     worker_arg *wa = (worker_arg *)(p + 1);
-    atomic_init(&p->generation, 0u);
-    atomic_init(&p->next, 0u);
+    atomic_init(&p->claim, (uint64_t)CLOSED);
     atomic_init(&p->done, 0u);
+    atomic_init(&p->sleepers, 0u);
     atomic_init(&p->quit, false);
+    atomic_init(&p->fn, NULL);
+    atomic_init(&p->ctx, NULL);
+    atomic_init(&p->items, 0u);
     if (pthread_mutex_init(&p->mutex, NULL) != 0) {
         cr_free(w, p);
         return NULL;
@@ -102,15 +134,24 @@ cr_dem_pool *cr_dem_pool_create(cr_world *w, uint32_t workers)
 
 void cr_dem_pool_run(cr_dem_pool *p, cr_task_fn *fn, uint32_t items, void *ctx)
 {
-    p->fn = fn, p->ctx = ctx, p->items = items;
-    atomic_store(&p->next, 0u);
-    atomic_store(&p->done, 0u);
-    pthread_mutex_lock(&p->mutex);
-    atomic_fetch_add(&p->generation, 1u);
-    pthread_cond_broadcast(&p->wake);
-    pthread_mutex_unlock(&p->mutex);
+    uint64_t section = (uint64_t)++p->section << 32;
+    /* close the word first: no claim from the last section's word can
+     * succeed while fn, ctx and items change */
+    atomic_store(&p->claim, section | CLOSED);
+    atomic_store_explicit(&p->fn, fn, memory_order_relaxed);
+    atomic_store_explicit(&p->ctx, ctx, memory_order_relaxed);
+    atomic_store_explicit(&p->items, items, memory_order_relaxed);
+    atomic_store_explicit(&p->done, 0u, memory_order_relaxed);
+    atomic_store(&p->claim, section); /* open: item 0 next */
+    /* sleepers read after the open (both sequentially consistent): a worker
+     * going to sleep either sees the open word or is counted here */
+    if (atomic_load(&p->sleepers) > 0) {
+        pthread_mutex_lock(&p->mutex);
+        pthread_cond_broadcast(&p->wake);
+        pthread_mutex_unlock(&p->mutex);
+    }
     work(p, 0);
-    for (unsigned k = 0; atomic_load(&p->done) < p->threads; ++k)
+    for (unsigned k = 0; atomic_load_explicit(&p->done, memory_order_acquire) < items; ++k)
         if (k > 1000) sched_yield();
 }
 

@@ -102,6 +102,7 @@ typedef struct cr_rigid {
     struct cr_sphere_substep *sphere_substep; /* the same for worlds of spheres only (sphere_substep.c) */
     double *reach;              /* per slot: |v| + |w| r, the speculative margin's speed (sphere_contacts.c) */
     uint32_t reach_capacity;
+    bool substep_portable;      /* tests: the sub-stepped solve without AVX2 even where it is (the same bits) */
 } cr_rigid;
 
 static inline bool cr_world_is_rigid(const cr_world *w)
@@ -207,6 +208,9 @@ void cr_rigid_substep_free(cr_world *w);
  * of spheres, whose K is diagonal). */
 cr_status cr_sphere_substep_solve(cr_world *w);
 void cr_sphere_substep_free(cr_world *w);
+/* The colours (soft_colour.h) the last sub-stepped solve kept, not counting
+ * the overflow (tests). */
+uint32_t cr_rigid_substep_colours(const cr_world *w);
 
 /* Room for n rows. */
 bool cr_rigid_reserve_rows(cr_world *w, uint32_t n);

@@ -15,13 +15,27 @@
  * run after it. Joints are not rows here: a world with joints is refused. */
 #include <string.h>
 
+#include "dem_internal.h" /* cr_run_items */
 #include "rigid.h"
+#include "simd.h"
+#include "soft_avx2.h"
+#include "soft_colour.h"
 #include "soft_contact.h"
+
+/* A work item of a coloured pass takes this many runs (manifolds) of one
+ * colour; of the position update, this many bodies. Only the split over
+ * the workers depends on them, never the bits. */
+#define CR_SUBSTEP_RUN_ITEM 32
+#define CR_SUBSTEP_BODY_ITEM 256
 
 typedef struct cr_substep {
     cr_soft_body *bodies;  /* one per body slot, then the world's */
     cr_soft_point *points; /* one per contact, in contact order */
-    uint32_t body_capacity, point_capacity;
+    uint32_t *mask;        /* per body: the colours of its runs (cr_soft_colour's scratch) */
+    uint8_t *colour;       /* per run (cr_soft_colour's scratch) */
+    uint32_t *run_start, *order;
+    cr_soft_colours colours;
+    uint32_t body_capacity, point_capacity, mask_capacity, colour_capacity, start_capacity, order_capacity;
 } cr_substep;
 
 void cr_rigid_substep_free(cr_world *w)
@@ -30,8 +44,18 @@ void cr_rigid_substep_free(cr_world *w)
     if (!s) return;
     cr_free(w, s->bodies);
     cr_free(w, s->points);
+    cr_free(w, s->mask);
+    cr_free(w, s->colour);
+    cr_free(w, s->run_start);
+    cr_free(w, s->order);
     cr_free(w, s);
     w->rigid->substep = NULL;
+}
+
+uint32_t cr_rigid_substep_colours(const cr_world *w)
+{
+    const cr_substep *s = w->rigid ? w->rigid->substep : NULL;
+    return s ? s->colours.count : 0;
 }
 
 static cr_substep *ensure(cr_world *w, uint32_t bodies, uint32_t points)
@@ -44,8 +68,14 @@ static cr_substep *ensure(cr_world *w, uint32_t bodies, uint32_t points)
     }
     cr_substep *s = r->substep;
     if (!cr_grow(w, (void **)&s->bodies, &s->body_capacity, bodies, sizeof *s->bodies) ||
-        !cr_grow(w, (void **)&s->points, &s->point_capacity, points, sizeof *s->points))
+        !cr_grow(w, (void **)&s->points, &s->point_capacity, points, sizeof *s->points) ||
+        !cr_grow(w, (void **)&s->mask, &s->mask_capacity, bodies, sizeof *s->mask) ||
+        !cr_grow(w, (void **)&s->colour, &s->colour_capacity, points, sizeof *s->colour) ||
+        !cr_grow(w, (void **)&s->run_start, &s->start_capacity, points + 1, sizeof *s->run_start) ||
+        !cr_grow(w, (void **)&s->order, &s->order_capacity, points, sizeof *s->order))
         return NULL;
+    s->colours.run_start = s->run_start;
+    s->colours.order = s->order;
     return s;
 }
 
@@ -114,18 +144,83 @@ static void integrate_velocities(const cr_world *w, cr_soft_body *sb, double h)
         if (sb[i].inv_mass > 0.0) sb[i].v = cr_v3_madd(sb[i].v, w->def.gravity, h);
 }
 
+/* A pass of the substeps over the workers: a coloured pass (its colour's
+ * runs) or the position update. */
+typedef enum pass_kind { PASS_WARM_START, PASS_SOLVE, PASS_RELAX, PASS_POSITIONS } pass_kind;
+
+typedef struct pass {
+    cr_world *w;
+    cr_substep *s;
+    pass_kind kind;
+    const uint32_t *runs; /* the colour's runs */
+    uint32_t count;
+    bool lanes; /* the solve on AVX2 lanes: a colour's runs (not the overflow's), AVX2 here */
+    cr_soft soft[2];
+    double h, inv_h;
+} pass;
+
 /* Positions and orientations over h (the orientation by the exact turn at
- * constant w), and each body's displacement since the step's start. */
-static void integrate_positions(cr_world *w, cr_soft_body *sb, double h)
+ * constant w), and each body's displacement since the step's start: bodies
+ * [begin, end). */
+static void integrate_positions(cr_world *w, cr_soft_body *sb, double h, uint32_t begin, uint32_t end)
 {
     cr_bodies *b = &w->bodies;
-    for (uint32_t i = 0; i < b->slot_count; ++i) {
+    for (uint32_t i = begin; i < end; ++i) {
         if (!cr_slot_alive(b, i) || b->type[i] == CR_BODY_STATIC || b->asleep[i]) continue;
         cr_soft_body *s = &sb[i];
         b->x[i] = cr_v3_madd(b->x[i], s->v, h);
         b->q[i] = cr_q_integrate(b->q[i], s->w, h);
         s->dp = cr_v3_madd(s->dp, s->v, h);
         s->dq = cr_v3_madd(s->dq, s->w, h);
+    }
+}
+
+/* Work items [start, end) of a pass: runs of the colour, or bodies. */
+static void pass_items(uint32_t start, uint32_t end, uint32_t worker, void *ctx)
+{
+    (void)worker;
+    const pass *p = ctx;
+    cr_substep *s = p->s;
+    if (p->kind == PASS_POSITIONS) {
+        uint32_t n = p->w->bodies.slot_count, last = end * CR_SUBSTEP_BODY_ITEM;
+        integrate_positions(p->w, s->bodies, p->h, start * CR_SUBSTEP_BODY_ITEM, last < n ? last : n);
+        return;
+    }
+    uint32_t first = start * CR_SUBSTEP_RUN_ITEM, last = end * CR_SUBSTEP_RUN_ITEM;
+    if (last > p->count) last = p->count;
+    const uint32_t *runs = p->runs + first;
+    if (p->kind == PASS_WARM_START)
+        cr_soft_warm_start(s->bodies, s->points, s->run_start, runs, last - first);
+    else
+        (p->lanes ? cr_soft_solve_avx2 : cr_soft_solve)(s->bodies, s->points, s->run_start, runs, last - first,
+                                                         p->soft, p->inv_h, CR_SOFT_PUSH_SPEED,
+                                                         p->kind == PASS_SOLVE, p->kind == PASS_RELAX);
+}
+
+/* items work items of p, on the workers where the world has them and there
+ * is more than one item; on the caller otherwise. */
+static void run_pass(pass *p, uint32_t items)
+{
+    if (items > 1 && cr_parallel(p->w)) cr_run_items(p->w, pass_items, items, p);
+    else if (items > 0) pass_items(0, items, 0, p);
+}
+
+/* A coloured pass: colour after colour, each colour's runs over the workers
+ * (no two of them share a moving body: the same bits however they are
+ * split), then the overflow's serially on the caller. The order of the
+ * Gauss-Seidel pass is the colours' (soft_colour.h). */
+static void coloured_pass(pass *p, pass_kind kind, bool avx2)
+{
+    const cr_soft_colours *c = &p->s->colours;
+    p->kind = kind;
+    for (uint32_t k = 0; k <= c->count; ++k) {
+        uint32_t end = k < c->count ? c->start[k + 1] : c->run_count;
+        p->runs = c->order + c->start[k];
+        p->count = end - c->start[k];
+        uint32_t items = (p->count + CR_SUBSTEP_RUN_ITEM - 1) / CR_SUBSTEP_RUN_ITEM;
+        p->lanes = avx2 && k < c->count;
+        if (k < c->count) run_pass(p, items);
+        else if (items > 0) pass_items(0, items, 0, p); /* the overflow: serial, on the caller */
     }
 }
 
@@ -163,16 +258,20 @@ cr_status cr_rigid_substep_solve(cr_world *w)
     cr_soft_contact_softness(w->def.contact_hertz, w->def.contact_damping_ratio, h, soft);
     load_bodies(w, s->bodies);
     prepare_points(w, s->bodies, s->points, S);
+    cr_soft_colour(s->bodies, nb + 1, s->points, nc, s->mask, s->colour, &s->colours);
+    pass p = {w, s, PASS_WARM_START, NULL, 0, false, {soft[0], soft[1]}, h, inv_h};
+    bool avx2 = cr_use_avx2(r->substep_portable);
+    uint32_t body_items = (nb + CR_SUBSTEP_BODY_ITEM - 1) / CR_SUBSTEP_BODY_ITEM;
     for (int i = 0; i < w->def.rigid_substeps; ++i) {
         integrate_velocities(w, s->bodies, h);
-        cr_soft_warm_start(s->bodies, s->points, nc);
-        for (int k = 0; k < w->def.substep_iterations; ++k)
-            cr_soft_solve(s->bodies, s->points, nc, soft, inv_h, CR_SOFT_PUSH_SPEED, true, false);
-        integrate_positions(w, s->bodies, h);
+        coloured_pass(&p, PASS_WARM_START, avx2);
+        for (int k = 0; k < w->def.substep_iterations; ++k) coloured_pass(&p, PASS_SOLVE, avx2);
+        p.kind = PASS_POSITIONS;
+        run_pass(&p, body_items);
         /* the relax pass ends the substep: it adds the lambdas to the totals */
-        cr_soft_solve(s->bodies, s->points, nc, soft, inv_h, CR_SOFT_PUSH_SPEED, false, true);
+        coloured_pass(&p, PASS_RELAX, avx2);
     }
-    cr_soft_restitution(s->bodies, s->points, nc, w->resting_speed);
+    cr_soft_restitution(s->bodies, s->points, s->run_start, s->colours.run_count, w->resting_speed);
     store(w, s->bodies, s->points, S);
     return CR_OK;
 }

@@ -1,10 +1,15 @@
 /* Soft contact kernels (soft_contact.h; docs/physics/substep.md).
  *
- * The passes run over points in contact order; the points of one manifold
- * (a run of points on the same two bodies) keep the two bodies' velocities
- * in locals, written back when the run ends: the same numbers as loading
- * and storing them per point, without the round trips through memory. */
+ * The passes run over runs of points (a manifold: consecutive points on
+ * the same two bodies; soft_colour.h), in the order of a list (a colour's);
+ * a run keeps its two bodies' velocities in locals, written back when it
+ * ends: the same numbers as loading and storing them per point, without
+ * the round trips through memory. */
 #include "soft_contact.h"
+
+#include <stddef.h>
+
+#include "prefetch.h"
 
 /* the kernels' helpers are called several times a point: inlined whole */
 #if defined(__GNUC__)
@@ -68,36 +73,48 @@ CR_SOFT_INLINE double separation(const cr_soft_body *bodies, const cr_soft_point
 
 /* The two bodies of a run of points: their velocities in locals. */
 typedef struct pair_vel {
-    uint64_t key; /* pair_key(a, b) of the run's bodies (UINT64_MAX: none): the run test is one compare */
     cr_vec3 va, wa, vb, wb;
 } pair_vel;
 
-/* Both bodies in one integer. Testing c->a and c->b against a and b, GCC
- * kept the pair in two 32-bit registers, stored them to the stack and read
- * them back as one 64-bit word: a failed store forwarding on every point,
- * 38 % of the warm start's samples (perf annotate, branch pyr12). */
-CR_SOFT_INLINE uint64_t pair_key(uint32_t a, uint32_t b)
+CR_SOFT_INLINE pair_vel pair_load(const cr_soft_body *bodies, const cr_soft_point *c)
 {
-    return (uint64_t)a << 32 | b;
+    pair_vel s = {bodies[c->a].v, bodies[c->a].w, bodies[c->b].v, bodies[c->b].w};
+    return s;
 }
 
-CR_SOFT_INLINE void pair_flush(const pair_vel *s, cr_soft_body *bodies)
+/* Writes the run's velocities back to the bodies that move. A body that
+ * cannot move (inv_mass 0) kept its velocity (every term on it is scaled by
+ * zero) and is not written: the runs of one colour, on several threads, may
+ * share it (soft_colour.h). */
+CR_SOFT_INLINE void pair_store(const pair_vel *s, cr_soft_body *bodies, const cr_soft_point *c)
 {
-    if (s->key == UINT64_MAX) return;
-    uint32_t a = (uint32_t)(s->key >> 32), b = (uint32_t)s->key;
-    bodies[a].v = s->va, bodies[a].w = s->wa;
-    bodies[b].v = s->vb, bodies[b].w = s->wb;
+    cr_soft_body *A = &bodies[c->a], *B = &bodies[c->b];
+    if (A->inv_mass > 0.0) A->v = s->va, A->w = s->wa;
+    if (B->inv_mass > 0.0) B->v = s->vb, B->w = s->wb;
 }
 
-/* Makes s hold c's bodies, writing back the run before. */
-CR_SOFT_INLINE void pair_take(pair_vel *s, cr_soft_body *bodies, const cr_soft_point *c)
+/* A colour's runs lie apart in the points (and their bodies in the bodies):
+ * the loads the hardware cannot guess, asked for one run ahead. */
+#define CR_SOFT_AHEAD 2
+CR_SOFT_INLINE void run_prefetch(const cr_soft_body *bodies, const cr_soft_point *p, const uint32_t *run_start,
+                                 const uint32_t *runs, uint32_t i, uint32_t count)
 {
-    uint64_t key = pair_key(c->a, c->b);
-    if (key == s->key) return;
-    pair_flush(s, bodies);
-    s->key = key;
-    s->va = bodies[c->a].v, s->wa = bodies[c->a].w;
-    s->vb = bodies[c->b].v, s->wb = bodies[c->b].w;
+    if (!runs || i + CR_SOFT_AHEAD >= count) return;
+    uint32_t r = runs[i + CR_SOFT_AHEAD];
+    const char *first = (const char *)&p[run_start[r]], *last = (const char *)&p[run_start[r + 1]];
+    for (const char *at = first; at < last; at += 64) CR_PREFETCH(at, 1);
+    const cr_soft_point *c = &p[run_start[r]];
+    CR_PREFETCH(&bodies[c->a], 1);
+    CR_PREFETCH((const char *)&bodies[c->a] + 64, 1);
+    CR_PREFETCH((const char *)&bodies[c->a] + 128, 1);
+}
+
+/* The points of run i of a list: run runs[i] (i itself where runs is NULL). */
+CR_SOFT_INLINE void run_points(const uint32_t *run_start, const uint32_t *runs, uint32_t i, uint32_t *begin,
+                               uint32_t *end)
+{
+    uint32_t r = runs ? runs[i] : i;
+    *begin = run_start[r], *end = run_start[r + 1];
 }
 
 CR_SOFT_INLINE cr_vec3 rel_vel(const pair_vel *s, const cr_soft_point *c)
@@ -122,17 +139,17 @@ CR_SOFT_INLINE cr_vec3 point_impulse(const cr_soft_point *c, const double d[3])
     return cr_v3_add(cr_v3_scale(c->n, d[0]), cr_v3_add(cr_v3_scale(c->t1, d[1]), cr_v3_scale(c->t2, d[2])));
 }
 
-static const pair_vel no_pair = {UINT64_MAX, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
-
-void cr_soft_warm_start(cr_soft_body *bodies, cr_soft_point *p, uint32_t n)
+void cr_soft_warm_start(cr_soft_body *bodies, cr_soft_point *p, const uint32_t *run_start, const uint32_t *runs,
+                        uint32_t count)
 {
-    pair_vel s = no_pair;
-    for (uint32_t k = 0; k < n; ++k) {
-        cr_soft_point *c = &p[k];
-        pair_take(&s, bodies, c);
-        apply(&s, bodies, c, point_impulse(c, c->lambda));
+    for (uint32_t i = 0; i < count; ++i) {
+        uint32_t begin, end;
+        run_points(run_start, runs, i, &begin, &end);
+        run_prefetch(bodies, p, run_start, runs, i, count);
+        pair_vel s = pair_load(bodies, &p[begin]);
+        for (uint32_t k = begin; k < end; ++k) apply(&s, bodies, &p[k], point_impulse(&p[k], p[k].lambda));
+        pair_store(&s, bodies, &p[begin]);
     }
-    pair_flush(&s, bodies);
 }
 
 /* The point's row velocities u (n, t1, t2) after impulse change d on row r:
@@ -161,53 +178,72 @@ CR_SOFT_INLINE double friction_row(cr_soft_point *c, double u[3], int r)
  * moved once. (Box2D takes a manifold's normal rows first, then their
  * friction rows: the same on a straight stack of 10 cubes, to 0.1 mm, at
  * twice the body updates.) */
-void cr_soft_solve(cr_soft_body *bodies, cr_soft_point *p, uint32_t n, const cr_soft soft[2], double inv_h,
-                   double push_speed, bool use_bias, bool accumulate)
+/* Point c's three rows (one pass), its bodies' velocities in s. */
+CR_SOFT_INLINE void solve_point(pair_vel *s, const cr_soft_body *bodies, cr_soft_point *c, const cr_soft soft[2],
+                                double inv_h, double push_speed, bool use_bias, bool accumulate)
 {
-    pair_vel s = no_pair;
-    for (uint32_t k = 0; k < n; ++k) {
-        cr_soft_point *c = &p[k];
-        pair_take(&s, bodies, c);
-        double sep = separation(bodies, c);
-        double bias = 0.0, mass_scale = 1.0, impulse_scale = 0.0;
-        if (sep > 0.0) {
-            bias = sep * inv_h; /* speculative: close the gap within h, no more */
-        } else if (use_bias) {
-            const cr_soft *sf = &soft[c->fixed];
-            bias = fmax(sf->mass_scale * sf->bias_rate * sep, -push_speed);
-            mass_scale = sf->mass_scale;
-            impulse_scale = sf->impulse_scale;
-        }
-        cr_vec3 vrel = rel_vel(&s, c);
-        double u[3] = {cr_v3_dot(c->n, vrel), cr_v3_dot(c->t1, vrel), cr_v3_dot(c->t2, vrel)};
-        double d[3];
-        double next = c->lambda[0] - c->mass[0] * (mass_scale * u[0] + bias) - impulse_scale * c->lambda[0];
-        next = next > 0.0 ? next : 0.0;
-        d[0] = next - c->lambda[0];
-        c->lambda[0] = next;
-        row_moved(c, u, 0, d[0]);
-        d[1] = friction_row(c, u, 1);
-        d[2] = friction_row(c, u, 2);
-        if (accumulate)
-            for (int r = 0; r < 3; ++r) c->total[r] += c->lambda[r];
-        apply(&s, bodies, c, point_impulse(c, d));
+    double sep = separation(bodies, c);
+    double bias = 0.0, mass_scale = 1.0, impulse_scale = 0.0;
+    if (sep > 0.0) {
+        bias = sep * inv_h; /* speculative: close the gap within h, no more */
+    } else if (use_bias) {
+        const cr_soft *sf = &soft[c->fixed];
+        bias = fmax(sf->mass_scale * sf->bias_rate * sep, -push_speed);
+        mass_scale = sf->mass_scale;
+        impulse_scale = sf->impulse_scale;
     }
-    pair_flush(&s, bodies);
+    cr_vec3 vrel = rel_vel(s, c);
+    double u[3] = {cr_v3_dot(c->n, vrel), cr_v3_dot(c->t1, vrel), cr_v3_dot(c->t2, vrel)};
+    double d[3];
+    double next = c->lambda[0] - c->mass[0] * (mass_scale * u[0] + bias) - impulse_scale * c->lambda[0];
+    next = next > 0.0 ? next : 0.0;
+    d[0] = next - c->lambda[0];
+    c->lambda[0] = next;
+    row_moved(c, u, 0, d[0]);
+    d[1] = friction_row(c, u, 1);
+    d[2] = friction_row(c, u, 2);
+    if (accumulate)
+        for (int r = 0; r < 3; ++r) c->total[r] += c->lambda[r];
+    apply(s, bodies, c, point_impulse(c, d));
 }
 
-void cr_soft_restitution(cr_soft_body *bodies, cr_soft_point *p, uint32_t n, double threshold)
+/* One pass over the runs of the list, each run's points in contact order,
+ * each point's three rows in turn (normal, t1, t2) on the point's velocity
+ * through K, its bodies moved once. (Box2D takes a manifold's normal rows
+ * first, then their friction rows: the same on a straight stack of 10
+ * cubes, to 0.1 mm, at twice the body updates.) */
+void cr_soft_solve(cr_soft_body *bodies, cr_soft_point *p, const uint32_t *run_start, const uint32_t *runs,
+                   uint32_t count, const cr_soft soft[2], double inv_h, double push_speed, bool use_bias,
+                   bool accumulate)
 {
-    pair_vel s = no_pair;
-    for (uint32_t k = 0; k < n; ++k) {
-        cr_soft_point *c = &p[k];
-        if (c->e == 0.0 || c->vn0 > -threshold || c->total[0] == 0.0) continue;
-        pair_take(&s, bodies, c);
-        double vn = cr_v3_dot(c->n, rel_vel(&s, c));
-        double next = fmax(c->lambda[0] - c->mass[0] * (vn + c->e * c->vn0), 0.0);
-        double d = next - c->lambda[0];
-        c->lambda[0] = next;
-        c->total[0] += d;
-        apply(&s, bodies, c, cr_v3_scale(c->n, d));
+    for (uint32_t i = 0; i < count; ++i) {
+        uint32_t begin, end;
+        run_points(run_start, runs, i, &begin, &end);
+        run_prefetch(bodies, p, run_start, runs, i, count);
+        pair_vel s = pair_load(bodies, &p[begin]);
+        for (uint32_t k = begin; k < end; ++k)
+            solve_point(&s, bodies, &p[k], soft, inv_h, push_speed, use_bias, accumulate);
+        pair_store(&s, bodies, &p[begin]);
     }
-    pair_flush(&s, bodies);
+}
+
+void cr_soft_restitution(cr_soft_body *bodies, cr_soft_point *p, const uint32_t *run_start, uint32_t count,
+                         double threshold)
+{
+    for (uint32_t i = 0; i < count; ++i) {
+        uint32_t begin, end;
+        run_points(run_start, NULL, i, &begin, &end);
+        pair_vel s = pair_load(bodies, &p[begin]);
+        for (uint32_t k = begin; k < end; ++k) {
+            cr_soft_point *c = &p[k];
+            if (c->e == 0.0 || c->vn0 > -threshold || c->total[0] == 0.0) continue;
+            double vn = cr_v3_dot(c->n, rel_vel(&s, c));
+            double next = fmax(c->lambda[0] - c->mass[0] * (vn + c->e * c->vn0), 0.0);
+            double d = next - c->lambda[0];
+            c->lambda[0] = next;
+            c->total[0] += d;
+            apply(&s, bodies, c, cr_v3_scale(c->n, d));
+        }
+        pair_store(&s, bodies, &p[begin]);
+    }
 }

@@ -68,21 +68,31 @@ typedef struct cr_soft_point {
 
 /* K and the effective masses of p's rows from its bodies' inverse masses. */
 void cr_soft_prepare(const cr_soft_body *bodies, cr_soft_point *p);
-/* Applies every point's impulses lambda to its bodies: the warm start of a
- * substep. */
-void cr_soft_warm_start(cr_soft_body *bodies, cr_soft_point *p, uint32_t n);
-/* One Gauss-Seidel pass over the points in order (rows n, t1, t2 of each). use_bias: the soft
- * push-out of overlap (soft[p.fixed]'s coefficients, the bias no faster
- * than push_speed); without it (relax) rows are rigid. Apart points may
- * close their gap within h but not pass it (speculative) either way.
- * accumulate: the substep's last pass; each point's lambda, final once the
- * pass has taken the point, is added to its total, so that the totals are
- * the step's impulses (the warm start's and the passes' increments of each
- * substep sum to its final lambda) without another pass over the points. */
-void cr_soft_solve(cr_soft_body *bodies, cr_soft_point *p, uint32_t n, const cr_soft soft[2], double inv_h,
-                   double push_speed, bool use_bias, bool accumulate);
+/* The passes take runs of points (a manifold: consecutive points on the
+ * same two bodies): run r is p[run_start[r] .. run_start[r + 1]); a list
+ * names count runs, runs[i] for i < count (a colour's, soft_colour.h). */
+
+/* Applies the impulses lambda of the listed runs' points to their bodies:
+ * the warm start of a substep. */
+void cr_soft_warm_start(cr_soft_body *bodies, cr_soft_point *p, const uint32_t *run_start, const uint32_t *runs,
+                        uint32_t count);
+/* One Gauss-Seidel pass over the listed runs in order (their points in
+ * order, rows n, t1, t2 of each). use_bias: the soft push-out of overlap
+ * (soft[p.fixed]'s coefficients, the bias no faster than push_speed);
+ * without it (relax) rows are rigid. Apart points may close their gap
+ * within h but not pass it (speculative) either way. accumulate: the
+ * substep's last pass; each point's lambda, final once the pass has taken
+ * the point, is added to its total, so that the totals are the step's
+ * impulses (the warm start's and the passes' increments of each substep sum
+ * to its final lambda) without another pass over the points. A body of zero
+ * inverse mass is read, never written. */
+void cr_soft_solve(cr_soft_body *bodies, cr_soft_point *p, const uint32_t *run_start, const uint32_t *runs,
+                   uint32_t count, const cr_soft soft[2], double inv_h, double push_speed, bool use_bias,
+                   bool accumulate);
 /* Newton restitution on points that approached faster than threshold at
- * the step's start and took impulse: vn' = -e vn0. */
-void cr_soft_restitution(cr_soft_body *bodies, cr_soft_point *p, uint32_t n, double threshold);
+ * the step's start and took impulse: vn' = -e vn0; runs 0 .. count - 1 in
+ * order. */
+void cr_soft_restitution(cr_soft_body *bodies, cr_soft_point *p, const uint32_t *run_start, uint32_t count,
+                         double threshold);
 
 #endif

@@ -63,7 +63,8 @@ typedef struct options {
     char engines[256], scenes[256];
     const char *chute_dir, *results_dir, *commit;
     int stream, lammps_repeats;
-    int carom_threads; /* chute: carom runs at 1 .. carom_threads threads; pit: once more at carom_threads */
+    int carom_threads; /* chute: carom runs at 1 .. carom_threads threads; pit, pyramid (sub-stepped): once more
+                          at carom_threads */
     int carom_pgs;     /* pyramid: a second carom line at this many PGS passes (0: none) */
     int carom_substeps; /* pyramid: a third carom line, the sub-stepped solver at this many substeps of
                            one pass (rigid_substeps; 0: none) */
@@ -146,7 +147,8 @@ static void usage(FILE *f, const char *argv0)
             "  --chute DIR        LAMMPS chute input: DIR/in.chute, DIR/data.chute (default ../shared/bench/chute)\n"
             "  --lammps-repeats K LAMMPS runs per core count, best taken (default 3)\n"
             "  --threads T        chute: carom at 1 .. T threads (default 2), each compared with LAMMPS\n"
-            "                     at as many MPI ranks; pit: carom once more at T threads (T > 1)\n"
+            "                     at as many MPI ranks; pit: carom once more at T threads (T > 1);\n"
+            "                     pyramid: the sub-stepped line once more at T threads (T > 1)\n"
             "  --carom-pgs N      pyramid: carom once more with pgs_iterations N (default 10: the fewest\n"
             "                     at least as stable as ODE 20 and Bullet 10 at 50 rows; 0: no such line)\n"
             "  --carom-substeps S pyramid: carom once more with the sub-stepped soft contact solver,\n"
@@ -531,27 +533,37 @@ static void pyramid_table(int rows, const options *o)
         run_engine(prog, "pyramid", rows, NULL, o, &res[e]);
     }
     /* carom again at other settings, its ratios below the table: fewer
-     * Gauss-Seidel passes, nearer the peers' own (ODE 20, Bullet 10), and
-     * the sub-stepped soft contact solver (rigid_substeps S, one pass) */
-    enum { NVARIANTS = 2 };
+     * Gauss-Seidel passes, nearer the peers' own (ODE 20, Bullet 10), the
+     * sub-stepped soft contact solver (rigid_substeps S, one pass), and that
+     * once more on carom's own thread pool of --threads T (T > 1; the same
+     * bits as on one thread; the peers run on one) */
+    enum { NVARIANTS = 3 };
     result variant[NVARIANTS];
-    char variant_name[NVARIANTS][64];
-    bool ran[NVARIANTS] = {false, false};
+    char variant_name[NVARIANTS][80];
+    bool ran[NVARIANTS] = {false, false, false};
     bool carom = has_word(o->engines, "carom");
     for (int v = 0; v < NVARIANTS; ++v) {
         memset(&variant[v], 0, sizeof variant[v]);
-        int setting = v == 0 ? o->carom_pgs : o->carom_substeps;
+        int setting = v == 0 ? o->carom_pgs : v == 1 || o->carom_threads > 1 ? o->carom_substeps : 0;
         if (setting <= 0 || !carom) continue;
         char arg[32];
         snprintf(arg, sizeof arg, "%d", v == 0 ? setting : 1);
-        snprintf(variant_name[v], sizeof variant_name[v],
-                 v == 0 ? "carom, pgs_iterations %d" : "carom, rigid_substeps %d (1 pass each)", setting);
+        if (v == 2)
+            snprintf(variant_name[v], sizeof variant_name[v], "carom, rigid_substeps %d (1 pass each), %d threads",
+                     setting, o->carom_threads);
+        else
+            snprintf(variant_name[v], sizeof variant_name[v],
+                     v == 0 ? "carom, pgs_iterations %d" : "carom, rigid_substeps %d (1 pass each)", setting);
         fprintf(stderr, "[bench_peers] pyramid rows=%d: %s ...\n", rows, variant_name[v]);
-        char substeps[16];
+        char substeps[16], threads[16];
         snprintf(substeps, sizeof substeps, "%d", setting);
-        if (v == 1) setenv("CAROM_PYR_SUBSTEPS", substeps, 1); /* read by peer_carom only */
+        snprintf(threads, sizeof threads, "%d", o->carom_threads);
+        /* read by peer_carom only */
+        if (v >= 1) setenv("CAROM_PYR_SUBSTEPS", substeps, 1);
+        if (v == 2) setenv("CAROM_PYR_THREADS", threads, 1);
         run_engine("peer_carom", "pyramid", rows, arg, o, &variant[v]);
-        if (v == 1) unsetenv("CAROM_PYR_SUBSTEPS");
+        unsetenv("CAROM_PYR_SUBSTEPS");
+        unsetenv("CAROM_PYR_THREADS");
         ran[v] = true;
     }
     for (int e = 0; e < NENGINES + NVARIANTS; ++e) {

@@ -251,13 +251,15 @@ static int run_chute(const char *path, int steps_planned, double cap, int ke_eve
  * except pgs_iterations when given (> 0). With CAROM_PYR_SUBSTEPS = S > 0
  * the sub-stepped soft contact solver instead (rigid_substeps S; the
  * iterations given are its substep_iterations), CAROM_PYR_HERTZ its
- * contact_hertz. */
+ * contact_hertz; CAROM_PYR_THREADS = T > 1 carom's own thread pool of T
+ * workers (worker_count; the same bits as on one). */
 static int run_pyramid(const char *prog, int rows, double cap, int pgs_iterations)
 {
     pyr_scene py = {0};
-    int substeps = 0, hertz = 0;
+    int substeps = 0, hertz = 0, threads = 1;
     if (!bench_env_int(prog, "CAROM_PYR_SUBSTEPS", 0, 64, &substeps) ||
-        !bench_env_int(prog, "CAROM_PYR_HERTZ", 1, 100000, &hertz))
+        !bench_env_int(prog, "CAROM_PYR_HERTZ", 1, 100000, &hertz) ||
+        !bench_env_int(prog, "CAROM_PYR_THREADS", 1, 64, &threads))
         return 2;
     if (pyr_build(&py, rows)) return 1;
     int n = py.n;
@@ -266,6 +268,7 @@ static int run_pyramid(const char *prog, int rows, double cap, int pgs_iteration
     def.gravity = cr_v3(0, 0, -PEER_GRAVITY);
     def.dt = PEER_DT;
     def.rigid_substeps = substeps;
+    def.worker_count = (uint32_t)threads;
     if (hertz > 0) def.contact_hertz = hertz;
     if (pgs_iterations > 0 && substeps > 0) def.substep_iterations = pgs_iterations;
     else if (pgs_iterations > 0) def.pgs_iterations = pgs_iterations;
@@ -321,8 +324,8 @@ static int run_pyramid(const char *prog, int rows, double cap, int pgs_iteration
     r.ke = pyr_kinetic(n, vel, ang);
     r.drift = pyr_max_drift(&py, pos, &r.lost);
     if (substeps > 0)
-        printf("NOTE carom rigid_substeps=%d substep_iterations=%d contact_hertz=%g\n", substeps,
-               def.substep_iterations, def.contact_hertz);
+        printf("NOTE carom rigid_substeps=%d substep_iterations=%d contact_hertz=%g threads=%d\n", substeps,
+               def.substep_iterations, def.contact_hertz, threads);
     else if (pgs_iterations > 0)
         printf("NOTE carom pgs_iterations=%d\n", pgs_iterations);
     peer_print(&r);

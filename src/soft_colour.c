@@ -1,0 +1,55 @@
+/* The colouring of the sub-stepped solver's points (soft_colour.h). */
+#include "soft_colour.h"
+
+#include <string.h>
+
+_Static_assert(CR_SOFT_COLOURS < 32, "a body's colours are the bits of a uint32_t");
+
+/* The lowest colour in neither mask (CR_SOFT_COLOURS: none; the overflow). */
+static uint32_t free_colour(uint32_t used)
+{
+    for (uint32_t c = 0; c < CR_SOFT_COLOURS; ++c)
+        if (!(used >> c & 1u)) return c;
+    return CR_SOFT_COLOURS;
+}
+
+void cr_soft_colour(const cr_soft_body *bodies, uint32_t body_count, const cr_soft_point *p, uint32_t n,
+                    uint32_t *mask, uint8_t *colour, cr_soft_colours *out)
+{
+    memset(mask, 0, sizeof *mask * body_count);
+    uint32_t runs = 0, size[CR_SOFT_COLOURS + 1] = {0};
+    for (uint32_t k = 0; k < n; ++k) {
+        if (k > 0 && p[k].a == p[k - 1].a && p[k].b == p[k - 1].b) continue;
+        /* a new run: greedy in contact order (Box2D's b2AssignJointColor /
+         * contact colour). A body that cannot move is read, never written,
+         * by the passes: any number of runs of one colour may share it. */
+        uint32_t a = p[k].a, b = p[k].b;
+        bool ma = bodies[a].inv_mass > 0.0, mb = bodies[b].inv_mass > 0.0;
+        uint32_t c = free_colour((ma ? mask[a] : 0u) | (mb ? mask[b] : 0u));
+        if (c < CR_SOFT_COLOURS) {
+            if (ma) mask[a] |= 1u << c;
+            if (mb) mask[b] |= 1u << c;
+        }
+        out->run_start[runs] = k;
+        colour[runs++] = (uint8_t)c;
+        size[c]++;
+    }
+    out->run_start[runs] = n;
+    out->run_count = runs;
+    /* small colours join the overflow; the kept ones are renumbered in order */
+    uint8_t map[CR_SOFT_COLOURS + 1];
+    uint32_t kept = 0;
+    for (uint32_t c = 0; c < CR_SOFT_COLOURS; ++c) map[c] = size[c] >= CR_SOFT_MIN_COLOUR ? (uint8_t)kept++ : 0xff;
+    for (uint32_t c = 0; c <= CR_SOFT_COLOURS; ++c)
+        if (c == CR_SOFT_COLOURS || map[c] == 0xff) map[c] = (uint8_t)kept;
+    /* counting sort by colour, stable: each colour's runs in contact order */
+    uint32_t at[CR_SOFT_COLOURS + 1] = {0};
+    for (uint32_t c = 0; c <= CR_SOFT_COLOURS; ++c) at[map[c]] += size[c];
+    for (uint32_t c = 0, sum = 0; c <= kept; ++c) {
+        uint32_t s = at[c];
+        out->start[c] = at[c] = sum;
+        sum += s;
+    }
+    for (uint32_t r = 0; r < runs; ++r) out->order[at[map[colour[r]]]++] = r;
+    out->count = kept;
+}

@@ -1,0 +1,111 @@
+/* The colouring of the sub-stepped solver's points (src/soft_colour.c),
+ * over random heaps: the points of random manifolds among bodies of which
+ * some cannot move. Every run is a maximal stretch of points on one pair;
+ * every run is in the order once; no colour holds two runs that share a
+ * body that moves; each colour's runs keep contact order; a kept colour
+ * has at least CR_SOFT_MIN_COLOUR runs; the overflow is whatever is left. */
+#include <string.h>
+
+#include "soft_colour.h"
+#include "test_helpers.h"
+
+#define BODIES 400
+#define MAX_POINTS 6000
+
+/* Points of random manifolds (1 to 4 points each) between body i and a
+ * neighbour within 12 slots (a heap's contacts stay local), or the world
+ * (index BODIES); bodies where slot % 7 == 3 cannot move (static, asleep). */
+static uint32_t random_heap(uint64_t *seed, cr_soft_body *bodies, cr_soft_point *p)
+{
+    memset(bodies, 0, sizeof *bodies * (BODIES + 1));
+    for (uint32_t i = 0; i < BODIES; ++i) bodies[i].inv_mass = i % 7 == 3 ? 0.0 : 2.0;
+    uint32_t n = 0, manifolds = (uint32_t)test_rand(seed, 300, 1400);
+    for (uint32_t m = 0; m < manifolds; ++m) {
+        uint32_t a = (uint32_t)test_rand(seed, 0, BODIES), b;
+        if (test_rand(seed, 0, 1) < 0.1) b = BODIES;
+        else {
+            b = (uint32_t)(a + test_rand(seed, 1, 12)) % BODIES;
+        }
+        uint32_t count = (uint32_t)test_rand(seed, 1, 5);
+        for (uint32_t k = 0; k < count && n < MAX_POINTS; ++k) {
+            memset(&p[n], 0, sizeof p[n]);
+            p[n].a = a, p[n].b = b;
+            ++n;
+        }
+    }
+    return n;
+}
+
+static void test_colours_share_no_moving_body(void **state)
+{
+    (void)state;
+    static cr_soft_body bodies[BODIES + 1];
+    static cr_soft_point p[MAX_POINTS];
+    static uint32_t mask[BODIES + 1], run_start[MAX_POINTS + 1], order[MAX_POINTS], seen[BODIES + 1];
+    static uint8_t colour[MAX_POINTS], used[MAX_POINTS];
+    uint64_t seed = 2026;
+    uint32_t most_colours = 0, overflow_total = 0;
+    for (int trial = 0; trial < 200; ++trial) {
+        uint32_t n = random_heap(&seed, bodies, p);
+        cr_soft_colours c = {0};
+        c.run_start = run_start, c.order = order;
+        cr_soft_colour(bodies, BODIES + 1, p, n, mask, colour, &c);
+        /* runs: maximal stretches of one pair, covering the points */
+        assert_int_equal(run_start[0], 0);
+        assert_int_equal(run_start[c.run_count], n);
+        for (uint32_t r = 0; r < c.run_count; ++r) {
+            assert_true(run_start[r] < run_start[r + 1]);
+            for (uint32_t k = run_start[r] + 1; k < run_start[r + 1]; ++k)
+                assert_true(p[k].a == p[k - 1].a && p[k].b == p[k - 1].b);
+            if (r > 0) assert_false(p[run_start[r]].a == p[run_start[r] - 1].a && p[run_start[r]].b == p[run_start[r] - 1].b);
+        }
+        /* the order: each run once; colours in contact order */
+        memset(used, 0, c.run_count);
+        assert_true(c.count <= CR_SOFT_COLOURS);
+        for (uint32_t k = 0; k <= c.count; ++k) {
+            uint32_t begin = c.start[k], end = k < c.count ? c.start[k + 1] : c.run_count;
+            assert_true(begin <= end);
+            if (k < c.count) assert_true(end - begin >= CR_SOFT_MIN_COLOUR);
+            else overflow_total += end - begin;
+            memset(seen, 0, sizeof seen);
+            for (uint32_t i = begin; i < end; ++i) {
+                uint32_t r = order[i];
+                assert_true(r < c.run_count);
+                assert_int_equal(used[r], 0);
+                used[r] = 1;
+                if (i > begin) assert_true(order[i - 1] < r);
+                if (k == c.count) continue; /* the overflow is taken serially */
+                uint32_t a = p[run_start[r]].a, b = p[run_start[r]].b;
+                if (bodies[a].inv_mass > 0.0) {
+                    if (seen[a]) fail_msg("trial %d: colour %u holds two runs on moving body %u", trial, k, a);
+                    seen[a] = 1;
+                }
+                if (bodies[b].inv_mass > 0.0) {
+                    if (seen[b]) fail_msg("trial %d: colour %u holds two runs on moving body %u", trial, k, b);
+                    seen[b] = 1;
+                }
+            }
+        }
+        for (uint32_t r = 0; r < c.run_count; ++r) assert_int_equal(used[r], 1);
+        most_colours = c.count > most_colours ? c.count : most_colours;
+        /* the same input, the same colouring */
+        static uint32_t order2[MAX_POINTS];
+        cr_soft_colours c2 = c;
+        c2.order = order2;
+        cr_soft_colour(bodies, BODIES + 1, p, n, mask, colour, &c2);
+        assert_int_equal(c2.count, c.count);
+        assert_memory_equal(order2, order, sizeof *order * c.run_count);
+    }
+    print_message("random heaps: up to %u colours kept, %u runs in the overflows\n", (unsigned)most_colours,
+                  (unsigned)overflow_total);
+    assert_true(most_colours >= 4);
+    assert_true(overflow_total > 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_colours_share_no_moving_body),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
