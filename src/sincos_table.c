@@ -10,8 +10,8 @@
  * computed with 2 pi / 64 split in three (Cody and Waite): the first two
  * parts have 33 bits, so k times them is exact for |k| < 2^20 and the
  * subtractions cancel exactly. The table entries and the final additions
- * each round once: within about 2 ulps of 1 (|error| < 4.5e-16) of libm's
- * sin and cos, against their one sincos call, which checks and reduces
+ * each round once: within 1.1e-16 of libm's sin and cos over 2e7 random
+ * angles (tests/test_sincos_table.c allows 2.3e-16), against libm's sincos, which checks and reduces
  * for any argument (about 20 ns here, a third of a hills evaluation).
  * Beyond |t| = 1e5 (k past 2^20) it is libm's sin and cos.
  */
@@ -95,7 +95,7 @@ void cr_sincos(double t, double *s, double *c)
         *c = cos(t);
         return;
     }
-    const double inv = 10.185916357881302;              /* 64 / (2 pi) */
+    const double inv = 10.185916357881302; /* 64 / (2 pi) */
     const double p1 = 0x1.921fb544p-4, p2 = 0x1.0b4611a6p-38, p3 = 0x1.3198a2e037073p-73; /* 2 pi / 64 */
     /* t / (2 pi / 64) to the nearest integer (|t inv| < 2^51: adding 1.5
      * 2^52 leaves no fraction). */
