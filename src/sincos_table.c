@@ -11,8 +11,9 @@
  * parts have 33 bits, so k times them is exact for |k| < 2^20 and the
  * subtractions cancel exactly. The table entries and the final additions
  * each round once: within 1.1e-16 of libm's sin and cos over 2e7 random
- * angles (tests/test_sincos_table.c allows 2.3e-16), against libm's sincos, which checks and reduces
- * for any argument (about 20 ns here, a third of a hills evaluation).
+ * angles (tests/test_sincos_table.c allows 2.3e-16), against libm's
+ * sincos, which checks and reduces for any argument (about 20 ns here, a
+ * third of a hills evaluation).
  * Beyond |t| = 1e5 (k past 2^20) it is libm's sin and cos.
  */
 #include <math.h>
