@@ -2,6 +2,7 @@
  * returns s and its first and second partial derivatives, exactly. */
 #include <string.h>
 
+#include "sincos_table.h"
 #include "surface_internal.h"
 
 static void eval_plane(const cr_surface *s, double u, double v, cr_surface_eval *o)
@@ -53,7 +54,9 @@ static void eval_hills(const cr_surface *s, double x, double y, cr_surface_eval 
     if (d->wave_amplitude != 0.0) {
         const double two_pi = 6.283185307179586;
         double ka = two_pi / d->wave_length_x, kb = two_pi / d->wave_length_y, W = d->wave_amplitude;
-        double sx = sin(ka * x), cx = cos(ka * x), sy = sin(kb * y), cy = cos(kb * y);
+        double sx, cx, sy, cy;
+        cr_sincos(ka * x, &sx, &cx); /* a table and angle addition: within 4.5e-16 of libm's */
+        cr_sincos(kb * y, &sy, &cy);
         a[0] += W * sx * sy;
         a[1] += W * ka * cx * sy;
         a[2] += W * kb * sx * cy;
