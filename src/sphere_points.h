@@ -1,0 +1,63 @@
+/* The sphere points of the sub-stepped solver (sphere_substep.c; docs/
+ * physics/substep.md, "Spheres") and the passes over them: the plain ones
+ * (sphere_solve.c) and the solve on AVX2 lanes (sphere_avx2.c), which does
+ * the same IEEE operations in the same order (no fused multiply-add), so
+ * both give the same bits. The passes take a list of point indices (one
+ * colour's, soft_colour.h: no two share a moving body); each point is a run
+ * of its own. Internal. */
+#ifndef CAROM_SPHERE_POINTS_H
+#define CAROM_SPHERE_POINTS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "soft_contact.h"
+
+typedef struct cr_sphere_body {
+    cr_vec3 v, w;     /* velocity, angular velocity */
+    cr_vec3 dp;       /* displacement since the step's start */
+    double inv_mass;  /* 0: the solver does not move it (static, kinematic, asleep, the world) */
+    double inv_inertia;
+} cr_sphere_body;
+
+typedef struct cr_sphere_point {
+    uint32_t a, b;     /* body indices (b: the world's index for planes); first: soft_colour.h */
+    cr_vec3 n;         /* from b towards a */
+    double ra, rb;     /* the point is at x_a - ra n and x_b + rb n */
+    double mass_n;     /* 1 / k_nn */
+    double mass_t;     /* 1 / k_tt */
+    double s0, mu;     /* separation at zero displacement; friction */
+    double lambda_n;   /* impulses of one substep (accumulated, clamped) */
+    cr_vec3 lambda_t;  /* tangential, in the contact plane */
+    uint32_t fixed;    /* 1: a or b cannot move: the stiffer softness */
+} cr_sphere_point;
+
+/* What the substeps do not read: the step's totals and restitution's data. */
+typedef struct cr_sphere_total {
+    double n;
+    cr_vec3 t;
+    double e, vn0;     /* restitution, normal velocity at the step's start */
+} cr_sphere_total;
+
+/* A solve pass's settings: the soft bias (use_bias) or rigid (relax);
+ * totals: the relax pass, which adds each point's final lambdas to them. */
+typedef struct cr_sphere_pass {
+    cr_soft soft[2];
+    double inv_h;
+    bool use_bias;
+    cr_sphere_total *totals;
+} cr_sphere_pass;
+
+/* Applies the listed points' impulses lambda to their bodies (the warm
+ * start of a substep). */
+void cr_sphere_warm_start(cr_sphere_body *sb, const cr_sphere_point *sp, const uint32_t *list, uint32_t count);
+/* One Gauss-Seidel pass over the listed points. */
+void cr_sphere_solve(cr_sphere_body *sb, cr_sphere_point *sp, const uint32_t *list, uint32_t count,
+                     const cr_sphere_pass *pass);
+/* The same, four points at a time on AVX2 lanes (the rest plain); the
+ * listed points must share no moving body. Only where cr_use_avx2
+ * (simd.h); elsewhere it is cr_sphere_solve. */
+void cr_sphere_solve_avx2(cr_sphere_body *sb, cr_sphere_point *sp, const uint32_t *list, uint32_t count,
+                          const cr_sphere_pass *pass);
+
+#endif
