@@ -85,10 +85,10 @@ FN void store_side(cr_sphere_body *const b[4], const side4 *s)
         }
 }
 
-/* cr_sphere_solve's point on four lanes: points p[0..3]. */
-static CR_AVX2_FN void solve4(cr_sphere_body *sb, cr_sphere_point *const p[4], const uint32_t k[4],
-                              const cr_sphere_pass *pass)
+/* cr_sphere_solve's point on four lanes: points k .. k + 3. */
+static CR_AVX2_FN void solve4(cr_sphere_body *sb, cr_sphere_point *sp, uint32_t k, const cr_sphere_pass *pass)
 {
+    cr_sphere_point *const p[4] = {sp + k, sp + k + 1, sp + k + 2, sp + k + 3};
     cr_sphere_body *ba[4], *bb[4];
     for (int l = 0; l < 4; ++l) ba[l] = &sb[p[l]->a], bb[l] = &sb[p[l]->b];
     side4 A, B;
@@ -145,8 +145,8 @@ static CR_AVX2_FN void solve4(cr_sphere_body *sb, cr_sphere_point *const p[4], c
         p[l]->lambda_n = ln[l];
         p[l]->lambda_t = t;
         if (pass->totals) {
-            pass->totals[k[l]].n += ln[l];
-            pass->totals[k[l]].t = cr_v3_add(pass->totals[k[l]].t, t);
+            pass->totals[k + l].n += ln[l];
+            pass->totals[k + l].t = cr_v3_add(pass->totals[k + l].t, t);
         }
     }
     /* apply: P = dt + n dn on a, -P on b; n x dt turns them */
@@ -159,23 +159,20 @@ static CR_AVX2_FN void solve4(cr_sphere_body *sb, cr_sphere_point *const p[4], c
     store_side(bb, &B);
 }
 
-void cr_sphere_solve_avx2(cr_sphere_body *sb, cr_sphere_point *sp, const uint32_t *list, uint32_t count,
+void cr_sphere_solve_avx2(cr_sphere_body *sb, cr_sphere_point *sp, uint32_t begin, uint32_t end,
                           const cr_sphere_pass *pass)
 {
-    uint32_t i = 0;
-    for (; i + 4 <= count; i += 4) {
-        cr_sphere_point *p[4] = {&sp[list[i]], &sp[list[i + 1]], &sp[list[i + 2]], &sp[list[i + 3]]};
-        solve4(sb, p, list + i, pass);
-    }
-    if (i < count) cr_sphere_solve(sb, sp, list + i, count - i, pass);
+    uint32_t k = begin;
+    for (; k + 4 <= end; k += 4) solve4(sb, sp, k, pass);
+    if (k < end) cr_sphere_solve(sb, sp, k, end, pass);
 }
 
 #else
 
-void cr_sphere_solve_avx2(cr_sphere_body *sb, cr_sphere_point *sp, const uint32_t *list, uint32_t count,
+void cr_sphere_solve_avx2(cr_sphere_body *sb, cr_sphere_point *sp, uint32_t begin, uint32_t end,
                           const cr_sphere_pass *pass)
 {
-    cr_sphere_solve(sb, sp, list, count, pass);
+    cr_sphere_solve(sb, sp, begin, end, pass);
 }
 
 #endif

@@ -2,9 +2,10 @@
  * physics/substep.md, "Spheres") and the passes over them: the plain ones
  * (sphere_solve.c) and the solve on AVX2 lanes (sphere_avx2.c), which does
  * the same IEEE operations in the same order (no fused multiply-add), so
- * both give the same bits. The passes take a list of point indices (one
- * colour's, soft_colour.h: no two share a moving body); each point is a run
- * of its own. Internal. */
+ * both give the same bits. The passes take a range of points [begin, end)
+ * (of one colour, soft_colour.h: no two share a moving body; the points lie
+ * in colour order, so that a pass streams through them); each point is a
+ * run of its own. Internal. */
 #ifndef CAROM_SPHERE_POINTS_H
 #define CAROM_SPHERE_POINTS_H
 
@@ -40,7 +41,8 @@ typedef struct cr_sphere_total {
 } cr_sphere_total;
 
 /* A solve pass's settings: the soft bias (use_bias) or rigid (relax);
- * totals: the relax pass, which adds each point's final lambdas to them. */
+ * totals: the relax pass, which adds each point's final lambdas to them
+ * (totals[k] is point k's). */
 typedef struct cr_sphere_pass {
     cr_soft soft[2];
     double inv_h;
@@ -48,16 +50,16 @@ typedef struct cr_sphere_pass {
     cr_sphere_total *totals;
 } cr_sphere_pass;
 
-/* Applies the listed points' impulses lambda to their bodies (the warm
- * start of a substep). */
-void cr_sphere_warm_start(cr_sphere_body *sb, const cr_sphere_point *sp, const uint32_t *list, uint32_t count);
-/* One Gauss-Seidel pass over the listed points. */
-void cr_sphere_solve(cr_sphere_body *sb, cr_sphere_point *sp, const uint32_t *list, uint32_t count,
+/* Applies the impulses lambda of points [begin, end) to their bodies (the
+ * warm start of a substep). */
+void cr_sphere_warm_start(cr_sphere_body *sb, const cr_sphere_point *sp, uint32_t begin, uint32_t end);
+/* One Gauss-Seidel pass over points [begin, end). */
+void cr_sphere_solve(cr_sphere_body *sb, cr_sphere_point *sp, uint32_t begin, uint32_t end,
                      const cr_sphere_pass *pass);
 /* The same, four points at a time on AVX2 lanes (the rest plain); the
- * listed points must share no moving body. Only where cr_use_avx2
- * (simd.h); elsewhere it is cr_sphere_solve. */
-void cr_sphere_solve_avx2(cr_sphere_body *sb, cr_sphere_point *sp, const uint32_t *list, uint32_t count,
+ * points must share no moving body. Only where cr_use_avx2 (simd.h);
+ * elsewhere it is cr_sphere_solve. */
+void cr_sphere_solve_avx2(cr_sphere_body *sb, cr_sphere_point *sp, uint32_t begin, uint32_t end,
                           const cr_sphere_pass *pass);
 
 #endif

@@ -25,10 +25,10 @@ static inline void apply(cr_sphere_body *A, cr_sphere_body *B, const cr_sphere_p
     }
 }
 
-void cr_sphere_warm_start(cr_sphere_body *sb, const cr_sphere_point *sp, const uint32_t *list, uint32_t count)
+void cr_sphere_warm_start(cr_sphere_body *sb, const cr_sphere_point *sp, uint32_t begin, uint32_t end)
 {
-    for (uint32_t i = 0; i < count; ++i) {
-        const cr_sphere_point *p = &sp[list[i]];
+    for (uint32_t k = begin; k < end; ++k) {
+        const cr_sphere_point *p = &sp[k];
         apply(&sb[p->a], &sb[p->b], p, p->lambda_n, p->lambda_t);
     }
 }
@@ -36,11 +36,10 @@ void cr_sphere_warm_start(cr_sphere_body *sb, const cr_sphere_point *sp, const u
 /* As cr_soft_solve's point (soft_contact.h) with K diagonal: the normal
  * row with the soft bias or rigid, speculative while apart; then the
  * tangential impulse in the cone. */
-void cr_sphere_solve(cr_sphere_body *sb, cr_sphere_point *sp, const uint32_t *list, uint32_t count,
+void cr_sphere_solve(cr_sphere_body *sb, cr_sphere_point *sp, uint32_t begin, uint32_t end,
                      const cr_sphere_pass *pass)
 {
-    for (uint32_t i = 0; i < count; ++i) {
-        uint32_t k = list[i];
+    for (uint32_t k = begin; k < end; ++k) {
         cr_sphere_point *p = &sp[k];
         cr_sphere_body *A = &sb[p->a], *B = &sb[p->b];
         double sep = p->s0 + cr_v3_dot(p->n, cr_v3_sub(A->dp, B->dp));

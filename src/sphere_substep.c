@@ -27,7 +27,10 @@
  * soft_colour.h, each point a run of its own, and the passes go colour by
  * colour, a colour's points over the workers and four at a time on AVX2
  * lanes (sphere_avx2.c), then the overflow's serially: the same bits on
- * any worker count and on AVX2 or plain. */
+ * any worker count and on AVX2 or plain. The points are copied into
+ * colour order once a step: a pass then streams through them (taken
+ * through the colouring's index list, the lanes' gathers missed the cache
+ * and ran no faster than the plain loop). */
 #include <string.h>
 
 #include "dem_internal.h" /* cr_run_items */
@@ -49,13 +52,15 @@ typedef cr_sphere_total sphere_total;
 typedef struct cr_sphere_substep {
     sphere_body *bodies; /* one per body slot, then the world's */
     cr_vec3 *spin;       /* per slot: the turn of the step, sum of w h */
-    sphere_point *points;
+    sphere_point *staged;  /* the contacts' points, in contact order */
+    sphere_total *staged_totals;
+    sphere_point *points;  /* the same in colour order: point i is contact colours.order[i] */
     sphere_total *totals;
     uint32_t *mask;      /* per body: the colours of its points (cr_soft_colour_pairs' scratch) */
     uint8_t *colour;     /* per point (cr_soft_colour_pairs' scratch) */
     uint32_t *run_start, *order;
     cr_soft_colours colours;
-    uint32_t body_capacity, spin_capacity, point_capacity, total_capacity;
+    uint32_t body_capacity, spin_capacity, point_capacity, total_capacity, staged_capacity, staged_total_capacity;
     uint32_t mask_capacity, colour_capacity, start_capacity, order_capacity;
 } cr_sphere_substep;
 
@@ -67,6 +72,8 @@ void cr_sphere_substep_free(cr_world *w)
     cr_free(w, s->spin);
     cr_free(w, s->points);
     cr_free(w, s->totals);
+    cr_free(w, s->staged);
+    cr_free(w, s->staged_totals);
     cr_free(w, s->mask);
     cr_free(w, s->colour);
     cr_free(w, s->run_start);
@@ -88,6 +95,8 @@ static cr_sphere_substep *ensure(cr_world *w, uint32_t bodies, uint32_t points)
         !cr_grow(w, (void **)&s->spin, &s->spin_capacity, bodies, sizeof *s->spin) ||
         !cr_grow(w, (void **)&s->points, &s->point_capacity, points, sizeof *s->points) ||
         !cr_grow(w, (void **)&s->totals, &s->total_capacity, points, sizeof *s->totals) ||
+        !cr_grow(w, (void **)&s->staged, &s->staged_capacity, points, sizeof *s->staged) ||
+        !cr_grow(w, (void **)&s->staged_totals, &s->staged_total_capacity, points, sizeof *s->staged_totals) ||
         !cr_grow(w, (void **)&s->mask, &s->mask_capacity, bodies, sizeof *s->mask) ||
         !cr_grow(w, (void **)&s->colour, &s->colour_capacity, points, sizeof *s->colour) ||
         !cr_grow(w, (void **)&s->run_start, &s->start_capacity, points + 1, sizeof *s->run_start) ||
@@ -172,7 +181,8 @@ static void prepare_points(cr_world *w, const sphere_body *sb, sphere_point *sp,
 }
 
 /* As cr_soft_restitution: vn' = -e vn0 on points that approached faster
- * than threshold at the step's start and took impulse. */
+ * than threshold at the step's start and took impulse; serially, in the
+ * points' (colour) order. */
 static void restitution(sphere_body *sb, sphere_point *sp, sphere_total *st, uint32_t n, double threshold)
 {
     for (uint32_t k = 0; k < n; ++k) {
@@ -218,8 +228,7 @@ typedef struct pass {
     cr_world *w;
     cr_sphere_substep *s;
     pass_kind kind;
-    const uint32_t *list; /* the colour's points */
-    uint32_t count;
+    uint32_t first, count; /* the colour's points: [first, first + count) */
     bool lanes;           /* the solve on AVX2 lanes: a colour's points (not the overflow's), AVX2 here */
     cr_sphere_pass solve;
     double h;
@@ -239,9 +248,9 @@ static void pass_items(uint32_t start, uint32_t end, uint32_t worker, void *ctx)
     uint32_t first = start * CR_SPHERE_POINT_ITEM, last = end * CR_SPHERE_POINT_ITEM;
     if (last > p->count) last = p->count;
     if (p->kind == PASS_WARM_START)
-        cr_sphere_warm_start(s->bodies, s->points, p->list + first, last - first);
+        cr_sphere_warm_start(s->bodies, s->points, p->first + first, p->first + last);
     else
-        (p->lanes ? cr_sphere_solve_avx2 : cr_sphere_solve)(s->bodies, s->points, p->list + first, last - first,
+        (p->lanes ? cr_sphere_solve_avx2 : cr_sphere_solve)(s->bodies, s->points, p->first + first, p->first + last,
                                                             &p->solve);
 }
 
@@ -256,15 +265,15 @@ static void run_pass(pass *p, uint32_t items)
 /* A coloured pass: colour after colour, each colour's points over the
  * workers (no two share a moving body: the same bits however they are
  * split), then the overflow's serially on the caller. The order of the
- * Gauss-Seidel pass is the colours' (soft_colour.h); a point is a run, so
- * the run indices are the point indices. */
+ * Gauss-Seidel pass is the colours' (soft_colour.h); the points lie in
+ * colour order. */
 static void coloured_pass(pass *p, pass_kind kind, bool avx2)
 {
     const cr_soft_colours *c = &p->s->colours;
     p->kind = kind;
     for (uint32_t k = 0; k <= c->count; ++k) {
         uint32_t end = k < c->count ? c->start[k + 1] : c->run_count;
-        p->list = c->order + c->start[k];
+        p->first = c->start[k];
         p->count = end - c->start[k];
         uint32_t items = (p->count + CR_SPHERE_POINT_ITEM - 1) / CR_SPHERE_POINT_ITEM;
         p->lanes = avx2 && k < c->count;
@@ -273,8 +282,10 @@ static void coloured_pass(pass *p, pass_kind kind, bool avx2)
     }
 }
 
+/* The bodies' velocities and turns; each contact's impulses (point k is
+ * contact order[k]). */
 static void store(cr_world *w, const sphere_body *sb, const cr_vec3 *spin, const sphere_point *sp,
-                  const sphere_total *st, double substeps)
+                  const sphere_total *st, const uint32_t *order, double substeps)
 {
     cr_rigid *r = w->rigid;
     cr_bodies *b = &w->bodies;
@@ -284,7 +295,7 @@ static void store(cr_world *w, const sphere_body *sb, const cr_vec3 *spin, const
         if (sb[i].inv_mass > 0.0) b->v[i] = sb[i].v, b->w[i] = sb[i].w;
     }
     for (uint32_t k = 0; k < r->contact_count; ++k) {
-        cr_rigid_contact *c = &r->contacts[k];
+        cr_rigid_contact *c = &r->contacts[order[k]];
         const sphere_point *p = &sp[k];
         c->rest_n = p->lambda_n * substeps;
         c->rest_t = cr_v3_scale(p->lambda_t, substeps);
@@ -308,10 +319,15 @@ cr_status cr_sphere_substep_solve(cr_world *w)
     cr_soft soft[2];
     cr_soft_contact_softness(w->def.contact_hertz, w->def.contact_damping_ratio, h, soft);
     load_bodies(w, s->bodies, s->spin);
-    prepare_points(w, s->bodies, s->points, s->totals, S);
-    cr_soft_colour_pairs(&s->bodies->inv_mass, sizeof *s->bodies, nb + 1, s->points, sizeof *s->points, nc, false,
+    prepare_points(w, s->bodies, s->staged, s->staged_totals, S);
+    cr_soft_colour_pairs(&s->bodies->inv_mass, sizeof *s->bodies, nb + 1, s->staged, sizeof *s->staged, nc, false,
                          s->mask, s->colour, &s->colours);
-    pass p = {w, s, PASS_WARM_START, NULL, 0, false, {{soft[0], soft[1]}, inv_h, true, NULL}, h};
+    /* a point is a run: the runs' order is the points' */
+    for (uint32_t i = 0; i < nc; ++i) {
+        s->points[i] = s->staged[s->order[i]];
+        s->totals[i] = s->staged_totals[s->order[i]];
+    }
+    pass p = {w, s, PASS_WARM_START, 0, 0, false, {{soft[0], soft[1]}, inv_h, true, NULL}, h};
     bool avx2 = cr_use_avx2(r->substep_portable);
     uint32_t body_items = (nb + CR_SPHERE_BODY_ITEM - 1) / CR_SPHERE_BODY_ITEM;
     for (int i = 0; i < w->def.rigid_substeps; ++i) {
@@ -326,7 +342,7 @@ cr_status cr_sphere_substep_solve(cr_world *w)
         coloured_pass(&p, PASS_SOLVE, avx2);
     }
     restitution(s->bodies, s->points, s->totals, nc, w->resting_speed);
-    store(w, s->bodies, s->spin, s->points, s->totals, S);
+    store(w, s->bodies, s->spin, s->points, s->totals, s->order, S);
     return CR_OK;
 }
 
