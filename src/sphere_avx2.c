@@ -135,8 +135,12 @@ static CR_AVX2_FN void solve4(cr_sphere_body *sb, cr_sphere_point *sp, uint32_t 
     v4 ut = v4_madd(vrel, n, neg(un));
     v4 lt = v4_madd(lambda_t, ut, neg(mass_t));
     __m256d limit = mul(mu, next), l2 = v4_dot(lt, lt);
-    __m256d scale = _mm256_blendv_pd(zero, _mm256_div_pd(limit, _mm256_sqrt_pd(l2)), _mm256_cmp_pd(limit, zero, _CMP_GT_OQ));
-    lt = v4_blend(lt, v4_scale(lt, scale), _mm256_cmp_pd(l2, mul(limit, limit), _CMP_GT_OQ));
+    __m256d over = _mm256_cmp_pd(l2, mul(limit, limit), _CMP_GT_OQ);
+    if (_mm256_movemask_pd(over)) { /* the square root and division only where a lane slides */
+        __m256d scale =
+            _mm256_blendv_pd(zero, _mm256_div_pd(limit, _mm256_sqrt_pd(l2)), _mm256_cmp_pd(limit, zero, _CMP_GT_OQ));
+        lt = v4_blend(lt, v4_scale(lt, scale), over);
+    }
     v4 dt = v4_sub(lt, lambda_t);
     double ln[4], lx[4], ly[4], lz[4];
     _mm256_storeu_pd(ln, next), _mm256_storeu_pd(lx, lt.x), _mm256_storeu_pd(ly, lt.y), _mm256_storeu_pd(lz, lt.z);
