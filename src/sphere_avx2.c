@@ -111,15 +111,18 @@ static CR_AVX2_FN void solve4(cr_sphere_body *sb, cr_sphere_point *sp, uint32_t 
     __m256d apart = _mm256_cmp_pd(sep, zero, _CMP_GT_OQ);
     __m256d bias = zero, mass_scale = one, impulse_scale = zero;
     if (pass->use_bias) {
-        double msbr[4], ms[4], is[4];
-        for (int l = 0; l < 4; ++l) {
-            const cr_soft *sf = &pass->soft[p[l]->fixed];
-            msbr[l] = sf->mass_scale * sf->bias_rate, ms[l] = sf->mass_scale, is[l] = sf->impulse_scale;
-        }
+        /* soft[fixed] by a blend (four stores and a load of the lanes'
+         * values stalled on the store forwarding) */
+        const cr_soft *s0f = &pass->soft[0], *s1f = &pass->soft[1];
+        __m256d fixed = _mm256_castsi256_pd(_mm256_cmpgt_epi64(
+            _mm256_setr_epi64x(p[0]->fixed, p[1]->fixed, p[2]->fixed, p[3]->fixed), _mm256_setzero_si256()));
+        __m256d msbr = _mm256_blendv_pd(_mm256_set1_pd(s0f->mass_scale * s0f->bias_rate),
+                                        _mm256_set1_pd(s1f->mass_scale * s1f->bias_rate), fixed);
         /* max(x, -v): -v where x is NaN, as the plain x > -v ? x : -v */
-        bias = _mm256_max_pd(mul(_mm256_loadu_pd(msbr), sep), _mm256_set1_pd(-CR_SOFT_PUSH_SPEED));
-        mass_scale = _mm256_loadu_pd(ms);
-        impulse_scale = _mm256_loadu_pd(is);
+        bias = _mm256_max_pd(mul(msbr, sep), _mm256_set1_pd(-CR_SOFT_PUSH_SPEED));
+        mass_scale = _mm256_blendv_pd(_mm256_set1_pd(s0f->mass_scale), _mm256_set1_pd(s1f->mass_scale), fixed);
+        impulse_scale =
+            _mm256_blendv_pd(_mm256_set1_pd(s0f->impulse_scale), _mm256_set1_pd(s1f->impulse_scale), fixed);
     }
     bias = _mm256_blendv_pd(bias, mul(sep, _mm256_set1_pd(pass->inv_h)), apart);
     mass_scale = _mm256_blendv_pd(mass_scale, one, apart);
