@@ -50,6 +50,14 @@ typedef struct cr_sphere_pass {
     cr_sphere_total *totals;
 } cr_sphere_pass;
 
+/* The point's relative velocity at the contact: v_a - v_b - W x n with
+ * W = ra w_a + rb w_b (w x r_a = -ra w x n, w x r_b = rb w x n). */
+static inline cr_vec3 cr_sphere_rel_vel(const cr_sphere_body *A, const cr_sphere_body *B, const cr_sphere_point *p)
+{
+    cr_vec3 W = cr_v3_add(cr_v3_scale(A->w, p->ra), cr_v3_scale(B->w, p->rb));
+    return cr_v3_sub(cr_v3_sub(A->v, B->v), cr_v3_cross(W, p->n));
+}
+
 /* Applies the impulses lambda of points [begin, end) to their bodies (the
  * warm start of a substep). */
 void cr_sphere_warm_start(cr_sphere_body *sb, const cr_sphere_point *sp, uint32_t begin, uint32_t end);

@@ -1,14 +1,6 @@
 /* The plain passes over sphere points (sphere_points.h). */
 #include "sphere_points.h"
 
-/* The point's relative velocity at the contact: v_a - v_b - W x n with
- * W = ra w_a + rb w_b (w x r_a = -ra w x n, w x r_b = rb w x n). */
-static inline cr_vec3 rel_vel(const cr_sphere_body *A, const cr_sphere_body *B, const cr_sphere_point *p)
-{
-    cr_vec3 W = cr_v3_add(cr_v3_scale(A->w, p->ra), cr_v3_scale(B->w, p->rb));
-    return cr_v3_sub(cr_v3_sub(A->v, B->v), cr_v3_cross(W, p->n));
-}
-
 /* Impulse dn n + dt on a at the point, minus that on b; only dt turns them:
  * r_a x P = -ra n x dt, r_b x P = rb n x dt. A body that cannot move is
  * not written: points of one colour on several workers may share it. */
@@ -53,7 +45,7 @@ void cr_sphere_solve(cr_sphere_body *sb, cr_sphere_point *sp, uint32_t begin, ui
             mass_scale = sf->mass_scale;
             impulse_scale = sf->impulse_scale;
         }
-        cr_vec3 vrel = rel_vel(A, B, p);
+        cr_vec3 vrel = cr_sphere_rel_vel(A, B, p);
         double un = cr_v3_dot(p->n, vrel);
         double next = p->lambda_n - p->mass_n * (mass_scale * un + bias) - impulse_scale * p->lambda_n;
         next = next > 0.0 ? next : 0.0;

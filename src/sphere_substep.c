@@ -130,14 +130,6 @@ static void load_bodies(const cr_world *w, sphere_body *sb, cr_vec3 *spin)
     }
 }
 
-/* The point's relative velocity at the contact: v_a - v_b - W x n with
- * W = ra w_a + rb w_b (w x r_a = -ra w x n, w x r_b = rb w x n). */
-static inline cr_vec3 rel_vel(const sphere_body *A, const sphere_body *B, const sphere_point *p)
-{
-    cr_vec3 W = cr_v3_add(cr_v3_scale(A->w, p->ra), cr_v3_scale(B->w, p->rb));
-    return cr_v3_sub(cr_v3_sub(A->v, B->v), cr_v3_cross(W, p->n));
-}
-
 /* Normal impulse d on a at the point, minus that on b (restitution's; no
  * turn: the normal row moves no spin). */
 static inline void apply_normal(sphere_body *A, sphere_body *B, const sphere_point *p, double d)
@@ -176,7 +168,7 @@ static void prepare_points(cr_world *w, const sphere_body *sb, sphere_point *sp,
         t->n = 0.0;
         t->t = cr_v3_zero();
         t->e = c->restitution;
-        t->vn0 = cr_v3_dot(c->normal, rel_vel(A, B, p));
+        t->vn0 = cr_v3_dot(c->normal, cr_sphere_rel_vel(A, B, p));
     }
 }
 
