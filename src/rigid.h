@@ -208,6 +208,8 @@ void cr_rigid_substep_free(cr_world *w);
  * of spheres, whose K is diagonal). */
 cr_status cr_sphere_substep_solve(cr_world *w);
 void cr_sphere_substep_free(cr_world *w);
+/* The colours kept at the last sphere sub-stepped step (tests). */
+uint32_t cr_sphere_substep_colours(const cr_world *w);
 /* The colours (soft_colour.h) the last sub-stepped solve kept, not counting
  * the overflow (tests). */
 uint32_t cr_rigid_substep_colours(const cr_world *w);

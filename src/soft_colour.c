@@ -1,8 +1,10 @@
 /* The colouring of the sub-stepped solver's points (soft_colour.h). */
 #include "soft_colour.h"
 
+#include <stddef.h>
 #include <string.h>
 
+_Static_assert(offsetof(cr_soft_point, b) == sizeof(uint32_t), "a point starts with its bodies a, b");
 _Static_assert(CR_SOFT_COLOURS < 32, "a body's colours are the bits of a uint32_t");
 
 /* The lowest colour in neither mask (CR_SOFT_COLOURS: none; the overflow). */
@@ -13,18 +15,33 @@ static uint32_t free_colour(uint32_t used)
     return CR_SOFT_COLOURS;
 }
 
-void cr_soft_colour(const cr_soft_body *bodies, uint32_t body_count, const cr_soft_point *p, uint32_t n,
-                    uint32_t *mask, uint8_t *colour, cr_soft_colours *out)
+/* Point k's body indices a, b: the first two members of its struct. */
+static const uint32_t *pair_of(const void *points, size_t point_size, uint32_t k)
+{
+    return (const uint32_t *)((const char *)points + (size_t)k * point_size);
+}
+
+static bool moves(const double *inv_mass, size_t body_size, uint32_t i)
+{
+    return *(const double *)((const char *)inv_mass + (size_t)i * body_size) > 0.0;
+}
+
+void cr_soft_colour_pairs(const double *inv_mass, size_t body_size, uint32_t body_count, const void *points,
+                          size_t point_size, uint32_t n, bool manifolds, uint32_t *mask, uint8_t *colour,
+                          cr_soft_colours *out)
 {
     memset(mask, 0, sizeof *mask * body_count);
     uint32_t runs = 0, size[CR_SOFT_COLOURS + 1] = {0};
     for (uint32_t k = 0; k < n; ++k) {
-        if (k > 0 && p[k].a == p[k - 1].a && p[k].b == p[k - 1].b) continue;
+        const uint32_t *ab = pair_of(points, point_size, k);
+        if (manifolds && k > 0 && ab[0] == pair_of(points, point_size, k - 1)[0] &&
+            ab[1] == pair_of(points, point_size, k - 1)[1])
+            continue;
         /* a new run: greedy in contact order (Box2D's b2AssignJointColor /
          * contact colour). A body that cannot move is read, never written,
          * by the passes: any number of runs of one colour may share it. */
-        uint32_t a = p[k].a, b = p[k].b;
-        bool ma = bodies[a].inv_mass > 0.0, mb = bodies[b].inv_mass > 0.0;
+        uint32_t a = ab[0], b = ab[1];
+        bool ma = moves(inv_mass, body_size, a), mb = moves(inv_mass, body_size, b);
         uint32_t c = free_colour((ma ? mask[a] : 0u) | (mb ? mask[b] : 0u));
         if (c < CR_SOFT_COLOURS) {
             if (ma) mask[a] |= 1u << c;
@@ -52,4 +69,10 @@ void cr_soft_colour(const cr_soft_body *bodies, uint32_t body_count, const cr_so
     }
     for (uint32_t r = 0; r < runs; ++r) out->order[at[map[colour[r]]]++] = r;
     out->count = kept;
+}
+
+void cr_soft_colour(const cr_soft_body *bodies, uint32_t body_count, const cr_soft_point *p, uint32_t n,
+                    uint32_t *mask, uint8_t *colour, cr_soft_colours *out)
+{
+    cr_soft_colour_pairs(&bodies->inv_mass, sizeof *bodies, body_count, p, sizeof *p, n, true, mask, colour, out);
 }

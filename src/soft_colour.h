@@ -9,6 +9,8 @@
 #ifndef CAROM_SOFT_COLOUR_H
 #define CAROM_SOFT_COLOUR_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "soft_contact.h"
@@ -39,5 +41,14 @@ typedef struct cr_soft_colours {
  * points and bodies only. */
 void cr_soft_colour(const cr_soft_body *bodies, uint32_t body_count, const cr_soft_point *p, uint32_t n,
                     uint32_t *mask, uint8_t *colour, cr_soft_colours *out);
+
+/* The same over any points and bodies: a point's struct (point_size
+ * bytes) starts with its bodies' indices uint32_t a, b; body i's inverse
+ * mass is the double at inv_mass + i body_size bytes. manifolds: runs of
+ * consecutive points on the same two bodies (cr_soft_colour's); otherwise
+ * each point is a run of its own (the sphere points, sphere_substep.c). */
+void cr_soft_colour_pairs(const double *inv_mass, size_t body_size, uint32_t body_count, const void *points,
+                          size_t point_size, uint32_t n, bool manifolds, uint32_t *mask, uint8_t *colour,
+                          cr_soft_colours *out);
 
 #endif

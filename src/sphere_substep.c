@@ -21,44 +21,47 @@
  *
  * Orientations: nothing here depends on them, so each sphere turns once a
  * step, by the sum of its w h over the substeps (the general kernel turns
- * it every substep, at a sine and cosine each). */
+ * it every substep, at a sine and cosine each).
+ *
+ * Colours and lanes (as rigid_substep.c's): the points are coloured by
+ * soft_colour.h, each point a run of its own, and the passes go colour by
+ * colour, a colour's points over the workers and four at a time on AVX2
+ * lanes (sphere_avx2.c), then the overflow's serially: the same bits on
+ * any worker count and on AVX2 or plain. The points are copied into
+ * colour order once a step: a pass then streams through them (taken
+ * through the colouring's index list, the lanes' gathers missed the cache
+ * and ran no faster than the plain loop). */
 #include <string.h>
 
+#include "dem_internal.h" /* cr_run_items */
 #include "rigid.h"
-#include "soft_contact.h"
+#include "simd.h"
+#include "soft_colour.h"
+#include "sphere_points.h"
 
-typedef struct sphere_body {
-    cr_vec3 v, w;     /* velocity, angular velocity */
-    cr_vec3 dp;       /* displacement since the step's start */
-    double inv_mass;  /* 0: the solver does not move it (static, kinematic, asleep, the world) */
-    double inv_inertia;
-} sphere_body;
+/* A work item of a coloured pass takes this many points of one colour; of
+ * the position update, this many bodies. Only the split over the workers
+ * depends on them, never the bits. */
+#define CR_SPHERE_POINT_ITEM 128
+#define CR_SPHERE_BODY_ITEM 512
 
-typedef struct sphere_point {
-    uint32_t a, b;     /* body indices (b: the world's index for planes) */
-    cr_vec3 n;         /* from b towards a */
-    double ra, rb;     /* the point is at x_a - ra n and x_b + rb n */
-    double mass_n;     /* 1 / k_nn */
-    double mass_t;     /* 1 / k_tt */
-    double s0, mu;     /* separation at zero displacement; friction */
-    double lambda_n;   /* impulses of one substep (accumulated, clamped) */
-    cr_vec3 lambda_t;  /* tangential, in the contact plane */
-    uint32_t fixed;    /* 1: a or b cannot move: the stiffer softness */
-} sphere_point;
-
-/* What the substeps do not read: the step's totals and restitution's data. */
-typedef struct sphere_total {
-    double n;
-    cr_vec3 t;
-    double e, vn0;     /* restitution, normal velocity at the step's start */
-} sphere_total;
+typedef cr_sphere_body sphere_body;
+typedef cr_sphere_point sphere_point;
+typedef cr_sphere_total sphere_total;
 
 typedef struct cr_sphere_substep {
     sphere_body *bodies; /* one per body slot, then the world's */
     cr_vec3 *spin;       /* per slot: the turn of the step, sum of w h */
-    sphere_point *points;
+    sphere_point *staged;  /* the contacts' points, in contact order */
+    sphere_total *staged_totals;
+    sphere_point *points;  /* the same in colour order: point i is contact colours.order[i] */
     sphere_total *totals;
-    uint32_t body_capacity, spin_capacity, point_capacity, total_capacity;
+    uint32_t *mask;      /* per body: the colours of its points (cr_soft_colour_pairs' scratch) */
+    uint8_t *colour;     /* per point (cr_soft_colour_pairs' scratch) */
+    uint32_t *run_start, *order;
+    cr_soft_colours colours;
+    uint32_t body_capacity, spin_capacity, point_capacity, total_capacity, staged_capacity, staged_total_capacity;
+    uint32_t mask_capacity, colour_capacity, start_capacity, order_capacity;
 } cr_sphere_substep;
 
 void cr_sphere_substep_free(cr_world *w)
@@ -69,6 +72,12 @@ void cr_sphere_substep_free(cr_world *w)
     cr_free(w, s->spin);
     cr_free(w, s->points);
     cr_free(w, s->totals);
+    cr_free(w, s->staged);
+    cr_free(w, s->staged_totals);
+    cr_free(w, s->mask);
+    cr_free(w, s->colour);
+    cr_free(w, s->run_start);
+    cr_free(w, s->order);
     cr_free(w, s);
     w->rigid->sphere_substep = NULL;
 }
@@ -85,8 +94,16 @@ static cr_sphere_substep *ensure(cr_world *w, uint32_t bodies, uint32_t points)
     if (!cr_grow(w, (void **)&s->bodies, &s->body_capacity, bodies, sizeof *s->bodies) ||
         !cr_grow(w, (void **)&s->spin, &s->spin_capacity, bodies, sizeof *s->spin) ||
         !cr_grow(w, (void **)&s->points, &s->point_capacity, points, sizeof *s->points) ||
-        !cr_grow(w, (void **)&s->totals, &s->total_capacity, points, sizeof *s->totals))
+        !cr_grow(w, (void **)&s->totals, &s->total_capacity, points, sizeof *s->totals) ||
+        !cr_grow(w, (void **)&s->staged, &s->staged_capacity, points, sizeof *s->staged) ||
+        !cr_grow(w, (void **)&s->staged_totals, &s->staged_total_capacity, points, sizeof *s->staged_totals) ||
+        !cr_grow(w, (void **)&s->mask, &s->mask_capacity, bodies, sizeof *s->mask) ||
+        !cr_grow(w, (void **)&s->colour, &s->colour_capacity, points, sizeof *s->colour) ||
+        !cr_grow(w, (void **)&s->run_start, &s->start_capacity, points + 1, sizeof *s->run_start) ||
+        !cr_grow(w, (void **)&s->order, &s->order_capacity, points, sizeof *s->order))
         return NULL;
+    s->colours.run_start = s->run_start;
+    s->colours.order = s->order;
     return s;
 }
 
@@ -113,23 +130,13 @@ static void load_bodies(const cr_world *w, sphere_body *sb, cr_vec3 *spin)
     }
 }
 
-/* The point's relative velocity at the contact: v_a - v_b - W x n with
- * W = ra w_a + rb w_b (w x r_a = -ra w x n, w x r_b = rb w x n). */
-static inline cr_vec3 rel_vel(const sphere_body *A, const sphere_body *B, const sphere_point *p)
+/* Normal impulse d on a at the point, minus that on b (restitution's; no
+ * turn: the normal row moves no spin). */
+static inline void apply_normal(sphere_body *A, sphere_body *B, const sphere_point *p, double d)
 {
-    cr_vec3 W = cr_v3_add(cr_v3_scale(A->w, p->ra), cr_v3_scale(B->w, p->rb));
-    return cr_v3_sub(cr_v3_sub(A->v, B->v), cr_v3_cross(W, p->n));
-}
-
-/* Impulse dn n + dt on a at the point, minus that on b; only dt turns them:
- * r_a x P = -ra n x dt, r_b x P = rb n x dt. */
-static inline void apply(sphere_body *A, sphere_body *B, const sphere_point *p, double dn, cr_vec3 dt)
-{
-    cr_vec3 P = cr_v3_madd(dt, p->n, dn), nt = cr_v3_cross(p->n, dt);
+    cr_vec3 P = cr_v3_scale(p->n, d);
     A->v = cr_v3_madd(A->v, P, A->inv_mass);
     B->v = cr_v3_madd(B->v, P, -B->inv_mass);
-    A->w = cr_v3_madd(A->w, nt, -p->ra * A->inv_inertia);
-    B->w = cr_v3_madd(B->w, nt, -p->rb * B->inv_inertia);
 }
 
 static void prepare_points(cr_world *w, const sphere_body *sb, sphere_point *sp, sphere_total *st, double substeps)
@@ -161,62 +168,13 @@ static void prepare_points(cr_world *w, const sphere_body *sb, sphere_point *sp,
         t->n = 0.0;
         t->t = cr_v3_zero();
         t->e = c->restitution;
-        t->vn0 = cr_v3_dot(c->normal, rel_vel(A, B, p));
-    }
-}
-
-static void warm_start(sphere_body *sb, const sphere_point *sp, uint32_t n)
-{
-    for (uint32_t k = 0; k < n; ++k) {
-        const sphere_point *p = &sp[k];
-        apply(&sb[p->a], &sb[p->b], p, p->lambda_n, p->lambda_t);
-    }
-}
-
-/* One Gauss-Seidel pass, as cr_soft_solve's (soft_contact.h) with K
- * diagonal: the normal row with the soft bias (use_bias) or rigid (relax),
- * speculative while apart; then the tangential impulse in the cone.
- * totals: the relax pass, which adds each point's final lambdas to them. */
-static void solve_pass(sphere_body *sb, sphere_point *sp, uint32_t n, const cr_soft soft[2], double inv_h,
-                       bool use_bias, sphere_total *totals)
-{
-    for (uint32_t k = 0; k < n; ++k) {
-        sphere_point *p = &sp[k];
-        sphere_body *A = &sb[p->a], *B = &sb[p->b];
-        double sep = p->s0 + cr_v3_dot(p->n, cr_v3_sub(A->dp, B->dp));
-        double bias = 0.0, mass_scale = 1.0, impulse_scale = 0.0;
-        if (sep > 0.0) {
-            bias = sep * inv_h; /* speculative: close the gap within h, no more */
-        } else if (use_bias) {
-            const cr_soft *sf = &soft[p->fixed];
-            bias = sf->mass_scale * sf->bias_rate * sep;
-            bias = bias > -CR_SOFT_PUSH_SPEED ? bias : -CR_SOFT_PUSH_SPEED; /* fmax, without the call */
-            mass_scale = sf->mass_scale;
-            impulse_scale = sf->impulse_scale;
-        }
-        cr_vec3 vrel = rel_vel(A, B, p);
-        double un = cr_v3_dot(p->n, vrel);
-        double next = p->lambda_n - p->mass_n * (mass_scale * un + bias) - impulse_scale * p->lambda_n;
-        next = next > 0.0 ? next : 0.0;
-        double dn = next - p->lambda_n;
-        p->lambda_n = next;
-        /* K diagonal: the normal impulse leaves the tangential velocity */
-        cr_vec3 ut = cr_v3_madd(vrel, p->n, -un);
-        cr_vec3 lt = cr_v3_madd(p->lambda_t, ut, -p->mass_t);
-        double limit = p->mu * next, l2 = cr_v3_len2(lt);
-        if (l2 > limit * limit) lt = cr_v3_scale(lt, limit > 0.0 ? limit / sqrt(l2) : 0.0);
-        cr_vec3 dt = cr_v3_sub(lt, p->lambda_t);
-        p->lambda_t = lt;
-        if (totals) {
-            totals[k].n += next;
-            totals[k].t = cr_v3_add(totals[k].t, lt);
-        }
-        apply(A, B, p, dn, dt);
+        t->vn0 = cr_v3_dot(c->normal, cr_sphere_rel_vel(A, B, p));
     }
 }
 
 /* As cr_soft_restitution: vn' = -e vn0 on points that approached faster
- * than threshold at the step's start and took impulse. */
+ * than threshold at the step's start and took impulse; serially, in the
+ * points' (colour) order. */
 static void restitution(sphere_body *sb, sphere_point *sp, sphere_total *st, uint32_t n, double threshold)
 {
     for (uint32_t k = 0; k < n; ++k) {
@@ -229,7 +187,7 @@ static void restitution(sphere_body *sb, sphere_point *sp, sphere_total *st, uin
         double d = next - p->lambda_n;
         p->lambda_n = next;
         t->n += d;
-        apply(A, B, p, d, cr_v3_zero());
+        apply_normal(A, B, p, d);
     }
 }
 
@@ -242,10 +200,10 @@ static void integrate_velocities(const cr_world *w, sphere_body *sb, uint32_t n,
 
 /* Positions over h, each body's displacement since the step's start, and
  * its turn (applied once, at the step's end). */
-static void integrate_positions(cr_world *w, sphere_body *sb, cr_vec3 *spin, double h)
+static void integrate_positions(cr_world *w, sphere_body *sb, cr_vec3 *spin, double h, uint32_t begin, uint32_t end)
 {
     cr_bodies *b = &w->bodies;
-    for (uint32_t i = 0; i < b->slot_count; ++i) {
+    for (uint32_t i = begin; i < end; ++i) {
         if (!cr_slot_alive(b, i) || b->type[i] == CR_BODY_STATIC || b->asleep[i]) continue;
         sphere_body *s = &sb[i];
         b->x[i] = cr_v3_madd(b->x[i], s->v, h);
@@ -254,8 +212,72 @@ static void integrate_positions(cr_world *w, sphere_body *sb, cr_vec3 *spin, dou
     }
 }
 
+/* A pass of the substeps over the workers: a coloured pass (a colour's
+ * points) or the position update. */
+typedef enum pass_kind { PASS_WARM_START, PASS_SOLVE, PASS_POSITIONS } pass_kind;
+
+typedef struct pass {
+    cr_world *w;
+    cr_sphere_substep *s;
+    pass_kind kind;
+    uint32_t first, count; /* the colour's points: [first, first + count) */
+    bool lanes;           /* the solve on AVX2 lanes: a colour's points (not the overflow's), AVX2 here */
+    cr_sphere_pass solve;
+    double h;
+} pass;
+
+/* Work items [start, end) of a pass: points of the colour, or bodies. */
+static void pass_items(uint32_t start, uint32_t end, uint32_t worker, void *ctx)
+{
+    (void)worker;
+    const pass *p = ctx;
+    cr_sphere_substep *s = p->s;
+    if (p->kind == PASS_POSITIONS) {
+        uint32_t n = p->w->bodies.slot_count, last = end * CR_SPHERE_BODY_ITEM;
+        integrate_positions(p->w, s->bodies, s->spin, p->h, start * CR_SPHERE_BODY_ITEM, last < n ? last : n);
+        return;
+    }
+    uint32_t first = start * CR_SPHERE_POINT_ITEM, last = end * CR_SPHERE_POINT_ITEM;
+    if (last > p->count) last = p->count;
+    if (p->kind == PASS_WARM_START)
+        cr_sphere_warm_start(s->bodies, s->points, p->first + first, p->first + last);
+    else
+        (p->lanes ? cr_sphere_solve_avx2 : cr_sphere_solve)(s->bodies, s->points, p->first + first, p->first + last,
+                                                            &p->solve);
+}
+
+/* items work items of p, on the workers where the world has them and there
+ * is more than one item; on the caller otherwise. */
+static void run_pass(pass *p, uint32_t items)
+{
+    if (items > 1 && cr_parallel(p->w)) cr_run_items(p->w, pass_items, items, p);
+    else if (items > 0) pass_items(0, items, 0, p);
+}
+
+/* A coloured pass: colour after colour, each colour's points over the
+ * workers (no two share a moving body: the same bits however they are
+ * split), then the overflow's serially on the caller. The order of the
+ * Gauss-Seidel pass is the colours' (soft_colour.h); the points lie in
+ * colour order. */
+static void coloured_pass(pass *p, pass_kind kind, bool avx2)
+{
+    const cr_soft_colours *c = &p->s->colours;
+    p->kind = kind;
+    for (uint32_t k = 0; k <= c->count; ++k) {
+        uint32_t end = k < c->count ? c->start[k + 1] : c->run_count;
+        p->first = c->start[k];
+        p->count = end - c->start[k];
+        uint32_t items = (p->count + CR_SPHERE_POINT_ITEM - 1) / CR_SPHERE_POINT_ITEM;
+        p->lanes = avx2 && k < c->count;
+        if (k < c->count) run_pass(p, items);
+        else if (items > 0) pass_items(0, items, 0, p); /* the overflow: serial, on the caller */
+    }
+}
+
+/* The bodies' velocities and turns; each contact's impulses (point k is
+ * contact order[k]). */
 static void store(cr_world *w, const sphere_body *sb, const cr_vec3 *spin, const sphere_point *sp,
-                  const sphere_total *st, double substeps)
+                  const sphere_total *st, const uint32_t *order, double substeps)
 {
     cr_rigid *r = w->rigid;
     cr_bodies *b = &w->bodies;
@@ -265,7 +287,7 @@ static void store(cr_world *w, const sphere_body *sb, const cr_vec3 *spin, const
         if (sb[i].inv_mass > 0.0) b->v[i] = sb[i].v, b->w[i] = sb[i].w;
     }
     for (uint32_t k = 0; k < r->contact_count; ++k) {
-        cr_rigid_contact *c = &r->contacts[k];
+        cr_rigid_contact *c = &r->contacts[order[k]];
         const sphere_point *p = &sp[k];
         c->rest_n = p->lambda_n * substeps;
         c->rest_t = cr_v3_scale(p->lambda_t, substeps);
@@ -289,16 +311,35 @@ cr_status cr_sphere_substep_solve(cr_world *w)
     cr_soft soft[2];
     cr_soft_contact_softness(w->def.contact_hertz, w->def.contact_damping_ratio, h, soft);
     load_bodies(w, s->bodies, s->spin);
-    prepare_points(w, s->bodies, s->points, s->totals, S);
+    prepare_points(w, s->bodies, s->staged, s->staged_totals, S);
+    cr_soft_colour_pairs(&s->bodies->inv_mass, sizeof *s->bodies, nb + 1, s->staged, sizeof *s->staged, nc, false,
+                         s->mask, s->colour, &s->colours);
+    /* a point is a run: the runs' order is the points' */
+    for (uint32_t i = 0; i < nc; ++i) {
+        s->points[i] = s->staged[s->order[i]];
+        s->totals[i] = s->staged_totals[s->order[i]];
+    }
+    pass p = {w, s, PASS_WARM_START, 0, 0, false, {{soft[0], soft[1]}, inv_h, true, NULL}, h};
+    bool avx2 = cr_use_avx2(r->substep_portable);
+    uint32_t body_items = (nb + CR_SPHERE_BODY_ITEM - 1) / CR_SPHERE_BODY_ITEM;
     for (int i = 0; i < w->def.rigid_substeps; ++i) {
         integrate_velocities(w, s->bodies, nb, h);
-        warm_start(s->bodies, s->points, nc);
-        for (int k = 0; k < w->def.substep_iterations; ++k)
-            solve_pass(s->bodies, s->points, nc, soft, inv_h, true, NULL);
-        integrate_positions(w, s->bodies, s->spin, h);
-        solve_pass(s->bodies, s->points, nc, soft, inv_h, false, s->totals);
+        coloured_pass(&p, PASS_WARM_START, avx2);
+        p.solve.use_bias = true, p.solve.totals = NULL;
+        for (int k = 0; k < w->def.substep_iterations; ++k) coloured_pass(&p, PASS_SOLVE, avx2);
+        p.kind = PASS_POSITIONS;
+        run_pass(&p, body_items);
+        /* the relax pass ends the substep: it adds the lambdas to the totals */
+        p.solve.use_bias = false, p.solve.totals = s->totals;
+        coloured_pass(&p, PASS_SOLVE, avx2);
     }
     restitution(s->bodies, s->points, s->totals, nc, w->resting_speed);
-    store(w, s->bodies, s->spin, s->points, s->totals, S);
+    store(w, s->bodies, s->spin, s->points, s->totals, s->order, S);
     return CR_OK;
+}
+
+uint32_t cr_sphere_substep_colours(const cr_world *w)
+{
+    const cr_sphere_substep *s = w->rigid ? w->rigid->sphere_substep : NULL;
+    return s ? s->colours.count : 0;
 }

@@ -13,7 +13,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "rigid.h"
 #include "rigid_helpers.h"
+#include "simd.h"
 
 #define G 9.81
 #define DT (1.0 / 240.0)
@@ -169,14 +171,19 @@ static void test_sliding_ball_rolls_at_five_sevenths(void **state)
 typedef struct pit_run {
     double rise, deepest;
     int lost;
+    uint32_t colours; /* the most colours of a step's coloured passes */
 } pit_run;
 
 #define PIT_MAX 400
 
-static pit_run run_pit(const cr_world_def *def, int per_row, int layers, int steps, double throw_speed,
-                       cr_body_state *end)
+/* portable: the passes without AVX2 lanes even where the processor has
+ * them (the same bits). */
+static pit_run run_pit_on(const cr_world_def *def, int per_row, int layers, int steps, double throw_speed,
+                          cr_body_state *end, bool portable)
 {
     cr_world *w = make_world_def(def);
+    assert_int_equal(cr_rigid_ensure(w), CR_OK);
+    w->rigid->substep_portable = portable;
     const double spacing = 0.11, side = per_row * spacing;
     int n = per_row * per_row * layers;
     cr_plane_def pd = cr_default_plane_def();
@@ -197,10 +204,11 @@ static pit_run run_pit(const cr_world_def *def, int per_row, int layers, int ste
         ids[i] = add_sphere(w, x, test_rand_vec(&s, -throw_speed, throw_speed), R, MASS, CR_INERTIA_SOLID, sqrt(0.5),
                             sqrt(0.3));
     }
-    pit_run out = {-INFINITY, 0.0, 0};
+    pit_run out = {-INFINITY, 0.0, 0, 0};
     double e0 = cr_world_energy(w).total;
     for (int k = 0; k < steps; ++k) {
         assert_int_equal(cr_world_step(w), CR_OK);
+        if (cr_sphere_substep_colours(w) > out.colours) out.colours = cr_sphere_substep_colours(w);
         out.rise = fmax(out.rise, cr_world_energy(w).total - e0);
         out.deepest = fmax(out.deepest, cr_world_stats(w)->max_penetration);
     }
@@ -212,6 +220,12 @@ static pit_run run_pit(const cr_world_def *def, int per_row, int layers, int ste
     }
     cr_world_destroy(w);
     return out;
+}
+
+static pit_run run_pit(const cr_world_def *def, int per_row, int layers, int steps, double throw_speed,
+                       cr_body_state *end)
+{
+    return run_pit_on(def, per_row, layers, steps, throw_speed, end, false);
 }
 
 /* A pit of 360 balls (10 layers) thrown in at random (up to 0.5 m/s each way) never
@@ -236,19 +250,33 @@ static void test_pit_never_gains_energy_nor_loses_balls(void **state)
     }
 }
 
-/* Same bits on 1, 2 and 3 workers (the broad phase is threaded; the sphere
- * narrow phase and solver run on the caller's thread). */
+/* Same bits on 1, 2 and 3 workers, for a task system that runs the items
+ * backwards one at a time, and on AVX2 lanes or plain: the coloured passes
+ * (branch pit10; docs/physics/substep.md, "Spheres") take a colour's
+ * points in any order on any worker, four at a time on the lanes, with the
+ * same IEEE operations. */
 static void test_same_bits_for_any_worker_count(void **state)
 {
     (void)state;
-    static cr_body_state end[3][PIT_MAX];
-    for (uint32_t k = 0; k < 3; ++k) {
+    enum { WORLDS = 6, BALLS = 360 };
+    static cr_body_state end[WORLDS][PIT_MAX];
+    const uint32_t workers[WORLDS] = {1, 2, 3, 2, 1, 3};
+    const bool backwards[WORLDS] = {false, false, false, true, false, false};
+    const bool portable[WORLDS] = {false, false, false, false, true, true};
+    int enqueued = 0;
+    for (int k = 0; k < WORLDS; ++k) {
         cr_world_def def = sphere_def(4, 120.0);
-        def.worker_count = k + 1;
-        run_pit(&def, 5, 8, 120, 0.5, end[k]);
+        test_use_tasks(&def, workers[k], backwards[k] ? &enqueued : NULL);
+        pit_run r = run_pit_on(&def, 6, 10, 120, 0.5, end[k], portable[k]);
+        if (k == 0) {
+            print_message("pit of %d: up to %u colours; AVX2 %s\n", BALLS, (unsigned)r.colours,
+                          cr_use_avx2(false) ? "taken" : "not available: plain on all");
+            assert_true(r.colours >= 3); /* the coloured passes ran, over several items */
+        }
     }
-    for (int k = 1; k < 3; ++k)
-        for (int i = 0; i < 200; ++i) {
+    assert_true(enqueued > 0);
+    for (int k = 1; k < WORLDS; ++k)
+        for (int i = 0; i < BALLS; ++i) {
             assert_memory_equal(&end[0][i].position, &end[k][i].position, sizeof(cr_vec3));
             assert_memory_equal(&end[0][i].velocity, &end[k][i].velocity, sizeof(cr_vec3));
             assert_memory_equal(&end[0][i].angular_velocity, &end[k][i].angular_velocity, sizeof(cr_vec3));
