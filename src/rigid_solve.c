@@ -250,8 +250,16 @@ static cr_status rest(cr_world *w)
 
 cr_status cr_rigid_solve(cr_world *w)
 {
-    /* spheres only: the sub-stepped solver's sphere points (sphere_substep.c) */
-    if (w->def.rigid_substeps > 0) return cr_rigid_sphere_path(w) ? cr_sphere_substep_solve(w) : cr_rigid_substep_solve(w);
+    if (w->def.rigid_substeps > 0) {
+        /* the sub-stepped solver (rigid_substep.c; spheres only: its sphere
+         * points, sphere_substep.c) has no joint rows */
+        if (w->rigid->joint_live > 0)
+            return cr_fail(w, CR_ERR_INVALID_ARGUMENT,
+                           "rigid_substeps %d: the sub-stepped contact solver takes no joints (this world has %u); "
+                           "use rigid_substeps 0",
+                           w->def.rigid_substeps, w->rigid->joint_live);
+        return cr_rigid_sphere_path(w) ? cr_sphere_substep_solve(w) : cr_rigid_substep_solve(w);
+    }
     cr_status s = collide(w);
     return s != CR_OK ? s : rest(w);
 }

@@ -299,11 +299,6 @@ static void store(cr_world *w, const sphere_body *sb, const cr_vec3 *spin, const
 cr_status cr_sphere_substep_solve(cr_world *w)
 {
     cr_rigid *r = w->rigid;
-    if (r->joint_live > 0)
-        return cr_fail(w, CR_ERR_INVALID_ARGUMENT,
-                       "rigid_substeps %d: the sub-stepped contact solver takes no joints (this world has %u); "
-                       "use rigid_substeps 0",
-                       w->def.rigid_substeps, r->joint_live);
     uint32_t nb = w->bodies.slot_count, nc = r->contact_count;
     cr_sphere_substep *s = ensure(w, nb + 1, nc);
     if (!s) return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "sphere sub-stepped solve: out of memory");

@@ -35,6 +35,21 @@ static inline cr_quat axis_angle(cr_vec3 axis, double angle)
 }
 
 /* Sum of the normal impulses of the last step's contacts. */
+/* A world of the sub-stepped soft solver (docs/physics/substep.md):
+ * gravity -9.81 z, dt 1/240, rigid_substeps and contact_hertz given. */
+static inline cr_world_def substep_world_def(int substeps, double hertz)
+{
+    cr_world_def def = cr_default_world_def();
+    def.gravity = cr_v3(0, 0, -9.81);
+    def.dt = 1.0 / 240.0;
+    def.rigid_substeps = substeps;
+    def.contact_hertz = hertz;
+    return def;
+}
+
+/* A soft contact's omega^2 = (2 pi hertz)^2: its static overlap is g / omega^2. */
+static inline double soft_omega2(double hertz) { return pow(2.0 * PI * hertz, 2.0); }
+
 static inline double normal_impulse_sum(const cr_world *w)
 {
     double sum = 0.0;

@@ -24,31 +24,19 @@
 #define HALF 0.05
 #define MASS 0.5
 
-static cr_world_def substep_def(int substeps, double hertz)
-{
-    cr_world_def def = cr_default_world_def();
-    def.gravity = cr_v3(0, 0, -G);
-    def.dt = DT;
-    def.rigid_substeps = substeps;
-    def.contact_hertz = hertz;
-    return def;
-}
-
-static double omega2(double hertz) { return pow(2.0 * PI * hertz, 2.0); }
-
 /* A cube resting on the floor settles to rest at the overlap g / omega^2. */
 static void test_cube_rests_at_soft_overlap(void **state)
 {
     (void)state;
     const int substeps[] = {1, 4, 8};
     for (int k = 0; k < 3; ++k) {
-        cr_world_def def = substep_def(substeps[k], 30.0);
+        cr_world_def def = substep_world_def(substeps[k], 30.0);
         cr_world *w = make_world_def(&def);
         add_plane(w, cr_v3_zero(), cr_v3(0, 0, 1));
         cr_body_id c = add_box(w, cr_v3(HALF, HALF, HALF), cr_v3(0, 0, HALF), cr_q_identity(), MASS, 0.0, 0.5);
         step_n(w, 480);
         cr_body_state s = state_of(w, c);
-        double expected = G / omega2(60.0); /* 6.9e-5 m */
+        double expected = G / soft_omega2(60.0); /* 6.9e-5 m */
         printf("cube on the floor, %d substeps: overlap %.6g m (closed form %.6g), speed %.3g m/s\n", substeps[k],
                HALF - s.position.z, expected, cr_v3_len(s.velocity));
         assert_near(HALF - s.position.z, expected, 1e-3 * expected);
@@ -72,7 +60,7 @@ static void test_stack_sags_by_closed_form(void **state)
     const int substeps[] = {4, 8};
     const double hertz[] = {120.0, 240.0};
     for (int k = 0; k < 2; ++k) {
-        cr_world_def def = substep_def(substeps[k], hertz[k]);
+        cr_world_def def = substep_world_def(substeps[k], hertz[k]);
         cr_world *w = make_world_def(&def);
         add_plane(w, cr_v3_zero(), cr_v3(0, 0, 1));
         cr_body_id ids[10];
@@ -80,7 +68,7 @@ static void test_stack_sags_by_closed_form(void **state)
             ids[i] = add_box(w, cr_v3(HALF, HALF, HALF), cr_v3(0, 0, HALF + 2 * HALF * i), cr_q_identity(), MASS, 0.0,
                              0.5);
         step_n(w, 480);
-        double sag = 90.0 * G / omega2(hertz[k]) + 10.0 * G / omega2(2.0 * hertz[k]);
+        double sag = 90.0 * G / soft_omega2(hertz[k]) + 10.0 * G / soft_omega2(2.0 * hertz[k]);
         cr_body_state top = state_of(w, ids[9]);
         double sideways = 0.0, speed = 0.0;
         for (int i = 0; i < 10; ++i) {
@@ -104,7 +92,7 @@ static void test_sliding_cube_decelerates_at_mu_g(void **state)
 {
     (void)state;
     const double mu = 0.4, v0 = 2.0;
-    cr_world_def def = substep_def(4, 30.0);
+    cr_world_def def = substep_world_def(4, 30.0);
     cr_world *w = make_world_def(&def);
     add_plane(w, cr_v3_zero(), cr_v3(0, 0, 1));
     cr_body_id c = add_box(w, cr_v3(HALF, HALF, HALF), cr_v3(0, 0, HALF), cr_q_identity(), MASS, 0.0, mu);
@@ -136,7 +124,7 @@ static void test_restitution_of_a_drop(void **state)
     (void)state;
     const double es[] = {0.0, 0.5, 0.9};
     for (int k = 0; k < 3; ++k) {
-        cr_world_def def = substep_def(4, 30.0);
+        cr_world_def def = substep_world_def(4, 30.0);
         cr_world *w = make_world_def(&def);
         add_plane(w, cr_v3_zero(), cr_v3(0, 0, 1));
         /* a box elsewhere makes the world a rigid-body one */
@@ -170,7 +158,7 @@ static void test_heap_never_gains_energy(void **state)
     const int substeps[] = {2, 4};
     for (int p = 0; p < 2; ++p)
         for (uint64_t seed = 1; seed <= 2; ++seed) {
-            cr_world_def def = substep_def(substeps[p], 30.0);
+            cr_world_def def = substep_world_def(substeps[p], 30.0);
             char label[32];
             snprintf(label, sizeof label, "%d substeps", substeps[p]);
             heap_energy_rise(&def, seed, 240, label);
@@ -188,7 +176,7 @@ static void test_pyramid_stands(void **state)
     enum { MOST = 20 * 21 / 2 };
     const int rows[2] = {12, 20};
     for (int p = 0; p < 2; ++p) {
-        cr_world_def def = substep_def(4, 120.0);
+        cr_world_def def = substep_world_def(4, 120.0);
         cr_world *w = make_world_def(&def);
         add_plane(w, cr_v3_zero(), cr_v3(0, 0, 1));
         cr_body_id ids[MOST];
@@ -224,7 +212,7 @@ static void test_same_bits_for_any_worker_count(void **state)
     cr_body_state end[2][20];
     const uint32_t workers[2] = {1, 4};
     for (int r = 0; r < 2; ++r) {
-        cr_world_def def = substep_def(4, 60.0);
+        cr_world_def def = substep_world_def(4, 60.0);
         def.worker_count = workers[r];
         cr_world *w = make_world_def(&def);
         add_plane(w, cr_v3_zero(), cr_v3(0, 0, 1));
@@ -252,26 +240,26 @@ static void test_options_checked(void **state)
 {
     (void)state;
     char msg[256];
-    cr_world_def def = substep_def(-1, 30.0);
+    cr_world_def def = substep_world_def(-1, 30.0);
     assert_int_equal(cr_world_def_validate(&def, msg, sizeof msg), CR_ERR_INVALID_ARGUMENT);
     assert_non_null(strstr(msg, "rigid_substeps") && strstr(msg, "-1") ? msg : NULL);
-    def = substep_def(65, 30.0);
+    def = substep_world_def(65, 30.0);
     assert_int_equal(cr_world_def_validate(&def, msg, sizeof msg), CR_ERR_INVALID_ARGUMENT);
-    def = substep_def(4, 0.0);
+    def = substep_world_def(4, 0.0);
     assert_int_equal(cr_world_def_validate(&def, msg, sizeof msg), CR_ERR_INVALID_ARGUMENT);
     assert_non_null(strstr(msg, "contact_hertz"));
-    def = substep_def(4, NAN);
+    def = substep_world_def(4, NAN);
     assert_int_equal(cr_world_def_validate(&def, msg, sizeof msg), CR_ERR_INVALID_ARGUMENT);
-    def = substep_def(4, 30.0);
+    def = substep_world_def(4, 30.0);
     def.contact_damping_ratio = -1.0;
     assert_int_equal(cr_world_def_validate(&def, msg, sizeof msg), CR_ERR_INVALID_ARGUMENT);
     assert_non_null(strstr(msg, "contact_damping_ratio"));
-    def = substep_def(4, 30.0);
+    def = substep_world_def(4, 30.0);
     def.substep_iterations = 0;
     assert_int_equal(cr_world_def_validate(&def, msg, sizeof msg), CR_ERR_INVALID_ARGUMENT);
     assert_non_null(strstr(msg, "substep_iterations"));
 
-    def = substep_def(4, 30.0);
+    def = substep_world_def(4, 30.0);
     cr_world *w = make_world_def(&def);
     cr_body_id a = add_box(w, cr_v3(HALF, HALF, HALF), cr_v3(0, 0, 1), cr_q_identity(), MASS, 0.0, 0.5);
     cr_joint_def j = cr_default_joint_def();

@@ -22,18 +22,6 @@
 #define R 0.05
 #define MASS 0.5
 
-static cr_world_def sphere_def(int substeps, double hertz)
-{
-    cr_world_def def = cr_default_world_def();
-    def.gravity = cr_v3(0, 0, -G);
-    def.dt = DT;
-    def.rigid_substeps = substeps;
-    def.contact_hertz = hertz;
-    return def;
-}
-
-static double omega2(double hertz) { return pow(2.0 * PI * hertz, 2.0); }
-
 /* A ball resting on the floor settles to rest at the overlap g / omega^2,
  * omega = 2 pi (2 hertz), whatever the substeps. */
 static void test_ball_rests_at_soft_overlap(void **state)
@@ -41,13 +29,13 @@ static void test_ball_rests_at_soft_overlap(void **state)
     (void)state;
     const int substeps[] = {1, 4, 8};
     for (int k = 0; k < 3; ++k) {
-        cr_world_def def = sphere_def(substeps[k], 30.0);
+        cr_world_def def = substep_world_def(substeps[k], 30.0);
         cr_world *w = make_world_def(&def);
         add_plane(w, cr_v3_zero(), cr_v3(0, 0, 1));
         cr_body_id b = add_sphere(w, cr_v3(0, 0, R), cr_v3_zero(), R, MASS, CR_INERTIA_SOLID, 0.0, 0.5);
         step_n(w, 480);
         cr_body_state s = state_of(w, b);
-        double expected = G / omega2(60.0); /* 6.9e-5 m */
+        double expected = G / soft_omega2(60.0); /* 6.9e-5 m */
         printf("ball on the floor, %d substeps: overlap %.6g m (closed form %.6g), speed %.3g m/s\n", substeps[k],
                R - s.position.z, expected, cr_v3_len(s.velocity));
         assert_near(R - s.position.z, expected, 1e-3 * expected);
@@ -67,14 +55,14 @@ static void test_column_sags_by_closed_form(void **state)
     const int substeps[] = {4, 8};
     const double hertz[] = {120.0, 240.0};
     for (int k = 0; k < 2; ++k) {
-        cr_world_def def = sphere_def(substeps[k], hertz[k]);
+        cr_world_def def = substep_world_def(substeps[k], hertz[k]);
         cr_world *w = make_world_def(&def);
         add_plane(w, cr_v3_zero(), cr_v3(0, 0, 1));
         cr_body_id ids[10];
         for (int i = 0; i < 10; ++i)
             ids[i] = add_sphere(w, cr_v3(0, 0, R + 2 * R * i), cr_v3_zero(), R, MASS, CR_INERTIA_SOLID, 0.0, 0.5);
         step_n(w, 480);
-        double sag = 90.0 * G / omega2(hertz[k]) + 10.0 * G / omega2(2.0 * hertz[k]);
+        double sag = 90.0 * G / soft_omega2(hertz[k]) + 10.0 * G / soft_omega2(2.0 * hertz[k]);
         cr_body_state top = state_of(w, ids[9]);
         double sideways = 0.0, speed = 0.0;
         for (int i = 0; i < 10; ++i) {
@@ -100,7 +88,7 @@ static void test_ball_bounces_at_minus_e_v(void **state)
     (void)state;
     const double es[] = {0.0, 0.5, 0.9};
     for (int k = 0; k < 3; ++k) {
-        cr_world_def def = sphere_def(4, 30.0);
+        cr_world_def def = substep_world_def(4, 30.0);
         cr_world *w = make_world_def(&def);
         add_plane(w, cr_v3_zero(), cr_v3(0, 0, 1));
         cr_body_id b = add_sphere(w, cr_v3(0, 0, 0.3), cr_v3(0, 0, -2.0), R, MASS, CR_INERTIA_SOLID, es[k], 0.5);
@@ -131,7 +119,7 @@ static void test_sliding_ball_rolls_at_five_sevenths(void **state)
 {
     (void)state;
     const double mu = 0.2, v0 = 2.0;
-    cr_world_def def = sphere_def(4, 60.0);
+    cr_world_def def = substep_world_def(4, 60.0);
     cr_world *w = make_world_def(&def);
     add_plane(w, cr_v3_zero(), cr_v3(0, 0, 1));
     cr_body_id b = add_sphere(w, cr_v3(0, 0, R), cr_v3_zero(), R, MASS, CR_INERTIA_SOLID, 0.0, mu);
@@ -153,7 +141,7 @@ static void test_sliding_ball_rolls_at_five_sevenths(void **state)
     speed = hypot(e.velocity.x, e.velocity.y);
     /* rolling: the contact point at rest, w x (-a z) + v = 0, with the arm
      * a to the contact point midway through the soft overlap g / omega^2 */
-    double arm = R - 0.5 * G / omega2(120.0);
+    double arm = R - 0.5 * G / soft_omega2(120.0);
     cr_vec3 slip = cr_v3_add(e.velocity, cr_v3_cross(e.angular_velocity, cr_v3(0, 0, -arm)));
     printf("rolling ball: %.9g m/s (closed form %.9g), slip %.3g m/s\n", speed, 5.0 / 7.0 * v0,
            hypot(slip.x, slip.y));
@@ -239,7 +227,7 @@ static void test_pit_never_gains_energy_nor_loses_balls(void **state)
     const int substeps[] = {4, 8, 8};
     const double hertz[] = {120.0, 480.0, 480.0}, thrown[] = {0.5, 0.5, 0.0};
     for (int k = 0; k < 3; ++k) {
-        cr_world_def def = sphere_def(substeps[k], hertz[k]);
+        cr_world_def def = substep_world_def(substeps[k], hertz[k]);
         pit_run r = run_pit(&def, 6, 10, 240, thrown[k], NULL);
         printf("pit of 360 thrown at %g m/s, %d substeps at %g Hz: energy rose by at most %.3g J, deepest overlap "
                "%.3g m, lost %d\n",
@@ -265,7 +253,7 @@ static void test_same_bits_for_any_worker_count(void **state)
     const bool portable[WORLDS] = {false, false, false, false, true, true};
     int enqueued = 0;
     for (int k = 0; k < WORLDS; ++k) {
-        cr_world_def def = sphere_def(4, 120.0);
+        cr_world_def def = substep_world_def(4, 120.0);
         test_use_tasks(&def, workers[k], backwards[k] ? &enqueued : NULL);
         pit_run r = run_pit_on(&def, 6, 10, 120, 0.5, end[k], portable[k]);
         if (k == 0) {
@@ -289,7 +277,7 @@ static void test_same_bits_for_any_worker_count(void **state)
 static void test_surfaces_and_joints_refused(void **state)
 {
     (void)state;
-    cr_world_def def = sphere_def(4, 120.0);
+    cr_world_def def = substep_world_def(4, 120.0);
     cr_world *w = make_world_def(&def);
     cr_surface_def sd = cr_default_surface_def();
     assert_int_equal(cr_world_add_surface(w, &sd, NULL), CR_ERR_INVALID_ARGUMENT);
