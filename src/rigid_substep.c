@@ -15,12 +15,12 @@
  * run after it. Joints are not rows here: a world with joints is refused. */
 #include <string.h>
 
-#include "dem_internal.h" /* cr_run_items */
 #include "rigid.h"
 #include "simd.h"
 #include "soft_avx2.h"
 #include "soft_colour.h"
 #include "soft_contact.h"
+#include "soft_sections.h"
 
 /* A work item of a coloured pass takes this many runs (manifolds) of one
  * colour; of the position update, this many bodies. Only the split over
@@ -152,9 +152,7 @@ typedef struct pass {
     cr_world *w;
     cr_substep *s;
     pass_kind kind;
-    const uint32_t *runs; /* the colour's runs */
-    uint32_t count;
-    bool lanes; /* the solve on AVX2 lanes: a colour's runs (not the overflow's), AVX2 here */
+    cr_soft_section sec; /* the colour's runs: order[sec.begin, sec.begin + sec.count) */
     cr_soft soft[2];
     double h, inv_h;
 } pass;
@@ -187,41 +185,21 @@ static void pass_items(uint32_t start, uint32_t end, uint32_t worker, void *ctx)
         return;
     }
     uint32_t first = start * CR_SUBSTEP_RUN_ITEM, last = end * CR_SUBSTEP_RUN_ITEM;
-    if (last > p->count) last = p->count;
-    const uint32_t *runs = p->runs + first;
+    if (last > p->sec.count) last = p->sec.count;
+    const uint32_t *runs = s->colours.order + p->sec.begin + first;
     if (p->kind == PASS_WARM_START)
         cr_soft_warm_start(s->bodies, s->points, s->run_start, runs, last - first);
     else
-        (p->lanes ? cr_soft_solve_avx2 : cr_soft_solve)(s->bodies, s->points, s->run_start, runs, last - first,
+        (p->sec.lanes ? cr_soft_solve_avx2 : cr_soft_solve)(s->bodies, s->points, s->run_start, runs, last - first,
                                                          p->soft, p->inv_h, CR_SOFT_PUSH_SPEED,
                                                          p->kind == PASS_SOLVE, p->kind == PASS_RELAX);
 }
 
-/* items work items of p, on the workers where the world has them and there
- * is more than one item; on the caller otherwise. */
-static void run_pass(pass *p, uint32_t items)
-{
-    if (items > 1 && cr_parallel(p->w)) cr_run_items(p->w, pass_items, items, p);
-    else if (items > 0) pass_items(0, items, 0, p);
-}
-
-/* A coloured pass: colour after colour, each colour's runs over the workers
- * (no two of them share a moving body: the same bits however they are
- * split), then the overflow's serially on the caller. The order of the
- * Gauss-Seidel pass is the colours' (soft_colour.h). */
+/* A coloured pass of kind (soft_sections.h). */
 static void coloured_pass(pass *p, pass_kind kind, bool avx2)
 {
-    const cr_soft_colours *c = &p->s->colours;
     p->kind = kind;
-    for (uint32_t k = 0; k <= c->count; ++k) {
-        uint32_t end = k < c->count ? c->start[k + 1] : c->run_count;
-        p->runs = c->order + c->start[k];
-        p->count = end - c->start[k];
-        uint32_t items = (p->count + CR_SUBSTEP_RUN_ITEM - 1) / CR_SUBSTEP_RUN_ITEM;
-        p->lanes = avx2 && k < c->count;
-        if (k < c->count) run_pass(p, items);
-        else if (items > 0) pass_items(0, items, 0, p); /* the overflow: serial, on the caller */
-    }
+    cr_soft_coloured_pass(p->w, &p->s->colours, CR_SUBSTEP_RUN_ITEM, avx2, &p->sec, pass_items, p);
 }
 
 static void store(cr_world *w, const cr_soft_body *sb, const cr_soft_point *sp, double substeps)
@@ -254,7 +232,7 @@ cr_status cr_rigid_substep_solve(cr_world *w)
     load_bodies(w, s->bodies);
     prepare_points(w, s->bodies, s->points, S);
     cr_soft_colour(s->bodies, nb + 1, s->points, nc, s->mask, s->colour, &s->colours);
-    pass p = {w, s, PASS_WARM_START, NULL, 0, false, {soft[0], soft[1]}, h, inv_h};
+    pass p = {w, s, PASS_WARM_START, {0, 0, false}, {soft[0], soft[1]}, h, inv_h};
     bool avx2 = cr_use_avx2(r->substep_portable);
     uint32_t body_items = (nb + CR_SUBSTEP_BODY_ITEM - 1) / CR_SUBSTEP_BODY_ITEM;
     for (int i = 0; i < w->def.rigid_substeps; ++i) {
@@ -262,7 +240,7 @@ cr_status cr_rigid_substep_solve(cr_world *w)
         coloured_pass(&p, PASS_WARM_START, avx2);
         for (int k = 0; k < w->def.substep_iterations; ++k) coloured_pass(&p, PASS_SOLVE, avx2);
         p.kind = PASS_POSITIONS;
-        run_pass(&p, body_items);
+        cr_soft_run(w, pass_items, body_items, &p);
         /* the relax pass ends the substep: it adds the lambdas to the totals */
         coloured_pass(&p, PASS_RELAX, avx2);
     }

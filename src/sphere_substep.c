@@ -33,10 +33,10 @@
  * and ran no faster than the plain loop). */
 #include <string.h>
 
-#include "dem_internal.h" /* cr_run_items */
 #include "rigid.h"
 #include "simd.h"
 #include "soft_colour.h"
+#include "soft_sections.h"
 #include "sphere_points.h"
 
 /* A work item of a coloured pass takes this many points of one colour; of
@@ -220,8 +220,7 @@ typedef struct pass {
     cr_world *w;
     cr_sphere_substep *s;
     pass_kind kind;
-    uint32_t first, count; /* the colour's points: [first, first + count) */
-    bool lanes;           /* the solve on AVX2 lanes: a colour's points (not the overflow's), AVX2 here */
+    cr_soft_section sec; /* the colour's points (they lie in colour order): [sec.begin, sec.begin + sec.count) */
     cr_sphere_pass solve;
     double h;
 } pass;
@@ -238,40 +237,19 @@ static void pass_items(uint32_t start, uint32_t end, uint32_t worker, void *ctx)
         return;
     }
     uint32_t first = start * CR_SPHERE_POINT_ITEM, last = end * CR_SPHERE_POINT_ITEM;
-    if (last > p->count) last = p->count;
+    if (last > p->sec.count) last = p->sec.count;
     if (p->kind == PASS_WARM_START)
-        cr_sphere_warm_start(s->bodies, s->points, p->first + first, p->first + last);
+        cr_sphere_warm_start(s->bodies, s->points, p->sec.begin + first, p->sec.begin + last);
     else
-        (p->lanes ? cr_sphere_solve_avx2 : cr_sphere_solve)(s->bodies, s->points, p->first + first, p->first + last,
+        (p->sec.lanes ? cr_sphere_solve_avx2 : cr_sphere_solve)(s->bodies, s->points, p->sec.begin + first, p->sec.begin + last,
                                                             &p->solve);
 }
 
-/* items work items of p, on the workers where the world has them and there
- * is more than one item; on the caller otherwise. */
-static void run_pass(pass *p, uint32_t items)
-{
-    if (items > 1 && cr_parallel(p->w)) cr_run_items(p->w, pass_items, items, p);
-    else if (items > 0) pass_items(0, items, 0, p);
-}
-
-/* A coloured pass: colour after colour, each colour's points over the
- * workers (no two share a moving body: the same bits however they are
- * split), then the overflow's serially on the caller. The order of the
- * Gauss-Seidel pass is the colours' (soft_colour.h); the points lie in
- * colour order. */
+/* A coloured pass of kind (soft_sections.h). */
 static void coloured_pass(pass *p, pass_kind kind, bool avx2)
 {
-    const cr_soft_colours *c = &p->s->colours;
     p->kind = kind;
-    for (uint32_t k = 0; k <= c->count; ++k) {
-        uint32_t end = k < c->count ? c->start[k + 1] : c->run_count;
-        p->first = c->start[k];
-        p->count = end - c->start[k];
-        uint32_t items = (p->count + CR_SPHERE_POINT_ITEM - 1) / CR_SPHERE_POINT_ITEM;
-        p->lanes = avx2 && k < c->count;
-        if (k < c->count) run_pass(p, items);
-        else if (items > 0) pass_items(0, items, 0, p); /* the overflow: serial, on the caller */
-    }
+    cr_soft_coloured_pass(p->w, &p->s->colours, CR_SPHERE_POINT_ITEM, avx2, &p->sec, pass_items, p);
 }
 
 /* The bodies' velocities and turns; each contact's impulses (point k is
@@ -314,7 +292,7 @@ cr_status cr_sphere_substep_solve(cr_world *w)
         s->points[i] = s->staged[s->order[i]];
         s->totals[i] = s->staged_totals[s->order[i]];
     }
-    pass p = {w, s, PASS_WARM_START, 0, 0, false, {{soft[0], soft[1]}, inv_h, true, NULL}, h};
+    pass p = {w, s, PASS_WARM_START, {0, 0, false}, {{soft[0], soft[1]}, inv_h, true, NULL}, h};
     bool avx2 = cr_use_avx2(r->substep_portable);
     uint32_t body_items = (nb + CR_SPHERE_BODY_ITEM - 1) / CR_SPHERE_BODY_ITEM;
     for (int i = 0; i < w->def.rigid_substeps; ++i) {
@@ -323,7 +301,7 @@ cr_status cr_sphere_substep_solve(cr_world *w)
         p.solve.use_bias = true, p.solve.totals = NULL;
         for (int k = 0; k < w->def.substep_iterations; ++k) coloured_pass(&p, PASS_SOLVE, avx2);
         p.kind = PASS_POSITIONS;
-        run_pass(&p, body_items);
+        cr_soft_run(w, pass_items, body_items, &p);
         /* the relax pass ends the substep: it adds the lambdas to the totals */
         p.solve.use_bias = false, p.solve.totals = s->totals;
         coloured_pass(&p, PASS_SOLVE, avx2);
