@@ -71,10 +71,7 @@ static inline double heap_energy_rise(const cr_world_def *def, uint64_t seed, in
     cr_world *w = make_world_def(def);
     const double half = 0.18;
     add_plane(w, cr_v3_zero(), cr_v3(0, 0, 1));
-    add_plane(w, cr_v3(-half, 0, 0), cr_v3(1, 0, 0));
-    add_plane(w, cr_v3(half, 0, 0), cr_v3(-1, 0, 0));
-    add_plane(w, cr_v3(0, -half, 0), cr_v3(0, 1, 0));
-    add_plane(w, cr_v3(0, half, 0), cr_v3(0, -1, 0));
+    add_side_walls(w, half);
     uint64_t s = seed;
     for (int k = 0; k < 30; ++k) {
         int layer = k / 4, i = (k % 4) / 2, j = k % 2;

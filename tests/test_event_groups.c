@@ -40,10 +40,7 @@ static cr_world *boiling(uint32_t workers, int *enqueued)
     s.rolling_friction = 0.001;
     assert_int_equal(cr_world_add_surface(w, &s, NULL), CR_OK);
     const cr_surface *surface = cr_world_surface(w, 0);
-    add_plane(w, cr_v3(-half, 0, 0), cr_v3(1, 0, 0));
-    add_plane(w, cr_v3(half, 0, 0), cr_v3(-1, 0, 0));
-    add_plane(w, cr_v3(0, -half, 0), cr_v3(0, 1, 0));
-    add_plane(w, cr_v3(0, half, 0), cr_v3(0, -1, 0));
+    add_side_walls(w, half);
     int grid = (int)ceil(sqrt((double)BALLS));
     double spacing = 2.0 * half / grid;
     uint64_t seed = 99;

@@ -36,10 +36,7 @@ static void test_elastic_gas(void **state)
     def.callback_ctx = &log;
     cr_world *w = make_world_def(&def);
     const double half = 1.0, r = 0.04;
-    add_plane(w, cr_v3(-half, 0, 0), cr_v3(1, 0, 0));
-    add_plane(w, cr_v3(half, 0, 0), cr_v3(-1, 0, 0));
-    add_plane(w, cr_v3(0, -half, 0), cr_v3(0, 1, 0));
-    add_plane(w, cr_v3(0, half, 0), cr_v3(0, -1, 0));
+    add_side_walls(w, half);
     add_plane(w, cr_v3(0, 0, -half), cr_v3(0, 0, 1));
     add_plane(w, cr_v3(0, 0, half), cr_v3(0, 0, -1));
     uint64_t seed = 42;

@@ -54,6 +54,16 @@ static inline cr_static_id add_plane(cr_world *w, cr_vec3 point, cr_vec3 normal)
     return id;
 }
 
+/* The four side walls x = +-half, y = +-half, facing in (in that order:
+ * -x, +x, -y, +y). */
+static inline void add_side_walls(cr_world *w, double half)
+{
+    add_plane(w, cr_v3(-half, 0, 0), cr_v3(1, 0, 0));
+    add_plane(w, cr_v3(half, 0, 0), cr_v3(-1, 0, 0));
+    add_plane(w, cr_v3(0, -half, 0), cr_v3(0, 1, 0));
+    add_plane(w, cr_v3(0, half, 0), cr_v3(0, -1, 0));
+}
+
 static inline cr_body_id add_sphere(cr_world *w, cr_vec3 x, cr_vec3 v, double r, double m, cr_inertia_kind inertia,
                                     double e, double mu)
 {

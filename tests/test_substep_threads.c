@@ -23,10 +23,7 @@ static cr_world *heap(uint32_t workers, int *enqueued, cr_body_id *ids, bool por
     cr_world *w = make_world_def(&d);
     const double half = 0.4;
     add_plane(w, cr_v3_zero(), cr_v3(0, 0, 1));
-    add_plane(w, cr_v3(-half, 0, 0), cr_v3(1, 0, 0));
-    add_plane(w, cr_v3(half, 0, 0), cr_v3(-1, 0, 0));
-    add_plane(w, cr_v3(0, -half, 0), cr_v3(0, 1, 0));
-    add_plane(w, cr_v3(0, half, 0), cr_v3(0, -1, 0));
+    add_side_walls(w, half);
     uint64_t s = 11;
     for (int k = 0; k < CUBES; ++k) {
         int layer = k / 36, i = (k % 36) / 6, j = k % 6;
