@@ -137,6 +137,13 @@ cr_status cr_rigid_finish(cr_world *w);
 cr_status cr_rigid_find_contacts(cr_world *w);
 /* The last step's contacts, kept, become the warm start (r->prev). */
 void cr_rigid_take_prev(cr_rigid *r);
+/* The previous step's first contact of pair (a, b) (is_plane: b a plane):
+ * its sorted position in r->keys, or CR_NO_BODY. The search runs over body
+ * a's keys only, which the sort's counters delimit (a's pairs are all
+ * there): the same first position as a search of all the keys, in a few
+ * probes instead of 14 in a pile of 15 000 contacts. A body made since the
+ * sort has no keys. */
+uint32_t cr_rigid_find_pair(const cr_rigid *r, uint32_t a, bool is_plane, uint32_t b);
 /* The narrow phase of cr_rigid_sphere_path (sphere_contacts.c). */
 cr_status cr_sphere_find_contacts(cr_world *w);
 /* A body's pose for the narrow phase. */

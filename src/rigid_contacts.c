@@ -171,15 +171,10 @@ static void relative_pose(const cr_world *w, uint32_t a, uint32_t b, cr_vec3 *x,
     *q = cr_q_mul(conj, qa);
 }
 
-/* The previous step's first contact of pair (a, b) (its sorted position),
- * or CR_NO_BODY. The search runs over body a's keys only, which the sort's
- * counters delimit (a's pairs are all there): the same first position as a
- * search of all the keys, in a few probes instead of 14 in a pile of 15 000
- * contacts. A body made since the sort has no keys. */
-static uint32_t find_pair(const cr_rigid *r, uint32_t a, uint32_t b)
+uint32_t cr_rigid_find_pair(const cr_rigid *r, uint32_t a, bool is_plane, uint32_t b)
 {
     if (a >= r->key_buckets) return CR_NO_BODY;
-    uint64_t pair = pair_key(a, false, b);
+    uint64_t pair = pair_key(a, is_plane, b);
     uint32_t end = r->key_count[a] < r->prev_count ? r->key_count[a] : r->prev_count; /* 0 once a body is removed */
     uint32_t lo = a ? r->key_count[a - 1] : 0, hi = end;
     if (lo > hi) lo = hi;
@@ -199,7 +194,7 @@ static uint32_t carry_pair(const cr_world *w, uint32_t a, uint32_t b, cr_manifol
     const cr_rigid *r = w->rigid;
     if (geom_of(w, a) != GEOM_HULL || geom_of(w, b) != GEOM_HULL) return CR_NO_BODY;
     if (r->joint_live && (r->jointed[a] || r->jointed[b])) return CR_NO_BODY;
-    uint32_t first = find_pair(r, a, b), count = 0;
+    uint32_t first = cr_rigid_find_pair(r, a, false, b), count = 0;
     if (first == CR_NO_BODY) return CR_NO_BODY;
     while (first + count < r->prev_count && r->keys[first + count].pair == r->keys[first].pair) ++count;
     if (count > CR_MANIFOLD_MAX) return CR_NO_BODY;

@@ -15,18 +15,15 @@
 #include "contact_keys.h"
 #include "rigid.h"
 
-/* The last step's impulses of contact (a, b) (is_plane: b a plane): its
- * key among body a's keys, which the sort's counters delimit. */
+/* The last step's impulses of contact (a, b) (is_plane: b a plane) with
+ * this feature: the first of the pair's keys (cr_rigid_find_pair) that has
+ * it. */
 static const cr_rigid_contact *find_prev(const cr_rigid *r, uint32_t a, bool is_plane, uint32_t b, uint32_t feature)
 {
-    if (a >= r->key_buckets) return NULL; /* a body made since the sort has no keys */
-    uint64_t pair = (uint64_t)a << 33 | (uint64_t)is_plane << 32 | b;
-    uint32_t end = r->key_count[a] < r->prev_count ? r->key_count[a] : r->prev_count;
-    for (uint32_t k = a ? r->key_count[a - 1] : 0; k < end; ++k) {
-        const cr_contact_key *key = &r->keys[k];
-        if (key->pair > pair) break;
-        if (key->pair == pair && (uint32_t)(key->rank >> 32) == feature) return &r->prev[(uint32_t)key->rank];
-    }
+    uint32_t k = cr_rigid_find_pair(r, a, is_plane, b);
+    if (k == CR_NO_BODY) return NULL;
+    for (uint64_t pair = r->keys[k].pair; k < r->prev_count && r->keys[k].pair == pair; ++k)
+        if ((uint32_t)(r->keys[k].rank >> 32) == feature) return &r->prev[(uint32_t)r->keys[k].rank];
     return NULL;
 }
 
