@@ -30,6 +30,7 @@
 
 #include "dem_internal.h"
 #include "event_run.h"
+#include "union_find.h"
 
 /* Each body's state that the events loop changes (resolve, cr_body_plan,
  * the landing checks' warm start): kept at its first event of the step. */
@@ -87,24 +88,6 @@ typedef struct cr_event_groups {
 bool cr_events_grouped_fit(const cr_world *w)
 {
     return w->surfaces.count > 0 && w->def.law != CR_LAW_STRONGE && !w->def.on_impact && cr_parallel(w);
-}
-
-static uint32_t find(uint32_t *p, uint32_t x)
-{
-    while (p[x] != x) {
-        p[x] = p[p[x]];
-        x = p[x];
-    }
-    return x;
-}
-
-/* Joins the sets of x and y; the lower root stays (any rule would do). */
-static void unite(uint32_t *p, uint32_t x, uint32_t y)
-{
-    x = find(p, x);
-    y = find(p, y);
-    if (x < y) p[y] = x;
-    else if (y < x) p[x] = y;
 }
 
 static size_t record_size(const cr_bodies *b)
@@ -264,10 +247,10 @@ static bool check_escaped(cr_world *w)
         uint32_t i = G->sweep[a].i;
         for (uint32_t b = a + 1; b < n && G->sweep[b].x <= G->ext[2 * i + 1].x; ++b) {
             uint32_t j = G->sweep[b].i;
-            uint32_t ci = find(G->parent, G->group_of[i]), cj = find(G->parent, G->group_of[j]);
+            uint32_t ci = cr_uf_find(G->parent, G->group_of[i]), cj = cr_uf_find(G->parent, G->group_of[j]);
             if (ci == cj || !cr_box_overlap(G->ext[2 * i], G->ext[2 * i + 1], G->ext[2 * j], G->ext[2 * j + 1]))
                 continue;
-            unite(G->parent, ci, cj);
+            cr_uf_union(G->parent, ci, cj);
             G->g_again[ci] = most(G->g_again[ci], 1);
             G->g_again[cj] = most(G->g_again[cj], 1);
             any = true;
@@ -283,10 +266,10 @@ static bool join(cr_world *w, uint32_t groups)
     cr_event_groups *G = w->groups;
     uint32_t *p = G->parent;
     for (uint32_t g = 0; g < groups; ++g) /* a run that met another group's body */
-        if (G->g_again[g] && G->g_foreign[g] != UINT32_MAX) unite(p, g, G->group_of[G->g_foreign[g]]);
+        if (G->g_again[g] && G->g_foreign[g] != UINT32_MAX) cr_uf_union(p, g, G->group_of[G->g_foreign[g]]);
     check_escaped(w);
     for (uint32_t g = 0; g < groups; ++g) {
-        uint32_t r = find(p, g);
+        uint32_t r = cr_uf_find(p, g);
         G->g_again[r] = most(G->g_again[r], G->g_again[g]);
         G->g_active[r] |= G->g_active[g];
     }
@@ -297,10 +280,10 @@ static bool join(cr_world *w, uint32_t groups)
         for (uint32_t k = 0; k < w->def.worker_count && k < 64; ++k) {
             const uint32_t *r = G->runs[k].reads;
             for (uint32_t e = 0; e < G->runs[k].read_count; ++e) {
-                uint32_t a = find(p, r[2 * e]), b = find(p, r[2 * e + 1]);
+                uint32_t a = cr_uf_find(p, r[2 * e]), b = cr_uf_find(p, r[2 * e + 1]);
                 if (a == b || !G->g_active[b]) continue;
-                unite(p, a, b);
-                uint32_t c = find(p, a);
+                cr_uf_union(p, a, b);
+                uint32_t c = cr_uf_find(p, a);
                 G->g_again[c] = most(1, most(G->g_again[a], G->g_again[b]));
                 G->g_active[c] = 1;
                 more = true;
@@ -309,7 +292,7 @@ static bool join(cr_world *w, uint32_t groups)
     }
     bool any = false;
     for (uint32_t g = 0; g < groups; ++g) {
-        G->root[g] = find(p, g);
+        G->root[g] = cr_uf_find(p, g);
         any |= G->g_again[G->root[g]] != 0;
     }
     return any;
@@ -397,14 +380,14 @@ bool cr_events_grouped(cr_world *w)
     /* the groups: components of the broad pairs and the first round's pair
      * events, numbered in slot order of their roots */
     for (uint32_t i = 0; i < n; ++i) p[i] = i;
-    for (uint32_t k = 0; k < bp->pair_count; ++k) unite(p, bp->pairs[k].a, bp->pairs[k].b);
+    for (uint32_t k = 0; k < bp->pair_count; ++k) cr_uf_union(p, bp->pairs[k].a, bp->pairs[k].b);
     const cr_event *ev = w->queue.heap;
     for (uint32_t k = 0; k < qn; ++k)
-        if (ev[k].kind == CR_EVENT_PAIR) unite(p, ev[k].a, ev[k].b);
+        if (ev[k].kind == CR_EVENT_PAIR) cr_uf_union(p, ev[k].a, ev[k].b);
     uint32_t groups = 0;
-    for (uint32_t i = 0; i < n; ++i) G->group_of[i] = cr_slot_alive(b, i) && find(p, i) == i ? groups++ : UINT32_MAX;
+    for (uint32_t i = 0; i < n; ++i) G->group_of[i] = cr_slot_alive(b, i) && cr_uf_find(p, i) == i ? groups++ : UINT32_MAX;
     for (uint32_t i = 0; i < n; ++i)
-        if (cr_slot_alive(b, i)) G->group_of[i] = G->group_of[find(p, i)];
+        if (cr_slot_alive(b, i)) G->group_of[i] = G->group_of[cr_uf_find(p, i)];
     /* bodies and first-round events by group (counting sorts) */
     memset(G->body_start, 0, (size_t)(groups + 1) * sizeof *G->body_start);
     memset(G->event_start, 0, (size_t)(groups + 1) * sizeof *G->event_start);

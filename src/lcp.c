@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "lcp_internal.h"
+#include "union_find.h"
 
 cr_lcp_options cr_lcp_default_options(void)
 {
@@ -160,25 +161,6 @@ double cr_lcp_row_residual(const cr_lcp_row *r, double lambda, double lambda_par
     return d * fabs(lambda - p);
 }
 
-static uint32_t uf_find(uint32_t *p, uint32_t i)
-{
-    while (p[i] != i) {
-        p[i] = p[p[i]];
-        i = p[i];
-    }
-    return i;
-}
-
-/* Join with the lower root as the representative: the island's root is its
- * lowest row. */
-static void uf_union(uint32_t *p, uint32_t i, uint32_t j)
-{
-    i = uf_find(p, i);
-    j = uf_find(p, j);
-    if (i < j) p[j] = i;
-    else if (j < i) p[i] = j;
-}
-
 static bool movable(const cr_lcp_body *b)
 {
     if (b->inv_mass != 0.0) return true;
@@ -219,9 +201,9 @@ static uint32_t build_islands(const cr_lcp_row *rows, uint32_t row_count, uint32
         for (int s = 0; s < 2; ++s) {
             if (e[s] == CR_LCP_FIXED) continue;
             if (ws->body_first[e[s]] == CR_LCP_FIXED) ws->body_first[e[s]] = i;
-            else uf_union(p, ws->body_first[e[s]], i);
+            else cr_uf_union(p, ws->body_first[e[s]], i);
         }
-        if (rows[i].kind == CR_ROW_FRICTION) uf_union(p, rows[i].parent, i);
+        if (rows[i].kind == CR_ROW_FRICTION) cr_uf_union(p, rows[i].parent, i);
     }
     /* Counting sort by island. Each root is its island's lowest row (the
      * union keeps the lower root), so it is met before the island's other
@@ -229,7 +211,7 @@ static uint32_t build_islands(const cr_lcp_row *rows, uint32_t row_count, uint32
      * row, and ws->local holds each row's island id for now. */
     uint32_t count = 0;
     for (uint32_t i = 0; i < row_count; ++i) {
-        uint32_t r = uf_find(p, i);
+        uint32_t r = cr_uf_find(p, i);
         ws->local[i] = r == i ? count++ : ws->local[r];
     }
     for (uint32_t k = 0; k <= count; ++k) ws->island_start[k] = 0;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "rigid.h"
+#include "union_find.h"
 
 static bool awake_mover(const cr_world *w, uint32_t i)
 {
@@ -43,20 +44,11 @@ void cr_rigid_wake_touched(cr_world *w)
 
 /* union-find over body slots, in r->colliding's storage is not enough: the
  * islands use the bodies' own island array as the parent links */
-static uint32_t find(uint32_t *parent, uint32_t i)
-{
-    while (parent[i] != i) {
-        parent[i] = parent[parent[i]];
-        i = parent[i];
-    }
-    return i;
-}
 
 static void join(const cr_bodies *b, uint32_t *parent, uint32_t i, uint32_t j)
 {
     if (i == CR_NO_BODY || j == CR_NO_BODY || !cr_rigid_moves(b, i) || !cr_rigid_moves(b, j)) return;
-    uint32_t ri = find(parent, i), rj = find(parent, j);
-    if (ri != rj) parent[ri > rj ? ri : rj] = ri < rj ? ri : rj; /* the smaller slot is the root: deterministic */
+    cr_uf_union(parent, i, j); /* the smaller slot is the root: deterministic */
 }
 
 cr_status cr_rigid_update_sleep(cr_world *w)
@@ -84,7 +76,7 @@ cr_status cr_rigid_update_sleep(cr_world *w)
     double *least = r->island_still;
     for (uint32_t i = 0; i < b->slot_count; ++i)
         if (cr_slot_alive(b, i) && cr_rigid_moves(b, i)) {
-            parent[i] = find(parent, i);
+            parent[i] = cr_uf_find(parent, i);
             least[i] = b->still[i];
         }
     for (uint32_t i = 0; i < b->slot_count; ++i)
