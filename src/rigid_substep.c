@@ -20,6 +20,7 @@
 #include "soft_avx2.h"
 #include "soft_colour.h"
 #include "soft_contact.h"
+#include "soft_lanes.h"
 #include "soft_sections.h"
 
 /* A work item of a coloured pass takes this many runs (manifolds) of one
@@ -35,6 +36,7 @@ typedef struct cr_substep {
     uint8_t *colour;       /* per run (cr_soft_colour's scratch) */
     uint32_t *run_start, *order;
     cr_soft_colours colours;
+    cr_soft_lanes lanes; /* the points on AVX2 lanes, where the solve takes them so */
     uint32_t body_capacity, point_capacity, mask_capacity, colour_capacity, start_capacity, order_capacity;
 } cr_substep;
 
@@ -48,6 +50,9 @@ void cr_rigid_substep_free(cr_world *w)
     cr_free(w, s->colour);
     cr_free(w, s->run_start);
     cr_free(w, s->order);
+    cr_free(w, s->lanes.rows_raw);
+    cr_free(w, s->lanes.blocks);
+    cr_free(w, s->lanes.order);
     cr_free(w, s);
     w->rigid->substep = NULL;
 }
@@ -58,7 +63,25 @@ uint32_t cr_rigid_substep_colours(const cr_world *w)
     return s ? s->colours.count : 0;
 }
 
-static cr_substep *ensure(cr_world *w, uint32_t bodies, uint32_t points)
+/* The lanes' arrays for n points: at most n / 4 rows and blocks (a block
+ * is four runs, a row four points), the rows 32-byte aligned in rows_raw
+ * (one spare field). */
+static bool ensure_lanes(cr_world *w, cr_soft_lanes *l, uint32_t points)
+{
+    typedef struct quad {
+        double d[4];
+    } quad;
+    uint32_t rows = points / 4;
+    if (!cr_grow(w, &l->rows_raw, &l->quad_capacity, rows * CR_LANE_FIELDS + 1, sizeof(quad)) ||
+        !cr_grow(w, (void **)&l->blocks, &l->block_capacity, rows + 1, sizeof *l->blocks) ||
+        !cr_grow(w, (void **)&l->order, &l->order_capacity, points, sizeof *l->order))
+        return false;
+    uintptr_t at = (uintptr_t)l->rows_raw;
+    l->rows = (double *)(void *)((at + 31) & ~(uintptr_t)31);
+    return true;
+}
+
+static cr_substep *ensure(cr_world *w, uint32_t bodies, uint32_t points, bool lanes)
 {
     cr_rigid *r = w->rigid;
     if (!r->substep) {
@@ -72,7 +95,8 @@ static cr_substep *ensure(cr_world *w, uint32_t bodies, uint32_t points)
         !cr_grow(w, (void **)&s->mask, &s->mask_capacity, bodies, sizeof *s->mask) ||
         !cr_grow(w, (void **)&s->colour, &s->colour_capacity, points, sizeof *s->colour) ||
         !cr_grow(w, (void **)&s->run_start, &s->start_capacity, points + 1, sizeof *s->run_start) ||
-        !cr_grow(w, (void **)&s->order, &s->order_capacity, points, sizeof *s->order))
+        !cr_grow(w, (void **)&s->order, &s->order_capacity, points, sizeof *s->order) ||
+        (lanes && !ensure_lanes(w, &s->lanes, points)))
         return NULL;
     s->colours.run_start = s->run_start;
     s->colours.order = s->order;
@@ -186,13 +210,29 @@ static void pass_items(uint32_t start, uint32_t end, uint32_t worker, void *ctx)
     }
     uint32_t first = start * CR_SUBSTEP_RUN_ITEM, last = end * CR_SUBSTEP_RUN_ITEM;
     if (last > p->sec.count) last = p->sec.count;
-    const uint32_t *runs = s->colours.order + p->sec.begin + first;
+    const uint32_t *order = s->colours.order;
+    if (p->sec.lanes) {
+        /* the colour's entries in the lanes' order: its blocks' runs (four
+         * a block; an item's 32 entries start on a block), then the rest */
+        const cr_soft_lanes *l = &s->lanes;
+        uint32_t k = 0;
+        while (s->colours.start[k] != p->sec.begin) ++k;
+        uint32_t rest = cr_soft_lanes_rest(l, &s->colours, k) - p->sec.begin;
+        uint32_t b0 = l->block_start[k] + first / 4, b1 = l->block_start[k] + (last < rest ? last : rest) / 4;
+        if (p->kind == PASS_WARM_START) cr_soft_warm_lanes(s->bodies, l, b0, b1);
+        else
+            cr_soft_solve_lanes(s->bodies, &s->lanes, b0, b1, p->soft, p->inv_h, CR_SOFT_PUSH_SPEED,
+                                p->kind == PASS_SOLVE, p->kind == PASS_RELAX);
+        order = l->order;
+        if (first < rest) first = rest;
+        if (first >= last) return;
+    }
+    const uint32_t *runs = order + p->sec.begin + first;
     if (p->kind == PASS_WARM_START)
         cr_soft_warm_start(s->bodies, s->points, s->run_start, runs, last - first);
     else
-        (p->sec.lanes ? cr_soft_solve_avx2 : cr_soft_solve)(s->bodies, s->points, s->run_start, runs, last - first,
-                                                         p->soft, p->inv_h, CR_SOFT_PUSH_SPEED,
-                                                         p->kind == PASS_SOLVE, p->kind == PASS_RELAX);
+        cr_soft_solve(s->bodies, s->points, s->run_start, runs, last - first, p->soft, p->inv_h, CR_SOFT_PUSH_SPEED,
+                      p->kind == PASS_SOLVE, p->kind == PASS_RELAX);
 }
 
 /* A coloured pass of kind (soft_sections.h). */
@@ -224,7 +264,8 @@ cr_status cr_rigid_substep_solve(cr_world *w)
 {
     cr_rigid *r = w->rigid;
     uint32_t nb = w->bodies.slot_count, nc = r->contact_count;
-    cr_substep *s = ensure(w, nb + 1, nc);
+    bool avx2 = cr_use_avx2(r->substep_portable);
+    cr_substep *s = ensure(w, nb + 1, nc, avx2);
     if (!s) return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "rigid sub-stepped solve: out of memory");
     double S = (double)w->def.rigid_substeps, h = w->def.dt / S, inv_h = 1.0 / h;
     cr_soft soft[2];
@@ -232,8 +273,8 @@ cr_status cr_rigid_substep_solve(cr_world *w)
     load_bodies(w, s->bodies);
     prepare_points(w, s->bodies, s->points, S);
     cr_soft_colour(s->bodies, nb + 1, s->points, nc, s->mask, s->colour, &s->colours);
+    if (avx2) cr_soft_lanes_build(&s->lanes, s->points, &s->colours);
     pass p = {w, s, PASS_WARM_START, {0, 0, false}, {soft[0], soft[1]}, h, inv_h};
-    bool avx2 = cr_use_avx2(r->substep_portable);
     uint32_t body_items = (nb + CR_SUBSTEP_BODY_ITEM - 1) / CR_SUBSTEP_BODY_ITEM;
     for (int i = 0; i < w->def.rigid_substeps; ++i) {
         integrate_velocities(w, s->bodies, h);
@@ -244,6 +285,7 @@ cr_status cr_rigid_substep_solve(cr_world *w)
         /* the relax pass ends the substep: it adds the lambdas to the totals */
         coloured_pass(&p, PASS_RELAX, avx2);
     }
+    if (avx2) cr_soft_lanes_unload(&s->lanes, s->points, &s->colours);
     cr_soft_restitution(s->bodies, s->points, s->run_start, s->colours.run_count, w->resting_speed);
     store(w, s->bodies, s->points, S);
     return CR_OK;

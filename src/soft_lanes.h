@@ -1,0 +1,76 @@
+/* The sub-stepped box solver's points laid out for AVX2's four lanes
+ * (docs/physics/substep.md, "SIMD lanes"): within each colour, runs of as
+ * many points are taken four at a time (a block), and a block's points are
+ * stored as rows of fields, each field the four lanes' doubles side by
+ * side, so that the lanes' kernels (soft_avx2.c) load a field with one
+ * load instead of gathering it by 4x4 transposes from the packed points,
+ * and a colour's blocks lie one after the other in memory. Built once a
+ * step from the packed points; the lambdas and totals live here during the
+ * substeps and are written back to the packed points after them. Plain C
+ * (no AVX2 needed to build it); the result depends on the points and
+ * colours only. Internal. */
+#ifndef CAROM_SOFT_LANES_H
+#define CAROM_SOFT_LANES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "soft_colour.h"
+#include "soft_contact.h"
+
+/* A row's fields, each four doubles (lane 0..3): the arms, axes, K, the
+ * effective masses, s0, mu, the softness mask (-0.0 where the lane's point
+ * is fixed: soft[1]; +0.0: soft[0]; blendv reads the sign), then the
+ * lambdas and totals the passes write; a spare field keeps a row a whole
+ * number of 64-byte lines. */
+enum {
+    CR_LANE_RA = 0,
+    CR_LANE_RB = 3,
+    CR_LANE_N = 6,
+    CR_LANE_T1 = 9,
+    CR_LANE_T2 = 12,
+    CR_LANE_K = 15,
+    CR_LANE_MASS = 21,
+    CR_LANE_S0 = 24,
+    CR_LANE_MU = 25,
+    CR_LANE_FIXED = 26,
+    CR_LANE_LAMBDA = 27,
+    CR_LANE_TOTAL = 30,
+    CR_LANE_FIELDS = 34
+};
+
+/* Four runs of len points each, one a lane: their bodies and their rows
+ * [row, row + len). */
+typedef struct cr_soft_block {
+    uint32_t a[4], b[4];
+    uint32_t row, len;
+} cr_soft_block;
+
+typedef struct cr_soft_lanes {
+    double *rows;          /* 32-byte aligned, inside rows_raw: row r's field f, lane l at ((r F) + f) 4 + l */
+    cr_soft_block *blocks; /* colour c's: [block_start[c], block_start[c + 1]) */
+    /* the colours' order with each colour's runs regrouped (the same
+     * entries of the same colour: the same bits, a colour's runs being
+     * independent): its blocks' runs, four a block in lane order, then the
+     * runs left to the plain kernel */
+    uint32_t *order;
+    uint32_t block_start[CR_SOFT_COLOURS + 1];
+    uint32_t colours; /* the colours' count when built */
+    void *rows_raw;
+    uint32_t quad_capacity, block_capacity, order_capacity;
+} cr_soft_lanes;
+
+/* Colour c's first entry of order that is no block's run: its blocks take
+ * the entries before (four each). */
+static inline uint32_t cr_soft_lanes_rest(const cr_soft_lanes *l, const cr_soft_colours *c, uint32_t colour)
+{
+    return c->start[colour] + 4 * (l->block_start[colour + 1] - l->block_start[colour]);
+}
+
+/* Fills l (its arrays large enough: cr_soft_lanes_reserve) from the n
+ * points p, their runs and colours c. */
+void cr_soft_lanes_build(cr_soft_lanes *l, const cr_soft_point *p, const cr_soft_colours *c);
+/* Writes the blocks' lambdas and totals back to the packed points. */
+void cr_soft_lanes_unload(const cr_soft_lanes *l, cr_soft_point *p, const cr_soft_colours *c);
+
+#endif
