@@ -273,7 +273,10 @@ cr_status cr_rigid_substep_solve(cr_world *w)
     load_bodies(w, s->bodies);
     prepare_points(w, s->bodies, s->points, S);
     cr_soft_colour(s->bodies, nb + 1, s->points, nc, s->mask, s->colour, &s->colours);
-    if (avx2) cr_soft_lanes_build(&s->lanes, s->points, &s->colours);
+    if (avx2) {
+        cr_soft_lanes_plan(&s->lanes, s->points, &s->colours);
+        cr_soft_lanes_load(&s->lanes, s->points, &s->colours);
+    }
     pass p = {w, s, PASS_WARM_START, {0, 0, false}, {soft[0], soft[1]}, h, inv_h};
     uint32_t body_items = (nb + CR_SUBSTEP_BODY_ITEM - 1) / CR_SUBSTEP_BODY_ITEM;
     for (int i = 0; i < w->def.rigid_substeps; ++i) {

@@ -10,8 +10,17 @@
 
 #if CR_AVX2
 
-/* A body's doubles: v w dp dq (0-11), inv_mass (12), inv_inertia (13-21,
- * rows). */
+/* A point's doubles from ra on: ra rb n t1 t2 (0-14), k (15-20), mass
+ * (21-23), lambda (24-26), total (27-29), s0 (30), mu (31), the lanes'
+ * fields 0-31 (soft_lanes.h); a body's: v w dp dq (0-11), inv_mass (12),
+ * inv_inertia (13-21, rows). */
+_Static_assert(sizeof(cr_vec3) == 3 * sizeof(double), "cr_vec3 is three doubles");
+_Static_assert(offsetof(cr_soft_point, lambda) == offsetof(cr_soft_point, ra) + CR_LANE_LAMBDA * sizeof(double) &&
+                   offsetof(cr_soft_point, total) == offsetof(cr_soft_point, ra) + CR_LANE_TOTAL * sizeof(double) &&
+                   offsetof(cr_soft_point, s0) == offsetof(cr_soft_point, ra) + CR_LANE_S0 * sizeof(double) &&
+                   offsetof(cr_soft_point, mu) == offsetof(cr_soft_point, ra) + CR_LANE_MU * sizeof(double) &&
+                   offsetof(cr_soft_point, mass) == offsetof(cr_soft_point, ra) + CR_LANE_MASS * sizeof(double),
+               "cr_soft_point's doubles from ra to mu are the lanes' fields 0-31");
 _Static_assert(offsetof(cr_soft_body, inv_inertia) == 13 * sizeof(double) && sizeof(cr_soft_body) == 22 * sizeof(double),
                "cr_soft_body is 22 doubles");
 
@@ -86,6 +95,10 @@ FN void apply(side4 *A, side4 *B, v4 ra, v4 rb, v4 P, __m256d neg_imb)
 }
 
 /* Row j of block b: its fields (soft_lanes.h) */
+FN double *block_row_w(cr_soft_lanes *l, const cr_soft_block *b, uint32_t j)
+{
+    return l->rows + (size_t)(b->row + j) * CR_LANE_FIELDS * 4;
+}
 FN const double *block_row(const cr_soft_lanes *l, const cr_soft_block *b, uint32_t j)
 {
     return l->rows + (size_t)(b->row + j) * CR_LANE_FIELDS * 4;
@@ -210,7 +223,61 @@ CR_AVX2_FN void cr_soft_solve_lanes(cr_soft_body *bodies, cr_soft_lanes *l, uint
     }
 }
 
+/* The four lanes' points of row j: doubles from ra on. */
+FN void row_points(const cr_soft_point *p, const cr_soft_colours *c, const uint32_t runs[4], uint32_t j,
+                   double *pt[4])
+{
+    for (int ln = 0; ln < 4; ++ln) pt[ln] = (double *)&p[c->run_start[runs[ln]] + j].ra.x;
+}
+
+CR_AVX2_FN void cr_soft_lanes_load(cr_soft_lanes *l, const cr_soft_point *p, const cr_soft_colours *c)
+{
+    for (uint32_t k = 0; k < l->colours; ++k)
+        for (uint32_t i = l->block_start[k]; i < l->block_start[k + 1]; ++i) {
+            const cr_soft_block *b = &l->blocks[i];
+            const uint32_t *runs = cr_soft_block_runs(l, c, k, i);
+            for (uint32_t j = 0; j < b->len; ++j) {
+                double *pt[4], *row = block_row_w(l, b, j);
+                row_points(p, c, runs, j, pt);
+                for (int q = 0; q < CR_LANE_FIXED; q += 4) {
+                    __m256d f[4];
+                    gather4((const double *const *)pt, q, f);
+                    for (int r = 0; r < 4; ++r) _mm256_store_pd(row + 4 * (q + r), f[r]);
+                }
+                for (int ln = 0; ln < 4; ++ln)
+                    row[4 * CR_LANE_FIXED + ln] = p[c->run_start[runs[ln]] + j].fixed ? -0.0 : 0.0;
+            }
+        }
+}
+
+CR_AVX2_FN void cr_soft_lanes_unload(const cr_soft_lanes *l, cr_soft_point *p, const cr_soft_colours *c)
+{
+    for (uint32_t k = 0; k < l->colours; ++k)
+        for (uint32_t i = l->block_start[k]; i < l->block_start[k + 1]; ++i) {
+            const cr_soft_block *b = &l->blocks[i];
+            const uint32_t *runs = cr_soft_block_runs(l, c, k, i);
+            for (uint32_t j = 0; j < b->len; ++j) {
+                double *pt[4];
+                const double *row = block_row(l, b, j);
+                row_points(p, c, runs, j, pt);
+                /* fields 24-31: the lambdas, totals, and s0 and mu as they were */
+                for (int q = CR_LANE_LAMBDA; q < CR_LANE_FIXED; q += 4) {
+                    __m256d f[4];
+                    dem_transpose4(field(row, q), field(row, q + 1), field(row, q + 2), field(row, q + 3), f);
+                    for (int ln = 0; ln < 4; ++ln) _mm256_storeu_pd(pt[ln] + q, f[ln]);
+                }
+            }
+        }
+}
+
 #else
+
+void cr_soft_lanes_load(cr_soft_lanes *l, const cr_soft_point *p, const cr_soft_colours *c) { (void)l, (void)p, (void)c; }
+
+void cr_soft_lanes_unload(const cr_soft_lanes *l, cr_soft_point *p, const cr_soft_colours *c)
+{
+    (void)l, (void)p, (void)c;
+}
 
 void cr_soft_warm_lanes(cr_soft_body *bodies, const cr_soft_lanes *l, uint32_t begin, uint32_t end)
 {

@@ -18,11 +18,12 @@
 #include "soft_colour.h"
 #include "soft_contact.h"
 
-/* A row's fields, each four doubles (lane 0..3): the arms, axes, K, the
- * effective masses, s0, mu, the softness mask (-0.0 where the lane's point
- * is fixed: soft[1]; +0.0: soft[0]; blendv reads the sign), then the
- * lambdas and totals the passes write; a spare field keeps a row a whole
- * number of 64-byte lines. */
+/* A row's fields, each four doubles (lane 0..3): the packed point's 32
+ * doubles from ra to mu in their order (the arms, axes, K, the effective
+ * masses, the lambdas and totals the passes write, s0, mu: loaded and
+ * unloaded by 4x4 transposes), then the softness mask (-0.0 where the
+ * lane's point is fixed: soft[1]; +0.0: soft[0]; blendv reads the sign);
+ * a spare field keeps a row a whole number of 64-byte lines. */
 enum {
     CR_LANE_RA = 0,
     CR_LANE_RB = 3,
@@ -31,11 +32,11 @@ enum {
     CR_LANE_T2 = 12,
     CR_LANE_K = 15,
     CR_LANE_MASS = 21,
-    CR_LANE_S0 = 24,
-    CR_LANE_MU = 25,
-    CR_LANE_FIXED = 26,
-    CR_LANE_LAMBDA = 27,
-    CR_LANE_TOTAL = 30,
+    CR_LANE_LAMBDA = 24,
+    CR_LANE_TOTAL = 27,
+    CR_LANE_S0 = 30,
+    CR_LANE_MU = 31,
+    CR_LANE_FIXED = 32,
     CR_LANE_FIELDS = 34
 };
 
@@ -67,10 +68,16 @@ static inline uint32_t cr_soft_lanes_rest(const cr_soft_lanes *l, const cr_soft_
     return c->start[colour] + 4 * (l->block_start[colour + 1] - l->block_start[colour]);
 }
 
-/* Fills l (its arrays large enough: cr_soft_lanes_reserve) from the n
- * points p, their runs and colours c. */
-void cr_soft_lanes_build(cr_soft_lanes *l, const cr_soft_point *p, const cr_soft_colours *c);
-/* Writes the blocks' lambdas and totals back to the packed points. */
-void cr_soft_lanes_unload(const cr_soft_lanes *l, cr_soft_point *p, const cr_soft_colours *c);
+/* Colour c's block i's runs, lane by lane: four entries of l's order. */
+static inline const uint32_t *cr_soft_block_runs(const cr_soft_lanes *l, const cr_soft_colours *c, uint32_t colour,
+                                                 uint32_t i)
+{
+    return &l->order[c->start[colour] + 4 * (i - l->block_start[colour])];
+}
+
+/* Plans l's blocks and order (its arrays large enough) from the points p
+ * (their bodies), their runs and colours c; the rows are filled by
+ * cr_soft_lanes_load (soft_avx2.h). */
+void cr_soft_lanes_plan(cr_soft_lanes *l, const cr_soft_point *p, const cr_soft_colours *c);
 
 #endif
