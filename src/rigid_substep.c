@@ -126,7 +126,9 @@ static void load_bodies(const cr_world *w, cr_soft_body *sb)
     }
 }
 
-static void prepare_points(cr_world *w, const cr_soft_body *sb, cr_soft_point *sp, double substeps)
+/* The points of the contacts; with_k: their K and effective masses too
+ * (cr_soft_prepare), else left to prepare_rest and the lanes' load. */
+static void prepare_points(cr_world *w, const cr_soft_body *sb, cr_soft_point *sp, double substeps, bool with_k)
 {
     cr_rigid *r = w->rigid;
     const cr_bodies *b = &w->bodies;
@@ -135,7 +137,8 @@ static void prepare_points(cr_world *w, const cr_soft_body *sb, cr_soft_point *s
         cr_rigid_contact *c = &r->contacts[k];
         cr_soft_point *p = &sp[k];
         /* every member set, no memset first (it took a string instruction
-         * and wrote the point twice); k and mass: cr_soft_prepare's */
+         * and wrote the point twice); k and mass: cr_soft_prepare's, or
+         * the lanes' */
         p->a = c->a;
         p->b = c->is_plane ? world : c->b;
         p->ra = cr_v3_sub(c->point, b->x[c->a]);
@@ -156,7 +159,19 @@ static void prepare_points(cr_world *w, const cr_soft_body *sb, cr_soft_point *s
         p->lambda[0] = c->rest_n / substeps;
         p->lambda[1] = cr_v3_dot(c->rest_t, c->t1) / substeps;
         p->lambda[2] = cr_v3_dot(c->rest_t, c->t2) / substeps;
-        cr_soft_prepare(sb, p);
+        if (with_k) cr_soft_prepare(sb, p);
+    }
+}
+
+/* cr_soft_prepare for the points of the runs that the lanes do not hold:
+ * each colour's rest and the overflow. */
+static void prepare_rest(const cr_soft_body *sb, cr_soft_point *sp, const cr_soft_lanes *l, const cr_soft_colours *c)
+{
+    for (uint32_t k = 0; k <= c->count; ++k) {
+        uint32_t begin = k < c->count ? cr_soft_lanes_rest(l, c, k) : c->start[k];
+        uint32_t end = k < c->count ? c->start[k + 1] : c->run_count;
+        for (uint32_t e = begin; e < end; ++e)
+            for (uint32_t i = c->run_start[l->order[e]]; i < c->run_start[l->order[e] + 1]; ++i) cr_soft_prepare(sb, &sp[i]);
     }
 }
 
@@ -271,11 +286,12 @@ cr_status cr_rigid_substep_solve(cr_world *w)
     cr_soft soft[2];
     cr_soft_contact_softness(w->def.contact_hertz, w->def.contact_damping_ratio, h, soft);
     load_bodies(w, s->bodies);
-    prepare_points(w, s->bodies, s->points, S);
+    prepare_points(w, s->bodies, s->points, S, !avx2);
     cr_soft_colour(s->bodies, nb + 1, s->points, nc, s->mask, s->colour, &s->colours);
     if (avx2) {
         cr_soft_lanes_plan(&s->lanes, s->points, &s->colours);
-        cr_soft_lanes_load(&s->lanes, s->points, &s->colours);
+        cr_soft_lanes_load(&s->lanes, s->bodies, s->points, &s->colours);
+        prepare_rest(s->bodies, s->points, &s->lanes, &s->colours);
     }
     pass p = {w, s, PASS_WARM_START, {0, 0, false}, {soft[0], soft[1]}, h, inv_h};
     uint32_t body_items = (nb + CR_SUBSTEP_BODY_ITEM - 1) / CR_SUBSTEP_BODY_ITEM;

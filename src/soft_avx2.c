@@ -230,20 +230,61 @@ FN void row_points(const cr_soft_point *p, const cr_soft_colours *c, const uint3
     for (int ln = 0; ln < 4; ++ln) pt[ln] = (double *)&p[c->run_start[runs[ln]] + j].ra.x;
 }
 
-CR_AVX2_FN void cr_soft_lanes_load(cr_soft_lanes *l, const cr_soft_point *p, const cr_soft_colours *c)
+/* k_entry of cr_soft_prepare: m d_i . d_j + (r_a x d_i) . I_a^-1 (r_a x d_j) + (b's) */
+FN __m256d k_entry(__m256d m, v4 di, v4 dj, v4 cai, v4 iaj, v4 cbi, v4 ibj)
+{
+    return add(add(mul(m, v4_dot(di, dj)), v4_dot(cai, iaj)), v4_dot(cbi, ibj));
+}
+
+/* 1 / k where k > 0, else 0 */
+FN __m256d inverse(__m256d k)
+{
+    __m256d zero = _mm256_setzero_pd();
+    return _mm256_blendv_pd(zero, _mm256_div_pd(_mm256_set1_pd(1.0), k), _mm256_cmp_pd(k, zero, _CMP_GT_OQ));
+}
+
+/* cr_soft_prepare on the row's lanes: K and the effective masses (fields
+ * 15-23) from the arms and axes and the bodies A, B. */
+FN void prepare_row(double *row, const side4 *A, const side4 *B)
+{
+    v4 ra = field3(row, CR_LANE_RA), rb = field3(row, CR_LANE_RB);
+    v4 n = field3(row, CR_LANE_N), t1 = field3(row, CR_LANE_T1), t2 = field3(row, CR_LANE_T2);
+    v4 ca0 = v4_cross(ra, n), ca1 = v4_cross(ra, t1), ca2 = v4_cross(ra, t2);
+    v4 cb0 = v4_cross(rb, n), cb1 = v4_cross(rb, t1), cb2 = v4_cross(rb, t2);
+    v4 ia0 = m3_mul(A->inertia, ca0), ia1 = m3_mul(A->inertia, ca1), ia2 = m3_mul(A->inertia, ca2);
+    v4 ib0 = m3_mul(B->inertia, cb0), ib1 = m3_mul(B->inertia, cb1), ib2 = m3_mul(B->inertia, cb2);
+    __m256d m = add(A->inv_mass, B->inv_mass);
+    __m256d k[6] = {k_entry(m, n, n, ca0, ia0, cb0, ib0),     k_entry(m, n, t1, ca0, ia1, cb0, ib1),
+                    k_entry(m, n, t2, ca0, ia2, cb0, ib2),    k_entry(m, t1, t1, ca1, ia1, cb1, ib1),
+                    k_entry(m, t1, t2, ca1, ia2, cb1, ib2),   k_entry(m, t2, t2, ca2, ia2, cb2, ib2)};
+    for (int r = 0; r < 6; ++r) _mm256_store_pd(row + 4 * (CR_LANE_K + r), k[r]);
+    _mm256_store_pd(row + 4 * CR_LANE_MASS, inverse(k[0]));
+    _mm256_store_pd(row + 4 * (CR_LANE_MASS + 1), inverse(k[3]));
+    _mm256_store_pd(row + 4 * (CR_LANE_MASS + 2), inverse(k[5]));
+}
+
+CR_AVX2_FN void cr_soft_lanes_load(cr_soft_lanes *l, cr_soft_body *bodies, const cr_soft_point *p,
+                                   const cr_soft_colours *c)
 {
     for (uint32_t k = 0; k < l->colours; ++k)
         for (uint32_t i = l->block_start[k]; i < l->block_start[k + 1]; ++i) {
             const cr_soft_block *b = &l->blocks[i];
             const uint32_t *runs = cr_soft_block_runs(l, c, k, i);
+            cr_soft_body *ba[4], *bb[4];
+            side4 A, B;
+            load_block(bodies, b, ba, bb, &A, &B);
             for (uint32_t j = 0; j < b->len; ++j) {
                 double *pt[4], *row = block_row_w(l, b, j);
                 row_points(p, c, runs, j, pt);
+                /* the packed point's doubles but K and the masses (0-15,
+                 * 24-31; field 15, k_nn, is overwritten) */
                 for (int q = 0; q < CR_LANE_FIXED; q += 4) {
+                    if (q == 16 || q == 20) continue;
                     __m256d f[4];
                     gather4((const double *const *)pt, q, f);
                     for (int r = 0; r < 4; ++r) _mm256_store_pd(row + 4 * (q + r), f[r]);
                 }
+                prepare_row(row, &A, &B);
                 for (int ln = 0; ln < 4; ++ln)
                     row[4 * CR_LANE_FIXED + ln] = p[c->run_start[runs[ln]] + j].fixed ? -0.0 : 0.0;
             }
@@ -260,8 +301,10 @@ CR_AVX2_FN void cr_soft_lanes_unload(const cr_soft_lanes *l, cr_soft_point *p, c
                 double *pt[4];
                 const double *row = block_row(l, b, j);
                 row_points(p, c, runs, j, pt);
-                /* fields 24-31: the lambdas, totals, and s0 and mu as they were */
-                for (int q = CR_LANE_LAMBDA; q < CR_LANE_FIXED; q += 4) {
+                /* fields 12-31: K and the masses (the packed point's for
+                 * restitution), the lambdas and totals, and t2, s0 and mu
+                 * as they were */
+                for (int q = 12; q < CR_LANE_FIXED; q += 4) {
                     __m256d f[4];
                     dem_transpose4(field(row, q), field(row, q + 1), field(row, q + 2), field(row, q + 3), f);
                     for (int ln = 0; ln < 4; ++ln) _mm256_storeu_pd(pt[ln] + q, f[ln]);
@@ -272,7 +315,10 @@ CR_AVX2_FN void cr_soft_lanes_unload(const cr_soft_lanes *l, cr_soft_point *p, c
 
 #else
 
-void cr_soft_lanes_load(cr_soft_lanes *l, const cr_soft_point *p, const cr_soft_colours *c) { (void)l, (void)p, (void)c; }
+void cr_soft_lanes_load(cr_soft_lanes *l, cr_soft_body *bodies, const cr_soft_point *p, const cr_soft_colours *c)
+{
+    (void)l, (void)bodies, (void)p, (void)c;
+}
 
 void cr_soft_lanes_unload(const cr_soft_lanes *l, cr_soft_point *p, const cr_soft_colours *c)
 {
