@@ -24,10 +24,13 @@
 #include "soft_sections.h"
 
 /* A work item of a coloured pass takes this many runs (manifolds) of one
- * colour; of the position update, this many bodies. Only the split over
- * the workers depends on them, never the bits. */
+ * colour; of the position update, this many bodies; of the set-up and
+ * store, this many contacts or lanes' blocks. Only the split over the
+ * workers depends on them, never the bits. */
 #define CR_SUBSTEP_RUN_ITEM 32
 #define CR_SUBSTEP_BODY_ITEM 256
+#define CR_SUBSTEP_CONTACT_ITEM 512
+#define CR_SUBSTEP_BLOCK_ITEM 32
 
 typedef struct cr_substep {
     cr_soft_body *bodies;  /* one per body slot, then the world's */
@@ -126,14 +129,16 @@ static void load_bodies(const cr_world *w, cr_soft_body *sb)
     }
 }
 
-/* The points of the contacts; with_k: their K and effective masses too
- * (cr_soft_prepare), else left to prepare_rest and the lanes' load. */
-static void prepare_points(cr_world *w, const cr_soft_body *sb, cr_soft_point *sp, double substeps, bool with_k)
+/* The points of contacts [begin, end); with_k: their K and effective
+ * masses too (cr_soft_prepare), else left to prepare_rest and the lanes'
+ * load. */
+static void prepare_points(cr_world *w, const cr_soft_body *sb, cr_soft_point *sp, double substeps, bool with_k,
+                           uint32_t begin, uint32_t end)
 {
     cr_rigid *r = w->rigid;
     const cr_bodies *b = &w->bodies;
     uint32_t world = b->slot_count;
-    for (uint32_t k = 0; k < r->contact_count; ++k) {
+    for (uint32_t k = begin; k < end; ++k) {
         cr_rigid_contact *c = &r->contacts[k];
         cr_soft_point *p = &sp[k];
         /* every member set, no memset first (it took a string instruction
@@ -183,9 +188,19 @@ static void integrate_velocities(const cr_world *w, cr_soft_body *sb, double h)
         if (sb[i].inv_mass > 0.0) sb[i].v = cr_v3_madd(sb[i].v, w->def.gravity, h);
 }
 
-/* A pass of the substeps over the workers: a coloured pass (its colour's
- * runs) or the position update. */
-typedef enum pass_kind { PASS_WARM_START, PASS_SOLVE, PASS_RELAX, PASS_POSITIONS } pass_kind;
+/* A pass over the workers: a coloured pass of the substeps (its colour's
+ * runs), their position update, or the step's set-up (the points, the
+ * lanes' load) and end (the lanes' unload, the contacts' impulses). */
+typedef enum pass_kind {
+    PASS_WARM_START,
+    PASS_SOLVE,
+    PASS_RELAX,
+    PASS_POSITIONS,
+    PASS_PREPARE,
+    PASS_LOAD,
+    PASS_UNLOAD,
+    PASS_STORE
+} pass_kind;
 
 typedef struct pass {
     cr_world *w;
@@ -193,7 +208,8 @@ typedef struct pass {
     pass_kind kind;
     cr_soft_section sec; /* the colour's runs: order[sec.begin, sec.begin + sec.count) */
     cr_soft soft[2];
-    double h, inv_h;
+    double h, inv_h, substeps;
+    bool with_k; /* PASS_PREPARE: cr_soft_prepare on every point (no lanes) */
 } pass;
 
 /* Positions and orientations over h (the orientation by the exact turn at
@@ -212,16 +228,46 @@ static void integrate_positions(cr_world *w, cr_soft_body *sb, double h, uint32_
     }
 }
 
-/* Work items [start, end) of a pass: runs of the colour, or bodies. */
+static void store_contacts(cr_world *w, const cr_soft_point *sp, double substeps, uint32_t begin, uint32_t end);
+
+/* Work items [start, end) of size each, of n things: [*first, *last). */
+static void item_range(uint32_t start, uint32_t end, uint32_t size, uint32_t n, uint32_t *first, uint32_t *last)
+{
+    *first = start * size;
+    *last = end * size < n ? end * size : n;
+}
+
+/* Work items [start, end) of a pass: runs of the colour, bodies, contacts
+ * or blocks. */
 static void pass_items(uint32_t start, uint32_t end, uint32_t worker, void *ctx)
 {
     (void)worker;
     const pass *p = ctx;
     cr_substep *s = p->s;
-    if (p->kind == PASS_POSITIONS) {
-        uint32_t n = p->w->bodies.slot_count, last = end * CR_SUBSTEP_BODY_ITEM;
-        integrate_positions(p->w, s->bodies, p->h, start * CR_SUBSTEP_BODY_ITEM, last < n ? last : n);
+    uint32_t b, e, nc = p->w->rigid->contact_count, nblocks = s->lanes.block_start[s->lanes.colours];
+    switch (p->kind) {
+    case PASS_POSITIONS:
+        item_range(start, end, CR_SUBSTEP_BODY_ITEM, p->w->bodies.slot_count, &b, &e);
+        integrate_positions(p->w, s->bodies, p->h, b, e);
         return;
+    case PASS_PREPARE:
+        item_range(start, end, CR_SUBSTEP_CONTACT_ITEM, nc, &b, &e);
+        prepare_points(p->w, s->bodies, s->points, p->substeps, p->with_k, b, e);
+        return;
+    case PASS_LOAD:
+        item_range(start, end, CR_SUBSTEP_BLOCK_ITEM, nblocks, &b, &e);
+        cr_soft_lanes_load(&s->lanes, s->bodies, s->points, b, e);
+        return;
+    case PASS_UNLOAD:
+        item_range(start, end, CR_SUBSTEP_BLOCK_ITEM, nblocks, &b, &e);
+        cr_soft_lanes_unload(&s->lanes, s->points, b, e);
+        return;
+    case PASS_STORE:
+        item_range(start, end, CR_SUBSTEP_CONTACT_ITEM, nc, &b, &e);
+        store_contacts(p->w, s->points, p->substeps, b, e);
+        return;
+    default:
+        break;
     }
     uint32_t first = start * CR_SUBSTEP_RUN_ITEM, last = end * CR_SUBSTEP_RUN_ITEM;
     if (last > p->sec.count) last = p->sec.count;
@@ -257,13 +303,26 @@ static void coloured_pass(pass *p, pass_kind kind, bool avx2)
     cr_soft_coloured_pass(p->w, &p->s->colours, CR_SUBSTEP_RUN_ITEM, avx2, &p->sec, pass_items, p);
 }
 
-static void store(cr_world *w, const cr_soft_body *sb, const cr_soft_point *sp, double substeps)
+/* A set-up or end pass of kind over n things in items of size. */
+static void setup_pass(pass *p, pass_kind kind, uint32_t n, uint32_t size)
 {
-    cr_rigid *r = w->rigid;
+    p->kind = kind;
+    cr_soft_run(p->w, pass_items, (n + size - 1) / size, p);
+}
+
+static void store_bodies(cr_world *w, const cr_soft_body *sb)
+{
     cr_bodies *b = &w->bodies;
     for (uint32_t i = 0; i < b->slot_count; ++i)
         if (sb[i].inv_mass > 0.0) b->v[i] = sb[i].v, b->w[i] = sb[i].w;
-    for (uint32_t k = 0; k < r->contact_count; ++k) {
+}
+
+/* The impulses of contacts [begin, end) kept for the next step's warm
+ * start and reported. */
+static void store_contacts(cr_world *w, const cr_soft_point *sp, double substeps, uint32_t begin, uint32_t end)
+{
+    cr_rigid *r = w->rigid;
+    for (uint32_t k = begin; k < end; ++k) {
         cr_rigid_contact *c = &r->contacts[k];
         const cr_soft_point *p = &sp[k];
         /* the point's axes, the contact's own copied (the contact's lines
@@ -286,14 +345,17 @@ cr_status cr_rigid_substep_solve(cr_world *w)
     cr_soft soft[2];
     cr_soft_contact_softness(w->def.contact_hertz, w->def.contact_damping_ratio, h, soft);
     load_bodies(w, s->bodies);
-    prepare_points(w, s->bodies, s->points, S, !avx2);
+    pass p = {w, s, PASS_PREPARE, {0, 0, false}, {soft[0], soft[1]}, h, inv_h, S, !avx2};
+    setup_pass(&p, PASS_PREPARE, nc, CR_SUBSTEP_CONTACT_ITEM);
     cr_soft_colour(s->bodies, nb + 1, s->points, nc, s->mask, s->colour, &s->colours);
+    s->lanes.colours = 0; /* no blocks unless planned */
+    uint32_t blocks = 0;
     if (avx2) {
         cr_soft_lanes_plan(&s->lanes, s->points, &s->colours);
-        cr_soft_lanes_load(&s->lanes, s->bodies, s->points, &s->colours);
+        blocks = s->lanes.block_start[s->lanes.colours];
+        setup_pass(&p, PASS_LOAD, blocks, CR_SUBSTEP_BLOCK_ITEM);
         prepare_rest(s->bodies, s->points, &s->lanes, &s->colours);
     }
-    pass p = {w, s, PASS_WARM_START, {0, 0, false}, {soft[0], soft[1]}, h, inv_h};
     uint32_t body_items = (nb + CR_SUBSTEP_BODY_ITEM - 1) / CR_SUBSTEP_BODY_ITEM;
     for (int i = 0; i < w->def.rigid_substeps; ++i) {
         integrate_velocities(w, s->bodies, h);
@@ -304,8 +366,9 @@ cr_status cr_rigid_substep_solve(cr_world *w)
         /* the relax pass ends the substep: it adds the lambdas to the totals */
         coloured_pass(&p, PASS_RELAX, avx2);
     }
-    if (avx2) cr_soft_lanes_unload(&s->lanes, s->points, &s->colours);
+    if (avx2) setup_pass(&p, PASS_UNLOAD, blocks, CR_SUBSTEP_BLOCK_ITEM);
     cr_soft_restitution(s->bodies, s->points, s->run_start, s->colours.run_count, w->resting_speed);
-    store(w, s->bodies, s->points, S);
+    store_bodies(w, s->bodies);
+    setup_pass(&p, PASS_STORE, nc, CR_SUBSTEP_CONTACT_ITEM);
     return CR_OK;
 }

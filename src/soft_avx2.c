@@ -224,10 +224,9 @@ CR_AVX2_FN void cr_soft_solve_lanes(cr_soft_body *bodies, cr_soft_lanes *l, uint
 }
 
 /* The four lanes' points of row j: doubles from ra on. */
-FN void row_points(const cr_soft_point *p, const cr_soft_colours *c, const uint32_t runs[4], uint32_t j,
-                   double *pt[4])
+FN void row_points(const cr_soft_point *p, const cr_soft_block *b, uint32_t j, double *pt[4])
 {
-    for (int ln = 0; ln < 4; ++ln) pt[ln] = (double *)&p[c->run_start[runs[ln]] + j].ra.x;
+    for (int ln = 0; ln < 4; ++ln) pt[ln] = (double *)&p[b->first[ln] + j].ra.x;
 }
 
 /* k_entry of cr_soft_prepare: m d_i . d_j + (r_a x d_i) . I_a^-1 (r_a x d_j) + (b's) */
@@ -263,66 +262,62 @@ FN void prepare_row(double *row, const side4 *A, const side4 *B)
     _mm256_store_pd(row + 4 * (CR_LANE_MASS + 2), inverse(k[5]));
 }
 
-CR_AVX2_FN void cr_soft_lanes_load(cr_soft_lanes *l, cr_soft_body *bodies, const cr_soft_point *p,
-                                   const cr_soft_colours *c)
+CR_AVX2_FN void cr_soft_lanes_load(cr_soft_lanes *l, cr_soft_body *bodies, const cr_soft_point *p, uint32_t begin,
+                                   uint32_t end)
 {
-    for (uint32_t k = 0; k < l->colours; ++k)
-        for (uint32_t i = l->block_start[k]; i < l->block_start[k + 1]; ++i) {
-            const cr_soft_block *b = &l->blocks[i];
-            const uint32_t *runs = cr_soft_block_runs(l, c, k, i);
-            cr_soft_body *ba[4], *bb[4];
-            side4 A, B;
-            load_block(bodies, b, ba, bb, &A, &B);
-            for (uint32_t j = 0; j < b->len; ++j) {
-                double *pt[4], *row = block_row_w(l, b, j);
-                row_points(p, c, runs, j, pt);
-                /* the packed point's doubles but K and the masses (0-15,
-                 * 24-31; field 15, k_nn, is overwritten) */
-                for (int q = 0; q < CR_LANE_FIXED; q += 4) {
-                    if (q == 16 || q == 20) continue;
-                    __m256d f[4];
-                    gather4((const double *const *)pt, q, f);
-                    for (int r = 0; r < 4; ++r) _mm256_store_pd(row + 4 * (q + r), f[r]);
-                }
-                prepare_row(row, &A, &B);
-                for (int ln = 0; ln < 4; ++ln)
-                    row[4 * CR_LANE_FIXED + ln] = p[c->run_start[runs[ln]] + j].fixed ? -0.0 : 0.0;
+    for (uint32_t i = begin; i < end; ++i) {
+        const cr_soft_block *b = &l->blocks[i];
+        cr_soft_body *ba[4], *bb[4];
+        side4 A, B;
+        load_block(bodies, b, ba, bb, &A, &B);
+        for (uint32_t j = 0; j < b->len; ++j) {
+            double *pt[4], *row = block_row_w(l, b, j);
+            row_points(p, b, j, pt);
+            /* the packed point's doubles but K and the masses (0-15,
+             * 24-31; field 15, k_nn, is overwritten) */
+            for (int q = 0; q < CR_LANE_FIXED; q += 4) {
+                if (q == 16 || q == 20) continue;
+                __m256d f[4];
+                gather4((const double *const *)pt, q, f);
+                for (int r = 0; r < 4; ++r) _mm256_store_pd(row + 4 * (q + r), f[r]);
             }
+            prepare_row(row, &A, &B);
+            for (int ln = 0; ln < 4; ++ln) row[4 * CR_LANE_FIXED + ln] = p[b->first[ln] + j].fixed ? -0.0 : 0.0;
         }
+    }
 }
 
-CR_AVX2_FN void cr_soft_lanes_unload(const cr_soft_lanes *l, cr_soft_point *p, const cr_soft_colours *c)
+CR_AVX2_FN void cr_soft_lanes_unload(const cr_soft_lanes *l, cr_soft_point *p, uint32_t begin, uint32_t end)
 {
-    for (uint32_t k = 0; k < l->colours; ++k)
-        for (uint32_t i = l->block_start[k]; i < l->block_start[k + 1]; ++i) {
-            const cr_soft_block *b = &l->blocks[i];
-            const uint32_t *runs = cr_soft_block_runs(l, c, k, i);
-            for (uint32_t j = 0; j < b->len; ++j) {
-                double *pt[4];
-                const double *row = block_row(l, b, j);
-                row_points(p, c, runs, j, pt);
-                /* fields 12-31: K and the masses (the packed point's for
-                 * restitution), the lambdas and totals, and t2, s0 and mu
-                 * as they were */
-                for (int q = 12; q < CR_LANE_FIXED; q += 4) {
-                    __m256d f[4];
-                    dem_transpose4(field(row, q), field(row, q + 1), field(row, q + 2), field(row, q + 3), f);
-                    for (int ln = 0; ln < 4; ++ln) _mm256_storeu_pd(pt[ln] + q, f[ln]);
-                }
+    for (uint32_t i = begin; i < end; ++i) {
+        const cr_soft_block *b = &l->blocks[i];
+        for (uint32_t j = 0; j < b->len; ++j) {
+            double *pt[4];
+            const double *row = block_row(l, b, j);
+            row_points(p, b, j, pt);
+            /* fields 20-31: the masses (restitution reads mass[0]), the
+             * lambdas and totals, and k_22, s0 and mu as they were; the
+             * packed point's other entries of K stay unset (nothing reads
+             * them after the substeps) */
+            for (int q = CR_LANE_K + 5; q < CR_LANE_FIXED; q += 4) {
+                __m256d f[4];
+                dem_transpose4(field(row, q), field(row, q + 1), field(row, q + 2), field(row, q + 3), f);
+                for (int ln = 0; ln < 4; ++ln) _mm256_storeu_pd(pt[ln] + q, f[ln]);
             }
         }
+    }
 }
 
 #else
 
-void cr_soft_lanes_load(cr_soft_lanes *l, cr_soft_body *bodies, const cr_soft_point *p, const cr_soft_colours *c)
+void cr_soft_lanes_load(cr_soft_lanes *l, cr_soft_body *bodies, const cr_soft_point *p, uint32_t begin, uint32_t end)
 {
-    (void)l, (void)bodies, (void)p, (void)c;
+    (void)l, (void)bodies, (void)p, (void)begin, (void)end;
 }
 
-void cr_soft_lanes_unload(const cr_soft_lanes *l, cr_soft_point *p, const cr_soft_colours *c)
+void cr_soft_lanes_unload(const cr_soft_lanes *l, cr_soft_point *p, uint32_t begin, uint32_t end)
 {
-    (void)l, (void)p, (void)c;
+    (void)l, (void)p, (void)begin, (void)end;
 }
 
 void cr_soft_warm_lanes(cr_soft_body *bodies, const cr_soft_lanes *l, uint32_t begin, uint32_t end)

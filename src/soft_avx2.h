@@ -17,14 +17,15 @@
 
 /* cr_soft_warm_start over blocks [begin, end) of l (one colour's). */
 void cr_soft_warm_lanes(cr_soft_body *bodies, const cr_soft_lanes *l, uint32_t begin, uint32_t end);
-/* Fills the rows of l's blocks (cr_soft_lanes_plan's) from the points p,
+/* Fills the rows of l's blocks [begin, end) (cr_soft_lanes_plan's) from
+ * the points p,
  * all but K and the effective masses, which it computes on the lanes as
  * cr_soft_prepare does (the same bits) from the bodies: the blocks' points
  * need no cr_soft_prepare. */
-void cr_soft_lanes_load(cr_soft_lanes *l, cr_soft_body *bodies, const cr_soft_point *p, const cr_soft_colours *c);
-/* Writes the blocks' K, effective masses, lambdas and totals back to the
- * points p. */
-void cr_soft_lanes_unload(const cr_soft_lanes *l, cr_soft_point *p, const cr_soft_colours *c);
+void cr_soft_lanes_load(cr_soft_lanes *l, cr_soft_body *bodies, const cr_soft_point *p, uint32_t begin, uint32_t end);
+/* Writes the effective masses, lambdas and totals of l's blocks [begin,
+ * end) back to the points p (not K: the points' k_nn .. k_12 stay unset). */
+void cr_soft_lanes_unload(const cr_soft_lanes *l, cr_soft_point *p, uint32_t begin, uint32_t end);
 /* cr_soft_solve over blocks [begin, end) of l (one colour's), their
  * lambdas and totals in l's rows. */
 void cr_soft_solve_lanes(cr_soft_body *bodies, cr_soft_lanes *l, uint32_t begin, uint32_t end, const cr_soft soft[2],

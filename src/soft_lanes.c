@@ -34,6 +34,7 @@ void cr_soft_lanes_plan(cr_soft_lanes *l, const cr_soft_point *p, const cr_soft_
                 for (uint32_t ln = 0; ln < 4; ++ln) {
                     const cr_soft_point *first = &p[c->run_start[runs[ln]]];
                     b->a[ln] = first->a, b->b[ln] = first->b;
+                    b->first[ln] = c->run_start[runs[ln]];
                     l->order[out++] = runs[ln];
                 }
                 n = 0, taken += 4;

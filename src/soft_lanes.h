@@ -40,10 +40,10 @@ enum {
     CR_LANE_FIELDS = 34
 };
 
-/* Four runs of len points each, one a lane: their bodies and their rows
- * [row, row + len). */
+/* Four runs of len points each, one a lane: their bodies, their first
+ * points (the packed points') and their rows [row, row + len). */
 typedef struct cr_soft_block {
-    uint32_t a[4], b[4];
+    uint32_t a[4], b[4], first[4];
     uint32_t row, len;
 } cr_soft_block;
 
@@ -66,13 +66,6 @@ typedef struct cr_soft_lanes {
 static inline uint32_t cr_soft_lanes_rest(const cr_soft_lanes *l, const cr_soft_colours *c, uint32_t colour)
 {
     return c->start[colour] + 4 * (l->block_start[colour + 1] - l->block_start[colour]);
-}
-
-/* Colour c's block i's runs, lane by lane: four entries of l's order. */
-static inline const uint32_t *cr_soft_block_runs(const cr_soft_lanes *l, const cr_soft_colours *c, uint32_t colour,
-                                                 uint32_t i)
-{
-    return &l->order[c->start[colour] + 4 * (i - l->block_start[colour])];
 }
 
 /* Plans l's blocks and order (its arrays large enough) from the points p
