@@ -67,20 +67,21 @@ uint32_t cr_rigid_substep_colours(const cr_world *w)
 }
 
 /* The lanes' arrays for n points: at most n / 4 rows and blocks (a block
- * is four runs, a row four points), the rows 32-byte aligned in rows_raw
- * (one spare field). */
+ * is four runs, a row four points), the rows 64-byte aligned in rows_raw
+ * (two spare fields): a row is whole cache lines, and two workers' blocks
+ * share none. */
 static bool ensure_lanes(cr_world *w, cr_soft_lanes *l, uint32_t points)
 {
     typedef struct quad {
         double d[4];
     } quad;
     uint32_t rows = points / 4;
-    if (!cr_grow(w, &l->rows_raw, &l->quad_capacity, rows * CR_LANE_FIELDS + 1, sizeof(quad)) ||
+    if (!cr_grow(w, &l->rows_raw, &l->quad_capacity, rows * CR_LANE_FIELDS + 2, sizeof(quad)) ||
         !cr_grow(w, (void **)&l->blocks, &l->block_capacity, rows + 1, sizeof *l->blocks) ||
         !cr_grow(w, (void **)&l->order, &l->order_capacity, points, sizeof *l->order))
         return false;
     uintptr_t at = (uintptr_t)l->rows_raw;
-    l->rows = (double *)(void *)((at + 31) & ~(uintptr_t)31);
+    l->rows = (double *)(void *)((at + 63) & ~(uintptr_t)63);
     return true;
 }
 

@@ -48,7 +48,7 @@ typedef struct cr_soft_block {
 } cr_soft_block;
 
 typedef struct cr_soft_lanes {
-    double *rows;          /* 32-byte aligned, inside rows_raw: row r's field f, lane l at ((r F) + f) 4 + l */
+    double *rows;          /* 64-byte aligned, inside rows_raw: row r's field f, lane l at ((r F) + f) 4 + l */
     cr_soft_block *blocks; /* colour c's: [block_start[c], block_start[c + 1]) */
     /* the colours' order with each colour's runs regrouped (the same
      * entries of the same colour: the same bits, a colour's runs being
