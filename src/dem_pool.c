@@ -18,23 +18,8 @@
 #include <sched.h>
 #include <stdatomic.h>
 #include <string.h>
-#include <time.h>
 
 #define CR_DEM_MAX_WORKERS 64
-
-/* How long a worker with nothing to claim waits awake for the next
- * section before it sleeps on the condition variable: longer than the
- * serial stretches between a step's sections (the sub-stepped pyramid's
- * set-up, its narrow phase's serial parts: a few hundred microseconds at 50
- * rows), so that a step's sections find the worker awake instead of paying
- * a wake-up (a futex call on the caller, the scheduler's latency on the
- * worker) each. The cost: after a world's last section (between steps,
- * when the application does other work) a worker spins this long on its
- * core, yielding it to any other runnable thread (sched_yield) as it
- * spins, before it sleeps. */
-#define SPIN_NS 2000000
-/* polls of the claim word between looks at the clock and yields */
-#define SPIN_POLLS 256
 
 /* A section's items are claimed one at a time from one word: the section's
  * number in the high half, the next item in the low half (CLOSED while the
@@ -89,45 +74,15 @@ static uint64_t work(cr_dem_pool *p, uint32_t worker)
     }
 }
 
-static uint64_t now_ns(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
-
-/* A hint that this is a spin-wait (x86's pause: fewer speculative loads of
- * the polled line, the core's sibling thread let run). */
-static inline void relax(void)
-{
-#if (defined(__GNUC__) || defined(__clang__)) && (defined(__x86_64__) || defined(__i386__))
-    __builtin_ia32_pause();
-#endif
-}
-
-/* Waits awake up to SPIN_NS while the claim word is seen and the pool not
- * quitting. */
-static void spin(cr_dem_pool *p, uint64_t seen)
-{
-    uint64_t start = now_ns();
-    for (;;) {
-        for (int k = 0; k < SPIN_POLLS; ++k) {
-            if (atomic_load_explicit(&p->claim, memory_order_relaxed) != seen || atomic_load(&p->quit)) return;
-            relax();
-        }
-        if (now_ns() - start > SPIN_NS) return;
-        sched_yield();
-    }
-}
-
 static void *worker_main(void *arg)
 {
     cr_dem_pool *p = ((worker_arg *)arg)->p;
     uint32_t index = ((worker_arg *)arg)->index;
     uint64_t seen = UINT64_MAX;
     for (;;) {
-        /* stay awake a while: the parallel sections come close together */
-        spin(p, seen);
+        /* spin a little: the parallel sections come close together */
+        for (int k = 0; k < 20000 && atomic_load(&p->claim) == seen && !atomic_load(&p->quit); ++k) {
+        }
         if (atomic_load(&p->claim) == seen && !atomic_load(&p->quit)) {
             pthread_mutex_lock(&p->mutex);
             atomic_fetch_add(&p->sleepers, 1u);
