@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "soft_colour.h"
+#include "soft_lanes.h"
 #include "test_helpers.h"
 
 #define BODIES 400
@@ -102,10 +103,77 @@ static void test_colours_share_no_moving_body(void **state)
     assert_true(overflow_total > 0);
 }
 
+/* The AVX2 lanes' plan (src/soft_lanes.c) over the same random heaps: each
+ * kept colour's entries are the colour's runs regrouped (the same runs);
+ * its blocks come first, four runs of one length each (the block's len),
+ * naming their runs' first points and bodies, their rows consecutive from
+ * 0; what is left of a colour holds fewer than four runs of any length;
+ * the overflow keeps its order. */
+static void test_lanes_plan(void **state)
+{
+    (void)state;
+    static cr_soft_body bodies[BODIES + 1];
+    static cr_soft_point p[MAX_POINTS];
+    static uint32_t mask[BODIES + 1], run_start[MAX_POINTS + 1], order[MAX_POINTS], lanes_order[MAX_POINTS];
+    static uint8_t colour[MAX_POINTS], in_colour[MAX_POINTS];
+    static cr_soft_block blocks[MAX_POINTS / 4 + 1];
+    uint64_t seed = 77;
+    uint32_t total_blocks = 0;
+    for (int trial = 0; trial < 200; ++trial) {
+        uint32_t n = random_heap(&seed, bodies, p);
+        cr_soft_colours c = {0};
+        c.run_start = run_start, c.order = order;
+        cr_soft_colour(bodies, BODIES + 1, p, n, mask, colour, &c);
+        cr_soft_lanes l = {0};
+        l.blocks = blocks, l.order = lanes_order;
+        cr_soft_lanes_plan(&l, p, &c);
+        assert_int_equal(l.colours, c.count);
+        uint32_t row = 0, nblocks = 0;
+        for (uint32_t k = 0; k < c.count; ++k) {
+            uint32_t begin = c.start[k], end = c.start[k + 1];
+            memset(in_colour, 0, c.run_count);
+            for (uint32_t i = begin; i < end; ++i) in_colour[order[i]] = 1;
+            for (uint32_t i = begin; i < end; ++i) {
+                assert_int_equal(in_colour[lanes_order[i]], 1);
+                in_colour[lanes_order[i]] = 2; /* each once */
+            }
+            assert_int_equal(l.block_start[k], nblocks);
+            uint32_t rest = cr_soft_lanes_rest(&l, &c, k);
+            assert_true(rest <= end);
+            for (uint32_t i = l.block_start[k]; i < l.block_start[k + 1]; ++i) {
+                const cr_soft_block *b = &blocks[i];
+                assert_int_equal(b->row, row);
+                row += b->len;
+                for (int ln = 0; ln < 4; ++ln) {
+                    uint32_t r = lanes_order[begin + 4 * (i - l.block_start[k]) + (uint32_t)ln];
+                    assert_int_equal(run_start[r + 1] - run_start[r], b->len);
+                    assert_int_equal(b->first[ln], run_start[r]);
+                    assert_int_equal(b->a[ln], p[run_start[r]].a);
+                    assert_int_equal(b->b[ln], p[run_start[r]].b);
+                }
+            }
+            uint32_t left[9] = {0};
+            for (uint32_t i = rest; i < end; ++i) {
+                uint32_t len = run_start[lanes_order[i] + 1] - run_start[lanes_order[i]];
+                if (len <= 8) left[len]++;
+            }
+            for (int len = 1; len <= 8; ++len) assert_true(left[len] < 4);
+            nblocks = l.block_start[k + 1];
+            total_blocks += l.block_start[k + 1] - l.block_start[k];
+        }
+        assert_int_equal(l.block_start[c.count], nblocks);
+        assert_memory_equal(lanes_order + c.start[c.count], order + c.start[c.count],
+                            sizeof *order * (c.run_count - c.start[c.count]));
+    }
+    print_message("random heaps: %u blocks of four runs\n", (unsigned)total_blocks);
+    assert_true(total_blocks > 1000);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_colours_share_no_moving_body),
+        cmocka_unit_test(test_lanes_plan),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
