@@ -1,5 +1,5 @@
-/* The warm start and solve passes on AVX2 lanes (soft_avx2.h;
- * docs/physics/substep.md, "SIMD lanes"). */
+/* The warm start and solve passes on AVX2 lanes, and the lanes' load and
+ * unload (soft_avx2.h; docs/physics/substep.md, "SIMD lanes"). */
 #include "soft_avx2.h"
 
 #include <stddef.h>
@@ -31,7 +31,8 @@ _Static_assert(offsetof(cr_soft_body, inv_inertia) == 13 * sizeof(double) && siz
 #undef FN
 #define FN static CR_AVX2_FN inline __attribute__((always_inline))
 
-/* f[k] = double k of the four lanes' bodies, for k in [4 q, 4 q + 4). */
+/* f[k] = double k of the four lanes' structs (bodies, or points from ra
+ * on), for k in [4 q, 4 q + 4). */
 FN void gather4(const double *const row[4], int q, __m256d *f)
 {
     dem_transpose4(_mm256_loadu_pd(row[0] + q), _mm256_loadu_pd(row[1] + q), _mm256_loadu_pd(row[2] + q),

@@ -4,11 +4,11 @@
  * stored as rows of fields, each field the four lanes' doubles side by
  * side, so that the lanes' kernels (soft_avx2.c) load a field with one
  * load instead of gathering it by 4x4 transposes from the packed points,
- * and a colour's blocks lie one after the other in memory. Built once a
- * step from the packed points; the lambdas and totals live here during the
- * substeps and are written back to the packed points after them. Plain C
- * (no AVX2 needed to build it); the result depends on the points and
- * colours only. Internal. */
+ * and a colour's blocks lie one after the other in memory. Planned here
+ * once a step (plain C: blocks and order, which depend on the points and
+ * colours only), filled by soft_avx2.c's load; the lambdas and totals live
+ * in the rows during the substeps and are written back to the packed
+ * points after them. Internal. */
 #ifndef CAROM_SOFT_LANES_H
 #define CAROM_SOFT_LANES_H
 
