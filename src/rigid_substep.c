@@ -40,7 +40,11 @@ typedef struct cr_substep {
     uint32_t *run_start, *order;
     cr_soft_colours colours;
     cr_soft_lanes lanes; /* the points on AVX2 lanes, where the solve takes them so */
-    uint32_t body_capacity, point_capacity, mask_capacity, colour_capacity, start_capacity, order_capacity;
+    uint32_t *rest;      /* the runs the lanes do not hold (each colour's rest, the overflow) */
+    uint32_t rest_count;
+    uint8_t *bounce; /* per item of the points' set-up: whether one of its points may take restitution */
+    uint32_t body_capacity, point_capacity, mask_capacity, colour_capacity, start_capacity, order_capacity,
+        rest_capacity, bounce_capacity;
 } cr_substep;
 
 void cr_rigid_substep_free(cr_world *w)
@@ -56,6 +60,8 @@ void cr_rigid_substep_free(cr_world *w)
     cr_free(w, s->lanes.rows_raw);
     cr_free(w, s->lanes.blocks);
     cr_free(w, s->lanes.order);
+    cr_free(w, s->rest);
+    cr_free(w, s->bounce);
     cr_free(w, s);
     w->rigid->substep = NULL;
 }
@@ -100,7 +106,9 @@ static cr_substep *ensure(cr_world *w, uint32_t bodies, uint32_t points, bool la
         !cr_grow(w, (void **)&s->colour, &s->colour_capacity, points, sizeof *s->colour) ||
         !cr_grow(w, (void **)&s->run_start, &s->start_capacity, points + 1, sizeof *s->run_start) ||
         !cr_grow(w, (void **)&s->order, &s->order_capacity, points, sizeof *s->order) ||
-        (lanes && !ensure_lanes(w, &s->lanes, points)))
+        !cr_grow(w, (void **)&s->bounce, &s->bounce_capacity, points / CR_SUBSTEP_CONTACT_ITEM + 1, 1) ||
+        (lanes && (!ensure_lanes(w, &s->lanes, points) ||
+                   !cr_grow(w, (void **)&s->rest, &s->rest_capacity, points, sizeof *s->rest))))
         return NULL;
     s->colours.run_start = s->run_start;
     s->colours.order = s->order;
@@ -132,13 +140,15 @@ static void load_bodies(const cr_world *w, cr_soft_body *sb)
 
 /* The points of contacts [begin, end); with_k: their K and effective
  * masses too (cr_soft_prepare), else left to prepare_rest and the lanes'
- * load. */
-static void prepare_points(cr_world *w, const cr_soft_body *sb, cr_soft_point *sp, double substeps, bool with_k,
+ * load. Returns whether one of them may take restitution (cr_soft_
+ * restitution skips every point but those). */
+static bool prepare_points(cr_world *w, const cr_soft_body *sb, cr_soft_point *sp, double substeps, bool with_k,
                            uint32_t begin, uint32_t end)
 {
     cr_rigid *r = w->rigid;
     const cr_bodies *b = &w->bodies;
     uint32_t world = b->slot_count;
+    bool bounce = false;
     for (uint32_t k = begin; k < end; ++k) {
         cr_rigid_contact *c = &r->contacts[k];
         cr_soft_point *p = &sp[k];
@@ -166,19 +176,32 @@ static void prepare_points(cr_world *w, const cr_soft_body *sb, cr_soft_point *s
         p->lambda[1] = cr_v3_dot(c->rest_t, c->t1) / substeps;
         p->lambda[2] = cr_v3_dot(c->rest_t, c->t2) / substeps;
         if (with_k) cr_soft_prepare(sb, p);
+        bounce |= !(p->e == 0.0 || p->vn0 > -w->resting_speed);
     }
+    return bounce;
 }
 
-/* cr_soft_prepare for the points of the runs that the lanes do not hold:
- * each colour's rest and the overflow. */
-static void prepare_rest(const cr_soft_body *sb, cr_soft_point *sp, const cr_soft_lanes *l, const cr_soft_colours *c)
+/* The runs that the lanes do not hold, into s->rest: each colour's rest
+ * and the overflow. */
+static void list_rest(cr_substep *s)
 {
+    const cr_soft_colours *c = &s->colours;
+    const cr_soft_lanes *l = &s->lanes;
+    uint32_t n = 0;
     for (uint32_t k = 0; k <= c->count; ++k) {
         uint32_t begin = k < c->count ? cr_soft_lanes_rest(l, c, k) : c->start[k];
         uint32_t end = k < c->count ? c->start[k + 1] : c->run_count;
-        for (uint32_t e = begin; e < end; ++e)
-            for (uint32_t i = c->run_start[l->order[e]]; i < c->run_start[l->order[e] + 1]; ++i) cr_soft_prepare(sb, &sp[i]);
+        for (uint32_t e = begin; e < end; ++e) s->rest[n++] = l->order[e];
     }
+    s->rest_count = n;
+}
+
+/* cr_soft_prepare for the points of the runs that the lanes do not hold
+ * (list_rest's). */
+static void prepare_rest(const cr_soft_body *sb, cr_soft_point *sp, const cr_substep *s)
+{
+    for (uint32_t e = 0; e < s->rest_count; ++e)
+        for (uint32_t i = s->run_start[s->rest[e]]; i < s->run_start[s->rest[e] + 1]; ++i) cr_soft_prepare(sb, &sp[i]);
 }
 
 /* Gravity over h for every body the solver moves. */
@@ -200,7 +223,8 @@ typedef enum pass_kind {
     PASS_PREPARE,
     PASS_LOAD,
     PASS_UNLOAD,
-    PASS_STORE
+    PASS_STORE,
+    PASS_STORE_LANES
 } pass_kind;
 
 typedef struct pass {
@@ -230,6 +254,7 @@ static void integrate_positions(cr_world *w, cr_soft_body *sb, double h, uint32_
 }
 
 static void store_contacts(cr_world *w, const cr_soft_point *sp, double substeps, uint32_t begin, uint32_t end);
+static void store_block(cr_world *w, const cr_soft_lanes *l, uint32_t i, double substeps);
 
 /* Work items [start, end) of size each, of n things: [*first, *last). */
 static void item_range(uint32_t start, uint32_t end, uint32_t size, uint32_t n, uint32_t *first, uint32_t *last)
@@ -246,6 +271,7 @@ static void pass_items(uint32_t start, uint32_t end, uint32_t worker, void *ctx)
     const pass *p = ctx;
     cr_substep *s = p->s;
     uint32_t b, e, nc = p->w->rigid->contact_count, nblocks = s->lanes.block_start[s->lanes.colours];
+    uint32_t block_items = (nblocks + CR_SUBSTEP_BLOCK_ITEM - 1) / CR_SUBSTEP_BLOCK_ITEM;
     switch (p->kind) {
     case PASS_POSITIONS:
         item_range(start, end, CR_SUBSTEP_BODY_ITEM, p->w->bodies.slot_count, &b, &e);
@@ -253,7 +279,7 @@ static void pass_items(uint32_t start, uint32_t end, uint32_t worker, void *ctx)
         return;
     case PASS_PREPARE:
         item_range(start, end, CR_SUBSTEP_CONTACT_ITEM, nc, &b, &e);
-        prepare_points(p->w, s->bodies, s->points, p->substeps, p->with_k, b, e);
+        s->bounce[start] = prepare_points(p->w, s->bodies, s->points, p->substeps, p->with_k, b, e);
         return;
     case PASS_LOAD:
         item_range(start, end, CR_SUBSTEP_BLOCK_ITEM, nblocks, &b, &e);
@@ -266,6 +292,16 @@ static void pass_items(uint32_t start, uint32_t end, uint32_t worker, void *ctx)
     case PASS_STORE:
         item_range(start, end, CR_SUBSTEP_CONTACT_ITEM, nc, &b, &e);
         store_contacts(p->w, s->points, p->substeps, b, e);
+        return;
+    case PASS_STORE_LANES:
+        /* items of blocks (from their rows), then items of the rest's runs
+         * (from the packed points) */
+        item_range(start, end < block_items ? end : block_items, CR_SUBSTEP_BLOCK_ITEM, nblocks, &b, &e);
+        for (uint32_t i = b; i < e; ++i) store_block(p->w, &s->lanes, i, p->substeps);
+        item_range(start > block_items ? start - block_items : 0, end > block_items ? end - block_items : 0,
+                   CR_SUBSTEP_RUN_ITEM, s->rest_count, &b, &e);
+        for (uint32_t i = b; i < e; ++i)
+            store_contacts(p->w, s->points, p->substeps, s->run_start[s->rest[i]], s->run_start[s->rest[i] + 1]);
         return;
     default:
         break;
@@ -318,20 +354,39 @@ static void store_bodies(cr_world *w, const cr_soft_body *sb)
         if (sb[i].inv_mass > 0.0) b->v[i] = sb[i].v, b->w[i] = sb[i].w;
 }
 
-/* The impulses of contacts [begin, end) kept for the next step's warm
- * start and reported. */
+/* A contact's impulses kept for the next step's warm start and reported,
+ * from its point's axes (the contact's own copied: the contact's lines are
+ * then only written), last substep's lambdas and the totals. */
+static void store_point(cr_rigid_contact *c, cr_vec3 t1, cr_vec3 t2, const double lambda[3], const double total[3],
+                        double substeps)
+{
+    c->rest_n = lambda[0] * substeps;
+    c->rest_t = cr_v3_scale(cr_v3_add(cr_v3_scale(t1, lambda[1]), cr_v3_scale(t2, lambda[2])), substeps);
+    c->jn = total[0];
+    c->jt = cr_v3_add(cr_v3_scale(t1, total[1]), cr_v3_scale(t2, total[2]));
+}
+
+/* store_point for contacts [begin, end) from their packed points. */
 static void store_contacts(cr_world *w, const cr_soft_point *sp, double substeps, uint32_t begin, uint32_t end)
 {
     cr_rigid *r = w->rigid;
-    for (uint32_t k = begin; k < end; ++k) {
-        cr_rigid_contact *c = &r->contacts[k];
-        const cr_soft_point *p = &sp[k];
-        /* the point's axes, the contact's own copied (the contact's lines
-         * are then only written) */
-        c->rest_n = p->lambda[0] * substeps;
-        c->rest_t = cr_v3_scale(cr_v3_add(cr_v3_scale(p->t1, p->lambda[1]), cr_v3_scale(p->t2, p->lambda[2])), substeps);
-        c->jn = p->total[0];
-        c->jt = cr_v3_add(cr_v3_scale(p->t1, p->total[1]), cr_v3_scale(p->t2, p->total[2]));
+    for (uint32_t k = begin; k < end; ++k) store_point(&r->contacts[k], sp[k].t1, sp[k].t2, sp[k].lambda, sp[k].total, substeps);
+}
+
+/* store_point for the contacts of the lanes' block i, from its rows. */
+static void store_block(cr_world *w, const cr_soft_lanes *l, uint32_t i, double substeps)
+{
+    const cr_soft_block *b = &l->blocks[i];
+    for (uint32_t j = 0; j < b->len; ++j) {
+        const double *row = l->rows + (size_t)(b->row + j) * CR_LANE_FIELDS * 4;
+        for (uint32_t ln = 0; ln < 4; ++ln) {
+            const double *f = row + ln; /* field q of the lane: f[4 q] */
+            double lambda[3] = {f[4 * CR_LANE_LAMBDA], f[4 * (CR_LANE_LAMBDA + 1)], f[4 * (CR_LANE_LAMBDA + 2)]};
+            double total[3] = {f[4 * CR_LANE_TOTAL], f[4 * (CR_LANE_TOTAL + 1)], f[4 * (CR_LANE_TOTAL + 2)]};
+            cr_vec3 t1 = cr_v3(f[4 * CR_LANE_T1], f[4 * (CR_LANE_T1 + 1)], f[4 * (CR_LANE_T1 + 2)]);
+            cr_vec3 t2 = cr_v3(f[4 * CR_LANE_T2], f[4 * (CR_LANE_T2 + 1)], f[4 * (CR_LANE_T2 + 2)]);
+            store_point(&w->rigid->contacts[b->first[ln] + j], t1, t2, lambda, total, substeps);
+        }
     }
 }
 
@@ -347,7 +402,11 @@ cr_status cr_rigid_substep_solve(cr_world *w)
     cr_soft_contact_softness(w->def.contact_hertz, w->def.contact_damping_ratio, h, soft);
     load_bodies(w, s->bodies);
     pass p = {w, s, PASS_PREPARE, {0, 0, false}, {soft[0], soft[1]}, h, inv_h, S, !avx2};
+    uint32_t contact_items = (nc + CR_SUBSTEP_CONTACT_ITEM - 1) / CR_SUBSTEP_CONTACT_ITEM;
+    memset(s->bounce, 0, contact_items);
     setup_pass(&p, PASS_PREPARE, nc, CR_SUBSTEP_CONTACT_ITEM);
+    bool bounce = false;
+    for (uint32_t i = 0; i < contact_items; ++i) bounce |= s->bounce[i] != 0;
     cr_soft_colour(s->bodies, nb + 1, s->points, nc, s->mask, s->colour, &s->colours);
     s->lanes.colours = 0; /* no blocks unless planned */
     uint32_t blocks = 0;
@@ -355,7 +414,8 @@ cr_status cr_rigid_substep_solve(cr_world *w)
         cr_soft_lanes_plan(&s->lanes, s->points, &s->colours);
         blocks = s->lanes.block_start[s->lanes.colours];
         setup_pass(&p, PASS_LOAD, blocks, CR_SUBSTEP_BLOCK_ITEM);
-        prepare_rest(s->bodies, s->points, &s->lanes, &s->colours);
+        list_rest(s);
+        prepare_rest(s->bodies, s->points, s);
     }
     uint32_t body_items = (nb + CR_SUBSTEP_BODY_ITEM - 1) / CR_SUBSTEP_BODY_ITEM;
     for (int i = 0; i < w->def.rigid_substeps; ++i) {
@@ -367,8 +427,18 @@ cr_status cr_rigid_substep_solve(cr_world *w)
         /* the relax pass ends the substep: it adds the lambdas to the totals */
         coloured_pass(&p, PASS_RELAX, avx2);
     }
+    if (!bounce && avx2) {
+        /* no point may take restitution (it would skip them all): the
+         * blocks' contacts are stored from the rows, no unload */
+        store_bodies(w, s->bodies);
+        p.kind = PASS_STORE_LANES;
+        uint32_t items = (blocks + CR_SUBSTEP_BLOCK_ITEM - 1) / CR_SUBSTEP_BLOCK_ITEM +
+                         (s->rest_count + CR_SUBSTEP_RUN_ITEM - 1) / CR_SUBSTEP_RUN_ITEM;
+        cr_soft_run(w, pass_items, items, &p);
+        return CR_OK;
+    }
     if (avx2) setup_pass(&p, PASS_UNLOAD, blocks, CR_SUBSTEP_BLOCK_ITEM);
-    cr_soft_restitution(s->bodies, s->points, s->run_start, s->colours.run_count, w->resting_speed);
+    if (bounce) cr_soft_restitution(s->bodies, s->points, s->run_start, s->colours.run_count, w->resting_speed);
     store_bodies(w, s->bodies);
     setup_pass(&p, PASS_STORE, nc, CR_SUBSTEP_CONTACT_ITEM);
     return CR_OK;
