@@ -64,6 +64,7 @@ typedef struct narrow {
     uint32_t *first;        /* per item: its first contact */
     uint32_t *hits;         /* per item: its points */
     uint32_t *hit;          /* per pair: pass one's list of the pairs with a point, each item's at its own pairs' place */
+    double *margin;         /* ... and their margins */
     bool fill;              /* the second pass */
 } narrow;
 
@@ -99,14 +100,17 @@ static void narrow_items(uint32_t start, uint32_t end, uint32_t worker, void *ct
             uint32_t k0 = item * CR_SPHERE_PAIR_ITEM, k1 = k0 + CR_SPHERE_PAIR_ITEM;
             if (k1 > w->broad.pair_count) k1 = w->broad.pair_count;
             uint32_t *hit = t->hit + k0;
+            double *hit_margin = t->margin + k0;
             if (!c) {
                 for (uint32_t k = k0; k < k1; ++k)
-                    if (pair_hit(w, t->fall, w->broad.pairs[k].a, w->broad.pairs[k].b, &margin)) hit[count++] = k;
+                    if (pair_hit(w, t->fall, w->broad.pairs[k].a, w->broad.pairs[k].b, &margin)) {
+                        hit_margin[count] = margin;
+                        hit[count++] = k;
+                    }
             } else {
                 for (uint32_t h = 0; h < t->hits[item]; ++h) {
                     uint32_t a = w->broad.pairs[hit[h]].a, b = w->broad.pairs[hit[h]].b;
-                    pair_hit(w, t->fall, a, b, &margin);
-                    cr_collide_sphere_sphere(bs->x[a], bs->radius[a], bs->x[b], bs->radius[b], margin, &m);
+                    cr_collide_sphere_sphere(bs->x[a], bs->radius[a], bs->x[b], bs->radius[b], hit_margin[h], &m);
                     set_contact(w, c++, a, b, false, &m.p[0], &r->poses[a], &r->poses[b]);
                 }
             }
@@ -164,10 +168,11 @@ cr_status cr_sphere_find_contacts(cr_world *w)
     if (!cr_grow(w, (void **)&r->poses, &r->pose_capacity, n, sizeof *r->poses) ||
         !cr_grow(w, (void **)&r->reach, &r->reach_capacity, n, sizeof *r->reach) || !L ||
         !cr_grow(w, (void **)&L->item_first, &L->item_capacity, 2 * items + 1, sizeof *L->item_first) ||
-        !cr_grow(w, (void **)&L->hit, &L->hit_capacity, w->broad.pair_count + 1, sizeof *L->hit))
+        !cr_grow(w, (void **)&L->hit, &L->hit_capacity, w->broad.pair_count + 1, sizeof *L->hit) ||
+        !cr_grow(w, (void **)&L->hit_margin, &L->margin_capacity, w->broad.pair_count + 1, sizeof *L->hit_margin))
         goto oom;
     cr_soft_run(w, body_items, bodies, w);
-    narrow t = {w, cr_v3_len(w->def.gravity) * w->def.dt, pairs, L->item_first, L->item_first + items, L->hit, false};
+    narrow t = {w, cr_v3_len(w->def.gravity) * w->def.dt, pairs, L->item_first, L->item_first + items, L->hit, L->hit_margin, false};
     uint64_t total = 0;
     if (items > 1 && cr_parallel(w)) {
         cr_run_items(w, narrow_items, items, &t);

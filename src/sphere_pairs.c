@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "rigid.h"
+#include "soft_sections.h"
 
 /* The skin, in radii of the largest moving ball: how far a box may stray
  * from where the list was built before the grid is asked again. A ball at
@@ -14,6 +15,11 @@
 /* Each grown box also covers the box's free flight this many steps ahead:
  * falling balls then keep their list. */
 #define CR_SPHERE_AHEAD 4.0
+
+/* Bodies, and listed pairs, a work item takes; only the split over the
+ * workers depends on them, never the pairs. */
+#define CR_SPHERE_BOX_ITEM 2048
+#define CR_SPHERE_FILTER_ITEM 8192
 
 static const cr_vec3 empty_lo = {1.0, 0.0, 0.0}, empty_hi = {0.0, 0.0, 0.0};
 
@@ -37,6 +43,9 @@ void cr_sphere_pairs_free(cr_world *w)
     cr_broad_free(w, &L->grid);
     cr_free(w, L->item_first);
     cr_free(w, L->hit);
+    cr_free(w, L->hit_margin);
+    cr_free(w, L->box_rmax);
+    cr_free(w, L->box_keep);
     cr_free(w, L);
     w->rigid->sphere_pairs = NULL;
 }
@@ -76,38 +85,101 @@ static bool build(cr_world *w, cr_sphere_pairs *L, uint32_t n, double skin, doub
     return true;
 }
 
+/* A step's work over the workers: items of bodies (the boxes) or of
+ * listed pairs (the filter). */
+typedef struct broad_run {
+    cr_world *w;
+    cr_sphere_pairs *L;
+    cr_body_box_fn *box;
+    double *rmax;   /* per item of bodies: its largest radius */
+    uint8_t *keep;  /* ... and whether its boxes stay inside their grown ones */
+    uint32_t *kept; /* per item of pairs: how many pairs it kept, at its own pairs' place */
+} broad_run;
+
+/* Items of bodies: each body's box, and whether it is still inside its
+ * grown box (an empty slot: still empty). */
+static void box_items(uint32_t start, uint32_t end, uint32_t worker, void *ctx)
+{
+    (void)worker;
+    const broad_run *t = ctx;
+    cr_world *w = t->w;
+    const cr_bodies *b = &w->bodies;
+    cr_broad_phase *bp = &w->broad;
+    const cr_vec3 *glo = t->L->grid.lo, *ghi = t->L->grid.hi;
+    bool listed = t->L->n == b->slot_count;
+    for (uint32_t item = start; item < end; ++item) {
+        uint32_t i1 = (item + 1) * CR_SPHERE_BOX_ITEM < b->slot_count ? (item + 1) * CR_SPHERE_BOX_ITEM : b->slot_count;
+        double rmax = 0.0;
+        bool keep = listed;
+        for (uint32_t i = item * CR_SPHERE_BOX_ITEM; i < i1; ++i) {
+            if (!cr_slot_alive(b, i)) {
+                bp->lo[i] = empty_lo, bp->hi[i] = empty_hi;
+                keep = keep && empty_box(glo[i], ghi[i]);
+                continue;
+            }
+            double r = t->box(w, i, &bp->lo[i], &bp->hi[i]);
+            if (r > rmax) rmax = r;
+            keep = keep && cr_box_inside(bp->lo[i], bp->hi[i], glo[i], ghi[i]);
+        }
+        t->rmax[item] = rmax;
+        t->keep[item] = keep;
+    }
+}
+
+/* Items of listed pairs: those whose boxes overlap now, in the list's
+ * order, from the item's first pair's place on. */
+static void filter_items(uint32_t start, uint32_t end, uint32_t worker, void *ctx)
+{
+    (void)worker;
+    const broad_run *t = ctx;
+    cr_broad_phase *bp = &t->w->broad;
+    const cr_broad_pair *list = t->L->grid.pairs;
+    const cr_vec3 *lo = bp->lo, *hi = bp->hi;
+    for (uint32_t item = start; item < end; ++item) {
+        uint32_t k0 = item * CR_SPHERE_FILTER_ITEM, k1 = k0 + CR_SPHERE_FILTER_ITEM, count = 0;
+        if (k1 > t->L->grid.pair_count) k1 = t->L->grid.pair_count;
+        cr_broad_pair *out = bp->pairs + k0;
+        for (uint32_t k = k0; k < k1; ++k) {
+            uint32_t i = list[k].a, j = list[k].b;
+            if (cr_box_overlap(lo[i], hi[i], lo[j], hi[j])) out[count++] = list[k];
+        }
+        t->kept[item] = count;
+    }
+}
+
 cr_status cr_sphere_broad_phase(cr_world *w, cr_body_box_fn *box)
 {
-    cr_bodies *b = &w->bodies;
     cr_broad_phase *bp = &w->broad;
-    uint32_t n = b->slot_count;
+    uint32_t n = w->bodies.slot_count;
     cr_sphere_pairs *L = cr_sphere_pairs_ensure(w);
-    if (!L || !cr_broad_reserve(w, bp, n)) goto oom;
-    /* the boxes, and whether each is still inside its grown box (an empty
-     * slot: still empty) */
-    bool keep = L->n == n && n > 0;
-    const cr_vec3 *glo = L->grid.lo, *ghi = L->grid.hi;
+    uint32_t boxes = (n + CR_SPHERE_BOX_ITEM - 1) / CR_SPHERE_BOX_ITEM;
+    if (!L || !cr_broad_reserve(w, bp, n) ||
+        !cr_grow(w, (void **)&L->box_rmax, &L->box_capacity, boxes + 1, sizeof *L->box_rmax) ||
+        !cr_grow(w, (void **)&L->box_keep, &L->keep_capacity, boxes + 1, sizeof *L->box_keep))
+        goto oom;
+    broad_run t = {w, L, box, L->box_rmax, L->box_keep, NULL};
+    cr_soft_run(w, box_items, boxes, &t);
     double rmax = 0.0;
-    for (uint32_t i = 0; i < n; ++i) {
-        if (!cr_slot_alive(b, i)) {
-            bp->lo[i] = empty_lo, bp->hi[i] = empty_hi;
-            keep = keep && empty_box(glo[i], ghi[i]);
-            continue;
-        }
-        double r = box(w, i, &bp->lo[i], &bp->hi[i]);
-        if (r > rmax) rmax = r;
-        keep = keep && cr_box_inside(bp->lo[i], bp->hi[i], glo[i], ghi[i]);
+    bool keep = n > 0;
+    for (uint32_t k = 0; k < boxes; ++k) {
+        rmax = t.rmax[k] > rmax ? t.rmax[k] : rmax;
+        keep = keep && t.keep[k];
     }
     bp->size_hint = rmax > 0.0 ? 2.0 * rmax * 1.25 : 1.0;
     if (!keep && !build(w, L, n, CR_SPHERE_SKIN * rmax, rmax)) goto oom;
-    /* the listed pairs whose boxes overlap now, in the list's order */
-    const cr_broad_pair *list = L->grid.pairs;
-    uint32_t listed = L->grid.pair_count;
-    if (!cr_grow(w, (void **)&bp->pairs, &bp->pair_capacity, listed, sizeof *bp->pairs)) goto oom;
+    /* the listed pairs whose boxes overlap now: each item's, then joined
+     * in the items' order (the list's) */
+    uint32_t listed = L->grid.pair_count, filters = (listed + CR_SPHERE_FILTER_ITEM - 1) / CR_SPHERE_FILTER_ITEM;
+    if (!cr_grow(w, (void **)&bp->pairs, &bp->pair_capacity, listed, sizeof *bp->pairs) ||
+        !cr_grow(w, (void **)&L->item_first, &L->item_capacity, filters + 1, sizeof *L->item_first))
+        goto oom;
+    t.kept = L->item_first;
+    cr_soft_run(w, filter_items, filters, &t);
     uint32_t count = 0;
-    for (uint32_t k = 0; k < listed; ++k) {
-        uint32_t i = list[k].a, j = list[k].b;
-        if (cr_box_overlap(bp->lo[i], bp->hi[i], bp->lo[j], bp->hi[j])) bp->pairs[count++] = list[k];
+    for (uint32_t k = 0; k < filters; ++k) {
+        if (count < k * CR_SPHERE_FILTER_ITEM)
+            memmove(bp->pairs + count, bp->pairs + k * CR_SPHERE_FILTER_ITEM, sizeof *bp->pairs * t.kept[k]);
+        count += t.kept[k];
     }
     bp->pair_count = count;
     w->stats.candidate_pairs = count;

@@ -20,10 +20,15 @@ typedef struct cr_sphere_pairs {
     cr_broad_phase grid; /* the grown boxes (lo, hi per slot; empty for an empty slot) and their pairs: the list */
     uint32_t n;          /* the slots the list covers; 0: no list */
     uint64_t builds;     /* lists built, for the benchmarks and tests */
-    /* the narrow phase's scratch (sphere_contacts.c): per work item its
-     * first contact and its count; per pair, the pairs with a point */
+    double *box_rmax;    /* per work item of the boxes: its largest radius, */
+    uint8_t *box_keep;   /* and whether its boxes stay inside the list's */
+    uint32_t box_capacity, keep_capacity;
+    /* per work item: the filter's pairs kept; the narrow phase's
+     * (sphere_contacts.c) first contact and count. The narrow phase's
+     * pairs with a point, and their margins */
     uint32_t *item_first, *hit;
-    uint32_t item_capacity, hit_capacity;
+    double *hit_margin;
+    uint32_t item_capacity, hit_capacity, margin_capacity;
 } cr_sphere_pairs;
 
 /* Fills w->broad's boxes with box (as cr_broad_phase_boxes) and its pairs
