@@ -46,7 +46,6 @@ void cr_rigid_free(cr_world *w)
     cr_free(w, r->rows);
     cr_free(w, r->lb);
     cr_free(w, r->poses);
-    cr_free(w, r->reach);
     cr_free(w, r->colliding);
     cr_free(w, r->in_round);
     cr_free(w, r->inv_inertia_world);

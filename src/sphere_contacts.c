@@ -61,6 +61,7 @@ typedef struct narrow {
     cr_world *w;
     double fall;            /* |g| dt: the speed gravity adds in the step */
     uint32_t pair_items;    /* items [0, pair_items) take pairs, the rest bodies */
+    cr_sphere_ball *ball;   /* per slot */
     uint32_t *first;        /* per item: its first contact */
     uint32_t *hits;         /* per item: its points */
     uint32_t *hit;          /* per pair: pass one's list of the pairs with a point, each item's at its own pairs' place */
@@ -70,14 +71,13 @@ typedef struct narrow {
 
 /* Broad-phase pair (a, b) has a point: something moves and the balls are
  * within the speculative margin (rigid_contacts.c's pair_margin), the
- * test of cr_collide_sphere_sphere. */
-static bool pair_hit(const cr_world *w, double fall, uint32_t a, uint32_t b, double *margin)
+ * test of cr_collide_sphere_sphere. (cr_box_fmin: fmin's value for radii,
+ * without libm's call.) */
+static bool pair_hit(const cr_sphere_ball *A, const cr_sphere_ball *B, double fall, double dt, double *margin)
 {
-    const cr_bodies *bs = &w->bodies;
-    const double *reach = w->rigid->reach;
-    if (!cr_rigid_moves(bs, a) && !cr_rigid_moves(bs, b)) return false; /* static, kinematic or asleep */
-    *margin = CR_BASE_MARGIN * fmin(bs->radius[a], bs->radius[b]) + (reach[a] + reach[b] + fall) * w->def.dt;
-    return !(cr_v3_len(cr_v3_sub(bs->x[a], bs->x[b])) - bs->radius[a] - bs->radius[b] > *margin);
+    *margin = CR_BASE_MARGIN * cr_box_fmin(A->radius, B->radius) + (A->reach + B->reach + fall) * dt;
+    /* static, kinematic or asleep both: none */
+    return (A->moves | B->moves) & !(cr_v3_len(cr_v3_sub(A->x, B->x)) - A->radius - B->radius > *margin);
 }
 
 /* Pass one counts the points of items [start, end) (and lists the pairs
@@ -91,6 +91,7 @@ static void narrow_items(uint32_t start, uint32_t end, uint32_t worker, void *ct
     const cr_bodies *bs = &w->bodies;
     cr_rigid *r = w->rigid;
     const cr_pose world = {cr_v3_zero(), cr_m3_identity()};
+    const cr_sphere_ball *ball = t->ball;
     cr_manifold m;
     double margin;
     for (uint32_t item = start; item < end; ++item) {
@@ -102,15 +103,17 @@ static void narrow_items(uint32_t start, uint32_t end, uint32_t worker, void *ct
             uint32_t *hit = t->hit + k0;
             double *hit_margin = t->margin + k0;
             if (!c) {
-                for (uint32_t k = k0; k < k1; ++k)
-                    if (pair_hit(w, t->fall, w->broad.pairs[k].a, w->broad.pairs[k].b, &margin)) {
-                        hit_margin[count] = margin;
-                        hit[count++] = k;
-                    }
+                for (uint32_t k = k0; k < k1; ++k) {
+                    /* written always, kept on a hit (no branch to guess) */
+                    bool h = pair_hit(&ball[w->broad.pairs[k].a], &ball[w->broad.pairs[k].b], t->fall, w->def.dt,
+                                      &hit_margin[count]);
+                    hit[count] = k;
+                    count += h;
+                }
             } else {
                 for (uint32_t h = 0; h < t->hits[item]; ++h) {
                     uint32_t a = w->broad.pairs[hit[h]].a, b = w->broad.pairs[hit[h]].b;
-                    cr_collide_sphere_sphere(bs->x[a], bs->radius[a], bs->x[b], bs->radius[b], hit_margin[h], &m);
+                    cr_collide_sphere_sphere(ball[a].x, ball[a].radius, ball[b].x, ball[b].radius, hit_margin[h], &m);
                     set_contact(w, c++, a, b, false, &m.p[0], &r->poses[a], &r->poses[b]);
                 }
             }
@@ -118,8 +121,8 @@ static void narrow_items(uint32_t start, uint32_t end, uint32_t worker, void *ct
             uint32_t a0 = (item - t->pair_items) * CR_SPHERE_BODY_ITEM, a1 = a0 + CR_SPHERE_BODY_ITEM;
             if (a1 > bs->slot_count) a1 = bs->slot_count;
             for (uint32_t a = a0; a < a1; ++a) {
-                if (!cr_slot_alive(bs, a) || !cr_rigid_moves(bs, a)) continue;
-                margin = CR_BASE_MARGIN * bs->radius[a] + (r->reach[a] + t->fall) * w->def.dt;
+                if (!cr_slot_alive(bs, a) || !ball[a].moves) continue;
+                margin = CR_BASE_MARGIN * bs->radius[a] + (ball[a].reach + t->fall) * w->def.dt;
                 for (uint32_t k = 0; k < w->planes.count; ++k) {
                     const cr_plane_def *p = &w->planes.def[k];
                     double offset = cr_v3_dot(p->normal, p->point);
@@ -135,20 +138,26 @@ static void narrow_items(uint32_t start, uint32_t end, uint32_t worker, void *ct
     }
 }
 
-/* Each body's pose (the frames) and the speed its surface can reach
- * (rigid_contacts.c's pair_margin per pair, summed per body), once; items
- * of bodies. */
+/* Each body's pose (the frames), and what the tests read of it in one
+ * place (a pair's test read five arrays per ball): its centre, radius,
+ * whether it moves and the speed its surface can reach (rigid_contacts.c's
+ * pair_margin per pair, summed per body); once, in items of bodies. */
 static void body_items(uint32_t start, uint32_t end, uint32_t worker, void *ctx)
 {
     (void)worker;
-    cr_world *w = ctx;
+    const narrow *t = ctx;
+    cr_world *w = t->w;
     const cr_bodies *bs = &w->bodies;
     cr_rigid *r = w->rigid;
     uint32_t i1 = end * CR_SPHERE_BODY_ITEM < bs->slot_count ? end * CR_SPHERE_BODY_ITEM : bs->slot_count;
     for (uint32_t i = start * CR_SPHERE_BODY_ITEM; i < i1; ++i) {
         if (!cr_slot_alive(bs, i)) continue;
         r->poses[i] = cr_rigid_pose(w, i);
-        r->reach[i] = cr_v3_len(bs->v[i]) + cr_v3_len(bs->w[i]) * bs->radius[i];
+        cr_sphere_ball *b = &t->ball[i];
+        b->x = bs->x[i];
+        b->radius = bs->radius[i];
+        b->reach = cr_v3_len(bs->v[i]) + cr_v3_len(bs->w[i]) * bs->radius[i];
+        b->moves = cr_rigid_moves(bs, i);
     }
 }
 
@@ -166,13 +175,14 @@ cr_status cr_sphere_find_contacts(cr_world *w)
     uint32_t pairs = (w->broad.pair_count + CR_SPHERE_PAIR_ITEM - 1) / CR_SPHERE_PAIR_ITEM;
     uint32_t items = pairs + (w->planes.count ? bodies : 0);
     if (!cr_grow(w, (void **)&r->poses, &r->pose_capacity, n, sizeof *r->poses) ||
-        !cr_grow(w, (void **)&r->reach, &r->reach_capacity, n, sizeof *r->reach) || !L ||
+        !L || !cr_grow(w, (void **)&L->ball, &L->ball_capacity, n, sizeof *L->ball) ||
         !cr_grow(w, (void **)&L->item_first, &L->item_capacity, 2 * items + 1, sizeof *L->item_first) ||
         !cr_grow(w, (void **)&L->hit, &L->hit_capacity, w->broad.pair_count + 1, sizeof *L->hit) ||
         !cr_grow(w, (void **)&L->hit_margin, &L->margin_capacity, w->broad.pair_count + 1, sizeof *L->hit_margin))
         goto oom;
-    cr_soft_run(w, body_items, bodies, w);
-    narrow t = {w, cr_v3_len(w->def.gravity) * w->def.dt, pairs, L->item_first, L->item_first + items, L->hit, L->hit_margin, false};
+    narrow t = {w,      cr_v3_len(w->def.gravity) * w->def.dt, pairs, L->ball, L->item_first, L->item_first + items,
+                L->hit, L->hit_margin, false};
+    cr_soft_run(w, body_items, bodies, &t);
     uint64_t total = 0;
     if (items > 1 && cr_parallel(w)) {
         cr_run_items(w, narrow_items, items, &t);

@@ -46,6 +46,8 @@ void cr_sphere_pairs_free(cr_world *w)
     cr_free(w, L->hit_margin);
     cr_free(w, L->box_rmax);
     cr_free(w, L->box_keep);
+    cr_free(w, L->ball);
+    cr_free(w, L->box);
     cr_free(w, L);
     w->rigid->sphere_pairs = NULL;
 }
@@ -106,6 +108,7 @@ static void box_items(uint32_t start, uint32_t end, uint32_t worker, void *ctx)
     const cr_bodies *b = &w->bodies;
     cr_broad_phase *bp = &w->broad;
     const cr_vec3 *glo = t->L->grid.lo, *ghi = t->L->grid.hi;
+    cr_vec3 *copy = t->L->box;
     bool listed = t->L->n == b->slot_count;
     for (uint32_t item = start; item < end; ++item) {
         uint32_t i1 = (item + 1) * CR_SPHERE_BOX_ITEM < b->slot_count ? (item + 1) * CR_SPHERE_BOX_ITEM : b->slot_count;
@@ -113,12 +116,13 @@ static void box_items(uint32_t start, uint32_t end, uint32_t worker, void *ctx)
         bool keep = listed;
         for (uint32_t i = item * CR_SPHERE_BOX_ITEM; i < i1; ++i) {
             if (!cr_slot_alive(b, i)) {
-                bp->lo[i] = empty_lo, bp->hi[i] = empty_hi;
+                bp->lo[i] = copy[2 * i] = empty_lo, bp->hi[i] = copy[2 * i + 1] = empty_hi;
                 keep = keep && empty_box(glo[i], ghi[i]);
                 continue;
             }
             double r = t->box(w, i, &bp->lo[i], &bp->hi[i]);
             if (r > rmax) rmax = r;
+            copy[2 * i] = bp->lo[i], copy[2 * i + 1] = bp->hi[i];
             keep = keep && cr_box_inside(bp->lo[i], bp->hi[i], glo[i], ghi[i]);
         }
         t->rmax[item] = rmax;
@@ -134,14 +138,19 @@ static void filter_items(uint32_t start, uint32_t end, uint32_t worker, void *ct
     const broad_run *t = ctx;
     cr_broad_phase *bp = &t->w->broad;
     const cr_broad_pair *list = t->L->grid.pairs;
-    const cr_vec3 *lo = bp->lo, *hi = bp->hi;
+    const cr_vec3 *box = t->L->box;
     for (uint32_t item = start; item < end; ++item) {
         uint32_t k0 = item * CR_SPHERE_FILTER_ITEM, k1 = k0 + CR_SPHERE_FILTER_ITEM, count = 0;
         if (k1 > t->L->grid.pair_count) k1 = t->L->grid.pair_count;
         cr_broad_pair *out = bp->pairs + k0;
         for (uint32_t k = k0; k < k1; ++k) {
             uint32_t i = list[k].a, j = list[k].b;
-            if (cr_box_overlap(lo[i], hi[i], lo[j], hi[j])) out[count++] = list[k];
+            /* written always, kept when the boxes overlap: half the listed
+             * pairs do, at random, too often for a branch to guess */
+            const cr_vec3 *p = box + 2 * i, *q = box + 2 * j;
+            out[count] = list[k];
+            count += (p[0].x <= q[1].x) & (q[0].x <= p[1].x) & (p[0].y <= q[1].y) & (q[0].y <= p[1].y) &
+                     (p[0].z <= q[1].z) & (q[0].z <= p[1].z);
         }
         t->kept[item] = count;
     }
@@ -155,7 +164,8 @@ cr_status cr_sphere_broad_phase(cr_world *w, cr_body_box_fn *box)
     uint32_t boxes = (n + CR_SPHERE_BOX_ITEM - 1) / CR_SPHERE_BOX_ITEM;
     if (!L || !cr_broad_reserve(w, bp, n) ||
         !cr_grow(w, (void **)&L->box_rmax, &L->box_capacity, boxes + 1, sizeof *L->box_rmax) ||
-        !cr_grow(w, (void **)&L->box_keep, &L->keep_capacity, boxes + 1, sizeof *L->box_keep))
+        !cr_grow(w, (void **)&L->box_keep, &L->keep_capacity, boxes + 1, sizeof *L->box_keep) ||
+        !cr_grow(w, (void **)&L->box, &L->box_copy_capacity, 2 * n + 2, sizeof *L->box))
         goto oom;
     broad_run t = {w, L, box, L->box_rmax, L->box_keep, NULL};
     cr_soft_run(w, box_items, boxes, &t);

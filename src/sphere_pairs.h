@@ -16,6 +16,14 @@
 #include "broad_phase.h"
 #include "world_internal.h"
 
+/* What the narrow phase's tests read of a ball, in one place
+ * (sphere_contacts.c). */
+typedef struct cr_sphere_ball {
+    cr_vec3 x;
+    double radius, reach; /* reach: |v| + |w| r, the speculative margin's speed */
+    uint64_t moves;       /* dynamic and awake */
+} cr_sphere_ball;
+
 typedef struct cr_sphere_pairs {
     cr_broad_phase grid; /* the grown boxes (lo, hi per slot; empty for an empty slot) and their pairs: the list */
     uint32_t n;          /* the slots the list covers; 0: no list */
@@ -29,6 +37,10 @@ typedef struct cr_sphere_pairs {
     uint32_t *item_first, *hit;
     double *hit_margin;
     uint32_t item_capacity, hit_capacity, margin_capacity;
+    cr_sphere_ball *ball; /* per slot: the narrow phase's */
+    uint32_t ball_capacity;
+    cr_vec3 *box;        /* per slot: its box (lo at 2 i, hi at 2 i + 1), as w->broad's, in one place for the filter */
+    uint32_t box_copy_capacity;
 } cr_sphere_pairs;
 
 /* Fills w->broad's boxes with box (as cr_broad_phase_boxes) and its pairs
