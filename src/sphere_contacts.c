@@ -66,7 +66,7 @@ typedef struct narrow {
     uint32_t *hits;         /* per item: its points */
     uint32_t *hit;          /* per pair: pass one's list of the pairs with a point, each item's at its own pairs' place */
     double *margin;         /* ... and their margins */
-    enum { COUNT, FILL, DIRECT } pass; /* one, two, or both at once (on the caller: room made for every pair) */
+    bool fill;              /* the second pass */
 } narrow;
 
 /* Broad-phase pair (a, b) has a point: something moves and the balls are
@@ -80,10 +80,9 @@ static bool pair_hit(const cr_sphere_ball *A, const cr_sphere_ball *B, double fa
     return (A->moves | B->moves) & !(cr_v3_len(cr_v3_sub(A->x, B->x)) - A->radius - B->radius > *margin);
 }
 
-/* Pass one (COUNT) counts the points of items [start, end) (and lists the
- * pairs that have one in hit, at the item's own pairs' places); pass two
- * (FILL) writes them (a plane's test is a dot product: taken again);
- * DIRECT tests and writes at once, counting too. */
+/* Pass one counts the points of items [start, end) (and lists the pairs
+ * that have one in hit, at the item's own pairs' places); pass two writes
+ * them (a plane's test is a dot product: taken again). */
 static void narrow_items(uint32_t start, uint32_t end, uint32_t worker, void *ctx)
 {
     (void)worker;
@@ -96,28 +95,20 @@ static void narrow_items(uint32_t start, uint32_t end, uint32_t worker, void *ct
     cr_manifold m;
     double margin;
     for (uint32_t item = start; item < end; ++item) {
-        cr_rigid_contact *c = t->pass != COUNT ? r->contacts + t->first[item] : NULL;
+        cr_rigid_contact *c = t->fill ? r->contacts + t->first[item] : NULL;
         uint32_t count = 0;
         if (item < t->pair_items) {
             uint32_t k0 = item * CR_SPHERE_PAIR_ITEM, k1 = k0 + CR_SPHERE_PAIR_ITEM;
             if (k1 > w->broad.pair_count) k1 = w->broad.pair_count;
             uint32_t *hit = t->hit + k0;
             double *hit_margin = t->margin + k0;
-            if (t->pass == COUNT) {
+            if (!c) {
                 for (uint32_t k = k0; k < k1; ++k) {
                     /* written always, kept on a hit (no branch to guess) */
                     bool h = pair_hit(&ball[w->broad.pairs[k].a], &ball[w->broad.pairs[k].b], t->fall, w->def.dt,
                                       &hit_margin[count]);
                     hit[count] = k;
                     count += h;
-                }
-            } else if (t->pass == DIRECT) {
-                for (uint32_t k = k0; k < k1; ++k) {
-                    uint32_t a = w->broad.pairs[k].a, b = w->broad.pairs[k].b;
-                    if (!pair_hit(&ball[a], &ball[b], t->fall, w->def.dt, &margin)) continue;
-                    cr_collide_sphere_sphere(ball[a].x, ball[a].radius, ball[b].x, ball[b].radius, margin, &m);
-                    set_contact(w, c++, a, b, false, &m.p[0], &r->poses[a], &r->poses[b]);
-                    ++count;
                 }
             } else {
                 for (uint32_t h = 0; h < t->hits[item]; ++h) {
@@ -139,12 +130,11 @@ static void narrow_items(uint32_t start, uint32_t end, uint32_t worker, void *ct
                         count += !(cr_v3_dot(p->normal, bs->x[a]) - offset - bs->radius[a] > margin);
                     } else if (cr_collide_sphere_plane(bs->x[a], bs->radius[a], p->normal, offset, margin, &m)) {
                         set_contact(w, c++, a, k, true, &m.p[0], &r->poses[a], &world);
-                        ++count;
                     }
                 }
             }
         }
-        if (t->pass != FILL) t->hits[item] = count;
+        if (!c) t->hits[item] = count;
     }
 }
 
@@ -191,7 +181,7 @@ cr_status cr_sphere_find_contacts(cr_world *w)
         !cr_grow(w, (void **)&L->hit_margin, &L->margin_capacity, w->broad.pair_count + 1, sizeof *L->hit_margin))
         goto oom;
     narrow t = {w,      cr_v3_len(w->def.gravity) * w->def.dt, pairs, L->ball, L->item_first, L->item_first + items,
-                L->hit, L->hit_margin, COUNT};
+                L->hit, L->hit_margin, false};
     cr_soft_run(w, body_items, bodies, &t);
     uint64_t total = 0;
     if (items > 1 && cr_parallel(w)) {
@@ -204,21 +194,21 @@ cr_status cr_sphere_find_contacts(cr_world *w)
         if (total > UINT32_MAX ||
             !cr_grow(w, (void **)&r->contacts, &r->contact_capacity, (uint32_t)total, sizeof *r->contacts))
             goto oom;
-        t.pass = FILL;
+        t.fill = true;
         cr_run_items(w, narrow_items, items, &t);
     } else {
-        /* on the caller, one pass: room for as many points as the item
-         * could have (a point a pair, or a body and plane), then its points
-         * (the same, in the same order) */
-        t.pass = DIRECT;
+        /* on the caller: each item's two passes one after the other, its
+         * bodies still in the cache (the same points, in the same order) */
         for (uint32_t k = 0; k < items; ++k) {
-            uint64_t most = k < pairs ? CR_SPHERE_PAIR_ITEM : (uint64_t)CR_SPHERE_BODY_ITEM * w->planes.count;
-            if (total + most > UINT32_MAX ||
-                !cr_grow(w, (void **)&r->contacts, &r->contact_capacity, (uint32_t)(total + most), sizeof *r->contacts))
-                goto oom;
-            t.first[k] = (uint32_t)total;
+            t.fill = false;
             narrow_items(k, k + 1, 0, &t);
+            t.first[k] = (uint32_t)total;
             total += t.hits[k];
+            if (total > UINT32_MAX ||
+                !cr_grow(w, (void **)&r->contacts, &r->contact_capacity, (uint32_t)total, sizeof *r->contacts))
+                goto oom;
+            t.fill = true;
+            narrow_items(k, k + 1, 0, &t);
         }
     }
     r->contact_count = (uint32_t)total;

@@ -3,9 +3,8 @@
  * with a skin (a Verlet list) kept across steps. Internal.
  *
  * Each step every body gets its box as before (rigid_step.c's swept
- * bounding sphere); the list holds every pair whose boxes, grown when the
- * list was built (to cover where free flight takes the box a few steps on,
- * and by a skin on every side), overlap. While each body's
+ * bounding sphere); the list holds every pair whose boxes, grown by the
+ * skin on every side when the list was built, overlap. While each body's
  * box stays inside its grown box of the build, any two boxes that overlap
  * now overlapped grown, so their pair is on the list: the step's pairs are
  * the listed pairs whose boxes overlap now, the same set the grid gives
