@@ -100,8 +100,7 @@ typedef struct cr_rigid {
     uint32_t apart_buckets; /* the bodies apart_end covers: the slots when it was made */
     struct cr_substep *substep; /* the sub-stepped solver's arrays (rigid_substep.c), made on first use */
     struct cr_sphere_substep *sphere_substep; /* the same for worlds of spheres only (sphere_substep.c) */
-    double *reach;              /* per slot: |v| + |w| r, the speculative margin's speed (sphere_contacts.c) */
-    uint32_t reach_capacity;
+    struct cr_sphere_pairs *sphere_pairs; /* their broad phase's pair list with a skin (sphere_pairs.c) */
     bool substep_portable;      /* tests: the sub-stepped solve without AVX2 even where it is (the same bits) */
 } cr_rigid;
 

@@ -14,6 +14,7 @@
 
 #include "shape_internal.h"
 #include "rigid.h"
+#include "sphere_pairs.h"
 
 bool cr_rigid_keep_contacts(cr_world *w);
 
@@ -45,7 +46,6 @@ void cr_rigid_free(cr_world *w)
     cr_free(w, r->rows);
     cr_free(w, r->lb);
     cr_free(w, r->poses);
-    cr_free(w, r->reach);
     cr_free(w, r->colliding);
     cr_free(w, r->in_round);
     cr_free(w, r->inv_inertia_world);
@@ -58,6 +58,7 @@ void cr_rigid_free(cr_world *w)
     cr_free(w, r->apart_end);
     cr_rigid_substep_free(w);
     cr_sphere_substep_free(w);
+    cr_sphere_pairs_free(w);
     cr_lcp_workspace_destroy(r->ws);
     cr_free(w, r);
     w->rigid = NULL;
@@ -108,7 +109,12 @@ static double rigid_box(const cr_world *w, uint32_t i, cr_vec3 *lo, cr_vec3 *hi)
     return cr_rigid_moves(b, i) ? b->radius[i] : 0.0;
 }
 
-cr_status cr_rigid_broad_phase(cr_world *w) { return cr_broad_phase_boxes(w, rigid_box); }
+/* A world of spheres only keeps a pair list with a skin (sphere_pairs.h):
+ * the same pairs, the grid asked only when a box leaves the list's. */
+cr_status cr_rigid_broad_phase(cr_world *w)
+{
+    return cr_rigid_sphere_path(w) ? cr_sphere_broad_phase(w, rigid_box) : cr_broad_phase_boxes(w, rigid_box);
+}
 
 cr_status cr_rigid_contacts(cr_world *w)
 {

@@ -8,12 +8,23 @@
  * buffers of the threaded jobs (a sphere pair has one point, written
  * straight into the contact list), and the warm start's binary search over
  * all of last step's contacts (a body's few contacts are scanned instead,
- * in the range the key sort's counters give). It runs on the caller's
- * thread, so its contacts do not depend on the worker count. */
+ * in the range the key sort's counters give).
+ *
+ * Over the workers, in work items of pairs and then of bodies (against the
+ * planes): one pass counts each item's points, a serial sum gives each
+ * item its first index in the contact list, and a second pass writes them
+ * there: the same list, in the same order, on any worker count. */
 #include <string.h>
 
 #include "contact_keys.h"
 #include "rigid.h"
+#include "soft_sections.h"
+#include "sphere_pairs.h"
+
+/* Broad-phase pairs, and bodies, a work item takes. Only the split over
+ * the workers depends on them, never the contacts. */
+#define CR_SPHERE_PAIR_ITEM 2048
+#define CR_SPHERE_BODY_ITEM 1024
 
 /* The last step's impulses of contact (a, b) (is_plane: b a plane) with
  * this feature: the first of the pair's keys (cr_rigid_find_pair) that has
@@ -27,16 +38,12 @@ static const cr_rigid_contact *find_prev(const cr_rigid *r, uint32_t a, bool is_
     return NULL;
 }
 
-/* Appends the point p of a and b (a plane when is_plane); pa, pb: their
- * poses (pb identity at the origin for a plane). */
-static bool add_point(cr_world *w, uint32_t a, uint32_t b, bool is_plane, const cr_contact_point *p, const cr_pose *pa,
-                      const cr_pose *pb)
+/* Writes the point p of a and b (a plane when is_plane) to c; pa, pb:
+ * their poses (pb identity at the origin for a plane). */
+static void set_contact(const cr_world *w, cr_rigid_contact *c, uint32_t a, uint32_t b, bool is_plane,
+                        const cr_contact_point *p, const cr_pose *pa, const cr_pose *pb)
 {
-    cr_rigid *r = w->rigid;
-    if (!cr_grow(w, (void **)&r->contacts, &r->contact_capacity, r->contact_count + 1, sizeof *r->contacts))
-        return false;
     const cr_bodies *bs = &w->bodies;
-    cr_rigid_contact *c = &r->contacts[r->contact_count++];
     c->a = a, c->b = b, c->is_plane = is_plane, c->feature = p->id;
     c->point = p->point, c->normal = p->normal, c->separation = p->separation;
     c->t1 = c->t2 = c->jt = cr_v3_zero();
@@ -45,10 +52,113 @@ static bool add_point(cr_world *w, uint32_t a, uint32_t b, bool is_plane, const 
     c->jn = 0.0;
     cr_carry_frames(*pa, *pb, p, &c->la, &c->lb, &c->nb);
     c->ref_x = cr_v3_zero(), c->ref_q = cr_q_identity();
-    const cr_rigid_contact *old = find_prev(r, a, is_plane, b, c->feature);
+    const cr_rigid_contact *old = find_prev(w->rigid, a, is_plane, b, c->feature);
     c->rest_n = old ? old->rest_n : 0.0;
     c->rest_t = old ? old->rest_t : cr_v3_zero();
-    return true;
+}
+
+typedef struct narrow {
+    cr_world *w;
+    double fall;            /* |g| dt: the speed gravity adds in the step */
+    uint32_t pair_items;    /* items [0, pair_items) take pairs, the rest bodies */
+    cr_sphere_ball *ball;   /* per slot */
+    uint32_t *first;        /* per item: its first contact */
+    uint32_t *hits;         /* per item: its points */
+    uint32_t *hit;          /* per pair: pass one's list of the pairs with a point, each item's at its own pairs' place */
+    double *margin;         /* ... and their margins */
+    bool fill;              /* the second pass */
+} narrow;
+
+/* Broad-phase pair (a, b) has a point: something moves and the balls are
+ * within the speculative margin (rigid_contacts.c's pair_margin), the
+ * test of cr_collide_sphere_sphere. (cr_box_fmin: fmin's value for radii,
+ * without libm's call.) */
+static bool pair_hit(const cr_sphere_ball *A, const cr_sphere_ball *B, double fall, double dt, double *margin)
+{
+    *margin = CR_BASE_MARGIN * cr_box_fmin(A->radius, B->radius) + (A->reach + B->reach + fall) * dt;
+    /* static, kinematic or asleep both: none */
+    return (A->moves | B->moves) & !(cr_v3_len(cr_v3_sub(A->x, B->x)) - A->radius - B->radius > *margin);
+}
+
+/* Pass one counts the points of items [start, end) (and lists the pairs
+ * that have one in hit, at the item's own pairs' places); pass two writes
+ * them (a plane's test is a dot product: taken again). */
+static void narrow_items(uint32_t start, uint32_t end, uint32_t worker, void *ctx)
+{
+    (void)worker;
+    const narrow *t = ctx;
+    cr_world *w = t->w;
+    const cr_bodies *bs = &w->bodies;
+    cr_rigid *r = w->rigid;
+    const cr_pose world = {cr_v3_zero(), cr_m3_identity()};
+    const cr_sphere_ball *ball = t->ball;
+    cr_manifold m;
+    double margin;
+    for (uint32_t item = start; item < end; ++item) {
+        cr_rigid_contact *c = t->fill ? r->contacts + t->first[item] : NULL;
+        uint32_t count = 0;
+        if (item < t->pair_items) {
+            uint32_t k0 = item * CR_SPHERE_PAIR_ITEM, k1 = k0 + CR_SPHERE_PAIR_ITEM;
+            if (k1 > w->broad.pair_count) k1 = w->broad.pair_count;
+            uint32_t *hit = t->hit + k0;
+            double *hit_margin = t->margin + k0;
+            if (!c) {
+                for (uint32_t k = k0; k < k1; ++k) {
+                    /* written always, kept on a hit (no branch to guess) */
+                    bool h = pair_hit(&ball[w->broad.pairs[k].a], &ball[w->broad.pairs[k].b], t->fall, w->def.dt,
+                                      &hit_margin[count]);
+                    hit[count] = k;
+                    count += h;
+                }
+            } else {
+                for (uint32_t h = 0; h < t->hits[item]; ++h) {
+                    uint32_t a = w->broad.pairs[hit[h]].a, b = w->broad.pairs[hit[h]].b;
+                    cr_collide_sphere_sphere(ball[a].x, ball[a].radius, ball[b].x, ball[b].radius, hit_margin[h], &m);
+                    set_contact(w, c++, a, b, false, &m.p[0], &r->poses[a], &r->poses[b]);
+                }
+            }
+        } else {
+            uint32_t a0 = (item - t->pair_items) * CR_SPHERE_BODY_ITEM, a1 = a0 + CR_SPHERE_BODY_ITEM;
+            if (a1 > bs->slot_count) a1 = bs->slot_count;
+            for (uint32_t a = a0; a < a1; ++a) {
+                if (!cr_slot_alive(bs, a) || !ball[a].moves) continue;
+                margin = CR_BASE_MARGIN * bs->radius[a] + (ball[a].reach + t->fall) * w->def.dt;
+                for (uint32_t k = 0; k < w->planes.count; ++k) {
+                    const cr_plane_def *p = &w->planes.def[k];
+                    double offset = cr_v3_dot(p->normal, p->point);
+                    if (!c) {
+                        count += !(cr_v3_dot(p->normal, bs->x[a]) - offset - bs->radius[a] > margin);
+                    } else if (cr_collide_sphere_plane(bs->x[a], bs->radius[a], p->normal, offset, margin, &m)) {
+                        set_contact(w, c++, a, k, true, &m.p[0], &r->poses[a], &world);
+                    }
+                }
+            }
+        }
+        if (!c) t->hits[item] = count;
+    }
+}
+
+/* Each body's pose (the frames), and what the tests read of it in one
+ * place (a pair's test read five arrays per ball): its centre, radius,
+ * whether it moves and the speed its surface can reach (rigid_contacts.c's
+ * pair_margin per pair, summed per body); once, in items of bodies. */
+static void body_items(uint32_t start, uint32_t end, uint32_t worker, void *ctx)
+{
+    (void)worker;
+    const narrow *t = ctx;
+    cr_world *w = t->w;
+    const cr_bodies *bs = &w->bodies;
+    cr_rigid *r = w->rigid;
+    uint32_t i1 = end * CR_SPHERE_BODY_ITEM < bs->slot_count ? end * CR_SPHERE_BODY_ITEM : bs->slot_count;
+    for (uint32_t i = start * CR_SPHERE_BODY_ITEM; i < i1; ++i) {
+        if (!cr_slot_alive(bs, i)) continue;
+        r->poses[i] = cr_rigid_pose(w, i);
+        cr_sphere_ball *b = &t->ball[i];
+        b->x = bs->x[i];
+        b->radius = bs->radius[i];
+        b->reach = cr_v3_len(bs->v[i]) + cr_v3_len(bs->w[i]) * bs->radius[i];
+        b->moves = cr_rigid_moves(bs, i);
+    }
 }
 
 cr_status cr_sphere_find_contacts(cr_world *w)
@@ -60,37 +170,48 @@ cr_status cr_sphere_find_contacts(cr_world *w)
     r->apart_prev_count = 0; /* hulls' (rigid_contacts.c): none here, none stale if a box comes */
     cr_rigid_wake_touched(w);
     uint32_t n = bs->slot_count;
+    cr_sphere_pairs *L = cr_sphere_pairs_ensure(w);
+    uint32_t bodies = (n + CR_SPHERE_BODY_ITEM - 1) / CR_SPHERE_BODY_ITEM;
+    uint32_t pairs = (w->broad.pair_count + CR_SPHERE_PAIR_ITEM - 1) / CR_SPHERE_PAIR_ITEM;
+    uint32_t items = pairs + (w->planes.count ? bodies : 0);
     if (!cr_grow(w, (void **)&r->poses, &r->pose_capacity, n, sizeof *r->poses) ||
-        !cr_grow(w, (void **)&r->reach, &r->reach_capacity, n, sizeof *r->reach))
+        !L || !cr_grow(w, (void **)&L->ball, &L->ball_capacity, n, sizeof *L->ball) ||
+        !cr_grow(w, (void **)&L->item_first, &L->item_capacity, 2 * items + 1, sizeof *L->item_first) ||
+        !cr_grow(w, (void **)&L->hit, &L->hit_capacity, w->broad.pair_count + 1, sizeof *L->hit) ||
+        !cr_grow(w, (void **)&L->hit_margin, &L->margin_capacity, w->broad.pair_count + 1, sizeof *L->hit_margin))
         goto oom;
-    /* each body's pose (the frames) and the speed its surface can reach,
-     * once: rigid_contacts.c's pair_margin per pair, summed per body */
-    for (uint32_t i = 0; i < n; ++i) {
-        if (!cr_slot_alive(bs, i)) continue;
-        r->poses[i] = cr_rigid_pose(w, i);
-        r->reach[i] = cr_v3_len(bs->v[i]) + cr_v3_len(bs->w[i]) * bs->radius[i];
-    }
-    double fall = cr_v3_len(w->def.gravity) * w->def.dt, dt = w->def.dt;
-    cr_manifold m;
-    for (uint32_t k = 0; k < w->broad.pair_count; ++k) {
-        uint32_t a = w->broad.pairs[k].a, b = w->broad.pairs[k].b;
-        if (!cr_rigid_moves(bs, a) && !cr_rigid_moves(bs, b)) continue; /* static, kinematic or asleep */
-        double margin = CR_BASE_MARGIN * fmin(bs->radius[a], bs->radius[b]) + (r->reach[a] + r->reach[b] + fall) * dt;
-        if (cr_collide_sphere_sphere(bs->x[a], bs->radius[a], bs->x[b], bs->radius[b], margin, &m) &&
-            !add_point(w, a, b, false, &m.p[0], &r->poses[a], &r->poses[b]))
+    narrow t = {w,      cr_v3_len(w->def.gravity) * w->def.dt, pairs, L->ball, L->item_first, L->item_first + items,
+                L->hit, L->hit_margin, false};
+    cr_soft_run(w, body_items, bodies, &t);
+    uint64_t total = 0;
+    if (items > 1 && cr_parallel(w)) {
+        cr_run_items(w, narrow_items, items, &t);
+        /* each item's first contact: the counts of the items before it */
+        for (uint32_t k = 0; k < items; ++k) {
+            t.first[k] = (uint32_t)total;
+            total += t.hits[k];
+        }
+        if (total > UINT32_MAX ||
+            !cr_grow(w, (void **)&r->contacts, &r->contact_capacity, (uint32_t)total, sizeof *r->contacts))
             goto oom;
-    }
-    const cr_pose world = {cr_v3_zero(), cr_m3_identity()};
-    for (uint32_t a = 0; a < n && w->planes.count; ++a) {
-        if (!cr_slot_alive(bs, a) || !cr_rigid_moves(bs, a)) continue;
-        double margin = CR_BASE_MARGIN * bs->radius[a] + (r->reach[a] + fall) * dt;
-        for (uint32_t k = 0; k < w->planes.count; ++k) {
-            const cr_plane_def *p = &w->planes.def[k];
-            if (cr_collide_sphere_plane(bs->x[a], bs->radius[a], p->normal, cr_v3_dot(p->normal, p->point), margin, &m) &&
-                !add_point(w, a, k, true, &m.p[0], &r->poses[a], &world))
+        t.fill = true;
+        cr_run_items(w, narrow_items, items, &t);
+    } else {
+        /* on the caller: each item's two passes one after the other, its
+         * bodies still in the cache (the same points, in the same order) */
+        for (uint32_t k = 0; k < items; ++k) {
+            t.fill = false;
+            narrow_items(k, k + 1, 0, &t);
+            t.first[k] = (uint32_t)total;
+            total += t.hits[k];
+            if (total > UINT32_MAX ||
+                !cr_grow(w, (void **)&r->contacts, &r->contact_capacity, (uint32_t)total, sizeof *r->contacts))
                 goto oom;
+            t.fill = true;
+            narrow_items(k, k + 1, 0, &t);
         }
     }
+    r->contact_count = (uint32_t)total;
     w->stats.contacts = r->contact_count;
     w->stats.carried_contacts = 0;
     return CR_OK;

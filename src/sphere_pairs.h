@@ -1,0 +1,55 @@
+/* The broad phase of a world of spheres only on the sub-stepped solver
+ * (cr_rigid_sphere_path; docs/physics/substep.md, "Spheres"): a pair list
+ * with a skin (a Verlet list) kept across steps. Internal.
+ *
+ * Each step every body gets its box as before (rigid_step.c's swept
+ * bounding sphere); the list holds every pair whose boxes, grown by the
+ * skin on every side when the list was built, overlap. While each body's
+ * box stays inside its grown box of the build, any two boxes that overlap
+ * now overlapped grown, so their pair is on the list: the step's pairs are
+ * the listed pairs whose boxes overlap now, the same set the grid gives
+ * (in the list's order), and the grid is asked again only when a box
+ * leaves its grown box, a slot is emptied or filled, or slots are added. */
+#ifndef CAROM_SPHERE_PAIRS_H
+#define CAROM_SPHERE_PAIRS_H
+
+#include "broad_phase.h"
+#include "world_internal.h"
+
+/* What the narrow phase's tests read of a ball, in one place
+ * (sphere_contacts.c). */
+typedef struct cr_sphere_ball {
+    cr_vec3 x;
+    double radius, reach; /* reach: |v| + |w| r, the speculative margin's speed */
+    uint64_t moves;       /* dynamic and awake */
+} cr_sphere_ball;
+
+typedef struct cr_sphere_pairs {
+    cr_broad_phase grid; /* the grown boxes (lo, hi per slot; empty for an empty slot) and their pairs: the list */
+    uint32_t n;          /* the slots the list covers; 0: no list */
+    uint64_t builds;     /* lists built, for the benchmarks and tests */
+    double *box_rmax;    /* per work item of the boxes: its largest radius, */
+    uint8_t *box_keep;   /* and whether its boxes stay inside the list's */
+    uint32_t box_capacity, keep_capacity;
+    /* per work item: the filter's pairs kept; the narrow phase's
+     * (sphere_contacts.c) first contact and count. The narrow phase's
+     * pairs with a point, and their margins */
+    uint32_t *item_first, *hit;
+    double *hit_margin;
+    uint32_t item_capacity, hit_capacity, margin_capacity;
+    cr_sphere_ball *ball; /* per slot: the narrow phase's */
+    uint32_t ball_capacity;
+    cr_vec3 *box;        /* per slot: its box (lo at 2 i, hi at 2 i + 1), as w->broad's, in one place for the filter */
+    uint32_t box_copy_capacity;
+} cr_sphere_pairs;
+
+/* Fills w->broad's boxes with box (as cr_broad_phase_boxes) and its pairs
+ * from the list, building the list first when it no longer covers them. */
+cr_status cr_sphere_broad_phase(cr_world *w, cr_body_box_fn *box);
+/* The world's list, made (empty) on first use; NULL when out of memory. */
+cr_sphere_pairs *cr_sphere_pairs_ensure(cr_world *w);
+void cr_sphere_pairs_free(cr_world *w);
+/* How many times the world's list has been built (0 without one). */
+uint64_t cr_sphere_pair_builds(const cr_world *w);
+
+#endif
