@@ -355,23 +355,25 @@ static bool newton(const cr_surface *s, cr_vec3 p, double *u, double *v, double 
                    const cr_surface_eval *first, cr_surface_eval *at)
 {
     for (int it = 0; it < 32; ++it) {
-        cr_surface_eval e;
-        if (it == 0 && first) e = *first; /* the surface at the start (u, v), already at hand */
-        else cr_surface_eval_raw(s, *u, *v, &e);
-        cr_vec3 d = cr_v3_sub(e.s, p);
-        double a11 = cr_v3_dot(d, e.suu) + cr_v3_dot(e.su, e.su); /* eq. 33 */
-        double a12 = cr_v3_dot(d, e.suv) + cr_v3_dot(e.su, e.sv);
-        double a22 = cr_v3_dot(d, e.svv) + cr_v3_dot(e.sv, e.sv);
-        double b1 = -cr_v3_dot(d, e.su), b2 = -cr_v3_dot(d, e.sv); /* eq. 34 */
+        /* Evaluated into *at (no copy when it is the answer), or read from
+         * first, the surface at the start (u, v) already at hand. */
+        const cr_surface_eval *e = at;
+        if (it == 0 && first) e = first;
+        else cr_surface_eval_raw(s, *u, *v, at);
+        cr_vec3 d = cr_v3_sub(e->s, p);
+        double a11 = cr_v3_dot(d, e->suu) + cr_v3_dot(e->su, e->su); /* eq. 33 */
+        double a12 = cr_v3_dot(d, e->suv) + cr_v3_dot(e->su, e->sv);
+        double a22 = cr_v3_dot(d, e->svv) + cr_v3_dot(e->sv, e->sv);
+        double b1 = -cr_v3_dot(d, e->su), b2 = -cr_v3_dot(d, e->sv); /* eq. 34 */
         double det = a11 * a22 - a12 * a12;
         ++*iterations;
         if (!(a11 > 0.0 && det > 0.0)) return false; /* not a minimum nearby */
         double du = (a22 * b1 - a12 * b2) / det, dv = (a11 * b2 - a12 * b1) / det;
         double nu = *u + du, nv = *v + dv;
         clamp_domain(s, &nu, &nv);
-        double moved = cr_v3_len(cr_v3_madd(cr_v3_scale(e.su, nu - *u), e.sv, nv - *v));
+        double moved = cr_v3_len(cr_v3_madd(cr_v3_scale(e->su, nu - *u), e->sv, nv - *v));
         if (moved <= tol * s->size) {
-            *at = e;
+            if (e != at) *at = *e;
             return true;
         }
         *u = nu;
