@@ -144,10 +144,17 @@ typedef struct surface_gap {
     uint32_t ball, surface;
 } surface_gap;
 
+/* A landing check's gap along ball i's path at time t. Each closest point
+ * keeps its parameters as the ball's warm start: the next sample starts
+ * where this one ended (the nearest at hand, and the ball's memo holds the
+ * surface there, so Newton's first iteration costs no evaluation), and so
+ * does the landing's own closest point (cr_ball_land, at the last sample's
+ * time and position) or the step's end check after a miss (at the last
+ * sample, t = dt): found again in one iteration without an evaluation. */
 static double surface_gap_at(double t, void *ctx)
 {
     const surface_gap *g = ctx;
-    return cr_ball_surface_gap(g->w, g->ball, g->surface, cr_body_position_at(g->w, g->ball, t), NULL, false);
+    return cr_ball_surface_gap(g->w, g->ball, g->surface, cr_body_position_at(g->w, g->ball, t), NULL, true);
 }
 
 /* When flying ball i lands on surface k: its first contact on its path,

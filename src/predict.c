@@ -104,4 +104,8 @@ static void predict_one(cr_world *w, uint32_t i)
     cr_body_plan(w, i);
 }
 
-void cr_stage_predict(cr_world *w) { cr_run_balls(w, predict_one); }
+void cr_stage_predict(cr_world *w)
+{
+    if (w->surfaces.count) cr_ball_memo_reserve(w); /* without room a ball searches afresh: the same bits */
+    cr_run_balls(w, predict_one);
+}

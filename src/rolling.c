@@ -47,6 +47,24 @@ typedef struct site {
     double nu;    /* nu_b + nu_alpha */
 } site;
 
+bool cr_ball_memo_reserve(cr_world *w)
+{
+    uint32_t had = w->closest_memo_capacity;
+    if (!cr_grow(w, (void **)&w->closest_memo, &w->closest_memo_capacity, w->bodies.slot_count, sizeof *w->closest_memo))
+        return false;
+    for (uint32_t i = had; i < w->closest_memo_capacity; ++i) w->closest_memo[i].surface = UINT32_MAX;
+    return true;
+}
+
+/* Ball i's closest point on surface k to x from (u0, v0), through its memo
+ * (seed 004 eq. 29-34; the same bits as a fresh search). */
+static cr_closest ball_closest(cr_world *w, uint32_t i, uint32_t k, cr_vec3 x, double u0, double v0, cr_surface_eval *at)
+{
+    const cr_surface *s = w->surfaces.surface[k];
+    if (i >= w->closest_memo_capacity) return cr_surface_closest_eval(s, x, u0, v0, 1e-12, at);
+    return cr_surface_closest_memo(s, k, &w->closest_memo[i], x, u0, v0, 1e-12, at);
+}
+
 /* The closest point to x, and when full the curvature and coefficients there
  * (from the closest point's own evaluation: no second one). */
 static site site_at(cr_world *w, uint32_t i, uint32_t k, cr_vec3 x, double u0, double v0, bool full)
@@ -54,7 +72,7 @@ static site site_at(cr_world *w, uint32_t i, uint32_t k, cr_vec3 x, double u0, d
     const cr_bodies *b = &w->bodies;
     const cr_surface *s = w->surfaces.surface[k];
     site st;
-    st.c = cr_surface_closest_eval(s, x, u0, v0, 1e-12, &st.e);
+    st.c = ball_closest(w, i, k, x, u0, v0, &st.e);
     cr_count_closest(w, st.c.iterations);
     st.kappa = 1.0;
     st.mu = st.nu = 0.0;
@@ -72,7 +90,8 @@ static site site_at(cr_world *w, uint32_t i, uint32_t k, cr_vec3 x, double u0, d
 double cr_ball_surface_gap(cr_world *w, uint32_t i, uint32_t k, cr_vec3 x, cr_vec3 *normal, bool keep)
 {
     cr_bodies *b = &w->bodies;
-    cr_closest c = cr_surface_closest(w->surfaces.surface[k], x, b->su[i], b->sv[i], 1e-12);
+    cr_surface_eval e;
+    cr_closest c = ball_closest(w, i, k, x, b->su[i], b->sv[i], &e);
     cr_count_closest(w, c.iterations);
     if (keep) {
         b->su[i] = c.u;
@@ -185,7 +204,8 @@ static void keep_off_planes(cr_world *w, uint32_t i, cr_vec3 *x, cr_vec3 *n, cr_
             moved = true;
         }
         if (!moved) return;
-        *c = cr_surface_closest(w->surfaces.surface[b->surface[i]], *x, c->u, c->v, 1e-12);
+        cr_surface_eval e;
+        *c = ball_closest(w, i, b->surface[i], *x, c->u, c->v, &e);
         *n = c->normal;
         *x = cr_v3_madd(c->point, *n, r);
     }
@@ -481,7 +501,8 @@ static void keep_above(cr_world *w, uint32_t i)
             gap = cr_ball_surface_gap(w, i, b->surface[i], b->x[i], &n, true);
         }
         if (fabs(gap) > w->def.toi_tolerance || worst > w->def.toi_tolerance) {
-            cr_closest c = cr_surface_closest(w->surfaces.surface[b->surface[i]], b->x[i], b->su[i], b->sv[i], 1e-12);
+            cr_surface_eval e;
+            cr_closest c = ball_closest(w, i, b->surface[i], b->x[i], b->su[i], b->sv[i], &e);
             cr_vec3 x = cr_v3_madd(c.point, c.normal, b->radius[i]);
             keep_off_planes(w, i, &x, &n, &b->v[i], &c, NULL);
             move_keeping_energy(w, i, x);

@@ -349,27 +349,31 @@ void cr_surface_start(const cr_surface *s, cr_vec3 p, double *u, double *v)
  * next step would move the point by at most tol * size: the point it
  * stands on is then within the tolerance of the closest one (Newton
  * converges quadratically there), and is kept with its evaluation in *at,
- * so that no evaluation is spent on a step below the tolerance. */
+ * so that no evaluation is spent on a step below the tolerance. first, when
+ * not NULL, is the surface at the starting (u, v). */
 static bool newton(const cr_surface *s, cr_vec3 p, double *u, double *v, double tol, int *iterations,
-                   cr_surface_eval *at)
+                   const cr_surface_eval *first, cr_surface_eval *at)
 {
     for (int it = 0; it < 32; ++it) {
-        cr_surface_eval e;
-        cr_surface_eval_raw(s, *u, *v, &e);
-        cr_vec3 d = cr_v3_sub(e.s, p);
-        double a11 = cr_v3_dot(d, e.suu) + cr_v3_dot(e.su, e.su); /* eq. 33 */
-        double a12 = cr_v3_dot(d, e.suv) + cr_v3_dot(e.su, e.sv);
-        double a22 = cr_v3_dot(d, e.svv) + cr_v3_dot(e.sv, e.sv);
-        double b1 = -cr_v3_dot(d, e.su), b2 = -cr_v3_dot(d, e.sv); /* eq. 34 */
+        /* Evaluated into *at (no copy when it is the answer), or read from
+         * first, the surface at the start (u, v) already at hand. */
+        const cr_surface_eval *e = at;
+        if (it == 0 && first) e = first;
+        else cr_surface_eval_raw(s, *u, *v, at);
+        cr_vec3 d = cr_v3_sub(e->s, p);
+        double a11 = cr_v3_dot(d, e->suu) + cr_v3_dot(e->su, e->su); /* eq. 33 */
+        double a12 = cr_v3_dot(d, e->suv) + cr_v3_dot(e->su, e->sv);
+        double a22 = cr_v3_dot(d, e->svv) + cr_v3_dot(e->sv, e->sv);
+        double b1 = -cr_v3_dot(d, e->su), b2 = -cr_v3_dot(d, e->sv); /* eq. 34 */
         double det = a11 * a22 - a12 * a12;
         ++*iterations;
         if (!(a11 > 0.0 && det > 0.0)) return false; /* not a minimum nearby */
         double du = (a22 * b1 - a12 * b2) / det, dv = (a11 * b2 - a12 * b1) / det;
         double nu = *u + du, nv = *v + dv;
         clamp_domain(s, &nu, &nv);
-        double moved = cr_v3_len(cr_v3_madd(cr_v3_scale(e.su, nu - *u), e.sv, nv - *v));
+        double moved = cr_v3_len(cr_v3_madd(cr_v3_scale(e->su, nu - *u), e->sv, nv - *v));
         if (moved <= tol * s->size) {
-            *at = e;
+            if (e != at) *at = *e;
             return true;
         }
         *u = nu;
@@ -412,30 +416,84 @@ cr_closest cr_surface_closest(const cr_surface *s, cr_vec3 p, double u0, double 
     return cr_surface_closest_eval(s, p, u0, v0, tol, &e);
 }
 
-cr_closest cr_surface_closest_eval(const cr_surface *s, cr_vec3 p, double u0, double v0, double tol, cr_surface_eval *at)
+/* The search of cr_surface_closest_eval from the clamped start in c (first:
+ * the surface there, when at hand): c's parameters, iterations and
+ * convergence, and the surface at the answer in *at. */
+static void search(const cr_surface *s, cr_vec3 p, double tol, const cr_surface_eval *first, cr_closest *c,
+                   cr_surface_eval *at)
 {
-    cr_closest c;
-    c.u = u0;
-    c.v = v0;
-    c.iterations = 0;
-    clamp_domain(s, &c.u, &c.v);
-    c.converged = newton(s, p, &c.u, &c.v, tol, &c.iterations, at);
-    if (!c.converged) {
-        descend(s, p, &c.u, &c.v, &c.iterations);
-        c.converged = newton(s, p, &c.u, &c.v, tol, &c.iterations, at);
+    c->converged = newton(s, p, &c->u, &c->v, tol, &c->iterations, first, at);
+    if (!c->converged) {
+        descend(s, p, &c->u, &c->v, &c->iterations);
+        c->converged = newton(s, p, &c->u, &c->v, tol, &c->iterations, NULL, at);
     }
-    if (c.converged) c.normal = normal_of(s, at); /* newton's own evaluation at (c.u, c.v) */
-    else cr_surface_evaluate(s, c.u, c.v, at, &c.normal);
-    c.point = at->s;
+    if (!c->converged) cr_surface_eval_raw(s, c->u, c->v, at);
+}
+
+/* The rest of the answer from its parameters and the surface there. */
+static void answer(const cr_surface *s, cr_vec3 p, const cr_surface_eval *at, cr_closest *c)
+{
+    c->normal = normal_of(s, at);
+    c->point = at->s;
     cr_vec3 off = cr_v3_sub(p, at->s);
-    c.distance = cr_v3_dot(off, c.normal);
+    c->distance = cr_v3_dot(off, c->normal);
     /* Clamped to the domain's edge with an offset that is not along the
      * normal: p is beside the surface. Its signed distance would say "behind"
      * for a point far off to the side; the true distance is to the edge. */
-    bool clamped = c.u <= s->def.u_min || c.u >= s->def.u_max || c.v <= s->def.v_min || c.v >= s->def.v_max;
-    double side = cr_v3_len(cr_v3_reject(off, c.normal));
-    c.on_edge = clamped && side > 1e-9 * (s->size + cr_v3_len(off));
-    if (c.on_edge) c.distance = cr_v3_len(off);
+    bool clamped = c->u <= s->def.u_min || c->u >= s->def.u_max || c->v <= s->def.v_min || c->v >= s->def.v_max;
+    double side = cr_v3_len(cr_v3_reject(off, c->normal));
+    c->on_edge = clamped && side > 1e-9 * (s->size + cr_v3_len(off));
+    if (c->on_edge) c->distance = cr_v3_len(off);
+}
+
+static cr_closest start(const cr_surface *s, double u0, double v0)
+{
+    cr_closest c;
+    memset(&c, 0, sizeof c);
+    c.u = u0;
+    c.v = v0;
+    clamp_domain(s, &c.u, &c.v);
+    return c;
+}
+
+cr_closest cr_surface_closest_eval(const cr_surface *s, cr_vec3 p, double u0, double v0, double tol, cr_surface_eval *at)
+{
+    cr_closest c = start(s, u0, v0);
+    search(s, p, tol, NULL, &c, at);
+    answer(s, p, at, &c);
+    return c;
+}
+
+static bool same_bits(double a, double b) { return memcmp(&a, &b, sizeof a) == 0; }
+
+cr_closest cr_surface_closest_memo(const cr_surface *s, uint32_t surface, cr_closest_memo *m, cr_vec3 p, double u0,
+                                   double v0, double tol, cr_surface_eval *at)
+{
+    if (s->def.type == CR_SURFACE_CUSTOM) return cr_surface_closest_eval(s, p, u0, v0, tol, at);
+    /* Compared bit for bit (the query has no padding): -0 is not +0 here. */
+    cr_closest_query q = {p, u0, v0, tol};
+    bool known = m->surface == surface;
+    cr_closest c;
+    if (known && memcmp(&q, &m->query, sizeof q) == 0) { /* asked again: the same search, done */
+        memset(&c, 0, sizeof c);
+        c.u = m->u;
+        c.v = m->v;
+        c.iterations = m->iterations;
+        c.converged = m->converged;
+        *at = m->at;
+    } else {
+        c = start(s, u0, v0);
+        bool there = known && same_bits(c.u, m->u) && same_bits(c.v, m->v); /* starts where the last ended */
+        search(s, p, tol, there ? &m->at : NULL, &c, at);
+        m->at = *at;
+        m->query = q;
+        m->u = c.u;
+        m->v = c.v;
+        m->iterations = c.iterations;
+        m->converged = c.converged;
+        m->surface = surface;
+    }
+    answer(s, p, at, &c);
     return c;
 }
 

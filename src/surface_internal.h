@@ -63,6 +63,34 @@ void cr_surface_eval_raw(const cr_surface *s, double u, double v, cr_surface_eva
  * there do not evaluate the surface again. */
 cr_closest cr_surface_closest_eval(const cr_surface *s, cr_vec3 p, double u0, double v0, double tol, cr_surface_eval *at);
 
+/* One ball's last closest point on a surface (cr_surface_closest_memo): the
+ * query, its answer's parameters and the surface's evaluation there. The
+ * search is a pure function of the query on a built-in surface (which never
+ * changes once made), so an entry stays right for its query whatever
+ * happens to the ball: it needs no resetting, nor keeping by the events'
+ * groups. */
+typedef struct cr_closest_query {
+    cr_vec3 p;
+    double u0, v0, tol;
+} cr_closest_query;
+
+typedef struct cr_closest_memo {
+    cr_surface_eval at;    /* the surface at (u, v) */
+    cr_closest_query query;
+    double u, v;           /* the answer's parameters */
+    int iterations;        /* its search's, counted again when it is asked again */
+    uint32_t surface;      /* the surface's index in its world; UINT32_MAX: empty */
+    bool converged;
+} cr_closest_memo;
+
+/* cr_surface_closest_eval through a ball's memo m (surface: the surface's
+ * index, the memo's key with the query). The same query again returns the
+ * same answer without a search; a search that starts where the last one
+ * ended takes that evaluation as Newton's first. The same bits as without
+ * the memo. Custom surfaces (a callback that may read anything) bypass it. */
+cr_closest cr_surface_closest_memo(const cr_surface *s, uint32_t surface, cr_closest_memo *m, cr_vec3 p, double u0,
+                                   double v0, double tol, cr_surface_eval *at);
+
 /* Principal and Gaussian curvature from an evaluation and its unit normal
  * towards the free side (what cr_surface_curvature computes at (u, v)). */
 void cr_surface_curvature_of(const cr_surface_eval *e, cr_vec3 n, double *k1, double *k2, double *gaussian);

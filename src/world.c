@@ -123,6 +123,7 @@ void cr_world_destroy(cr_world *w)
     cr_broad_free(w, &w->broad);
     cr_event_free(w, &w->queue);
     cr_events_groups_free(w);
+    cr_free(w, w->closest_memo);
     cr_free(w, w->landing);
     cr_free(w, w->pair_time);
     cr_free(w, w->plane_time);

@@ -143,6 +143,12 @@ struct cr_world {
     cr_broad_phase broad;
     cr_event_queue queue;
     struct cr_event_groups *groups; /* the events' groups and their runs (event_groups.c); NULL until used */
+    struct cr_closest_memo *closest_memo; /* each slot's last closest point on a surface (rolling.c,
+                                   cr_surface_closest_memo), written only where ball i is searched for
+                                   (its plan, landing checks, its events group's run); a cache that is
+                                   right for its key whatever the ball does, so not in the groups' kept
+                                   state; grown with the slots while there are surfaces */
+    uint32_t closest_memo_capacity;
     double *landing;            /* scratch: each flying ball's landing time on each surface at the
                                    events' start (slot * surface count + surface; events.c) */
     uint32_t landing_capacity;
@@ -309,6 +315,9 @@ cr_status cr_projection_order(cr_world *w, cr_vec3 up, const cr_vec3 *x);
 cr_status cr_projection_extra_passes(cr_world *w, cr_vec3 *x);
 
 /* Seed 004 surfaces (rolling.c). */
+/* Room in w->closest_memo for every slot, the new entries empty (false: out
+ * of memory; the slots without room then search without a memo). */
+bool cr_ball_memo_reserve(cr_world *w);
 /* Signed gap between ball i at position x and surface k (closest point
  * warm-started from the ball's parameters; updates them when keep is set). */
 double cr_ball_surface_gap(cr_world *w, uint32_t i, uint32_t k, cr_vec3 x, cr_vec3 *normal, bool keep);
