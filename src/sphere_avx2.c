@@ -134,11 +134,12 @@ static CR_AVX2_FN void solve4(cr_sphere_body *sb, cr_sphere_quad *q, cr_sphere_t
     v4 lt = v4_madd(lambda_t, ut, neg(mass_t));
     __m256d limit = mul(mu, next), l2 = v4_dot(lt, lt);
     __m256d over = _mm256_cmp_pd(l2, mul(limit, limit), _CMP_GT_OQ);
-    if (_mm256_movemask_pd(over)) { /* the square root and division only where a lane slides */
-        __m256d scale =
-            _mm256_blendv_pd(zero, _mm256_div_pd(limit, _mm256_sqrt_pd(l2)), _mm256_cmp_pd(limit, zero, _CMP_GT_OQ));
-        lt = v4_blend(lt, v4_scale(lt, scale), over);
-    }
+    /* without a branch on whether a lane slides (a test of the lanes
+     * taken or not at random in the pit cost more than the square root and
+     * division: pit12); lanes that do not keep lt */
+    __m256d scale =
+        _mm256_blendv_pd(zero, _mm256_div_pd(limit, _mm256_sqrt_pd(l2)), _mm256_cmp_pd(limit, zero, _CMP_GT_OQ));
+    lt = v4_blend(lt, v4_scale(lt, scale), over);
     v4 dt = v4_sub(lt, lambda_t);
     _mm256_storeu_pd(q->lambda_n, next);
     _mm256_storeu_pd(q->ltx, lt.x), _mm256_storeu_pd(q->lty, lt.y), _mm256_storeu_pd(q->ltz, lt.z);

@@ -41,10 +41,12 @@
 #include "sphere_points.h"
 
 /* A work item of a coloured pass takes this many points of one colour; of
- * the position update, this many bodies. Only the split over the workers
+ * a pass over the bodies (the position update), this many bodies; over the
+ * contacts (the points' set-up), this many contacts. Only the split over the workers
  * depends on them, never the bits. */
 #define CR_SPHERE_POINT_ITEM 128
 #define CR_SPHERE_BODY_ITEM 512
+#define CR_SPHERE_CONTACT_ITEM 512
 
 typedef cr_sphere_body sphere_body;
 typedef cr_sphere_point sphere_point;
@@ -145,14 +147,14 @@ static cr_sphere_substep *ensure(cr_world *w, uint32_t bodies, uint32_t points)
     return s;
 }
 
-/* As rigid_substep.c's load_bodies: a body the solver moves gets its
- * inverse mass and inertia; a kinematic one keeps its velocity; the last
- * entry is the world (planes). */
-static void load_bodies(const cr_world *w, sphere_body *sb, cr_vec3 *spin)
+/* As rigid_substep.c's load_bodies, bodies [begin, end): a body the
+ * solver moves gets its inverse mass and inertia; a kinematic one keeps
+ * its velocity; entry slot_count is the world (planes). */
+static void load_bodies(const cr_world *w, sphere_body *sb, cr_vec3 *spin, uint32_t begin, uint32_t end)
 {
     const cr_bodies *b = &w->bodies;
     uint32_t n = b->slot_count;
-    for (uint32_t i = 0; i <= n; ++i) {
+    for (uint32_t i = begin; i < end; ++i) {
         sphere_body *s = &sb[i];
         memset(s, 0, sizeof *s);
         if (i < n) spin[i] = cr_v3_zero();
@@ -168,11 +170,12 @@ static void load_bodies(const cr_world *w, sphere_body *sb, cr_vec3 *spin)
     }
 }
 
-/* Each contact's point's bodies (b: the world's index for a plane). */
-static void load_pairs(const cr_world *w, uint32_t *pairs)
+/* Each contact's point's bodies (b: the world's index for a plane),
+ * contacts [begin, end). */
+static void load_pairs(const cr_world *w, uint32_t *pairs, uint32_t begin, uint32_t end)
 {
     const cr_rigid *r = w->rigid;
-    for (uint32_t k = 0; k < r->contact_count; ++k) {
+    for (uint32_t k = begin; k < end; ++k) {
         const cr_rigid_contact *c = &r->contacts[k];
         pairs[2 * k] = c->a;
         pairs[2 * k + 1] = c->is_plane ? w->bodies.slot_count : c->b;
@@ -275,10 +278,10 @@ static void restitution(sphere_body *sb, cr_sphere_quad *q, cr_sphere_totals *st
     }
 }
 
-static void integrate_velocities(const cr_world *w, sphere_body *sb, uint32_t n, double h)
+static void integrate_velocities(const cr_world *w, sphere_body *sb, double h, uint32_t begin, uint32_t end)
 {
     cr_vec3 dv = cr_v3_scale(w->def.gravity, h);
-    for (uint32_t i = 0; i < n; ++i)
+    for (uint32_t i = begin; i < end; ++i)
         if (sb[i].inv_mass > 0.0) sb[i].v = cr_v3_add(sb[i].v, dv);
 }
 
@@ -296,9 +299,44 @@ static void integrate_positions(cr_world *w, sphere_body *sb, cr_vec3 *spin, dou
     }
 }
 
-/* A pass of the substeps over the workers: a coloured pass (a colour's
- * points) or the position update. */
-typedef enum pass_kind { PASS_WARM_START, PASS_SOLVE, PASS_POSITIONS } pass_kind;
+/* The velocities and turns of bodies [begin, end). */
+static void store_bodies(cr_world *w, const cr_sphere_substep *s, uint32_t begin, uint32_t end)
+{
+    cr_bodies *b = &w->bodies;
+    const sphere_body *sb = s->bodies;
+    for (uint32_t i = begin; i < end; ++i) {
+        if (!cr_slot_alive(b, i) || b->type[i] == CR_BODY_STATIC || b->asleep[i]) continue;
+        b->q[i] = cr_q_integrate(b->q[i], s->spin[i], 1.0);
+        if (sb[i].inv_mass > 0.0) b->v[i] = sb[i].v, b->w[i] = sb[i].w;
+    }
+}
+
+/* The impulses of contacts [begin, end), from their slots. */
+static void store_contacts(cr_world *w, const cr_sphere_substep *s, double substeps, uint32_t begin, uint32_t end)
+{
+    cr_rigid *r = w->rigid;
+    for (uint32_t j = begin; j < end; ++j) {
+        cr_rigid_contact *c = &r->contacts[j];
+        uint32_t k = s->contact_slot[j], l = k % 4;
+        const sphere_point p = cr_sphere_get(s->quads, k);
+        const cr_sphere_totals *t = &s->totals[k / 4];
+        c->rest_n = p.lambda_n * substeps;
+        c->rest_t = cr_v3_scale(p.lambda_t, substeps);
+        c->jn = t->n[l];
+        c->jt = cr_v3(t->tx[l], t->ty[l], t->tz[l]);
+    }
+}
+
+/* A pass of the step over the workers: over the bodies, the contacts, or
+ * a colour's points (a coloured pass). */
+typedef enum pass_kind {
+    /* over the bodies (items of CR_SPHERE_BODY_ITEM) */
+    PASS_LOAD_BODIES, PASS_GRAVITY, PASS_POSITIONS, PASS_STORE_BODIES,
+    /* over the contacts (items of CR_SPHERE_CONTACT_ITEM) */
+    PASS_CONTACTS, PASS_PAIRS = PASS_CONTACTS, PASS_PREPARE, PASS_STORE_CONTACTS,
+    /* coloured, over a colour's points (items of CR_SPHERE_POINT_ITEM) */
+    PASS_WARM_START, PASS_SOLVE
+} pass_kind;
 
 typedef struct pass {
     cr_world *w;
@@ -306,18 +344,34 @@ typedef struct pass {
     pass_kind kind;
     cr_soft_section sec; /* the colour's slots: [sec.begin, sec.begin + sec.count) */
     cr_sphere_pass solve;
-    double h;
+    double h, substeps;
 } pass;
 
-/* Work items [start, end) of a pass: points of the colour, or bodies. */
+/* Work items [start, end) of a pass: bodies, contacts, or points of the
+ * colour. */
 static void pass_items(uint32_t start, uint32_t end, uint32_t worker, void *ctx)
 {
     (void)worker;
     const pass *p = ctx;
     cr_sphere_substep *s = p->s;
-    if (p->kind == PASS_POSITIONS) {
-        uint32_t n = p->w->bodies.slot_count, last = end * CR_SPHERE_BODY_ITEM;
-        integrate_positions(p->w, s->bodies, s->spin, p->h, start * CR_SPHERE_BODY_ITEM, last < n ? last : n);
+    if (p->kind < PASS_CONTACTS) {
+        uint32_t n = p->w->bodies.slot_count, first = start * CR_SPHERE_BODY_ITEM, last = end * CR_SPHERE_BODY_ITEM;
+        if (last > n) last = n;
+        switch (p->kind) {
+        case PASS_LOAD_BODIES: load_bodies(p->w, s->bodies, s->spin, first, last); break;
+        case PASS_GRAVITY: integrate_velocities(p->w, s->bodies, p->h, first, last); break;
+        case PASS_POSITIONS: integrate_positions(p->w, s->bodies, s->spin, p->h, first, last); break;
+        default: store_bodies(p->w, s, first, last); break;
+        }
+        return;
+    }
+    if (p->kind < PASS_WARM_START) {
+        uint32_t n = p->w->rigid->contact_count, first = start * CR_SPHERE_CONTACT_ITEM,
+                 last = end * CR_SPHERE_CONTACT_ITEM;
+        if (last > n) last = n;
+        if (p->kind == PASS_PAIRS) load_pairs(p->w, s->pairs, first, last);
+        else if (p->kind == PASS_PREPARE) prepare_points(p->w, s, p->substeps, first, last);
+        else store_contacts(p->w, s, p->substeps, first, last);
         return;
     }
     uint32_t first = start * CR_SPHERE_POINT_ITEM, last = end * CR_SPHERE_POINT_ITEM;
@@ -336,29 +390,14 @@ static void coloured_pass(pass *p, pass_kind kind, bool avx2)
     cr_soft_coloured_pass(p->w, &p->s->slots, CR_SPHERE_POINT_ITEM, avx2, &p->sec, pass_items, p);
 }
 
-/* The bodies' velocities and turns; each contact's impulses (from its
- * slot). */
-static void store(cr_world *w, const cr_sphere_substep *s, double substeps)
+/* A pass over the bodies or the contacts (not coloured: each item writes
+ * its own), on the workers. */
+static void run_pass(pass *p, pass_kind kind)
 {
-    cr_rigid *r = w->rigid;
-    cr_bodies *b = &w->bodies;
-    const sphere_body *sb = s->bodies;
-    for (uint32_t i = 0; i < b->slot_count; ++i) {
-        if (!cr_slot_alive(b, i) || b->type[i] == CR_BODY_STATIC || b->asleep[i]) continue;
-        b->q[i] = cr_q_integrate(b->q[i], s->spin[i], 1.0);
-        if (sb[i].inv_mass > 0.0) b->v[i] = sb[i].v, b->w[i] = sb[i].w;
-    }
-    for (uint32_t k = 0; k < s->slots.run_count; ++k) {
-        if (s->slot_contact[k] == CR_SPHERE_PAD) continue;
-        cr_rigid_contact *c = &r->contacts[s->slot_contact[k]];
-        const sphere_point p = cr_sphere_get(s->quads, k);
-        const cr_sphere_totals *t = &s->totals[k / 4];
-        uint32_t l = k % 4;
-        c->rest_n = p.lambda_n * substeps;
-        c->rest_t = cr_v3_scale(p.lambda_t, substeps);
-        c->jn = t->n[l];
-        c->jt = cr_v3(t->tx[l], t->ty[l], t->tz[l]);
-    }
+    uint32_t n = kind < PASS_CONTACTS ? p->w->bodies.slot_count : p->w->rigid->contact_count;
+    uint32_t size = kind < PASS_CONTACTS ? CR_SPHERE_BODY_ITEM : CR_SPHERE_CONTACT_ITEM;
+    p->kind = kind;
+    cr_soft_run(p->w, pass_items, (n + size - 1) / size, p);
 }
 
 cr_status cr_sphere_substep_solve(cr_world *w)
@@ -370,28 +409,28 @@ cr_status cr_sphere_substep_solve(cr_world *w)
     double S = (double)w->def.rigid_substeps, h = w->def.dt / S, inv_h = 1.0 / h;
     cr_soft soft[2];
     cr_soft_contact_softness(w->def.contact_hertz, w->def.contact_damping_ratio, h, soft);
-    load_bodies(w, s->bodies, s->spin);
-    load_pairs(w, s->pairs);
+    pass p = {w, s, PASS_LOAD_BODIES, {0, 0, false}, {{soft[0], soft[1]}, inv_h, true, NULL}, h, S};
+    run_pass(&p, PASS_LOAD_BODIES);
+    load_bodies(w, s->bodies, s->spin, nb, nb + 1); /* the world's */
+    run_pass(&p, PASS_PAIRS);
     cr_soft_colour_pairs(&s->bodies->inv_mass, sizeof *s->bodies, nb + 1, s->pairs, 2 * sizeof *s->pairs, nc, false,
                          s->mask, s->colour, &s->colours);
     lay_out_slots(s, nb);
-    prepare_points(w, s, S, 0, nc);
-    pass p = {w, s, PASS_WARM_START, {0, 0, false}, {{soft[0], soft[1]}, inv_h, true, NULL}, h};
+    run_pass(&p, PASS_PREPARE);
     bool avx2 = cr_use_avx2(r->substep_portable);
-    uint32_t body_items = (nb + CR_SPHERE_BODY_ITEM - 1) / CR_SPHERE_BODY_ITEM;
     for (int i = 0; i < w->def.rigid_substeps; ++i) {
-        integrate_velocities(w, s->bodies, nb, h);
+        run_pass(&p, PASS_GRAVITY);
         coloured_pass(&p, PASS_WARM_START, avx2);
         p.solve.use_bias = true, p.solve.totals = NULL;
         for (int k = 0; k < w->def.substep_iterations; ++k) coloured_pass(&p, PASS_SOLVE, avx2);
-        p.kind = PASS_POSITIONS;
-        cr_soft_run(w, pass_items, body_items, &p);
+        run_pass(&p, PASS_POSITIONS);
         /* the relax pass ends the substep: it adds the lambdas to the totals */
         p.solve.use_bias = false, p.solve.totals = s->totals;
         coloured_pass(&p, PASS_SOLVE, avx2);
     }
     restitution(s->bodies, s->quads, s->totals, s->slots.run_count, w->resting_speed);
-    store(w, s, S);
+    run_pass(&p, PASS_STORE_BODIES);
+    run_pass(&p, PASS_STORE_CONTACTS);
     return CR_OK;
 }
 
