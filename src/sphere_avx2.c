@@ -1,8 +1,10 @@
-/* The sphere points' solve pass on AVX2 lanes (sphere_points.h; docs/
- * physics/substep.md, "Spheres"): four points of one colour at a time,
- * each lane one point and its two bodies, gathered and scattered around
- * it. Every lane does cr_sphere_solve's IEEE operations in the same order
- * (no fused multiply-add: simd.h), so both give the same bits. */
+/* The sphere points' warm start and solve pass on AVX2 lanes
+ * (sphere_points.h; docs/physics/substep.md, "Spheres"): a quad of one
+ * colour at a time, each lane one point and its two bodies, the points'
+ * fields loaded a row of four at a time, the bodies' rows gathered by 4x4
+ * transposes and their velocities scattered back. Every lane does the
+ * plain kernels' IEEE operations in the same order (no fused multiply-add:
+ * simd.h), so both give the same bits. */
 #include "sphere_points.h"
 
 #include <stddef.h>

@@ -1,11 +1,11 @@
 /* The sphere points of the sub-stepped solver (sphere_substep.c; docs/
  * physics/substep.md, "Spheres") and the passes over them: the plain ones
- * (sphere_solve.c) and the solve on AVX2 lanes (sphere_avx2.c), which does
- * the same IEEE operations in the same order (no fused multiply-add), so
- * both give the same bits. The passes take a range of points [begin, end)
- * (of one colour, soft_colour.h: no two share a moving body; the points lie
- * in colour order, so that a pass streams through them); each point is a
- * run of its own. Internal. */
+ * (sphere_solve.c) and those on AVX2 lanes (sphere_avx2.c), which do the
+ * same IEEE operations in the same order (no fused multiply-add), so both
+ * give the same bits. The passes take a range of points [begin, end) (of
+ * one colour, soft_colour.h: no two share a moving body; the points lie in
+ * colour order, four to a quad, so that a pass streams through them); each
+ * point is a run of its own. Internal. */
 #ifndef CAROM_SPHERE_POINTS_H
 #define CAROM_SPHERE_POINTS_H
 

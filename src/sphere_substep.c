@@ -16,8 +16,8 @@
  * kernel's pyramid needs two fixed friction directions; with a diagonal K
  * the cone is as cheap, and isotropic). The separation after the bodies'
  * displacements is s0 + n . (dp_a - dp_b) exactly to first order: a turn of
- * a sphere moves no point of the line of centres along n. A point is 120
- * bytes and a body 88, against 288 and 176 in the general kernel.
+ * a sphere moves no point of the line of centres along n. A point is 112
+ * bytes and a body 96, against 288 and 176 in the general kernel.
  *
  * Orientations: nothing here depends on them, so each sphere turns once a
  * step, by the sum of its w h over the substeps (the general kernel turns
@@ -27,10 +27,15 @@
  * soft_colour.h, each point a run of its own, and the passes go colour by
  * colour, a colour's points over the workers and four at a time on AVX2
  * lanes (sphere_avx2.c), then the overflow's serially: the same bits on
- * any worker count and on AVX2 or plain. The points are copied into
- * colour order once a step: a pass then streams through them (taken
- * through the colouring's index list, the lanes' gathers missed the cache
- * and ran no faster than the plain loop). */
+ * any worker count and on AVX2 or plain. Once a step the points are set up
+ * in colour order, four to a quad (sphere_points.h), each colour from a
+ * quad's start and its last quad filled up with pads: a pass streams
+ * through whole quads, and the lanes load a field of four points with one
+ * load (taken through the colouring's index list, the lanes' gathers
+ * missed the cache and ran no faster than the plain loop; as structures,
+ * four points took 4x4 transposes). Every pass that is not coloured (the
+ * bodies' load, gravity, positions and store; the contacts' pairs, set-up
+ * and impulses) runs over the workers too; restitution stays serial. */
 #include <stdint.h>
 #include <string.h>
 
