@@ -45,10 +45,12 @@ typedef struct cr_sphere_point {
  * transposes. 448 bytes, 112 a point (a point's side, fixed or not, is
  * read off its bodies' inverse masses). */
 typedef struct cr_sphere_quad {
-    double nx[4], ny[4], nz[4];
-    double ra[4], rb[4], mass_n[4], mass_t[4], s0[4], mu[4];
-    double lambda_n[4], ltx[4], lty[4], ltz[4];
+    /* what the warm start reads: the first five cache lines of seven */
     uint32_t a[4], b[4];
+    double nx[4], ny[4], nz[4], ra[4], rb[4];
+    double lambda_n[4], ltx[4], lty[4], ltz[4];
+    /* and what the solve reads besides */
+    double mass_n[4], mass_t[4], s0[4], mu[4];
 } cr_sphere_quad;
 
 /* What the substeps do not read, four points to a quad as the points: the
