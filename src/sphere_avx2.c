@@ -14,13 +14,14 @@
 
 #if CR_AVX2
 
-/* A body's rows: v and inv_mass, w and inv_inertia, dp (sphere_points.h). */
+/* A body's rows: v and inv_mass, w and inv_inertia; its shift's: dp
+ * (sphere_points.h). */
 _Static_assert(sizeof(cr_vec3) == 3 * sizeof(double), "cr_vec3 is three doubles");
 _Static_assert(offsetof(cr_sphere_body, inv_mass) == 3 * sizeof(double) &&
                    offsetof(cr_sphere_body, w) == 4 * sizeof(double) &&
-                   offsetof(cr_sphere_body, inv_inertia) == 7 * sizeof(double) &&
-                   offsetof(cr_sphere_body, dp) == 8 * sizeof(double) && sizeof(cr_sphere_body) == 12 * sizeof(double),
-               "cr_sphere_body is three rows of four doubles");
+                   offsetof(cr_sphere_body, inv_inertia) == 7 * sizeof(double) && sizeof(cr_sphere_body) == 8 * sizeof(double),
+               "cr_sphere_body is two rows of four doubles");
+_Static_assert(sizeof(cr_sphere_shift) == 4 * sizeof(double), "cr_sphere_shift is a row of four doubles");
 
 /* v4 and its operations: lanes_avx2.h. The bodies' loads and stores are
  * inlined by force (GCC kept load_side a call: 9 % of the pit's samples). */
@@ -30,11 +31,11 @@ FN __m256d load(const double *p) { return _mm256_loadu_pd(p); }
 
 /* The four lanes' bodies on one side. */
 typedef struct side4 {
-    v4 v, w, dp;
+    v4 v, w;
     __m256d inv_mass, inv_inertia;
 } side4;
 
-/* Row q (doubles 4 q to 4 q + 3) of each lane's body, transposed. */
+/* Row q (doubles 4 q to 4 q + 3) of the four lanes' rows, transposed. */
 FN_INLINE void load_row(const double *const row[4], int q, __m256d f[4])
 {
     dem_transpose4(load(row[0] + 4 * q), load(row[1] + 4 * q), load(row[2] + 4 * q), load(row[3] + 4 * q), f);
@@ -43,13 +44,20 @@ FN_INLINE void load_row(const double *const row[4], int q, __m256d f[4])
 FN_INLINE void load_side(const cr_sphere_body *sb, const uint32_t idx[4], side4 *s)
 {
     const double *row[4] = {&sb[idx[0]].v.x, &sb[idx[1]].v.x, &sb[idx[2]].v.x, &sb[idx[3]].v.x};
-    __m256d f[4], g[4], d[4];
+    __m256d f[4], g[4];
     load_row(row, 0, f);
     load_row(row, 1, g);
-    load_row(row, 2, d);
     s->v = (v4){f[0], f[1], f[2]}, s->inv_mass = f[3];
     s->w = (v4){g[0], g[1], g[2]}, s->inv_inertia = g[3];
-    s->dp = (v4){d[0], d[1], d[2]};
+}
+
+/* The four lanes' displacements on one side. */
+FN_INLINE v4 load_shift(const cr_sphere_shift *sh, const uint32_t idx[4])
+{
+    const double *row[4] = {&sh[idx[0]].dp.x, &sh[idx[1]].dp.x, &sh[idx[2]].dp.x, &sh[idx[3]].dp.x};
+    __m256d f[4];
+    load_row(row, 0, f);
+    return (v4){f[0], f[1], f[2]};
 }
 
 /* Writes the lanes' v and w rows back (transposed) to the bodies that
@@ -104,7 +112,7 @@ static CR_AVX2_FN void solve4(cr_sphere_body *sb, cr_sphere_quad *q, cr_sphere_t
     v4 lambda_t = {load(q->ltx), load(q->lty), load(q->ltz)};
     const __m256d zero = _mm256_setzero_pd(), one = _mm256_set1_pd(1.0);
     /* separation */
-    __m256d sep = add(s0, v4_dot(n, v4_sub(A.dp, B.dp)));
+    __m256d sep = add(s0, v4_dot(n, v4_sub(load_shift(pass->shift, q->a), load_shift(pass->shift, q->b))));
     /* the row's softness: speculative (apart), soft (use_bias) or rigid */
     __m256d apart = _mm256_cmp_pd(sep, zero, _CMP_GT_OQ);
     __m256d bias = zero, mass_scale = one, impulse_scale = zero;

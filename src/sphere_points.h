@@ -14,17 +14,22 @@
 
 #include "soft_contact.h"
 
-/* Three rows of four doubles, each vector with the scalar the kernels take
- * with it: the lanes (sphere_avx2.c) load a row of four bodies and
- * transpose it, and write v's and w's rows back whole. */
+/* Two rows of four doubles (a cache line), each vector with the scalar the
+ * kernels take with it: the lanes (sphere_avx2.c) load a row of four
+ * bodies and transpose it, and write the rows back whole. */
 typedef struct cr_sphere_body {
     cr_vec3 v;          /* velocity */
     double inv_mass;    /* 0: the solver does not move it (static, kinematic, asleep, the world) */
     cr_vec3 w;          /* angular velocity */
     double inv_inertia;
-    cr_vec3 dp;         /* displacement since the step's start */
-    double unused;
 } cr_sphere_body;
+
+/* A body's displacement since the step's start, a row of its own (the
+ * solve reads it, the warm start does not; written by the positions). */
+typedef struct cr_sphere_shift {
+    cr_vec3 dp;
+    double unused;
+} cr_sphere_shift;
 
 /* One point, as the plain kernels take it (read from its quad, below). */
 typedef struct cr_sphere_point {
@@ -92,6 +97,7 @@ static inline void cr_sphere_set(cr_sphere_quad *q, uint32_t k, const cr_sphere_
  * totals: the relax pass, which adds each point's final lambdas to them
  * (point k's: lane k % 4 of totals[k / 4]). */
 typedef struct cr_sphere_pass {
+    const cr_sphere_shift *shift; /* per body */
     cr_soft soft[2];
     double inv_h;
     bool use_bias;

@@ -62,6 +62,7 @@ typedef cr_sphere_point sphere_point;
 
 typedef struct cr_sphere_substep {
     sphere_body *bodies; /* one per body slot, then the world's; 64-byte aligned, in body_block */
+    cr_sphere_shift *shift; /* the same bodies' displacements; 64-byte aligned, in shift_block */
     cr_vec3 *spin;       /* per slot: the turn of the step, sum of w h */
     uint32_t *pairs;     /* per contact: its point's a and b (what the colouring reads) */
     cr_sphere_quad *quads;     /* the points in colour order, each colour from a quad's start */
@@ -75,9 +76,9 @@ typedef struct cr_sphere_substep {
     /* the colours' sections in slots: start[c] (a multiple of 4 for a
      * colour), run_count the slots in use (order and run_start unused) */
     cr_soft_colours slots;
-    void *body_block, *quad_block, *total_block;
+    void *body_block, *shift_block, *quad_block, *total_block;
     uint32_t body_capacity, spin_capacity, pair_capacity, quad_capacity, total_capacity, slot_capacity;
-    uint32_t contact_slot_capacity;
+    uint32_t contact_slot_capacity, shift_capacity;
     uint32_t mask_capacity, colour_capacity, start_capacity, order_capacity;
 } cr_sphere_substep;
 
@@ -86,6 +87,7 @@ void cr_sphere_substep_free(cr_world *w)
     cr_sphere_substep *s = w->rigid->sphere_substep;
     if (!s) return;
     cr_free(w, s->body_block);
+    cr_free(w, s->shift_block);
     cr_free(w, s->spin);
     cr_free(w, s->pairs);
     cr_free(w, s->quad_block);
@@ -136,6 +138,7 @@ static cr_sphere_substep *ensure(cr_world *w, uint32_t bodies, uint32_t points)
     cr_sphere_substep *s = r->sphere_substep;
     uint32_t slots = slot_count_for(points);
     if (!grow_aligned(w, &s->body_block, (void **)&s->bodies, &s->body_capacity, bodies, sizeof *s->bodies) ||
+        !grow_aligned(w, &s->shift_block, (void **)&s->shift, &s->shift_capacity, bodies, sizeof *s->shift) ||
         !cr_grow(w, (void **)&s->spin, &s->spin_capacity, bodies, sizeof *s->spin) ||
         !cr_grow(w, (void **)&s->pairs, &s->pair_capacity, 2 * points, sizeof *s->pairs) ||
         !grow_aligned(w, &s->quad_block, (void **)&s->quads, &s->quad_capacity, slots / 4, sizeof *s->quads) ||
@@ -155,13 +158,15 @@ static cr_sphere_substep *ensure(cr_world *w, uint32_t bodies, uint32_t points)
 /* As rigid_substep.c's load_bodies, bodies [begin, end): a body the
  * solver moves gets its inverse mass and inertia; a kinematic one keeps
  * its velocity; entry slot_count is the world (planes). */
-static void load_bodies(const cr_world *w, sphere_body *sb, cr_vec3 *spin, uint32_t begin, uint32_t end)
+static void load_bodies(const cr_world *w, sphere_body *sb, cr_sphere_shift *shift, cr_vec3 *spin, uint32_t begin,
+                        uint32_t end)
 {
     const cr_bodies *b = &w->bodies;
     uint32_t n = b->slot_count;
     for (uint32_t i = begin; i < end; ++i) {
         sphere_body *s = &sb[i];
         memset(s, 0, sizeof *s);
+        memset(&shift[i], 0, sizeof shift[i]);
         if (i < n) spin[i] = cr_v3_zero();
         if (i == n || !cr_slot_alive(b, i)) continue;
         if (cr_rigid_moves(b, i)) {
@@ -292,14 +297,15 @@ static void integrate_velocities(const cr_world *w, sphere_body *sb, double h, u
 
 /* Positions over h, each body's displacement since the step's start, and
  * its turn (applied once, at the step's end). */
-static void integrate_positions(cr_world *w, sphere_body *sb, cr_vec3 *spin, double h, uint32_t begin, uint32_t end)
+static void integrate_positions(cr_world *w, const sphere_body *sb, cr_sphere_shift *shift, cr_vec3 *spin, double h,
+                                uint32_t begin, uint32_t end)
 {
     cr_bodies *b = &w->bodies;
     for (uint32_t i = begin; i < end; ++i) {
         if (!cr_slot_alive(b, i) || b->type[i] == CR_BODY_STATIC || b->asleep[i]) continue;
-        sphere_body *s = &sb[i];
+        const sphere_body *s = &sb[i];
         b->x[i] = cr_v3_madd(b->x[i], s->v, h);
-        s->dp = cr_v3_madd(s->dp, s->v, h);
+        shift[i].dp = cr_v3_madd(shift[i].dp, s->v, h);
         spin[i] = cr_v3_madd(spin[i], s->w, h);
     }
 }
@@ -363,9 +369,9 @@ static void pass_items(uint32_t start, uint32_t end, uint32_t worker, void *ctx)
         uint32_t n = p->w->bodies.slot_count, first = start * CR_SPHERE_BODY_ITEM, last = end * CR_SPHERE_BODY_ITEM;
         if (last > n) last = n;
         switch (p->kind) {
-        case PASS_LOAD_BODIES: load_bodies(p->w, s->bodies, s->spin, first, last); break;
+        case PASS_LOAD_BODIES: load_bodies(p->w, s->bodies, s->shift, s->spin, first, last); break;
         case PASS_GRAVITY: integrate_velocities(p->w, s->bodies, p->h, first, last); break;
-        case PASS_POSITIONS: integrate_positions(p->w, s->bodies, s->spin, p->h, first, last); break;
+        case PASS_POSITIONS: integrate_positions(p->w, s->bodies, s->shift, s->spin, p->h, first, last); break;
         default: store_bodies(p->w, s, first, last); break;
         }
         return;
@@ -414,9 +420,9 @@ cr_status cr_sphere_substep_solve(cr_world *w)
     double S = (double)w->def.rigid_substeps, h = w->def.dt / S, inv_h = 1.0 / h;
     cr_soft soft[2];
     cr_soft_contact_softness(w->def.contact_hertz, w->def.contact_damping_ratio, h, soft);
-    pass p = {w, s, PASS_LOAD_BODIES, {0, 0, false}, {{soft[0], soft[1]}, inv_h, true, NULL}, h, S};
+    pass p = {w, s, PASS_LOAD_BODIES, {0, 0, false}, {s->shift, {soft[0], soft[1]}, inv_h, true, NULL}, h, S};
     run_pass(&p, PASS_LOAD_BODIES);
-    load_bodies(w, s->bodies, s->spin, nb, nb + 1); /* the world's */
+    load_bodies(w, s->bodies, s->shift, s->spin, nb, nb + 1); /* the world's */
     run_pass(&p, PASS_PAIRS);
     cr_soft_colour_pairs(&s->bodies->inv_mass, sizeof *s->bodies, nb + 1, s->pairs, 2 * sizeof *s->pairs, nc, false,
                          s->mask, s->colour, &s->colours);
