@@ -51,12 +51,14 @@ FN_INLINE void load_side(const cr_sphere_body *sb, const uint32_t idx[4], side4 
     s->w = (v4){g[0], g[1], g[2]}, s->inv_inertia = g[3];
 }
 
-/* The four lanes' displacements on one side. */
-FN_INLINE v4 load_shift(const cr_sphere_shift *sh, const uint32_t idx[4])
+/* The four lanes' dp_a - dp_b: each lane's rows subtracted, then
+ * transposed (the same differences as the two sides' rows transposed and
+ * subtracted, one transpose fewer). */
+FN_INLINE v4 load_shift_diff(const cr_sphere_shift *sh, const uint32_t a[4], const uint32_t b[4])
 {
-    const double *row[4] = {&sh[idx[0]].dp.x, &sh[idx[1]].dp.x, &sh[idx[2]].dp.x, &sh[idx[3]].dp.x};
     __m256d f[4];
-    load_row(row, 0, f);
+    dem_transpose4(sub(load(&sh[a[0]].dp.x), load(&sh[b[0]].dp.x)), sub(load(&sh[a[1]].dp.x), load(&sh[b[1]].dp.x)),
+                   sub(load(&sh[a[2]].dp.x), load(&sh[b[2]].dp.x)), sub(load(&sh[a[3]].dp.x), load(&sh[b[3]].dp.x)), f);
     return (v4){f[0], f[1], f[2]};
 }
 
@@ -103,16 +105,16 @@ static CR_AVX2_FN void warm4(cr_sphere_body *sb, const cr_sphere_quad *q)
 /* cr_sphere_solve's point on four lanes: quad q, the totals' tq (relax). */
 static CR_AVX2_FN void solve4(cr_sphere_body *sb, cr_sphere_quad *q, cr_sphere_totals *tq, const cr_sphere_pass *pass)
 {
+    v4 n = {load(q->nx), load(q->ny), load(q->nz)};
+    const __m256d zero = _mm256_setzero_pd(), one = _mm256_set1_pd(1.0);
+    /* separation */
+    __m256d sep = add(load(q->s0), v4_dot(n, load_shift_diff(pass->shift, q->a, q->b)));
     side4 A, B;
     load_side(sb, q->a, &A);
     load_side(sb, q->b, &B);
-    v4 n = {load(q->nx), load(q->ny), load(q->nz)};
-    __m256d ra = load(q->ra), rb = load(q->rb), mass_n = load(q->mass_n), mass_t = load(q->mass_t), s0 = load(q->s0);
+    __m256d ra = load(q->ra), rb = load(q->rb), mass_n = load(q->mass_n), mass_t = load(q->mass_t);
     __m256d mu = load(q->mu), lambda_n = load(q->lambda_n);
     v4 lambda_t = {load(q->ltx), load(q->lty), load(q->ltz)};
-    const __m256d zero = _mm256_setzero_pd(), one = _mm256_set1_pd(1.0);
-    /* separation */
-    __m256d sep = add(s0, v4_dot(n, v4_sub(load_shift(pass->shift, q->a), load_shift(pass->shift, q->b))));
     /* the row's softness: speculative (apart), soft (use_bias) or rigid */
     __m256d apart = _mm256_cmp_pd(sep, zero, _CMP_GT_OQ);
     __m256d bias = zero, mass_scale = one, impulse_scale = zero;
