@@ -65,6 +65,13 @@ FN_INLINE v4 load_shift_diff(const cr_sphere_shift *sh, const uint32_t a[4], con
 /* Writes the lanes' v and w rows back (transposed) to the bodies that
  * move; a body that does not is only read (one colour's points share no
  * moving body, but may share one that does not): its rows go to scratch. */
+FN_INLINE void store_lane(cr_sphere_body *b, bool moves, double *scratch, __m256d v, __m256d w)
+{
+    double *d = moves ? &b->v.x : scratch;
+    _mm256_storeu_pd(d, v);
+    _mm256_storeu_pd(d + 4, w);
+}
+
 FN_INLINE void store_side(cr_sphere_body *sb, const uint32_t idx[4], const side4 *s)
 {
     __m256d v[4], w[4];
@@ -72,11 +79,11 @@ FN_INLINE void store_side(cr_sphere_body *sb, const uint32_t idx[4], const side4
     dem_transpose4(s->w.x, s->w.y, s->w.z, s->inv_inertia, w);
     int moves = _mm256_movemask_pd(_mm256_cmp_pd(s->inv_mass, _mm256_setzero_pd(), _CMP_GT_OQ));
     double scratch[8];
-    for (int l = 0; l < 4; ++l) {
-        double *d = (moves >> l) & 1 ? &sb[idx[l]].v.x : scratch;
-        _mm256_storeu_pd(d, v[l]);
-        _mm256_storeu_pd(d + 4, w[l]);
-    }
+    /* lane by lane, written out: as a loop, GCC kept v and w on the stack */
+    store_lane(&sb[idx[0]], moves & 1, scratch, v[0], w[0]);
+    store_lane(&sb[idx[1]], moves & 2, scratch, v[1], w[1]);
+    store_lane(&sb[idx[2]], moves & 4, scratch, v[2], w[2]);
+    store_lane(&sb[idx[3]], moves & 8, scratch, v[3], w[3]);
 }
 
 /* cr_sphere_solve's apply on the lanes: P = dt + n dn on a, -P on b; n x
