@@ -98,7 +98,7 @@ FN_INLINE void apply4(side4 *A, side4 *B, v4 n, __m256d ra, __m256d rb, __m256d 
 }
 
 /* cr_sphere_warm_start's points on four lanes: quad q. */
-static CR_AVX2_FN void warm4(cr_sphere_body *sb, const cr_sphere_quad *q)
+FN_INLINE void warm4(cr_sphere_body *sb, const cr_sphere_quad *q)
 {
     side4 A, B;
     load_side(sb, q->a, &A);
@@ -110,7 +110,7 @@ static CR_AVX2_FN void warm4(cr_sphere_body *sb, const cr_sphere_quad *q)
 }
 
 /* cr_sphere_solve's point on four lanes: quad q, the totals' tq (relax). */
-static CR_AVX2_FN void solve4(cr_sphere_body *sb, cr_sphere_quad *q, cr_sphere_totals *tq, const cr_sphere_pass *pass)
+FN_INLINE void solve4(cr_sphere_body *sb, cr_sphere_quad *q, cr_sphere_totals *tq, const cr_sphere_pass *pass)
 {
     v4 n = {load(q->nx), load(q->ny), load(q->nz)};
     const __m256d zero = _mm256_setzero_pd(), one = _mm256_set1_pd(1.0);
@@ -173,7 +173,7 @@ static CR_AVX2_FN void solve4(cr_sphere_body *sb, cr_sphere_quad *q, cr_sphere_t
     store_side(sb, q->b, &B);
 }
 
-void cr_sphere_warm_start_avx2(cr_sphere_body *sb, const cr_sphere_quad *q, uint32_t begin, uint32_t end)
+CR_AVX2_FN void cr_sphere_warm_start_avx2(cr_sphere_body *sb, const cr_sphere_quad *q, uint32_t begin, uint32_t end)
 {
     uint32_t k = begin;
     for (; k < end && k % 4; ++k) cr_sphere_warm_start(sb, q, k, k + 1);
@@ -181,8 +181,8 @@ void cr_sphere_warm_start_avx2(cr_sphere_body *sb, const cr_sphere_quad *q, uint
     cr_sphere_warm_start(sb, q, k, end);
 }
 
-void cr_sphere_solve_avx2(cr_sphere_body *sb, cr_sphere_quad *q, uint32_t begin, uint32_t end,
-                          const cr_sphere_pass *pass)
+CR_AVX2_FN void cr_sphere_solve_avx2(cr_sphere_body *sb, cr_sphere_quad *q, uint32_t begin, uint32_t end,
+                                     const cr_sphere_pass *pass)
 {
     uint32_t k = begin;
     for (; k < end && k % 4; ++k) cr_sphere_solve(sb, q, k, k + 1, pass);
