@@ -19,7 +19,8 @@
 _Static_assert(sizeof(cr_vec3) == 3 * sizeof(double), "cr_vec3 is three doubles");
 _Static_assert(offsetof(cr_sphere_body, inv_mass) == 3 * sizeof(double) &&
                    offsetof(cr_sphere_body, w) == 4 * sizeof(double) &&
-                   offsetof(cr_sphere_body, inv_inertia) == 7 * sizeof(double) && sizeof(cr_sphere_body) == 8 * sizeof(double),
+                   offsetof(cr_sphere_body, inv_inertia) == 7 * sizeof(double) &&
+                   sizeof(cr_sphere_body) == 8 * sizeof(double),
                "cr_sphere_body is two rows of four doubles");
 _Static_assert(sizeof(cr_sphere_shift) == 4 * sizeof(double), "cr_sphere_shift is a row of four doubles");
 
