@@ -17,29 +17,29 @@ static inline void apply(cr_sphere_body *A, cr_sphere_body *B, const cr_sphere_p
     }
 }
 
-void cr_sphere_warm_start(cr_sphere_body *sb, const cr_sphere_point *sp, uint32_t begin, uint32_t end)
+void cr_sphere_warm_start(cr_sphere_body *sb, const cr_sphere_quad *q, uint32_t begin, uint32_t end)
 {
     for (uint32_t k = begin; k < end; ++k) {
-        const cr_sphere_point *p = &sp[k];
-        apply(&sb[p->a], &sb[p->b], p, p->lambda_n, p->lambda_t);
+        cr_sphere_point p = cr_sphere_get(q, k);
+        apply(&sb[p.a], &sb[p.b], &p, p.lambda_n, p.lambda_t);
     }
 }
 
 /* As cr_soft_solve's point (soft_contact.h) with K diagonal: the normal
  * row with the soft bias or rigid, speculative while apart; then the
  * tangential impulse in the cone. */
-void cr_sphere_solve(cr_sphere_body *sb, cr_sphere_point *sp, uint32_t begin, uint32_t end,
-                     const cr_sphere_pass *pass)
+void cr_sphere_solve(cr_sphere_body *sb, cr_sphere_quad *q, uint32_t begin, uint32_t end, const cr_sphere_pass *pass)
 {
     for (uint32_t k = begin; k < end; ++k) {
-        cr_sphere_point *p = &sp[k];
+        const cr_sphere_point pk = cr_sphere_get(q, k), *p = &pk;
         cr_sphere_body *A = &sb[p->a], *B = &sb[p->b];
-        double sep = p->s0 + cr_v3_dot(p->n, cr_v3_sub(A->dp, B->dp));
+        double sep = p->s0 + cr_v3_dot(p->n, cr_v3_sub(pass->shift[p->a].dp, pass->shift[p->b].dp));
         double bias = 0.0, mass_scale = 1.0, impulse_scale = 0.0;
         if (sep > 0.0) {
             bias = sep * pass->inv_h; /* speculative: close the gap within h, no more */
         } else if (pass->use_bias) {
-            const cr_soft *sf = &pass->soft[p->fixed];
+            /* the stiffer softness where a side cannot move */
+            const cr_soft *sf = &pass->soft[A->inv_mass == 0.0 || B->inv_mass == 0.0];
             bias = sf->mass_scale * sf->bias_rate * sep;
             bias = bias > -CR_SOFT_PUSH_SPEED ? bias : -CR_SOFT_PUSH_SPEED; /* fmax, without the call */
             mass_scale = sf->mass_scale;
@@ -50,17 +50,18 @@ void cr_sphere_solve(cr_sphere_body *sb, cr_sphere_point *sp, uint32_t begin, ui
         double next = p->lambda_n - p->mass_n * (mass_scale * un + bias) - impulse_scale * p->lambda_n;
         next = next > 0.0 ? next : 0.0;
         double dn = next - p->lambda_n;
-        p->lambda_n = next;
         /* K diagonal: the normal impulse leaves the tangential velocity */
         cr_vec3 ut = cr_v3_madd(vrel, p->n, -un);
         cr_vec3 lt = cr_v3_madd(p->lambda_t, ut, -p->mass_t);
         double limit = p->mu * next, l2 = cr_v3_len2(lt);
         if (l2 > limit * limit) lt = cr_v3_scale(lt, limit > 0.0 ? limit / sqrt(l2) : 0.0);
         cr_vec3 dt = cr_v3_sub(lt, p->lambda_t);
-        p->lambda_t = lt;
+        cr_sphere_set_lambdas(q, k, next, lt);
         if (pass->totals) {
-            pass->totals[k].n += next;
-            pass->totals[k].t = cr_v3_add(pass->totals[k].t, lt);
+            cr_sphere_totals *t = &pass->totals[k / 4];
+            uint32_t l = k % 4;
+            t->n[l] += next;
+            t->tx[l] += lt.x, t->ty[l] += lt.y, t->tz[l] += lt.z;
         }
         apply(A, B, p, dn, dt);
     }

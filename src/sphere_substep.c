@@ -16,8 +16,8 @@
  * kernel's pyramid needs two fixed friction directions; with a diagonal K
  * the cone is as cheap, and isotropic). The separation after the bodies'
  * displacements is s0 + n . (dp_a - dp_b) exactly to first order: a turn of
- * a sphere moves no point of the line of centres along n. A point is 120
- * bytes and a body 88, against 288 and 176 in the general kernel.
+ * a sphere moves no point of the line of centres along n. A point is 112
+ * bytes and a body 96, against 288 and 176 in the general kernel.
  *
  * Orientations: nothing here depends on them, so each sphere turns once a
  * step, by the sum of its w h over the substeps (the general kernel turns
@@ -27,10 +27,16 @@
  * soft_colour.h, each point a run of its own, and the passes go colour by
  * colour, a colour's points over the workers and four at a time on AVX2
  * lanes (sphere_avx2.c), then the overflow's serially: the same bits on
- * any worker count and on AVX2 or plain. The points are copied into
- * colour order once a step: a pass then streams through them (taken
- * through the colouring's index list, the lanes' gathers missed the cache
- * and ran no faster than the plain loop). */
+ * any worker count and on AVX2 or plain. Once a step the points are set up
+ * in colour order, four to a quad (sphere_points.h), each colour from a
+ * quad's start and its last quad filled up with pads: a pass streams
+ * through whole quads, and the lanes load a field of four points with one
+ * load (taken through the colouring's index list, the lanes' gathers
+ * missed the cache and ran no faster than the plain loop; as structures,
+ * four points took 4x4 transposes). Every pass that is not coloured (the
+ * bodies' load, gravity, positions and store; the contacts' pairs, set-up
+ * and impulses) runs over the workers too; restitution stays serial. */
+#include <stdint.h>
 #include <string.h>
 
 #include "rigid.h"
@@ -40,27 +46,39 @@
 #include "sphere_points.h"
 
 /* A work item of a coloured pass takes this many points of one colour; of
- * the position update, this many bodies. Only the split over the workers
+ * a pass over the bodies (the position update), this many bodies; over the
+ * contacts (the points' set-up), this many contacts. Only the split over the workers
  * depends on them, never the bits. */
 #define CR_SPHERE_POINT_ITEM 128
 #define CR_SPHERE_BODY_ITEM 512
+#define CR_SPHERE_CONTACT_ITEM 512
 
 typedef cr_sphere_body sphere_body;
 typedef cr_sphere_point sphere_point;
-typedef cr_sphere_total sphere_total;
+
+/* A slot of the quads that holds no point (a colour's last quad, filled
+ * up: slot_contact's mark). */
+#define CR_SPHERE_PAD UINT32_MAX
 
 typedef struct cr_sphere_substep {
-    sphere_body *bodies; /* one per body slot, then the world's */
+    sphere_body *bodies; /* one per body slot, then the world's; 64-byte aligned, in body_block */
+    cr_sphere_shift *shift; /* the same bodies' displacements; 64-byte aligned, in shift_block */
     cr_vec3 *spin;       /* per slot: the turn of the step, sum of w h */
-    sphere_point *staged;  /* the contacts' points, in contact order */
-    sphere_total *staged_totals;
-    sphere_point *points;  /* the same in colour order: point i is contact colours.order[i] */
-    sphere_total *totals;
+    uint32_t *pairs;     /* per contact: its point's a and b (what the colouring reads) */
+    cr_sphere_quad *quads;     /* the points in colour order, each colour from a quad's start */
+    cr_sphere_totals *totals;  /* the same slots' */
+    uint32_t *slot_contact;    /* per slot: its contact, or CR_SPHERE_PAD */
+    uint32_t *contact_slot;    /* per contact: its slot */
     uint32_t *mask;      /* per body: the colours of its points (cr_soft_colour_pairs' scratch) */
     uint8_t *colour;     /* per point (cr_soft_colour_pairs' scratch) */
     uint32_t *run_start, *order;
     cr_soft_colours colours;
-    uint32_t body_capacity, spin_capacity, point_capacity, total_capacity, staged_capacity, staged_total_capacity;
+    /* the colours' sections in slots: start[c] (a multiple of 4 for a
+     * colour), run_count the slots in use (order and run_start unused) */
+    cr_soft_colours slots;
+    void *body_block, *shift_block, *quad_block, *total_block;
+    uint32_t body_capacity, spin_capacity, pair_capacity, quad_capacity, total_capacity, slot_capacity;
+    uint32_t contact_slot_capacity, shift_capacity;
     uint32_t mask_capacity, colour_capacity, start_capacity, order_capacity;
 } cr_sphere_substep;
 
@@ -68,12 +86,14 @@ void cr_sphere_substep_free(cr_world *w)
 {
     cr_sphere_substep *s = w->rigid->sphere_substep;
     if (!s) return;
-    cr_free(w, s->bodies);
+    cr_free(w, s->body_block);
+    cr_free(w, s->shift_block);
     cr_free(w, s->spin);
-    cr_free(w, s->points);
-    cr_free(w, s->totals);
-    cr_free(w, s->staged);
-    cr_free(w, s->staged_totals);
+    cr_free(w, s->pairs);
+    cr_free(w, s->quad_block);
+    cr_free(w, s->total_block);
+    cr_free(w, s->slot_contact);
+    cr_free(w, s->contact_slot);
     cr_free(w, s->mask);
     cr_free(w, s->colour);
     cr_free(w, s->run_start);
@@ -81,6 +101,31 @@ void cr_sphere_substep_free(cr_world *w)
     cr_free(w, s);
     w->rigid->sphere_substep = NULL;
 }
+
+/* Room for need elements of elem bytes at *aligned, 64-byte aligned within
+ * the block *raw (the kernels' rows of four doubles then never straddle a
+ * cache line); the contents are not kept. */
+static bool grow_aligned(cr_world *w, void **raw, void **aligned, uint32_t *capacity, uint32_t need, size_t elem)
+{
+    if (need <= *capacity) return true;
+    uint32_t cap = *capacity ? *capacity : 16;
+    while (cap < need) {
+        if (cap > UINT32_MAX / 2) return false;
+        cap *= 2;
+    }
+    if ((size_t)cap > (SIZE_MAX - 64) / elem) return false;
+    void *p = cr_alloc(w, (size_t)cap * elem + 64);
+    if (!p) return false;
+    cr_free(w, *raw);
+    *raw = p;
+    *aligned = (void *)(((uintptr_t)p + 63) & ~(uintptr_t)63);
+    *capacity = cap;
+    return true;
+}
+
+/* Slots for n points: each colour, and the overflow, filled up to a whole
+ * quad at most. */
+static uint32_t slot_count_for(uint32_t points) { return points + 4 * (CR_SOFT_COLOURS + 1); }
 
 static cr_sphere_substep *ensure(cr_world *w, uint32_t bodies, uint32_t points)
 {
@@ -91,12 +136,15 @@ static cr_sphere_substep *ensure(cr_world *w, uint32_t bodies, uint32_t points)
         memset(r->sphere_substep, 0, sizeof *r->sphere_substep);
     }
     cr_sphere_substep *s = r->sphere_substep;
-    if (!cr_grow(w, (void **)&s->bodies, &s->body_capacity, bodies, sizeof *s->bodies) ||
+    uint32_t slots = slot_count_for(points);
+    if (!grow_aligned(w, &s->body_block, (void **)&s->bodies, &s->body_capacity, bodies, sizeof *s->bodies) ||
+        !grow_aligned(w, &s->shift_block, (void **)&s->shift, &s->shift_capacity, bodies, sizeof *s->shift) ||
         !cr_grow(w, (void **)&s->spin, &s->spin_capacity, bodies, sizeof *s->spin) ||
-        !cr_grow(w, (void **)&s->points, &s->point_capacity, points, sizeof *s->points) ||
-        !cr_grow(w, (void **)&s->totals, &s->total_capacity, points, sizeof *s->totals) ||
-        !cr_grow(w, (void **)&s->staged, &s->staged_capacity, points, sizeof *s->staged) ||
-        !cr_grow(w, (void **)&s->staged_totals, &s->staged_total_capacity, points, sizeof *s->staged_totals) ||
+        !cr_grow(w, (void **)&s->pairs, &s->pair_capacity, 2 * points, sizeof *s->pairs) ||
+        !grow_aligned(w, &s->quad_block, (void **)&s->quads, &s->quad_capacity, slots / 4, sizeof *s->quads) ||
+        !grow_aligned(w, &s->total_block, (void **)&s->totals, &s->total_capacity, slots / 4, sizeof *s->totals) ||
+        !cr_grow(w, (void **)&s->slot_contact, &s->slot_capacity, slots, sizeof *s->slot_contact) ||
+        !cr_grow(w, (void **)&s->contact_slot, &s->contact_slot_capacity, points, sizeof *s->contact_slot) ||
         !cr_grow(w, (void **)&s->mask, &s->mask_capacity, bodies, sizeof *s->mask) ||
         !cr_grow(w, (void **)&s->colour, &s->colour_capacity, points, sizeof *s->colour) ||
         !cr_grow(w, (void **)&s->run_start, &s->start_capacity, points + 1, sizeof *s->run_start) ||
@@ -107,16 +155,18 @@ static cr_sphere_substep *ensure(cr_world *w, uint32_t bodies, uint32_t points)
     return s;
 }
 
-/* As rigid_substep.c's load_bodies: a body the solver moves gets its
- * inverse mass and inertia; a kinematic one keeps its velocity; the last
- * entry is the world (planes). */
-static void load_bodies(const cr_world *w, sphere_body *sb, cr_vec3 *spin)
+/* As rigid_substep.c's load_bodies, bodies [begin, end): a body the
+ * solver moves gets its inverse mass and inertia; a kinematic one keeps
+ * its velocity; entry slot_count is the world (planes). */
+static void load_bodies(const cr_world *w, sphere_body *sb, cr_sphere_shift *shift, cr_vec3 *spin, uint32_t begin,
+                        uint32_t end)
 {
     const cr_bodies *b = &w->bodies;
     uint32_t n = b->slot_count;
-    for (uint32_t i = 0; i <= n; ++i) {
+    for (uint32_t i = begin; i < end; ++i) {
         sphere_body *s = &sb[i];
         memset(s, 0, sizeof *s);
+        memset(&shift[i], 0, sizeof shift[i]);
         if (i < n) spin[i] = cr_v3_zero();
         if (i == n || !cr_slot_alive(b, i)) continue;
         if (cr_rigid_moves(b, i)) {
@@ -130,148 +180,235 @@ static void load_bodies(const cr_world *w, sphere_body *sb, cr_vec3 *spin)
     }
 }
 
-/* Normal impulse d on a at the point, minus that on b (restitution's; no
- * turn: the normal row moves no spin). */
-static inline void apply_normal(sphere_body *A, sphere_body *B, const sphere_point *p, double d)
+/* Each contact's point's bodies (b: the world's index for a plane),
+ * contacts [begin, end). */
+static void load_pairs(const cr_world *w, uint32_t *pairs, uint32_t begin, uint32_t end)
 {
-    cr_vec3 P = cr_v3_scale(p->n, d);
-    A->v = cr_v3_madd(A->v, P, A->inv_mass);
-    B->v = cr_v3_madd(B->v, P, -B->inv_mass);
+    const cr_rigid *r = w->rigid;
+    for (uint32_t k = begin; k < end; ++k) {
+        const cr_rigid_contact *c = &r->contacts[k];
+        pairs[2 * k] = c->a;
+        pairs[2 * k + 1] = c->is_plane ? w->bodies.slot_count : c->b;
+    }
 }
 
-static void prepare_points(cr_world *w, const sphere_body *sb, sphere_point *sp, sphere_total *st, double substeps)
+/* A slot that holds no point: the world on itself with no mass, arm or
+ * impulse (the passes leave every body as it is), no restitution. */
+static void pad_slot(cr_sphere_substep *s, uint32_t k, uint32_t world)
+{
+    const sphere_point pad = {world, world, cr_v3_zero(), 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, cr_v3_zero()};
+    cr_sphere_totals *t = &s->totals[k / 4];
+    uint32_t l = k % 4;
+    t->n[l] = t->tx[l] = t->ty[l] = t->tz[l] = t->e[l] = t->vn0[l] = 0.0;
+    cr_sphere_set(s->quads, k, &pad);
+    s->slot_contact[k] = CR_SPHERE_PAD;
+}
+
+/* The slots of the colours (s->colours): each colour's points in its
+ * order from a quad's start, its last quad filled up with pads, then the
+ * overflow's; s->slots the sections in slots, contact_slot the inverse of
+ * slot_contact. */
+static void lay_out_slots(cr_sphere_substep *s, uint32_t world)
+{
+    const cr_soft_colours *c = &s->colours;
+    uint32_t k = 0;
+    for (uint32_t col = 0; col <= c->count; ++col) {
+        uint32_t end = col < c->count ? c->start[col + 1] : c->run_count;
+        s->slots.start[col] = k;
+        for (uint32_t i = c->start[col]; i < end; ++i, ++k) { /* a point is a run */
+            s->slot_contact[k] = c->order[i];
+            s->contact_slot[c->order[i]] = k;
+        }
+        if (col < c->count)
+            for (; k % 4; ++k) pad_slot(s, k, world);
+    }
+    s->slots.count = c->count;
+    s->slots.run_count = k;
+    for (; k % 4; ++k) pad_slot(s, k, world);
+}
+
+/* The points of contacts [begin, end), each into its slot: read in
+ * contact order (the contacts are large; read in colour order, they
+ * missed the cache). */
+static void prepare_points(cr_world *w, cr_sphere_substep *s, double substeps, uint32_t begin, uint32_t end)
 {
     const cr_rigid *r = w->rigid;
     const cr_bodies *b = &w->bodies;
+    const sphere_body *sb = s->bodies;
     uint32_t world = b->slot_count;
-    for (uint32_t k = 0; k < r->contact_count; ++k) {
-        const cr_rigid_contact *c = &r->contacts[k];
-        sphere_point *p = &sp[k];
-        p->a = c->a;
-        p->b = c->is_plane ? world : c->b;
-        p->n = c->normal;
-        p->ra = -cr_v3_dot(cr_v3_sub(c->point, b->x[c->a]), c->normal);
-        p->rb = c->is_plane ? 0.0 : cr_v3_dot(cr_v3_sub(c->point, b->x[c->b]), c->normal);
-        const sphere_body *A = &sb[p->a], *B = &sb[p->b];
+    for (uint32_t j = begin; j < end; ++j) {
+        const cr_rigid_contact *c = &r->contacts[j];
+        uint32_t k = s->contact_slot[j], l = k % 4;
+        sphere_point p;
+        p.a = c->a;
+        p.b = c->is_plane ? world : c->b;
+        p.n = c->normal;
+        p.ra = -cr_v3_dot(cr_v3_sub(c->point, b->x[c->a]), c->normal);
+        p.rb = c->is_plane ? 0.0 : cr_v3_dot(cr_v3_sub(c->point, b->x[c->b]), c->normal);
+        const sphere_body *A = &sb[p.a], *B = &sb[p.b];
         double kn = A->inv_mass + B->inv_mass;
-        double kt = kn + p->ra * p->ra * A->inv_inertia + p->rb * p->rb * B->inv_inertia;
-        p->mass_n = kn > 0.0 ? 1.0 / kn : 0.0;
-        p->mass_t = kt > 0.0 ? 1.0 / kt : 0.0;
-        p->fixed = A->inv_mass == 0.0 || B->inv_mass == 0.0;
-        p->s0 = c->separation;
-        p->mu = c->friction;
-        /* warm start: last step's impulses (over dt) shared out per substep;
-         * the friction one in this step's contact plane */
-        p->lambda_n = c->rest_n / substeps;
-        p->lambda_t = cr_v3_scale(cr_v3_reject(c->rest_t, c->normal), 1.0 / substeps);
-        sphere_total *t = &st[k];
-        t->n = 0.0;
-        t->t = cr_v3_zero();
-        t->e = c->restitution;
-        t->vn0 = cr_v3_dot(c->normal, cr_sphere_rel_vel(A, B, p));
+        double kt = kn + p.ra * p.ra * A->inv_inertia + p.rb * p.rb * B->inv_inertia;
+        p.mass_n = kn > 0.0 ? 1.0 / kn : 0.0;
+        p.mass_t = kt > 0.0 ? 1.0 / kt : 0.0;
+        p.s0 = c->separation;
+        p.mu = c->friction;
+        /* warm start: last step's impulses (over dt) shared out per
+         * substep; the friction one in this step's contact plane */
+        p.lambda_n = c->rest_n / substeps;
+        p.lambda_t = cr_v3_scale(cr_v3_reject(c->rest_t, c->normal), 1.0 / substeps);
+        cr_sphere_set(s->quads, k, &p);
+        cr_sphere_totals *t = &s->totals[k / 4];
+        t->n[l] = t->tx[l] = t->ty[l] = t->tz[l] = 0.0;
+        t->e[l] = c->restitution;
+        t->vn0[l] = cr_v3_dot(c->normal, cr_sphere_rel_vel(A, B, &p));
     }
 }
 
 /* As cr_soft_restitution: vn' = -e vn0 on points that approached faster
  * than threshold at the step's start and took impulse; serially, in the
  * points' (colour) order. */
-static void restitution(sphere_body *sb, sphere_point *sp, sphere_total *st, uint32_t n, double threshold)
+static void restitution(sphere_body *sb, cr_sphere_quad *q, cr_sphere_totals *st, uint32_t slots, double threshold)
 {
-    for (uint32_t k = 0; k < n; ++k) {
-        sphere_point *p = &sp[k];
-        sphere_total *t = &st[k];
-        if (t->e == 0.0 || t->vn0 > -threshold || t->n == 0.0) continue;
-        sphere_body *A = &sb[p->a], *B = &sb[p->b];
-        double vn = cr_v3_dot(p->n, cr_v3_sub(A->v, B->v));
-        double next = fmax(p->lambda_n - p->mass_n * (vn + t->e * t->vn0), 0.0);
-        double d = next - p->lambda_n;
-        p->lambda_n = next;
-        t->n += d;
-        apply_normal(A, B, p, d);
+    for (uint32_t k = 0; k < slots; ++k) {
+        cr_sphere_totals *t = &st[k / 4];
+        uint32_t l = k % 4;
+        if (t->e[l] == 0.0 || t->vn0[l] > -threshold || t->n[l] == 0.0) continue; /* pads: e = 0 */
+        sphere_point p = cr_sphere_get(q, k);
+        sphere_body *A = &sb[p.a], *B = &sb[p.b];
+        double vn = cr_v3_dot(p.n, cr_v3_sub(A->v, B->v));
+        double next = fmax(p.lambda_n - p.mass_n * (vn + t->e[l] * t->vn0[l]), 0.0);
+        double d = next - p.lambda_n;
+        q[k / 4].lambda_n[l] = next;
+        t->n[l] += d;
+        /* normal impulse d on a at the point, minus that on b (no turn:
+         * the normal row moves no spin) */
+        cr_vec3 P = cr_v3_scale(p.n, d);
+        A->v = cr_v3_madd(A->v, P, A->inv_mass);
+        B->v = cr_v3_madd(B->v, P, -B->inv_mass);
     }
 }
 
-static void integrate_velocities(const cr_world *w, sphere_body *sb, uint32_t n, double h)
+static void integrate_velocities(const cr_world *w, sphere_body *sb, double h, uint32_t begin, uint32_t end)
 {
     cr_vec3 dv = cr_v3_scale(w->def.gravity, h);
-    for (uint32_t i = 0; i < n; ++i)
+    for (uint32_t i = begin; i < end; ++i)
         if (sb[i].inv_mass > 0.0) sb[i].v = cr_v3_add(sb[i].v, dv);
 }
 
 /* Positions over h, each body's displacement since the step's start, and
  * its turn (applied once, at the step's end). */
-static void integrate_positions(cr_world *w, sphere_body *sb, cr_vec3 *spin, double h, uint32_t begin, uint32_t end)
+static void integrate_positions(cr_world *w, const sphere_body *sb, cr_sphere_shift *shift, cr_vec3 *spin, double h,
+                                uint32_t begin, uint32_t end)
 {
     cr_bodies *b = &w->bodies;
     for (uint32_t i = begin; i < end; ++i) {
         if (!cr_slot_alive(b, i) || b->type[i] == CR_BODY_STATIC || b->asleep[i]) continue;
-        sphere_body *s = &sb[i];
+        const sphere_body *s = &sb[i];
         b->x[i] = cr_v3_madd(b->x[i], s->v, h);
-        s->dp = cr_v3_madd(s->dp, s->v, h);
+        shift[i].dp = cr_v3_madd(shift[i].dp, s->v, h);
         spin[i] = cr_v3_madd(spin[i], s->w, h);
     }
 }
 
-/* A pass of the substeps over the workers: a coloured pass (a colour's
- * points) or the position update. */
-typedef enum pass_kind { PASS_WARM_START, PASS_SOLVE, PASS_POSITIONS } pass_kind;
+/* The velocities and turns of bodies [begin, end). */
+static void store_bodies(cr_world *w, const cr_sphere_substep *s, uint32_t begin, uint32_t end)
+{
+    cr_bodies *b = &w->bodies;
+    const sphere_body *sb = s->bodies;
+    for (uint32_t i = begin; i < end; ++i) {
+        if (!cr_slot_alive(b, i) || b->type[i] == CR_BODY_STATIC || b->asleep[i]) continue;
+        b->q[i] = cr_q_integrate(b->q[i], s->spin[i], 1.0);
+        if (sb[i].inv_mass > 0.0) b->v[i] = sb[i].v, b->w[i] = sb[i].w;
+    }
+}
+
+/* The impulses of contacts [begin, end), from their slots. */
+static void store_contacts(cr_world *w, const cr_sphere_substep *s, double substeps, uint32_t begin, uint32_t end)
+{
+    cr_rigid *r = w->rigid;
+    for (uint32_t j = begin; j < end; ++j) {
+        cr_rigid_contact *c = &r->contacts[j];
+        uint32_t k = s->contact_slot[j], l = k % 4;
+        const sphere_point p = cr_sphere_get(s->quads, k);
+        const cr_sphere_totals *t = &s->totals[k / 4];
+        c->rest_n = p.lambda_n * substeps;
+        c->rest_t = cr_v3_scale(p.lambda_t, substeps);
+        c->jn = t->n[l];
+        c->jt = cr_v3(t->tx[l], t->ty[l], t->tz[l]);
+    }
+}
+
+/* A pass of the step over the workers: over the bodies, the contacts, or
+ * a colour's points (a coloured pass). */
+typedef enum pass_kind {
+    /* over the bodies (items of CR_SPHERE_BODY_ITEM) */
+    PASS_LOAD_BODIES, PASS_GRAVITY, PASS_POSITIONS, PASS_STORE_BODIES,
+    /* over the contacts (items of CR_SPHERE_CONTACT_ITEM) */
+    PASS_CONTACTS, PASS_PAIRS = PASS_CONTACTS, PASS_PREPARE, PASS_STORE_CONTACTS,
+    /* coloured, over a colour's points (items of CR_SPHERE_POINT_ITEM) */
+    PASS_WARM_START, PASS_SOLVE
+} pass_kind;
 
 typedef struct pass {
     cr_world *w;
     cr_sphere_substep *s;
     pass_kind kind;
-    cr_soft_section sec; /* the colour's points (they lie in colour order): [sec.begin, sec.begin + sec.count) */
+    cr_soft_section sec; /* the colour's slots: [sec.begin, sec.begin + sec.count) */
     cr_sphere_pass solve;
-    double h;
+    double h, substeps;
 } pass;
 
-/* Work items [start, end) of a pass: points of the colour, or bodies. */
+/* Work items [start, end) of a pass: bodies, contacts, or points of the
+ * colour. */
 static void pass_items(uint32_t start, uint32_t end, uint32_t worker, void *ctx)
 {
     (void)worker;
     const pass *p = ctx;
     cr_sphere_substep *s = p->s;
-    if (p->kind == PASS_POSITIONS) {
-        uint32_t n = p->w->bodies.slot_count, last = end * CR_SPHERE_BODY_ITEM;
-        integrate_positions(p->w, s->bodies, s->spin, p->h, start * CR_SPHERE_BODY_ITEM, last < n ? last : n);
+    if (p->kind < PASS_CONTACTS) {
+        uint32_t n = p->w->bodies.slot_count, first = start * CR_SPHERE_BODY_ITEM, last = end * CR_SPHERE_BODY_ITEM;
+        if (last > n) last = n;
+        switch (p->kind) {
+        case PASS_LOAD_BODIES: load_bodies(p->w, s->bodies, s->shift, s->spin, first, last); break;
+        case PASS_GRAVITY: integrate_velocities(p->w, s->bodies, p->h, first, last); break;
+        case PASS_POSITIONS: integrate_positions(p->w, s->bodies, s->shift, s->spin, p->h, first, last); break;
+        default: store_bodies(p->w, s, first, last); break;
+        }
+        return;
+    }
+    if (p->kind < PASS_WARM_START) {
+        uint32_t n = p->w->rigid->contact_count, first = start * CR_SPHERE_CONTACT_ITEM,
+                 last = end * CR_SPHERE_CONTACT_ITEM;
+        if (last > n) last = n;
+        if (p->kind == PASS_PAIRS) load_pairs(p->w, s->pairs, first, last);
+        else if (p->kind == PASS_PREPARE) prepare_points(p->w, s, p->substeps, first, last);
+        else store_contacts(p->w, s, p->substeps, first, last);
         return;
     }
     uint32_t first = start * CR_SPHERE_POINT_ITEM, last = end * CR_SPHERE_POINT_ITEM;
     if (last > p->sec.count) last = p->sec.count;
+    first += p->sec.begin, last += p->sec.begin;
     if (p->kind == PASS_WARM_START)
-        cr_sphere_warm_start(s->bodies, s->points, p->sec.begin + first, p->sec.begin + last);
+        (p->sec.lanes ? cr_sphere_warm_start_avx2 : cr_sphere_warm_start)(s->bodies, s->quads, first, last);
     else
-        (p->sec.lanes ? cr_sphere_solve_avx2 : cr_sphere_solve)(s->bodies, s->points, p->sec.begin + first, p->sec.begin + last,
-                                                            &p->solve);
+        (p->sec.lanes ? cr_sphere_solve_avx2 : cr_sphere_solve)(s->bodies, s->quads, first, last, &p->solve);
 }
 
-/* A coloured pass of kind (soft_sections.h). */
+/* A coloured pass of kind (soft_sections.h) over the slots. */
 static void coloured_pass(pass *p, pass_kind kind, bool avx2)
 {
     p->kind = kind;
-    cr_soft_coloured_pass(p->w, &p->s->colours, CR_SPHERE_POINT_ITEM, avx2, &p->sec, pass_items, p);
+    cr_soft_coloured_pass(p->w, &p->s->slots, CR_SPHERE_POINT_ITEM, avx2, &p->sec, pass_items, p);
 }
 
-/* The bodies' velocities and turns; each contact's impulses (point k is
- * contact order[k]). */
-static void store(cr_world *w, const sphere_body *sb, const cr_vec3 *spin, const sphere_point *sp,
-                  const sphere_total *st, const uint32_t *order, double substeps)
+/* A pass over the bodies or the contacts (not coloured: each item writes
+ * its own), on the workers. */
+static void run_pass(pass *p, pass_kind kind)
 {
-    cr_rigid *r = w->rigid;
-    cr_bodies *b = &w->bodies;
-    for (uint32_t i = 0; i < b->slot_count; ++i) {
-        if (!cr_slot_alive(b, i) || b->type[i] == CR_BODY_STATIC || b->asleep[i]) continue;
-        b->q[i] = cr_q_integrate(b->q[i], spin[i], 1.0);
-        if (sb[i].inv_mass > 0.0) b->v[i] = sb[i].v, b->w[i] = sb[i].w;
-    }
-    for (uint32_t k = 0; k < r->contact_count; ++k) {
-        cr_rigid_contact *c = &r->contacts[order[k]];
-        const sphere_point *p = &sp[k];
-        c->rest_n = p->lambda_n * substeps;
-        c->rest_t = cr_v3_scale(p->lambda_t, substeps);
-        c->jn = st[k].n;
-        c->jt = st[k].t;
-    }
+    uint32_t n = kind < PASS_CONTACTS ? p->w->bodies.slot_count : p->w->rigid->contact_count;
+    uint32_t size = kind < PASS_CONTACTS ? CR_SPHERE_BODY_ITEM : CR_SPHERE_CONTACT_ITEM;
+    p->kind = kind;
+    cr_soft_run(p->w, pass_items, (n + size - 1) / size, p);
 }
 
 cr_status cr_sphere_substep_solve(cr_world *w)
@@ -283,31 +420,28 @@ cr_status cr_sphere_substep_solve(cr_world *w)
     double S = (double)w->def.rigid_substeps, h = w->def.dt / S, inv_h = 1.0 / h;
     cr_soft soft[2];
     cr_soft_contact_softness(w->def.contact_hertz, w->def.contact_damping_ratio, h, soft);
-    load_bodies(w, s->bodies, s->spin);
-    prepare_points(w, s->bodies, s->staged, s->staged_totals, S);
-    cr_soft_colour_pairs(&s->bodies->inv_mass, sizeof *s->bodies, nb + 1, s->staged, sizeof *s->staged, nc, false,
+    pass p = {w, s, PASS_LOAD_BODIES, {0, 0, false}, {s->shift, {soft[0], soft[1]}, inv_h, true, NULL}, h, S};
+    run_pass(&p, PASS_LOAD_BODIES);
+    load_bodies(w, s->bodies, s->shift, s->spin, nb, nb + 1); /* the world's */
+    run_pass(&p, PASS_PAIRS);
+    cr_soft_colour_pairs(&s->bodies->inv_mass, sizeof *s->bodies, nb + 1, s->pairs, 2 * sizeof *s->pairs, nc, false,
                          s->mask, s->colour, &s->colours);
-    /* a point is a run: the runs' order is the points' */
-    for (uint32_t i = 0; i < nc; ++i) {
-        s->points[i] = s->staged[s->order[i]];
-        s->totals[i] = s->staged_totals[s->order[i]];
-    }
-    pass p = {w, s, PASS_WARM_START, {0, 0, false}, {{soft[0], soft[1]}, inv_h, true, NULL}, h};
+    lay_out_slots(s, nb);
+    run_pass(&p, PASS_PREPARE);
     bool avx2 = cr_use_avx2(r->substep_portable);
-    uint32_t body_items = (nb + CR_SPHERE_BODY_ITEM - 1) / CR_SPHERE_BODY_ITEM;
     for (int i = 0; i < w->def.rigid_substeps; ++i) {
-        integrate_velocities(w, s->bodies, nb, h);
+        run_pass(&p, PASS_GRAVITY);
         coloured_pass(&p, PASS_WARM_START, avx2);
         p.solve.use_bias = true, p.solve.totals = NULL;
         for (int k = 0; k < w->def.substep_iterations; ++k) coloured_pass(&p, PASS_SOLVE, avx2);
-        p.kind = PASS_POSITIONS;
-        cr_soft_run(w, pass_items, body_items, &p);
+        run_pass(&p, PASS_POSITIONS);
         /* the relax pass ends the substep: it adds the lambdas to the totals */
         p.solve.use_bias = false, p.solve.totals = s->totals;
         coloured_pass(&p, PASS_SOLVE, avx2);
     }
-    restitution(s->bodies, s->points, s->totals, nc, w->resting_speed);
-    store(w, s->bodies, s->spin, s->points, s->totals, s->order, S);
+    restitution(s->bodies, s->quads, s->totals, s->slots.run_count, w->resting_speed);
+    run_pass(&p, PASS_STORE_BODIES);
+    run_pass(&p, PASS_STORE_CONTACTS);
     return CR_OK;
 }
 
