@@ -40,6 +40,8 @@ void cr_lcp_workspace_destroy(cr_lcp_workspace *ws)
     free(ws->body_first);
     free(ws->v);
     free(ws->w);
+    free(ws->imp_lin);
+    free(ws->imp_ang);
     free(ws->pgs);
     free(ws->pgs_lambda);
     free(ws->pgs_order);
@@ -89,7 +91,8 @@ static bool reserve_bodies(cr_lcp_workspace *ws, size_t n)
     if (n <= ws->body_cap) return true;
     size_t c = n + n / 2 + 16;
     if (!grow((void **)&ws->body_first, c, sizeof(uint32_t)) || !grow((void **)&ws->v, c, sizeof(cr_vec3)) ||
-        !grow((void **)&ws->w, c, sizeof(cr_vec3)) || !grow((void **)&ws->vel, c + 1, sizeof *ws->vel) ||
+        !grow((void **)&ws->w, c, sizeof(cr_vec3)) || !grow((void **)&ws->imp_lin, c, sizeof(cr_vec3)) ||
+        !grow((void **)&ws->imp_ang, c, sizeof(cr_vec3)) || !grow((void **)&ws->vel, c + 1, sizeof *ws->vel) ||
         !grow((void **)&ws->body_level, c, sizeof *ws->body_level) ||
         !grow((void **)&ws->vel_stamp, c, sizeof *ws->vel_stamp))
         return false;
@@ -282,12 +285,13 @@ cr_status cr_lcp_solve(cr_lcp_row *rows, uint32_t row_count, cr_lcp_body *bodies
                 if (!cr_lcp_pgs_reserve(ws, isl.n)) return CR_ERR_OUT_OF_MEMORY;
                 st.fallbacks++;
                 res = cr_lcp_pgs_solve(rows, &isl, o.pgs_iterations, o.pgs_stop, stats != NULL, ws);
-                if (!ws->uncapped) res = cr_lcp_dense_cap_work(rows, &isl, ws, res);
+                if (!ws->uncapped) res = cr_lcp_cap_work(rows, &isl, bodies, ws, res);
             }
         } else {
             if (!cr_lcp_pgs_reserve(ws, isl.n)) return CR_ERR_OUT_OF_MEMORY;
             st.pgs_islands++;
             res = cr_lcp_pgs_solve(rows, &isl, o.pgs_iterations, o.pgs_stop, stats != NULL, ws);
+            if (!ws->uncapped) res = cr_lcp_cap_work(rows, &isl, bodies, ws, res);
         }
         if (res > st.max_residual || res != res) st.max_residual = res;
     }

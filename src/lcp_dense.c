@@ -339,33 +339,3 @@ uint32_t cr_lcp_dense_solve(const cr_lcp_row *rows, const cr_lcp_island *isl, co
     for (uint32_t j = 0; j < n; ++j) ws->lambda[isl->rows[j]] = kept[j];
     return it;
 }
-
-double cr_lcp_dense_cap_work(const cr_lcp_row *rows, const cr_lcp_island *isl, cr_lcp_workspace *ws, double residual)
-{
-    /* A and b of the island are still those cr_lcp_dense_solve built (PGS
-     * works on its own copy). KE' - KE = f + lambda^T target with
-     * f = 1/2 lambda^T A lambda - lambda^T b; at any solution
-     * lambda^T w <= 0 (w = A lambda - b), so f <= 0: the impulses do no more
-     * work than the targets ask (restitution, speculative contacts). Few
-     * PGS passes from a poor start can leave f > 0: kinetic energy from
-     * nothing. Then the island's impulses are scaled by s < 1, the largest
-     * with f(s lambda) = s (s q / 2 - lambda^T b) <= 0: s = 2 lambda^T b / q.
-     * Scaling keeps every bound (normal >= 0, |friction| <= mu lambda_n). */
-    const uint32_t n = isl->n;
-    double *lam = ws->y, *w = ws->wres;
-    for (uint32_t j = 0; j < n; ++j) lam[j] = ws->lambda[isl->rows[j]];
-    compute_w(ws, n, lam, w); /* A lambda - b */
-    double q = 0.0, lb = 0.0;
-    for (uint32_t j = 0; j < n; ++j) {
-        q += lam[j] * (w[j] + ws->b[j]);
-        lb += lam[j] * ws->b[j];
-    }
-    if (!(0.5 * q - lb > 1e-12 * (0.5 * fabs(q) + fabs(lb)))) return residual;
-    /* q >= 0 (A is positive semidefinite); q = 0 with f > 0 means lb < 0 */
-    double s = q > 0.0 ? fmax(2.0 * lb / q, 0.0) : 0.0;
-    for (uint32_t j = 0; j < n; ++j) {
-        lam[j] *= s;
-        ws->lambda[isl->rows[j]] = lam[j];
-    }
-    return residual > 0.0 ? residual_of(rows, isl, ws, lam, w) : residual;
-}

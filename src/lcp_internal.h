@@ -34,6 +34,7 @@ struct cr_lcp_workspace {
     size_t row_cap, body_cap;
     /* running velocities for PGS (per body) */
     cr_vec3 *v, *w;
+    cr_vec3 *imp_lin, *imp_ang; /* per body: an island's impulses J^T lambda (src/lcp_work.c) */
     /* PGS's packed copy of an island (src/lcp_pgs.c): rows in sweep order,
      * velocities as 6 doubles per body plus a zero slot for the world */
     struct cr_pgs_row *pgs;
@@ -45,7 +46,7 @@ struct cr_lcp_workspace {
     double (*vel)[6];
     size_t pgs_cap;
     bool pgs_portable;      /* tests: the sweep on pairs of doubles even where AVX2 is (src/lcp_pgs.c) */
-    bool uncapped;          /* tests: no cr_lcp_dense_cap_work, so that zero passes return the fallback's start */
+    bool uncapped;          /* tests: no cr_lcp_cap_work, so that zero passes return PGS's start */
     /* dense scratch, sized for the largest island so far */
     double *A, *R, *G, *b, *x, *y, *wres, *scratch; /* y: 3 n, wres: 2 n, scratch: 4 n */
     uint32_t *unknown, *colof, *perm, *cperm;
@@ -75,11 +76,13 @@ bool cr_lcp_pgs_reserve(cr_lcp_workspace *ws, uint32_t n);
  * ws->lambda: the nearest iterate met, or the warm start left there). */
 uint32_t cr_lcp_dense_solve(const cr_lcp_row *rows, const cr_lcp_island *isl, const cr_lcp_body *bodies,
                             const cr_lcp_options *opt, cr_lcp_workspace *ws, bool *converged, double *residual);
-/* After the fallback's PGS on a dense island: if its impulses add kinetic
- * energy beyond lambda^T target (never at a solution), scales them down to
- * add none. Returns the residual, taken again if it scaled and residual is
- * nonzero (stats asked for). */
-double cr_lcp_dense_cap_work(const cr_lcp_row *rows, const cr_lcp_island *isl, cr_lcp_workspace *ws, double residual);
+/* src/lcp_work.c. After PGS on an island (big, or a dense island's
+ * fallback): if its impulses (ws->lambda) add kinetic energy beyond
+ * lambda^T target (never at a solution), scales them down to add none.
+ * ws->v, ws->w: the velocities before the solve. Returns the residual,
+ * taken again if it scaled and residual is nonzero (stats asked for). */
+double cr_lcp_cap_work(const cr_lcp_row *rows, const cr_lcp_island *isl, const cr_lcp_body *bodies,
+                       cr_lcp_workspace *ws, double residual);
 /* PGS on one island from ws->lambda; returns the largest residual after the
  * last pass (0 without residual: a pass over the rows saved when no one
  * asks). ws->v, ws->w hold the bodies' velocities before any impulse. At

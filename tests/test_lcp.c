@@ -622,53 +622,65 @@ static uint32_t reference_pgs(const cr_lcp_row *r, uint32_t n, const cr_lcp_body
  * stop before their bound (else the stop would go untested). Run with the
  * sweep the processor gets (AVX2 where it has it) and with the portable one
  * on pairs of doubles. */
+/* A random island of up to 40 bodies (a tenth of them static) and 10 to
+ * 600 rows: blocks of contacts (1 to 4 points, a normal and two friction
+ * rows each, random mu), joints (1 to 3 equality rows), warm starts. Returns
+ * the rows; *nb gets the bodies. */
+static uint32_t random_island(uint64_t *s, cr_lcp_row *r, cr_lcp_body *b, uint32_t *nb_out)
+{
+    uint32_t nb = 2 + (uint32_t)(test_rand_u64(s) % 39);
+    for (uint32_t k = 0; k < nb; ++k) {
+        b[k] = box_body(test_rand(s, 0.5, 2), test_rand_vec(s, 0.05, 0.3), test_rand_vec(s, -1, 1));
+        b[k].w = test_rand_vec(s, -1, 1);
+        if (test_rand(s, 0, 1) < 0.1) { /* static */
+            b[k].inv_mass = 0.0;
+            b[k].inv_inertia = cr_m3_zero();
+        }
+    }
+    uint32_t n = 0, want = 10 + (uint32_t)(test_rand_u64(s) % 590);
+    while (n + 13 <= want) {
+        uint32_t a = (uint32_t)(test_rand_u64(s) % nb);
+        uint32_t bb = test_rand(s, 0, 1) < 0.2 ? CR_LCP_FIXED : (uint32_t)(test_rand_u64(s) % nb);
+        if (bb == a) bb = CR_LCP_FIXED;
+        cr_vec3 nn = cr_v3_normalize(test_rand_vec(s, -1, 1));
+        if (test_rand(s, 0, 1) < 0.2) { /* a joint: 1 to 3 equality rows */
+            for (uint32_t k = 0, e = 1 + (uint32_t)(test_rand_u64(s) % 3); k < e; ++k) {
+                r[n] = make_row(CR_ROW_EQUALITY, a, test_rand_vec(s, -0.2, 0.2), bb, test_rand_vec(s, -0.2, 0.2),
+                                cr_v3_normalize(test_rand_vec(s, -1, 1)), test_rand(s, -0.1, 0.1));
+                r[n++].lambda = test_rand(s, -1, 1);
+            }
+            continue;
+        }
+        cr_vec3 t1 = cr_v3_normalize(cr_v3_cross(nn, test_rand_vec(s, -1, 1))), t2 = cr_v3_cross(nn, t1);
+        double mu = test_rand(s, 0, 1);
+        for (uint32_t p = 0, pts = 1 + (uint32_t)(test_rand_u64(s) % 4); p < pts; ++p) {
+            cr_vec3 ra = test_rand_vec(s, -0.2, 0.2), rb = test_rand_vec(s, -0.2, 0.2);
+            uint32_t parent = n;
+            r[n] = make_row(CR_ROW_NORMAL, a, ra, bb, rb, nn, test_rand(s, 0, 0.5));
+            r[n++].lambda = test_rand(s, -0.5, 2);
+            cr_vec3 ts[2] = {t1, t2};
+            for (int k = 0; k < 2; ++k) {
+                r[n] = make_row(CR_ROW_FRICTION, a, ra, bb, rb, ts[k], 0.0);
+                r[n].parent = parent;
+                r[n].mu = mu;
+                r[n++].lambda = test_rand(s, -1, 1);
+            }
+        }
+    }
+    *nb_out = nb;
+    return n;
+}
+
 static void pgs_order_cases(void)
 {
     uint64_t s = 909;
     static cr_lcp_row r[600], r0[600];
     double ref[600];
     int early = 0;
+    uncapped = true; /* PGS's own multipliers, not the energy cap's (test_pgs_adds_no_energy) */
     for (int c = 0; c < 40; ++c) {
         cr_lcp_body b[40];
-        uint32_t nb = 2 + (uint32_t)(test_rand_u64(&s) % 39);
-        for (uint32_t k = 0; k < nb; ++k) {
-            b[k] = box_body(test_rand(&s, 0.5, 2), test_rand_vec(&s, 0.05, 0.3), test_rand_vec(&s, -1, 1));
-            b[k].w = test_rand_vec(&s, -1, 1);
-            if (test_rand(&s, 0, 1) < 0.1) { /* static */
-                b[k].inv_mass = 0.0;
-                b[k].inv_inertia = cr_m3_zero();
-            }
-        }
-        uint32_t n = 0, want = 10 + (uint32_t)(test_rand_u64(&s) % 590);
-        while (n + 13 <= want) {
-            uint32_t a = (uint32_t)(test_rand_u64(&s) % nb);
-            uint32_t bb = test_rand(&s, 0, 1) < 0.2 ? CR_LCP_FIXED : (uint32_t)(test_rand_u64(&s) % nb);
-            if (bb == a) bb = CR_LCP_FIXED;
-            cr_vec3 nn = cr_v3_normalize(test_rand_vec(&s, -1, 1));
-            if (test_rand(&s, 0, 1) < 0.2) { /* a joint: 1 to 3 equality rows */
-                for (uint32_t k = 0, e = 1 + (uint32_t)(test_rand_u64(&s) % 3); k < e; ++k) {
-                    r[n] = make_row(CR_ROW_EQUALITY, a, test_rand_vec(&s, -0.2, 0.2), bb, test_rand_vec(&s, -0.2, 0.2),
-                                    cr_v3_normalize(test_rand_vec(&s, -1, 1)), test_rand(&s, -0.1, 0.1));
-                    r[n++].lambda = test_rand(&s, -1, 1);
-                }
-                continue;
-            }
-            cr_vec3 t1 = cr_v3_normalize(cr_v3_cross(nn, test_rand_vec(&s, -1, 1))), t2 = cr_v3_cross(nn, t1);
-            double mu = test_rand(&s, 0, 1);
-            for (uint32_t p = 0, pts = 1 + (uint32_t)(test_rand_u64(&s) % 4); p < pts; ++p) {
-                cr_vec3 ra = test_rand_vec(&s, -0.2, 0.2), rb = test_rand_vec(&s, -0.2, 0.2);
-                uint32_t parent = n;
-                r[n] = make_row(CR_ROW_NORMAL, a, ra, bb, rb, nn, test_rand(&s, 0, 0.5));
-                r[n++].lambda = test_rand(&s, -0.5, 2);
-                cr_vec3 ts[2] = {t1, t2};
-                for (int k = 0; k < 2; ++k) {
-                    r[n] = make_row(CR_ROW_FRICTION, a, ra, bb, rb, ts[k], 0.0);
-                    r[n].parent = parent;
-                    r[n].mu = mu;
-                    r[n++].lambda = test_rand(&s, -1, 1);
-                }
-            }
-        }
+        uint32_t nb, n = random_island(&s, r, b, &nb);
         cr_lcp_options o = cr_lcp_default_options();
         o.dense_max_rows = 0;
         o.pgs_iterations = 1 + (uint32_t)(test_rand_u64(&s) % 30);
@@ -694,8 +706,55 @@ static void pgs_order_cases(void)
                          "index-order PGS %.17g",
                          c, o.pgs_stop, ran, o.pgs_iterations, i, n, r[i].lambda, ref[i]);
     }
+    uncapped = false;
     printf("pgs_stop: %d of 40 cases stopped before their bound\n", early);
     if (early < 10) fail_msg("the stop ended only %d of 40 cases early", early);
+}
+
+/* Big islands solved by PGS alone get the fallback's guarantee too: their
+ * impulses never add kinetic energy beyond what the targets ask (f <= 0,
+ * KE' - KE <= lambda^T target), however few passes and however bad the
+ * warm start. Random islands of up to 600 rows (joints, contacts with
+ * friction, static bodies), warm started from random impulses of up to
+ * 10 N s, 1 to 5 passes. Each case is solved again without the cap: that
+ * must add energy in some (else this would test nothing). */
+static void test_pgs_adds_no_energy(void **state)
+{
+    (void)state;
+    uint64_t s = 5150;
+    static cr_lcp_row r[600], r0[600];
+    int gained = 0;
+    double worst_uncapped = 0.0;
+    for (int c = 0; c < 60; ++c) {
+        cr_lcp_body b[40], b0[40];
+        uint32_t nb, n = random_island(&s, r, b, &nb);
+        for (uint32_t i = 0; i < n; ++i) r[i].lambda = test_rand(&s, -10, 10);
+        memcpy(r0, r, n * sizeof *r);
+        memcpy(b0, b, nb * sizeof *b);
+        cr_lcp_options o = cr_lcp_default_options();
+        o.dense_max_rows = 0;
+        o.pgs_iterations = 1 + (uint32_t)(c % 5);
+        cr_lcp_stats st;
+        assert_int_equal(solve(r, n, b, nb, &o, &st), CR_OK);
+        assert_int_equal(st.pgs_islands, st.islands);
+        double scale, f = work_beyond_targets(r, n, b0, b, &scale);
+        if (!(f <= 1e-9 * scale))
+            fail_msg("case %d (%u rows, %u passes): the impulses add %.6g J beyond the targets (scale %.3g)", c, n,
+                     o.pgs_iterations, f, scale);
+        memcpy(r, r0, n * sizeof *r);
+        memcpy(b, b0, nb * sizeof *b);
+        uncapped = true;
+        assert_int_equal(solve(r, n, b, nb, &o, &st), CR_OK);
+        uncapped = false;
+        f = work_beyond_targets(r, n, b0, b, &scale);
+        if (f > 1e-9 * scale) {
+            ++gained;
+            worst_uncapped = fmax(worst_uncapped, f / scale);
+        }
+    }
+    printf("PGS energy: without the cap %d of 60 cases added energy (worst %.3g of the scale); with it none\n",
+           gained, worst_uncapped);
+    assert_true(gained >= 5);
 }
 
 static void test_pgs_order(void **state)
@@ -873,7 +932,7 @@ int main(void)
         cmocka_unit_test(test_random),        cmocka_unit_test(test_fallback_start_is_nearest),
         cmocka_unit_test(test_fallback_adds_no_energy),
         cmocka_unit_test(test_determinism), cmocka_unit_test(test_pgs_order),
-        cmocka_unit_test(test_pgs_order_portable),
+        cmocka_unit_test(test_pgs_order_portable), cmocka_unit_test(test_pgs_adds_no_energy),
         cmocka_unit_test(test_islands),       cmocka_unit_test(test_tall_stack_timing),
         cmocka_unit_test(test_bad_input),
     };
