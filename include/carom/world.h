@@ -110,6 +110,9 @@ typedef struct cr_world_def {
     double drift_tolerance;     /* m: the drift correction's Gauss-Seidel stops after a pass that moved no
                                    contact by more than this along its normal, before drift_iterations;
                                    >= 0 and finite, 0: every pass; default 1e-5 */
+    double drift_max_speed;     /* m/s: the drift correction moves an overlapping contact apart by at most
+                                   this times dt a step (k_p of the overlap below that); >= 0 and finite,
+                                   0: no cap; default 1 */
     int rigid_substeps;         /* 0 (default): rigid-body worlds solve contact with seed 003's
                                    multiplier system, worlds of spheres only with `method`; S in
                                    [1, 64]: every world (spheres only too) steps through the rigid
