@@ -22,6 +22,7 @@ cr_lcp_options cr_lcp_default_options(void)
     o.pgs_iterations = 50;
     o.pgs_stop = 0.0;
     o.tolerance = 1e-12;
+    o.residual = true;
     return o;
 }
 
@@ -61,6 +62,8 @@ void cr_lcp_workspace_destroy(cr_lcp_workspace *ws)
     free(ws->perm);
     free(ws->cperm);
     free(ws->state);
+    free(ws->lemke_t);
+    free(ws->lemke_var);
     free(ws);
 }
 
@@ -242,6 +245,7 @@ cr_status cr_lcp_solve(cr_lcp_row *rows, uint32_t row_count, cr_lcp_body *bodies
     if (!reserve_rows(ws, row_count) || !reserve_bodies(ws, body_count)) return CR_ERR_OUT_OF_MEMORY;
     if (!(o.tolerance >= 0.0)) o.tolerance = 1e-12;
     if (!(o.pgs_stop >= 0.0)) o.pgs_stop = 0.0;
+    const bool want_residual = stats != NULL && o.residual;
 
     for (uint32_t k = 0; k < body_count; ++k) {
         ws->v[k] = bodies[k].v;
@@ -282,15 +286,23 @@ cr_status cr_lcp_solve(cr_lcp_row *rows, uint32_t row_count, cr_lcp_body *bodies
             st.dense_islands++;
             st.active_set_iterations += cr_lcp_dense_solve(rows, &isl, bodies, &o, ws, &converged, &res);
             if (!converged) {
-                if (!cr_lcp_pgs_reserve(ws, isl.n)) return CR_ERR_OUT_OF_MEMORY;
+                /* The active set cycled or hit its bound: Lemke's method,
+                 * which ends; PGS (from the nearest point the active set
+                 * met) only where it ends in a ray or inexactly. */
                 st.fallbacks++;
-                res = cr_lcp_pgs_solve(rows, &isl, o.pgs_iterations, o.pgs_stop, stats != NULL, ws);
+                if (!cr_lcp_lemke_reserve(ws, isl.n)) return CR_ERR_OUT_OF_MEMORY;
+                if (ws->no_lemke || !cr_lcp_lemke_solve(rows, &isl, ws, ws->x) ||
+                    !cr_lcp_dense_accept(rows, &isl, ws, ws->x, &res)) {
+                    if (!cr_lcp_pgs_reserve(ws, isl.n)) return CR_ERR_OUT_OF_MEMORY;
+                    st.pgs_fallbacks++;
+                    res = cr_lcp_pgs_solve(rows, &isl, o.pgs_iterations, o.pgs_stop, want_residual, ws);
+                }
                 if (!ws->uncapped) res = cr_lcp_cap_work(rows, &isl, bodies, ws, res);
             }
         } else {
             if (!cr_lcp_pgs_reserve(ws, isl.n)) return CR_ERR_OUT_OF_MEMORY;
             st.pgs_islands++;
-            res = cr_lcp_pgs_solve(rows, &isl, o.pgs_iterations, o.pgs_stop, stats != NULL, ws);
+            res = cr_lcp_pgs_solve(rows, &isl, o.pgs_iterations, o.pgs_stop, want_residual, ws);
             if (!ws->uncapped) res = cr_lcp_cap_work(rows, &isl, bodies, ws, res);
         }
         if (res > st.max_residual || res != res) st.max_residual = res;

@@ -28,9 +28,10 @@
  * number keeps falling; after 3 iterations without a new minimum only the
  * lowest-index violation flips (Murty's least-index rule, finite for the
  * frictionless case where A is a P-matrix; Judice & Pires' hybrid). At
- * max_active_set_iterations the caller runs PGS from the nearest iterate
- * met or from the caller's warm start, whichever is nearer a solution
- * (below).
+ * max_active_set_iterations or a cycle the caller runs Lemke's method
+ * (src/lcp_lemke.c, islands without joints), and where that fails PGS from
+ * the nearest iterate met or from the caller's warm start, whichever is
+ * nearer a solution (below).
  *
  * The tolerance is relative: lambda against max |lambda|, w against
  * max(max |b|, max A_ii max |lambda|).
@@ -50,6 +51,10 @@ enum { ST_ACTIVE, ST_DROPPED, ST_STICK, ST_SLIDE_POS, ST_SLIDE_NEG, ST_OFF };
  * (relative to the largest diagonal) of the solve that then picks flips. */
 #define CR_LCP_CONFLICT 1e-9
 #define CR_LCP_CONFLICT_REG 1e-9
+/* What another method's result (Lemke's, after the active set gave up) may
+ * leave as its largest natural residual, relative to the island's velocity
+ * scale, to be taken as the solution. */
+#define CR_LCP_ACCEPT 1e-9
 
 static double slide_sign(uint8_t st) { return st == ST_SLIDE_POS ? 1.0 : -1.0; }
 
@@ -338,4 +343,21 @@ uint32_t cr_lcp_dense_solve(const cr_lcp_row *rows, const cr_lcp_island *isl, co
     if (!(kept_res < residual_of(rows, isl, ws, warm, w + n))) return it;
     for (uint32_t j = 0; j < n; ++j) ws->lambda[isl->rows[j]] = kept[j];
     return it;
+}
+
+bool cr_lcp_dense_accept(const cr_lcp_row *rows, const cr_lcp_island *isl, cr_lcp_workspace *ws, double *lam,
+                         double *residual)
+{
+    const uint32_t n = isl->n;
+    double maxdiag = 0.0, bscale = 0.0, lscale = 0.0;
+    clamp(rows, isl, ws, lam);
+    for (uint32_t j = 0; j < n; ++j) {
+        maxdiag = fmax(maxdiag, ws->A[(size_t)j * n + j]);
+        bscale = fmax(bscale, fabs(ws->b[j]));
+        lscale = fmax(lscale, fabs(lam[j]));
+    }
+    *residual = residual_of(rows, isl, ws, lam, ws->wres);
+    if (!(*residual <= CR_LCP_ACCEPT * fmax(bscale, maxdiag * lscale))) return false;
+    for (uint32_t j = 0; j < n; ++j) ws->lambda[isl->rows[j]] = lam[j];
+    return true;
 }

@@ -169,7 +169,14 @@ static inline cr_lcp_options cr_rigid_lcp_options(const cr_world *w)
     cr_lcp_options o = cr_lcp_default_options();
     o.max_active_set_iterations = CR_RIGID_ACTIVE_SET_ITERATIONS;
     o.pgs_iterations = (uint32_t)w->def.pgs_iterations;
+    o.residual = false; /* nothing reads it, and it is a pass over the rows */
     return o;
+}
+/* The solve's fallbacks into the world's running totals (cr_step_stats). */
+static inline void cr_rigid_count_fallbacks(cr_world *w, const cr_lcp_stats *st)
+{
+    w->stats.lcp_fallbacks += st->fallbacks;
+    w->stats.lcp_inexact += st->pgs_fallbacks;
 }
 
 /* Sleeping (rigid_sleep.c). A body moves when it is dynamic and awake. */

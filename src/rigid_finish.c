@@ -114,7 +114,9 @@ static cr_status project(cr_world *w, uint32_t rows)
     opt.pgs_iterations = (uint32_t)w->def.drift_iterations;
     opt.pgs_stop = w->def.drift_tolerance;
     load_pseudo(w);
-    cr_status s = cr_lcp_solve(r->rows, rows, r->lb, b->slot_count, &opt, r->ws, NULL);
+    cr_lcp_stats st;
+    cr_status s = cr_lcp_solve(r->rows, rows, r->lb, b->slot_count, &opt, r->ws, &st);
+    cr_rigid_count_fallbacks(w, &st);
     if (s == CR_ERR_OUT_OF_MEMORY) return cr_fail(w, s, "rigid drift correction: out of memory");
     if (s != CR_OK) return CR_OK; /* no correction this step; the finiteness check follows */
     for (uint32_t i = 0; i < b->slot_count; ++i) {
