@@ -43,6 +43,8 @@ void cr_lcp_workspace_destroy(cr_lcp_workspace *ws)
     free(ws->w);
     free(ws->imp_lin);
     free(ws->imp_ang);
+    free(ws->imp_mark);
+    free(ws->imp_list);
     free(ws->pgs);
     free(ws->pgs_lambda);
     free(ws->pgs_order);
@@ -95,11 +97,15 @@ static bool reserve_bodies(cr_lcp_workspace *ws, size_t n)
     size_t c = n + n / 2 + 16;
     if (!grow((void **)&ws->body_first, c, sizeof(uint32_t)) || !grow((void **)&ws->v, c, sizeof(cr_vec3)) ||
         !grow((void **)&ws->w, c, sizeof(cr_vec3)) || !grow((void **)&ws->imp_lin, c, sizeof(cr_vec3)) ||
-        !grow((void **)&ws->imp_ang, c, sizeof(cr_vec3)) || !grow((void **)&ws->vel, c + 1, sizeof *ws->vel) ||
+        !grow((void **)&ws->imp_ang, c, sizeof(cr_vec3)) || !grow((void **)&ws->imp_mark, c, sizeof(uint8_t)) ||
+        !grow((void **)&ws->imp_list, c, sizeof(uint32_t)) || !grow((void **)&ws->vel, c + 1, sizeof *ws->vel) ||
         !grow((void **)&ws->body_level, c, sizeof *ws->body_level) ||
         !grow((void **)&ws->vel_stamp, c, sizeof *ws->vel_stamp))
         return false;
     memset(ws->vel_stamp, 0, c * sizeof *ws->vel_stamp); /* no slot filled (vel_gen counts from 1) */
+    memset(ws->imp_lin, 0, c * sizeof *ws->imp_lin);     /* zero between calls (src/lcp_work.c) */
+    memset(ws->imp_ang, 0, c * sizeof *ws->imp_ang);
+    memset(ws->imp_mark, 0, c * sizeof *ws->imp_mark);
     ws->vel_gen = 0;
     ws->body_cap = c;
     return true;

@@ -35,6 +35,8 @@ struct cr_lcp_workspace {
     /* running velocities for PGS (per body) */
     cr_vec3 *v, *w;
     cr_vec3 *imp_lin, *imp_ang; /* per body: an island's impulses J^T lambda (src/lcp_work.c) */
+    uint8_t *imp_mark;          /* per body: listed in imp_list (src/lcp_work.c) */
+    uint32_t *imp_list;         /* the island's bodies (src/lcp_work.c) */
     /* PGS's packed copy of an island (src/lcp_pgs.c): rows in sweep order,
      * velocities as 6 doubles per body plus a zero slot for the world */
     struct cr_pgs_row *pgs;
