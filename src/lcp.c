@@ -23,6 +23,7 @@ cr_lcp_options cr_lcp_default_options(void)
     o.pgs_stop = 0.0;
     o.tolerance = 1e-12;
     o.residual = true;
+    o.lemke_max_rows = 240;
     return o;
 }
 
@@ -296,8 +297,9 @@ cr_status cr_lcp_solve(cr_lcp_row *rows, uint32_t row_count, cr_lcp_body *bodies
                  * which ends; PGS (from the nearest point the active set
                  * met) only where it ends in a ray or inexactly. */
                 st.fallbacks++;
-                if (!cr_lcp_lemke_reserve(ws, isl.n)) return CR_ERR_OUT_OF_MEMORY;
-                if (ws->no_lemke || !cr_lcp_lemke_solve(rows, &isl, ws, ws->x) ||
+                bool lemke = !ws->no_lemke && isl.n <= o.lemke_max_rows;
+                if (lemke && !cr_lcp_lemke_reserve(ws, isl.n)) return CR_ERR_OUT_OF_MEMORY;
+                if (!lemke || !cr_lcp_lemke_solve(rows, &isl, ws, ws->x) ||
                     !cr_lcp_dense_accept(rows, &isl, ws, ws->x, &res)) {
                     if (!cr_lcp_pgs_reserve(ws, isl.n)) return CR_ERR_OUT_OF_MEMORY;
                     st.pgs_fallbacks++;

@@ -319,10 +319,10 @@ typedef struct cr_step_stats {
     uint64_t total_contacts, total_events;
     uint64_t law_fallbacks;     /* stronge impacts that fell back to Newton's law (running total) */
     uint64_t lcp_fallbacks;     /* rigid-body worlds: islands of the direct method whose active set cycled or
-                                 * hit its bound, then solved by Lemke's method (running total, contact
-                                 * solves and drift correction) */
-    uint64_t lcp_inexact;       /* of those, the ones Lemke's method did not solve either (a ray), finished
-                                 * by Gauss-Seidel from the nearest point met (running total) */
+                                 * hit its bound (running total, contact solves and drift correction) */
+    uint64_t lcp_inexact;       /* of those, the ones not solved by Lemke's method, finished by Gauss-Seidel
+                                 * from the nearest point met (running total; the world does not use Lemke's
+                                 * method yet, docs/physics/contact-lagrange.md, so all of them) */
     double mean_closest_iterations; /* closest-point Newton iterations per call, all steps */
     uint32_t sleeping;          /* rigid-body worlds: bodies asleep after the step */
     uint32_t carried_contacts;  /* rigid-body worlds: contacts of manifolds carried over from an earlier
