@@ -19,6 +19,7 @@ cr_world_def cr_default_world_def(void)
     d.pgs_iterations = 50;
     d.drift_iterations = 50; /* pgs_iterations' default, which the drift correction took before */
     d.drift_tolerance = 1e-5; /* m: a hundredth of a millimetre a pass (src/rigid_finish.c) */
+    d.drift_max_speed = 1.0;  /* m/s: the lift out of an overlap a step is capped (src/rigid_finish.c) */
     d.rigid_substeps = 0;          /* seed 003's multiplier system */
     d.substep_iterations = 1;      /* Box2D v3: one biased pass and one relax pass a substep */
     /* Box2D v3 takes 30 Hz at 60 steps/s; a soft contact under load w
@@ -114,6 +115,8 @@ cr_status cr_world_def_validate(const cr_world_def *d, char *msg, size_t size)
         return bad(msg, size, "drift_iterations: must be in [1, 100000], got %d", d->drift_iterations);
     if (!(d->drift_tolerance >= 0.0 && isfinite(d->drift_tolerance)))
         return bad(msg, size, "drift_tolerance: must be >= 0 and finite (0: every pass), got %.17g", d->drift_tolerance);
+    if (!(d->drift_max_speed >= 0.0 && isfinite(d->drift_max_speed)))
+        return bad(msg, size, "drift_max_speed: must be >= 0 and finite (0: no cap), got %.17g", d->drift_max_speed);
     if (d->rigid_substeps < 0 || d->rigid_substeps > 64)
         return bad(msg, size, "rigid_substeps: must be in [0, 64] (0: seed 003's solver), got %d", d->rigid_substeps);
     if (d->substep_iterations < 1 || d->substep_iterations > 1000)

@@ -22,6 +22,8 @@ cr_lcp_options cr_lcp_default_options(void)
     o.pgs_iterations = 50;
     o.pgs_stop = 0.0;
     o.tolerance = 1e-12;
+    o.residual = true;
+    o.lemke_max_rows = 240;
     return o;
 }
 
@@ -40,6 +42,10 @@ void cr_lcp_workspace_destroy(cr_lcp_workspace *ws)
     free(ws->body_first);
     free(ws->v);
     free(ws->w);
+    free(ws->imp_lin);
+    free(ws->imp_ang);
+    free(ws->imp_mark);
+    free(ws->imp_list);
     free(ws->pgs);
     free(ws->pgs_lambda);
     free(ws->pgs_order);
@@ -59,6 +65,8 @@ void cr_lcp_workspace_destroy(cr_lcp_workspace *ws)
     free(ws->perm);
     free(ws->cperm);
     free(ws->state);
+    free(ws->lemke_t);
+    free(ws->lemke_var);
     free(ws);
 }
 
@@ -89,11 +97,16 @@ static bool reserve_bodies(cr_lcp_workspace *ws, size_t n)
     if (n <= ws->body_cap) return true;
     size_t c = n + n / 2 + 16;
     if (!grow((void **)&ws->body_first, c, sizeof(uint32_t)) || !grow((void **)&ws->v, c, sizeof(cr_vec3)) ||
-        !grow((void **)&ws->w, c, sizeof(cr_vec3)) || !grow((void **)&ws->vel, c + 1, sizeof *ws->vel) ||
+        !grow((void **)&ws->w, c, sizeof(cr_vec3)) || !grow((void **)&ws->imp_lin, c, sizeof(cr_vec3)) ||
+        !grow((void **)&ws->imp_ang, c, sizeof(cr_vec3)) || !grow((void **)&ws->imp_mark, c, sizeof(uint8_t)) ||
+        !grow((void **)&ws->imp_list, c, sizeof(uint32_t)) || !grow((void **)&ws->vel, c + 1, sizeof *ws->vel) ||
         !grow((void **)&ws->body_level, c, sizeof *ws->body_level) ||
         !grow((void **)&ws->vel_stamp, c, sizeof *ws->vel_stamp))
         return false;
     memset(ws->vel_stamp, 0, c * sizeof *ws->vel_stamp); /* no slot filled (vel_gen counts from 1) */
+    memset(ws->imp_lin, 0, c * sizeof *ws->imp_lin);     /* zero between calls (src/lcp_work.c) */
+    memset(ws->imp_ang, 0, c * sizeof *ws->imp_ang);
+    memset(ws->imp_mark, 0, c * sizeof *ws->imp_mark);
     ws->vel_gen = 0;
     ws->body_cap = c;
     return true;
@@ -239,6 +252,7 @@ cr_status cr_lcp_solve(cr_lcp_row *rows, uint32_t row_count, cr_lcp_body *bodies
     if (!reserve_rows(ws, row_count) || !reserve_bodies(ws, body_count)) return CR_ERR_OUT_OF_MEMORY;
     if (!(o.tolerance >= 0.0)) o.tolerance = 1e-12;
     if (!(o.pgs_stop >= 0.0)) o.pgs_stop = 0.0;
+    const bool want_residual = stats != NULL && o.residual;
 
     for (uint32_t k = 0; k < body_count; ++k) {
         ws->v[k] = bodies[k].v;
@@ -279,15 +293,25 @@ cr_status cr_lcp_solve(cr_lcp_row *rows, uint32_t row_count, cr_lcp_body *bodies
             st.dense_islands++;
             st.active_set_iterations += cr_lcp_dense_solve(rows, &isl, bodies, &o, ws, &converged, &res);
             if (!converged) {
-                if (!cr_lcp_pgs_reserve(ws, isl.n)) return CR_ERR_OUT_OF_MEMORY;
+                /* The active set cycled or hit its bound: Lemke's method,
+                 * which ends; PGS (from the nearest point the active set
+                 * met) only where it ends in a ray or inexactly. */
                 st.fallbacks++;
-                res = cr_lcp_pgs_solve(rows, &isl, o.pgs_iterations, o.pgs_stop, stats != NULL, ws);
-                if (!ws->uncapped) res = cr_lcp_dense_cap_work(rows, &isl, ws, res);
+                bool lemke = !ws->no_lemke && isl.n <= o.lemke_max_rows;
+                if (lemke && !cr_lcp_lemke_reserve(ws, isl.n)) return CR_ERR_OUT_OF_MEMORY;
+                if (!lemke || !cr_lcp_lemke_solve(rows, &isl, ws, ws->x) ||
+                    !cr_lcp_dense_accept(rows, &isl, ws, ws->x, &res)) {
+                    if (!cr_lcp_pgs_reserve(ws, isl.n)) return CR_ERR_OUT_OF_MEMORY;
+                    st.pgs_fallbacks++;
+                    res = cr_lcp_pgs_solve(rows, &isl, o.pgs_iterations, o.pgs_stop, want_residual, ws);
+                }
+                if (!ws->uncapped) res = cr_lcp_cap_work(rows, &isl, bodies, ws, res);
             }
         } else {
             if (!cr_lcp_pgs_reserve(ws, isl.n)) return CR_ERR_OUT_OF_MEMORY;
             st.pgs_islands++;
-            res = cr_lcp_pgs_solve(rows, &isl, o.pgs_iterations, o.pgs_stop, stats != NULL, ws);
+            res = cr_lcp_pgs_solve(rows, &isl, o.pgs_iterations, o.pgs_stop, want_residual, ws);
+            if (!ws->uncapped) res = cr_lcp_cap_work(rows, &isl, bodies, ws, res);
         }
         if (res > st.max_residual || res != res) st.max_residual = res;
     }

@@ -11,8 +11,9 @@
  *   friction rows: |lambda| <= mu lambda_parent; sticking (w = 0) while
  *   |lambda| < mu lambda_parent, otherwise lambda = -sign(w) mu lambda_parent.
  * Islands of at most dense_max_rows rows are solved directly (seed 003's
- * active-set rule, completed with re-adding and friction; src/lcp_dense.c),
- * bigger ones by projected Gauss-Seidel (src/lcp_pgs.c). See
+ * active-set rule, completed with re-adding and friction; src/lcp_dense.c;
+ * Lemke's method where it gives up, src/lcp_lemke.c), bigger ones by
+ * projected Gauss-Seidel (src/lcp_pgs.c). See
  * docs/physics/contact-lagrange.md.
  */
 #ifndef CAROM_LCP_H
@@ -38,13 +39,25 @@ typedef struct cr_lcp_row {
 typedef struct cr_lcp_body { double inv_mass; cr_mat3 inv_inertia; cr_vec3 v, w; } cr_lcp_body; /* world-frame inverse inertia; v, w updated in place with the impulses */
 typedef struct cr_lcp_options {
     uint32_t dense_max_rows;      /* islands up to this many rows: the direct method; default 240 */
-    uint32_t max_active_set_iterations; /* per island, then the PGS fallback from the nearest iterate or the warm start; default 4 * rows + 8 (0 here means that default) */
+    uint32_t max_active_set_iterations; /* per island, then Lemke's method, or the PGS fallback from the nearest
+                                           iterate or the warm start; default 4 * rows + 8 (0: that default) */
     uint32_t pgs_iterations;      /* default 50 */
     double pgs_stop;              /* >= 0: PGS stops after a pass in which no row's J v changed by more than this
                                      (|delta lambda| A_ii, the row's own update); default 0: every pass */
     double tolerance;             /* relative, default 1e-12 */
+    bool residual;                /* stats->max_residual taken (a pass over PGS islands' rows); default true */
+    uint32_t lemke_max_rows;      /* a dense island whose active set gave up goes to Lemke's method if it has
+                                     at most this many rows (and no joint rows); default 240; 0: never */
 } cr_lcp_options;
-typedef struct cr_lcp_stats { uint32_t islands, dense_islands, pgs_islands, fallbacks, active_set_iterations, largest_island_rows; double max_residual; } cr_lcp_stats;
+/* fallbacks: dense islands whose active set gave up (cycled or hit its
+ * bound), then solved by Lemke's method; pgs_fallbacks: those of them that
+ * Lemke's method did not solve either (a ray, its pivot bound, or a result
+ * not within 1e-9 of a solution), finished by PGS. */
+typedef struct cr_lcp_stats {
+    uint32_t islands, dense_islands, pgs_islands, fallbacks, pgs_fallbacks, active_set_iterations,
+        largest_island_rows;
+    double max_residual;
+} cr_lcp_stats;
 typedef struct cr_lcp_workspace cr_lcp_workspace;   /* scratch buffers kept between calls */
 cr_lcp_options cr_lcp_default_options(void);
 cr_lcp_workspace *cr_lcp_workspace_create(void);

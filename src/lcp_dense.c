@@ -28,9 +28,10 @@
  * number keeps falling; after 3 iterations without a new minimum only the
  * lowest-index violation flips (Murty's least-index rule, finite for the
  * frictionless case where A is a P-matrix; Judice & Pires' hybrid). At
- * max_active_set_iterations the caller runs PGS from the nearest iterate
- * met or from the caller's warm start, whichever is nearer a solution
- * (below).
+ * max_active_set_iterations or a cycle the caller runs Lemke's method
+ * (src/lcp_lemke.c, islands without joints), and where that fails PGS from
+ * the nearest iterate met or from the caller's warm start, whichever is
+ * nearer a solution (below).
  *
  * The tolerance is relative: lambda against max |lambda|, w against
  * max(max |b|, max A_ii max |lambda|).
@@ -50,6 +51,10 @@ enum { ST_ACTIVE, ST_DROPPED, ST_STICK, ST_SLIDE_POS, ST_SLIDE_NEG, ST_OFF };
  * (relative to the largest diagonal) of the solve that then picks flips. */
 #define CR_LCP_CONFLICT 1e-9
 #define CR_LCP_CONFLICT_REG 1e-9
+/* What another method's result (Lemke's, after the active set gave up) may
+ * leave as its largest natural residual, relative to the island's velocity
+ * scale, to be taken as the solution. */
+#define CR_LCP_ACCEPT 1e-9
 
 static double slide_sign(uint8_t st) { return st == ST_SLIDE_POS ? 1.0 : -1.0; }
 
@@ -340,32 +345,19 @@ uint32_t cr_lcp_dense_solve(const cr_lcp_row *rows, const cr_lcp_island *isl, co
     return it;
 }
 
-double cr_lcp_dense_cap_work(const cr_lcp_row *rows, const cr_lcp_island *isl, cr_lcp_workspace *ws, double residual)
+bool cr_lcp_dense_accept(const cr_lcp_row *rows, const cr_lcp_island *isl, cr_lcp_workspace *ws, double *lam,
+                         double *residual)
 {
-    /* A and b of the island are still those cr_lcp_dense_solve built (PGS
-     * works on its own copy). KE' - KE = f + lambda^T target with
-     * f = 1/2 lambda^T A lambda - lambda^T b; at any solution
-     * lambda^T w <= 0 (w = A lambda - b), so f <= 0: the impulses do no more
-     * work than the targets ask (restitution, speculative contacts). Few
-     * PGS passes from a poor start can leave f > 0: kinetic energy from
-     * nothing. Then the island's impulses are scaled by s < 1, the largest
-     * with f(s lambda) = s (s q / 2 - lambda^T b) <= 0: s = 2 lambda^T b / q.
-     * Scaling keeps every bound (normal >= 0, |friction| <= mu lambda_n). */
     const uint32_t n = isl->n;
-    double *lam = ws->y, *w = ws->wres;
-    for (uint32_t j = 0; j < n; ++j) lam[j] = ws->lambda[isl->rows[j]];
-    compute_w(ws, n, lam, w); /* A lambda - b */
-    double q = 0.0, lb = 0.0;
+    double maxdiag = 0.0, bscale = 0.0, lscale = 0.0;
+    clamp(rows, isl, ws, lam);
     for (uint32_t j = 0; j < n; ++j) {
-        q += lam[j] * (w[j] + ws->b[j]);
-        lb += lam[j] * ws->b[j];
+        maxdiag = fmax(maxdiag, ws->A[(size_t)j * n + j]);
+        bscale = fmax(bscale, fabs(ws->b[j]));
+        lscale = fmax(lscale, fabs(lam[j]));
     }
-    if (!(0.5 * q - lb > 1e-12 * (0.5 * fabs(q) + fabs(lb)))) return residual;
-    /* q >= 0 (A is positive semidefinite); q = 0 with f > 0 means lb < 0 */
-    double s = q > 0.0 ? fmax(2.0 * lb / q, 0.0) : 0.0;
-    for (uint32_t j = 0; j < n; ++j) {
-        lam[j] *= s;
-        ws->lambda[isl->rows[j]] = lam[j];
-    }
-    return residual > 0.0 ? residual_of(rows, isl, ws, lam, w) : residual;
+    *residual = residual_of(rows, isl, ws, lam, ws->wres);
+    if (!(*residual <= CR_LCP_ACCEPT * fmax(bscale, maxdiag * lscale))) return false;
+    for (uint32_t j = 0; j < n; ++j) ws->lambda[isl->rows[j]] = lam[j];
+    return true;
 }

@@ -34,6 +34,9 @@ struct cr_lcp_workspace {
     size_t row_cap, body_cap;
     /* running velocities for PGS (per body) */
     cr_vec3 *v, *w;
+    cr_vec3 *imp_lin, *imp_ang; /* per body: an island's impulses J^T lambda (src/lcp_work.c) */
+    uint8_t *imp_mark;          /* per body: listed in imp_list (src/lcp_work.c) */
+    uint32_t *imp_list;         /* the island's bodies (src/lcp_work.c) */
     /* PGS's packed copy of an island (src/lcp_pgs.c): rows in sweep order,
      * velocities as 6 doubles per body plus a zero slot for the world */
     struct cr_pgs_row *pgs;
@@ -45,12 +48,18 @@ struct cr_lcp_workspace {
     double (*vel)[6];
     size_t pgs_cap;
     bool pgs_portable;      /* tests: the sweep on pairs of doubles even where AVX2 is (src/lcp_pgs.c) */
-    bool uncapped;          /* tests: no cr_lcp_dense_cap_work, so that zero passes return the fallback's start */
+    bool uncapped;          /* tests: no cr_lcp_cap_work, so that zero passes return PGS's start */
+    bool no_lemke;          /* tests: a dense island whose active set gave up goes to PGS at once */
     /* dense scratch, sized for the largest island so far */
     double *A, *R, *G, *b, *x, *y, *wres, *scratch; /* y: 3 n, wres: 2 n, scratch: 4 n */
     uint32_t *unknown, *colof, *perm, *cperm;
     uint8_t *state;         /* 2 n: the rows' states, then a saved set (cycle detection) */
     size_t dense_cap;       /* rows the dense buffers hold */
+    /* Lemke's method (src/lcp_lemke.c): the tableau, N x (2 N + 2), and 4 N
+     * indices, N up to lemke_cap = 3 rows */
+    double *lemke_t;
+    uint32_t *lemke_var;
+    size_t lemke_cap;
 };
 
 /* The island being solved: rows[0 .. n), global indices. */
@@ -75,11 +84,26 @@ bool cr_lcp_pgs_reserve(cr_lcp_workspace *ws, uint32_t n);
  * ws->lambda: the nearest iterate met, or the warm start left there). */
 uint32_t cr_lcp_dense_solve(const cr_lcp_row *rows, const cr_lcp_island *isl, const cr_lcp_body *bodies,
                             const cr_lcp_options *opt, cr_lcp_workspace *ws, bool *converged, double *residual);
-/* After the fallback's PGS on a dense island: if its impulses add kinetic
- * energy beyond lambda^T target (never at a solution), scales them down to
- * add none. Returns the residual, taken again if it scaled and residual is
- * nonzero (stats asked for). */
-double cr_lcp_dense_cap_work(const cr_lcp_row *rows, const cr_lcp_island *isl, cr_lcp_workspace *ws, double residual);
+/* src/lcp_work.c. After PGS on an island (big, or a dense island's
+ * fallback): if its impulses (ws->lambda) add kinetic energy beyond
+ * lambda^T target (never at a solution), scales them down to add none.
+ * ws->v, ws->w: the velocities before the solve. Returns the residual,
+ * taken again if it scaled and residual is nonzero (stats asked for). */
+double cr_lcp_cap_work(const cr_lcp_row *rows, const cr_lcp_island *isl, const cr_lcp_body *bodies,
+                       cr_lcp_workspace *ws, double residual);
+/* src/lcp_lemke.c: Lemke's method on the island's LCP (ws->A, ws->b as
+ * cr_lcp_dense_solve left them), for an island whose active set gave up.
+ * lam (n) gets the multipliers; false on a ray, the pivot bound, or a
+ * non-finite result. cr_lcp_lemke_reserve first. */
+bool cr_lcp_lemke_reserve(cr_lcp_workspace *ws, uint32_t n);
+bool cr_lcp_lemke_solve(const cr_lcp_row *rows, const cr_lcp_island *isl, cr_lcp_workspace *ws, double *lam);
+/* src/lcp_dense.c: lam (n, the island's rows) from another method,
+ * clamped to its bounds: if its largest natural residual is within 1e-9 of
+ * the island's velocity scale (max(max |b|, max A_ii max |lambda|)), it
+ * becomes the island's result (ws->lambda) and true is returned;
+ * *residual gets that residual either way. */
+bool cr_lcp_dense_accept(const cr_lcp_row *rows, const cr_lcp_island *isl, cr_lcp_workspace *ws, double *lam,
+                         double *residual);
 /* PGS on one island from ws->lambda; returns the largest residual after the
  * last pass (0 without residual: a pass over the rows saved when no one
  * asks). ws->v, ws->w hold the bodies' velocities before any impulse. At

@@ -163,12 +163,27 @@ double cr_joint_error(const cr_world *w, const cr_joint *j);
  * from the warm start, whichever is nearer (docs/physics/rigid.md); big
  * islands get the world's pgs_iterations passes. */
 #define CR_RIGID_ACTIVE_SET_ITERATIONS 32
+/* The rigid world does not give cycling islands to Lemke's method
+ * (src/lcp_lemke.c): the heaps of 30 cubes of tests/test_rigid_few_passes.c
+ * cycle in most steps, and Lemke's method on their islands took that test
+ * from 1.2 s to 63 s (islands up to 240 rows), 2.2 s (up to 48) and 2.6 s
+ * (up to 24; user time, load 12), mostly in runs ending in a ray. The
+ * world counts its fallbacks (cr_step_stats.lcp_fallbacks). */
+#define CR_RIGID_LEMKE_ROWS 0
 static inline cr_lcp_options cr_rigid_lcp_options(const cr_world *w)
 {
     cr_lcp_options o = cr_lcp_default_options();
     o.max_active_set_iterations = CR_RIGID_ACTIVE_SET_ITERATIONS;
     o.pgs_iterations = (uint32_t)w->def.pgs_iterations;
+    o.residual = false; /* nothing reads it, and it is a pass over the rows */
+    o.lemke_max_rows = CR_RIGID_LEMKE_ROWS;
     return o;
+}
+/* The solve's fallbacks into the world's running totals (cr_step_stats). */
+static inline void cr_rigid_count_fallbacks(cr_world *w, const cr_lcp_stats *st)
+{
+    w->stats.lcp_fallbacks += st->fallbacks;
+    w->stats.lcp_inexact += st->pgs_fallbacks;
 }
 
 /* Sleeping (rigid_sleep.c). A body moves when it is dynamic and awake. */

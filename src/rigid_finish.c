@@ -88,6 +88,21 @@ static void load_pseudo(cr_world *w)
     }
 }
 
+/* How far the drift correction moves a contact overlapping by -sep apart
+ * this step: seed 000 c.5's share k_p of the overlap, but at most
+ * drift_max_speed dt. The projection moves positions without velocity, so
+ * whatever it lifts a resting body by is potential energy from nothing
+ * (the kinetic energy it would take is not there): k_p d alone put up to
+ * M g k_p d into a body resting in a deep overlap d in one step. Capped,
+ * a step adds at most M g drift_max_speed dt, and the overlap is taken out
+ * at that speed (a deep one over several steps) before k_p's geometric
+ * decay takes over. 0: no cap. */
+static double lift_target(const cr_world *w, double sep)
+{
+    double lift = -w->def.k_p * sep, cap = w->def.drift_max_speed * w->def.dt;
+    return cap > 0.0 && lift > cap ? cap : lift;
+}
+
 /* One projection: rows at position level solved for displacements
  * (J dx = -c), applied to positions and orientations. */
 static cr_status project(cr_world *w, uint32_t rows)
@@ -99,7 +114,9 @@ static cr_status project(cr_world *w, uint32_t rows)
     opt.pgs_iterations = (uint32_t)w->def.drift_iterations;
     opt.pgs_stop = w->def.drift_tolerance;
     load_pseudo(w);
-    cr_status s = cr_lcp_solve(r->rows, rows, r->lb, b->slot_count, &opt, r->ws, NULL);
+    cr_lcp_stats st;
+    cr_status s = cr_lcp_solve(r->rows, rows, r->lb, b->slot_count, &opt, r->ws, &st);
+    cr_rigid_count_fallbacks(w, &st);
     if (s == CR_ERR_OUT_OF_MEMORY) return cr_fail(w, s, "rigid drift correction: out of memory");
     if (s != CR_OK) return CR_OK; /* no correction this step; the finiteness check follows */
     for (uint32_t i = 0; i < b->slot_count; ++i) {
@@ -142,7 +159,7 @@ static cr_status correct_drift(cr_world *w)
                     row->jb_lin = cr_v3_neg(nrm);
                     row->jb_ang = cr_v3_neg(cr_v3_cross(cr_v3_sub(pa, b->x[c->b]), nrm));
                 }
-                row->target = -w->def.k_p * sep;
+                row->target = lift_target(w, sep);
             }
         if (n == 0) break;
         cr_status s = project(w, n);

@@ -102,8 +102,9 @@ static cr_status lcp(cr_world *w, uint32_t rows)
     cr_rigid *r = w->rigid;
     cr_lcp_options opt = cr_rigid_lcp_options(w);
     load_bodies(w);
-    /* no stats: nothing reads them, and their residual is a pass over the rows */
-    cr_status s = cr_lcp_solve(r->rows, rows, r->lb, w->bodies.slot_count, &opt, r->ws, NULL);
+    cr_lcp_stats st;
+    cr_status s = cr_lcp_solve(r->rows, rows, r->lb, w->bodies.slot_count, &opt, r->ws, &st);
+    cr_rigid_count_fallbacks(w, &st);
     if (s == CR_ERR_OUT_OF_MEMORY) return cr_fail(w, s, "rigid contact solve: out of memory");
     if (s != CR_OK) {
         w->failed = true;

@@ -266,6 +266,8 @@ cr_status cr_world_step(cr_world *w)
     w->stats.total_contacts = totals.total_contacts;
     w->stats.total_events = totals.total_events;
     w->stats.law_fallbacks = totals.law_fallbacks;
+    w->stats.lcp_fallbacks = totals.lcp_fallbacks;
+    w->stats.lcp_inexact = totals.lcp_inexact;
     w->stats.mean_closest_iterations = totals.mean_closest_iterations;
 
     if (w->def.method == CR_METHOD_DEM) {

@@ -54,7 +54,7 @@ static const char *good_scene =
     "{ \"gravity\": [0, -1, -9.5], \"dt\": 0.002, \"duration\": 1.5, \"output\": {\"every\": 0.01},\n"
     "  \"method\": \"event\", \"law\": \"stronge\", \"k_p\": 0.5, \"toi_tolerance\": 1e-8,\n"
     "  \"resting_speed\": 0.01, \"solver_iterations\": 7, \"pgs_iterations\": 20, \"drift_iterations\": 70,\n"
-    "  \"drift_tolerance\": 2.5e-6, \"max_events_per_body\": 9,\n"
+    "  \"drift_tolerance\": 2.5e-6, \"drift_max_speed\": 0.4, \"max_events_per_body\": 9,\n"
     "  \"projection_passes\": 12, \"projection_shock\": true,\n"
     "  \"statics\": [ {\"shape\": \"plane\", \"point\": [0, 0, 0], \"normal\": [0, 0, 2],\n"
     "                 \"restitution\": 0.9, \"friction\": 0.5},\n"
@@ -93,6 +93,7 @@ static void test_good_scene_values(void **state)
     assert_int_equal(wd->pgs_iterations, 20);
     assert_int_equal(wd->drift_iterations, 70);
     assert_true(wd->drift_tolerance == 2.5e-6);
+    assert_true(wd->drift_max_speed == 0.4);
     assert_int_equal(wd->max_events_per_body, 9);
     assert_int_equal(wd->projection_passes, 12);
     assert_true(wd->projection_shock);
@@ -220,6 +221,7 @@ static void test_bad_numbers(void **state)
     EXPECT_ERROR("{\"drift_iterations\": 0}", "drift_iterations: must be an integer in [1, 100000], got 0");
     EXPECT_ERROR("{\"drift_iterations\": 2.5}", "drift_iterations: expected an integer, got 2.5");
     EXPECT_ERROR("{\"drift_tolerance\": -1}", "drift_tolerance", "-1");
+    EXPECT_ERROR("{\"drift_max_speed\": -0.5}", "drift_max_speed", "-0.5");
     EXPECT_ERROR("{\"projection_passes\": 0}", "projection_passes: must be an integer in [1, 1000], got 0");
     EXPECT_ERROR("{\"projection_shock\": 1}", "projection_shock", "expected true or false");
     EXPECT_ERROR("{\"projection_shock\": true}", "projection_shock: needs projection_passes >= 2", "got 1");

@@ -110,6 +110,9 @@ typedef struct cr_world_def {
     double drift_tolerance;     /* m: the drift correction's Gauss-Seidel stops after a pass that moved no
                                    contact by more than this along its normal, before drift_iterations;
                                    >= 0 and finite, 0: every pass; default 1e-5 */
+    double drift_max_speed;     /* m/s: the drift correction moves an overlapping contact apart by at most
+                                   this times dt a step (k_p of the overlap below that); >= 0 and finite,
+                                   0: no cap; default 1 */
     int rigid_substeps;         /* 0 (default): rigid-body worlds solve contact with seed 003's
                                    multiplier system, worlds of spheres only with `method`; S in
                                    [1, 64]: every world (spheres only too) steps through the rigid
@@ -315,6 +318,11 @@ typedef struct cr_step_stats {
     double stage_seconds[CR_STAGE_COUNT];
     uint64_t total_contacts, total_events;
     uint64_t law_fallbacks;     /* stronge impacts that fell back to Newton's law (running total) */
+    uint64_t lcp_fallbacks;     /* rigid-body worlds: islands of the direct method whose active set cycled or
+                                 * hit its bound (running total, contact solves and drift correction) */
+    uint64_t lcp_inexact;       /* of those, the ones not solved by Lemke's method, finished by Gauss-Seidel
+                                 * from the nearest point met (running total; the world does not use Lemke's
+                                 * method yet, docs/physics/contact-lagrange.md, so all of them) */
     double mean_closest_iterations; /* closest-point Newton iterations per call, all steps */
     uint32_t sleeping;          /* rigid-body worlds: bodies asleep after the step */
     uint32_t carried_contacts;  /* rigid-body worlds: contacts of manifolds carried over from an earlier

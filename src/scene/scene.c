@@ -20,7 +20,8 @@
 
 static const char *const top_keys[] = {
     "description", "gravity", "dt", "duration", "output", "method", "law", "k_p", "toi_tolerance",
-    "resting_speed", "solver_iterations", "pgs_iterations", "drift_iterations", "drift_tolerance", "rigid_substeps",
+    "resting_speed", "solver_iterations", "pgs_iterations", "drift_iterations", "drift_tolerance", "drift_max_speed",
+    "rigid_substeps",
     "substep_iterations", "contact_hertz", "contact_damping_ratio", "projection_passes", "projection_shock",
     "max_events_per_body", "hooke",
     "periodic", "allow_overlap", "statics", "bodies", "generate", "joints", "collision_order", "sleep_time",
@@ -56,6 +57,7 @@ static int read_world_def(sc_ctx *c, const cJSON *root, cr_world_def *wd)
         sc_read_integer(c, root, "pgs_iterations", 1, 100000, &pgs) ||
         sc_read_integer(c, root, "drift_iterations", 1, 100000, &drift) ||
         sc_read_number(c, root, "drift_tolerance", SC_NONNEG, &wd->drift_tolerance) ||
+        sc_read_number(c, root, "drift_max_speed", SC_NONNEG, &wd->drift_max_speed) ||
         sc_read_integer(c, root, "rigid_substeps", 0, 64, &substeps) ||
         sc_read_integer(c, root, "substep_iterations", 1, 1000, &substep_passes) ||
         sc_read_number(c, root, "contact_hertz", SC_POSITIVE, &wd->contact_hertz) ||
