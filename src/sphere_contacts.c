@@ -11,9 +11,11 @@
  * in the range the key sort's counters give).
  *
  * Over the workers, in work items of pairs and then of bodies (against the
- * planes): one pass counts each item's points, a serial sum gives each
+ * planes): one pass counts each item's points (and lists the pairs, and
+ * the pairs of a body and a plane, that have one), a serial sum gives each
  * item its first index in the contact list, and a second pass writes them
- * there: the same list, in the same order, on any worker count. */
+ * there, taking only the listed pairs: the same list, in the same order,
+ * on any worker count. */
 #include <string.h>
 
 #include "contact_keys.h"
@@ -66,6 +68,7 @@ typedef struct narrow {
     uint32_t *hits;         /* per item: its points */
     uint32_t *hit;          /* per pair: pass one's list of the pairs with a point, each item's at its own pairs' place */
     double *margin;         /* ... and their margins */
+    uint64_t *plane_hit;    /* per body and plane: pass one's (body << 32 | plane) with a point, as hit */
     bool fill;              /* the second pass */
 } narrow;
 
@@ -81,8 +84,8 @@ static bool pair_hit(const cr_sphere_ball *A, const cr_sphere_ball *B, double fa
 }
 
 /* Pass one counts the points of items [start, end) (and lists the pairs
- * that have one in hit, at the item's own pairs' places); pass two writes
- * them (a plane's test is a dot product: taken again). */
+ * that have one in hit, the bodies' in plane_hit, at the item's own
+ * places); pass two writes them. */
 static void narrow_items(uint32_t start, uint32_t end, uint32_t worker, void *ctx)
 {
     (void)worker;
@@ -120,17 +123,29 @@ static void narrow_items(uint32_t start, uint32_t end, uint32_t worker, void *ct
         } else {
             uint32_t a0 = (item - t->pair_items) * CR_SPHERE_BODY_ITEM, a1 = a0 + CR_SPHERE_BODY_ITEM;
             if (a1 > bs->slot_count) a1 = bs->slot_count;
-            for (uint32_t a = a0; a < a1; ++a) {
-                if (!cr_slot_alive(bs, a) || !ball[a].moves) continue;
-                margin = CR_BASE_MARGIN * bs->radius[a] + (ball[a].reach + t->fall) * w->def.dt;
-                for (uint32_t k = 0; k < w->planes.count; ++k) {
-                    const cr_plane_def *p = &w->planes.def[k];
-                    double offset = cr_v3_dot(p->normal, p->point);
-                    if (!c) {
+            uint64_t *hit = t->plane_hit + (uint64_t)a0 * w->planes.count;
+            if (!c) {
+                for (uint32_t a = a0; a < a1; ++a) {
+                    if (!cr_slot_alive(bs, a) || !ball[a].moves) continue;
+                    margin = CR_BASE_MARGIN * bs->radius[a] + (ball[a].reach + t->fall) * w->def.dt;
+                    for (uint32_t k = 0; k < w->planes.count; ++k) {
+                        const cr_plane_def *p = &w->planes.def[k];
+                        double offset = cr_v3_dot(p->normal, p->point);
+                        /* as the pairs': written always, kept on a hit */
+                        hit[count] = (uint64_t)a << 32 | k;
                         count += !(cr_v3_dot(p->normal, bs->x[a]) - offset - bs->radius[a] > margin);
-                    } else if (cr_collide_sphere_plane(bs->x[a], bs->radius[a], p->normal, offset, margin, &m)) {
-                        set_contact(w, c++, a, k, true, &m.p[0], &r->poses[a], &world);
                     }
+                }
+            } else {
+                /* only the (body, plane) hits of pass one (most balls touch
+                 * no plane), in its order: the same test, true again */
+                for (uint32_t h = 0; h < t->hits[item]; ++h) {
+                    uint32_t a = (uint32_t)(hit[h] >> 32), k = (uint32_t)hit[h];
+                    const cr_plane_def *p = &w->planes.def[k];
+                    margin = CR_BASE_MARGIN * bs->radius[a] + (ball[a].reach + t->fall) * w->def.dt;
+                    cr_collide_sphere_plane(bs->x[a], bs->radius[a], p->normal, cr_v3_dot(p->normal, p->point), margin,
+                                            &m);
+                    set_contact(w, c++, a, k, true, &m.p[0], &r->poses[a], &world);
                 }
             }
         }
@@ -178,10 +193,12 @@ cr_status cr_sphere_find_contacts(cr_world *w)
         !L || !cr_grow(w, (void **)&L->ball, &L->ball_capacity, n, sizeof *L->ball) ||
         !cr_grow(w, (void **)&L->item_first, &L->item_capacity, 2 * items + 1, sizeof *L->item_first) ||
         !cr_grow(w, (void **)&L->hit, &L->hit_capacity, w->broad.pair_count + 1, sizeof *L->hit) ||
-        !cr_grow(w, (void **)&L->hit_margin, &L->margin_capacity, w->broad.pair_count + 1, sizeof *L->hit_margin))
+        !cr_grow(w, (void **)&L->hit_margin, &L->margin_capacity, w->broad.pair_count + 1, sizeof *L->hit_margin) ||
+        (uint64_t)n * w->planes.count >= UINT32_MAX ||
+        !cr_grow(w, (void **)&L->plane_hit, &L->plane_hit_capacity, n * w->planes.count + 1, sizeof *L->plane_hit))
         goto oom;
     narrow t = {w,      cr_v3_len(w->def.gravity) * w->def.dt, pairs, L->ball, L->item_first, L->item_first + items,
-                L->hit, L->hit_margin, false};
+                L->hit, L->hit_margin, L->plane_hit, false};
     cr_soft_run(w, body_items, bodies, &t);
     uint64_t total = 0;
     if (items > 1 && cr_parallel(w)) {

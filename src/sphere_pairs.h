@@ -37,6 +37,8 @@ typedef struct cr_sphere_pairs {
     uint32_t *item_first, *hit;
     double *hit_margin;
     uint32_t item_capacity, hit_capacity, margin_capacity;
+    uint64_t *plane_hit; /* per body and plane: the narrow phase's (body, plane) pairs with a point */
+    uint32_t plane_hit_capacity;
     cr_sphere_ball *ball; /* per slot: the narrow phase's */
     uint32_t ball_capacity;
     cr_vec3 *box;        /* per slot: its box (lo at 2 i, hi at 2 i + 1), as w->broad's, in one place for the filter */

@@ -7,7 +7,9 @@
  *   balls, balls removed and added, and a ball moved by hand;
  * - a pile of 2,304 balls (several work items of pairs and of bodies) gives
  *   the same bits on 1, 2 and 3 workers and a task system that runs the
- *   items backwards. */
+ *   items backwards;
+ * - every ball that overlaps a plane has one point on it, at its
+ *   distance, on 1 and 3 workers. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -165,11 +167,79 @@ static void test_same_bits_for_any_worker_count(void **state)
     }
 }
 
+/* The points of balls on planes (branch pit13: the narrow phase's first
+ * pass lists the (ball, plane) pairs with a point, the second writes just
+ * those): 1,500 balls thrown about a box of five planes (two work items of
+ * bodies), on 1 and 3 workers. Every step each (ball, plane) has at most
+ * one point; its separation is the ball's distance to the plane at the
+ * step's start less its radius, along the plane's normal; and every awake
+ * ball that overlapped a plane at the step's start has its point. */
+static void test_plane_points_are_the_overlapping_balls(void **state)
+{
+    (void)state;
+    enum { BALLS = 1500, PLANES = 5, STEPS = 20 };
+    const double half = 0.6, r = 0.05;
+    const cr_vec3 pp[PLANES] = {{0, 0, 0}, {-half, 0, 0}, {half, 0, 0}, {0, -half, 0}, {0, half, 0}};
+    const cr_vec3 pn[PLANES] = {{0, 0, 1}, {1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}};
+    static cr_vec3 x0[BALLS];
+    static bool awake[BALLS];
+    static int seen[BALLS][PLANES];
+    const uint32_t workers[2] = {1, 3};
+    for (int run = 0; run < 2; ++run) {
+        cr_world_def def = substep_world_def(4, 120.0);
+        test_use_tasks(&def, workers[run], NULL);
+        cr_world *w = make_world_def(&def);
+        add_plane(w, pp[0], pn[0]);
+        add_side_walls(w, half); /* planes 1 to 4, as pp and pn */
+        uint64_t s = 7;
+        cr_body_id ids[BALLS];
+        for (int i = 0; i < BALLS; ++i) {
+            cr_vec3 x = cr_v3(test_rand(&s, -half + 0.02, half - 0.02), test_rand(&s, -half + 0.02, half - 0.02),
+                              test_rand(&s, 0.02, 1.5));
+            ids[i] = add_sphere(w, x, test_rand_vec(&s, -1.0, 1.0), r, 0.5, CR_INERTIA_SOLID, sqrt(0.5), sqrt(0.3));
+            assert_int_equal(ids[i].index, (uint32_t)i);
+        }
+        int overlapping = 0;
+        for (int step = 0; step < STEPS; ++step) {
+            for (int i = 0; i < BALLS; ++i) {
+                x0[i] = state_of(w, ids[i]).position;
+                awake[i] = !cr_body_is_asleep(w, ids[i]);
+            }
+            assert_int_equal(cr_world_step(w), CR_OK);
+            memset(seen, 0, sizeof seen);
+            for (uint32_t c = 0; c < cr_world_contact_count(w); ++c) {
+                cr_contact_report rep;
+                assert_int_equal(cr_world_get_contact(w, c, &rep), CR_OK);
+                if (rep.static_id.generation == 0) continue; /* two balls: no static */
+                assert_int_equal(rep.static_id.type, CR_STATIC_PLANE);
+                uint32_t i = rep.a.index, k = rep.static_id.index;
+                assert_true(i < BALLS && k < PLANES);
+                double gap = cr_v3_dot(pn[k], x0[i]) - cr_v3_dot(pn[k], pp[k]) - r;
+                assert_true(fabs(rep.separation - gap) <= 1e-12);
+                assert_memory_equal(&rep.normal, &pn[k], sizeof(cr_vec3));
+                ++seen[i][k];
+            }
+            for (int i = 0; i < BALLS; ++i)
+                for (int k = 0; k < PLANES; ++k) {
+                    assert_true(seen[i][k] <= 1);
+                    if (awake[i] && cr_v3_dot(pn[k], x0[i]) - cr_v3_dot(pn[k], pp[k]) - r < 0.0) {
+                        assert_int_equal(seen[i][k], 1);
+                        ++overlapping;
+                    }
+                }
+        }
+        if (run == 0) printf("balls on planes: %d overlapping (ball, plane) pairs over %d steps\n", overlapping, STEPS);
+        assert_true(overlapping > 100);
+        cr_world_destroy(w);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_listed_pairs_are_the_overlapping_boxes),
         cmocka_unit_test(test_same_bits_for_any_worker_count),
+        cmocka_unit_test(test_plane_points_are_the_overlapping_balls),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
