@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "rigid.h"
+#include "soft_sections.h" /* cr_soft_run */
 
 bool cr_rigid_keep_contacts(cr_world *w);
 
@@ -171,13 +172,12 @@ static cr_status correct_drift(cr_world *w)
     return CR_OK;
 }
 
-/* poses: as separation_now's */
-static double max_overlap(const cr_world *w, const cr_pose *poses, cr_body_id *a, cr_body_id *b)
+double cr_rigid_max_overlap(const cr_world *w, cr_body_id *a, cr_body_id *b)
 {
     double worst = 0.0;
     for (uint32_t k = 0; w->rigid && k < w->rigid->contact_count; ++k) {
         const cr_rigid_contact *c = &w->rigid->contacts[k];
-        double depth = -separation_now(w, poses, c, NULL);
+        double depth = -separation_now(w, NULL, c, NULL);
         if (!(depth > worst)) continue;
         worst = depth;
         if (a) *a = cr_world_body_at(w, c->a);
@@ -186,7 +186,44 @@ static double max_overlap(const cr_world *w, const cr_pose *poses, cr_body_id *a
     return worst;
 }
 
-double cr_rigid_max_overlap(const cr_world *w, cr_body_id *a, cr_body_id *b) { return max_overlap(w, NULL, a, b); }
+/* The step's deepest overlap (the stat) over the workers: each item of
+ * contacts its own maximum, joined after. A maximum is the same whatever
+ * the split, so the stat is the same for any worker count. At 27,000
+ * spheres the 69,000 contacts' separations were ~3 % of a step, serial. */
+#define CR_OVERLAP_ITEMS 64
+typedef struct overlap_run {
+    const cr_world *w;
+    uint32_t item_size;
+    double worst[CR_OVERLAP_ITEMS];
+} overlap_run;
+
+static void overlap_items(uint32_t start, uint32_t end, uint32_t worker, void *ctx)
+{
+    (void)worker;
+    overlap_run *t = ctx;
+    const cr_rigid *r = t->w->rigid;
+    for (uint32_t item = start; item < end; ++item) {
+        uint32_t k0 = item * t->item_size, k1 = k0 + t->item_size < r->contact_count ? k0 + t->item_size : r->contact_count;
+        double worst = 0.0;
+        for (uint32_t k = k0; k < k1; ++k) {
+            double depth = -separation_now(t->w, r->poses, &r->contacts[k], NULL);
+            if (depth > worst) worst = depth;
+        }
+        t->worst[item] = worst;
+    }
+}
+
+static double deepest_overlap(cr_world *w)
+{
+    uint32_t n = w->rigid->contact_count, size = (n + CR_OVERLAP_ITEMS - 1) / CR_OVERLAP_ITEMS;
+    overlap_run t = {w, size < 4096 ? 4096 : size, {0}};
+    uint32_t items = (n + t.item_size - 1) / t.item_size;
+    cr_soft_run(w, overlap_items, items, &t);
+    double worst = 0.0;
+    for (uint32_t i = 0; i < items; ++i)
+        if (t.worst[i] > worst) worst = t.worst[i];
+    return worst;
+}
 
 cr_status cr_rigid_finish(cr_world *w)
 {
@@ -207,7 +244,7 @@ cr_status cr_rigid_finish(cr_world *w)
     if (s != CR_OK) return s;
     if (w->rigid->contact_count > 0 && !fill_poses(w)) /* the poses after the drift correction */
         return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "rigid bodies: out of memory");
-    w->stats.max_penetration = max_overlap(w, w->rigid->poses, NULL, NULL);
+    w->stats.max_penetration = deepest_overlap(w);
     if ((s = cr_rigid_update_sleep(w)) != CR_OK) return s;
     if (!cr_rigid_keep_contacts(w)) return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "rigid bodies: out of memory");
     w->steps++;

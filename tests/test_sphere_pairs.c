@@ -146,11 +146,16 @@ static void test_same_bits_for_any_worker_count(void **state)
         for (int step = 0; step < STEPS; ++step) {
             assert_int_equal(cr_world_step(w), CR_OK);
             contacts[k] += cr_world_contact_count(w);
+            /* the step's deepest overlap, taken over the workers in items of
+             * contacts (rigid_finish.c), is the serial scan's to the bit */
+            double deepest = w->stats.max_penetration, serial = cr_rigid_max_overlap(w, NULL, NULL);
+            assert_memory_equal(&deepest, &serial, sizeof deepest);
         }
         if (k == 0) {
             printf("pile of %d: %u contacts and %u pairs at the end\n", BALLS, cr_world_contact_count(w),
                    w->broad.pair_count);
-            assert_true(w->broad.pair_count > 3 * 2048); /* several work items of pairs */
+            assert_true(w->broad.pair_count > 3 * 2048);     /* several work items of pairs */
+            assert_true(cr_world_contact_count(w) > 4096);     /* ... and of contacts for the deepest overlap */
         }
         for (int i = 0; i < BALLS; ++i) end[k][i] = state_of(w, ids[i]);
         cr_world_destroy(w);
