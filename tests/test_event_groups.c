@@ -1,5 +1,6 @@
 /* The event method's loop in independent groups over the workers
- * (src/event_groups.c): the boiling scene (bench/boiling.c, smaller: the
+ * (src/event_groups.c): the boiling scene (bench/boiling_scene.h, which
+ * bench/boiling.c times; smaller here: the
  * hills lattice within four walls, balls of mixed sizes at up to 1 m/s)
  * ends every step with the same bits, the same impacts and the same
  * closest-point count for 1 worker (the one time-ordered loop), 2 and 3
@@ -8,9 +9,12 @@
  * were, so that putting bodies back is checked too. */
 #include <string.h>
 
+#include "boiling_scene.h"
 #include "test_helpers.h"
 
 #define BALLS 1500
+
+static double uniform(void *seed, double lo, double hi) { return test_rand(seed, lo, hi); }
 
 static cr_world *boiling(uint32_t workers, int *enqueued)
 {
@@ -20,47 +24,8 @@ static cr_world *boiling(uint32_t workers, int *enqueued)
     d.law = CR_LAW_ROLLING;
     test_use_tasks(&d, workers, enqueued);
     cr_world *w = make_world_def(&d);
-    double half = 1.5 * sqrt(BALLS / 1000.0);
-    int side = (int)ceil(2.0 * half);
-    cr_hill hills[16];
-    int nh = 0;
-    for (int i = 0; i < side; ++i)
-        for (int j = 0; j < side; ++j)
-            hills[nh++] = (cr_hill){((i + j) % 2 ? 0.2 : -0.12), -half + 0.5 + i, -half + 0.5 + j, 0.3};
-    cr_surface_def s = cr_default_surface_def();
-    s.type = CR_SURFACE_HILLS;
-    s.u_min = s.v_min = -half;
-    s.u_max = s.v_max = half;
-    s.hills = hills;
-    s.hill_count = (uint32_t)nh;
-    s.wave_amplitude = 0.03;
-    s.wave_length_x = 0.9;
-    s.wave_length_y = 1.1;
-    s.friction = 1.0;
-    s.rolling_friction = 0.001;
-    assert_int_equal(cr_world_add_surface(w, &s, NULL), CR_OK);
-    const cr_surface *surface = cr_world_surface(w, 0);
-    add_side_walls(w, half);
-    int grid = (int)ceil(sqrt((double)BALLS));
-    double spacing = 2.0 * half / grid;
     uint64_t seed = 99;
-    for (int i = 0; i < BALLS; ++i) {
-        cr_body_def b = cr_default_body_def();
-        b.radius = test_rand(&seed, 0.025, 0.04);
-        b.mass = 1000.0 * 4.18879 * b.radius * b.radius * b.radius;
-        b.inertia_kind = i % 3 == 0 ? CR_INERTIA_HOLLOW : CR_INERTIA_SOLID;
-        b.inner_radius = i % 3 == 0 ? 0.7 * b.radius : 0.0;
-        cr_surface_eval e;
-        cr_vec3 n;
-        cr_surface_evaluate(surface, -half + spacing * (i % grid + 0.5), -half + spacing * (i / grid + 0.5), &e, &n);
-        b.position = cr_v3_madd(e.s, n, b.radius);
-        double vx = test_rand(&seed, -1.0, 1.0), vy = test_rand(&seed, -1.0, 1.0);
-        b.velocity = cr_v3_reject(cr_v3(vx, vy, 0.0), n);
-        b.restitution = 0.9;
-        b.friction = 0.05;
-        b.rolling_friction = 0.001;
-        assert_int_equal(cr_world_add_body(w, &b, NULL), CR_OK);
-    }
+    assert_int_equal(boiling_scene_add(w, BALLS, uniform, &seed), CR_OK);
     return w;
 }
 
