@@ -72,13 +72,21 @@ typedef struct narrow {
     bool fill;              /* the second pass */
 } narrow;
 
+/* The speculative margin of a contact (rigid_contacts.c's pair_margin, its
+ * speeds summed per body): the smaller radius's base share and how far the
+ * surfaces can close in a step, reach the bodies' summed surface speeds. */
+static inline double contact_margin(double radius, double reach, double fall, double dt)
+{
+    return CR_BASE_MARGIN * radius + (reach + fall) * dt;
+}
+
 /* Broad-phase pair (a, b) has a point: something moves and the balls are
  * within the speculative margin (rigid_contacts.c's pair_margin), the
  * test of cr_collide_sphere_sphere. (cr_box_fmin: fmin's value for radii,
  * without libm's call.) */
 static bool pair_hit(const cr_sphere_ball *A, const cr_sphere_ball *B, double fall, double dt, double *margin)
 {
-    *margin = CR_BASE_MARGIN * cr_box_fmin(A->radius, B->radius) + (A->reach + B->reach + fall) * dt;
+    *margin = contact_margin(cr_box_fmin(A->radius, B->radius), A->reach + B->reach, fall, dt);
     /* static, kinematic or asleep both: none */
     return (A->moves | B->moves) & !(cr_v3_len(cr_v3_sub(A->x, B->x)) - A->radius - B->radius > *margin);
 }
@@ -127,7 +135,7 @@ static void narrow_items(uint32_t start, uint32_t end, uint32_t worker, void *ct
             if (!c) {
                 for (uint32_t a = a0; a < a1; ++a) {
                     if (!cr_slot_alive(bs, a) || !ball[a].moves) continue;
-                    margin = CR_BASE_MARGIN * bs->radius[a] + (ball[a].reach + t->fall) * w->def.dt;
+                    margin = contact_margin(bs->radius[a], ball[a].reach, t->fall, w->def.dt);
                     for (uint32_t k = 0; k < w->planes.count; ++k) {
                         const cr_plane_def *p = &w->planes.def[k];
                         double offset = cr_v3_dot(p->normal, p->point);
@@ -142,7 +150,7 @@ static void narrow_items(uint32_t start, uint32_t end, uint32_t worker, void *ct
                 for (uint32_t h = 0; h < t->hits[item]; ++h) {
                     uint32_t a = (uint32_t)(hit[h] >> 32), k = (uint32_t)hit[h];
                     const cr_plane_def *p = &w->planes.def[k];
-                    margin = CR_BASE_MARGIN * bs->radius[a] + (ball[a].reach + t->fall) * w->def.dt;
+                    margin = contact_margin(bs->radius[a], ball[a].reach, t->fall, w->def.dt);
                     cr_collide_sphere_plane(bs->x[a], bs->radius[a], p->normal, cr_v3_dot(p->normal, p->point), margin,
                                             &m);
                     set_contact(w, c++, a, k, true, &m.p[0], &r->poses[a], &world);
