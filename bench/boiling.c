@@ -66,15 +66,8 @@ static int run(int n, double seconds, uint32_t threads)
     printf("  per stage (ms/step):");
     for (int q = 0; q < CR_STAGE_COUNT; ++q) printf(" %s %.2f", cr_stage_name(q), 1e3 * stage[q] / steps);
     printf("\n");
-    /* the end state's bits (FNV-1a over each ball's state), to compare runs */
-    uint64_t hash = 1469598103934665603ull;
-    for (uint32_t i = 0; i < cr_world_body_capacity(w); ++i) {
-        cr_body_state b;
-        if (cr_body_get_state(w, cr_world_body_at(w, i), &b) != CR_OK) continue;
-        const unsigned char *p = (const unsigned char *)&b;
-        for (size_t k = 0; k < sizeof b; ++k) hash = (hash ^ p[k]) * 1099511628211ull;
-    }
-    printf("  state hash %016llx after %d steps\n", (unsigned long long)hash, steps);
+    /* the end state's bits, to compare runs */
+    printf("  state hash %016llx after %d steps\n", (unsigned long long)cr_world_state_hash(w), steps);
     if (groups)
         printf("  event groups per step %.0f, largest %u balls, run again %.1f per step\n", (double)groups / steps,
                largest, (double)rerun / steps);

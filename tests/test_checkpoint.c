@@ -8,17 +8,12 @@
 
 #include "test_helpers.h"
 
-static uint64_t state_hash(const cr_world *w)
+/* The same run: the same bodies' state to the bit, at the same time and
+ * step. */
+static bool same_run(const cr_world *a, const cr_world *b)
 {
-    uint64_t h = 1469598103934665603ull;
-    for (uint32_t i = 0; i < cr_world_body_capacity(w); ++i) {
-        cr_body_state s;
-        if (cr_body_get_state(w, cr_world_body_at(w, i), &s) != CR_OK) continue;
-        h ^= cr_fnv1a64(&s, sizeof s);
-        h *= 1099511628211ull;
-    }
-    double t = cr_world_time(w);
-    return h ^ cr_fnv1a64(&t, sizeof t);
+    return cr_world_state_hash(a) == cr_world_state_hash(b) && cr_world_time(a) == cr_world_time(b) &&
+           cr_world_step_count(a) == cr_world_step_count(b);
 }
 
 /* projection_passes and projection_shock as given (version 2 saves them) */
@@ -91,7 +86,6 @@ static void check_resume(cr_world *w, int before, int after)
     const char app[] = "app bytes";
     assert_int_equal(cr_world_save_buffer(w, app, sizeof app, &data, &size, msg, sizeof msg), CR_OK);
     step_n(w, after);
-    uint64_t straight = state_hash(w);
 
     cr_world *r;
     void *back;
@@ -101,7 +95,7 @@ static void check_resume(cr_world *w, int before, int after)
     assert_memory_equal(back, app, sizeof app);
     assert_int_equal(cr_world_body_count(r), cr_world_body_count(w));
     step_n(r, after);
-    assert_true(state_hash(r) == straight); /* bit for bit */
+    assert_true(same_run(r, w)); /* bit for bit */
     free(back);
     free(data);
     cr_world_destroy(r);
@@ -163,7 +157,7 @@ static void test_version_1_loads(void **state)
         if (passes == 1) { /* the same run */
             step_n(w, 60);
             step_n(r, 60);
-            assert_true(state_hash(r) == state_hash(w));
+            assert_true(same_run(r, w));
         }
         free(v1);
         free(data);
@@ -254,7 +248,7 @@ static void test_unsaveable_and_files(void **state)
     assert_int_equal(cr_world_load("ckpt_pit.bin", NULL, &r, NULL, NULL, msg, sizeof msg), CR_OK);
     step_n(w, 30);
     step_n(r, 30);
-    assert_true(state_hash(w) == state_hash(r));
+    assert_true(same_run(w, r));
     cr_world_destroy(r);
     assert_int_equal(cr_world_load("no/such/file.bin", NULL, &r, NULL, NULL, msg, sizeof msg), CR_ERR_INVALID_ARGUMENT);
     assert_null(r);

@@ -5,19 +5,6 @@
 
 #include "test_helpers.h"
 
-/* FNV-1a over the bytes of every body's state. */
-static uint64_t state_hash(const cr_world *w)
-{
-    uint64_t h = 1469598103934665603ull;
-    for (uint32_t i = 0; i < cr_world_body_capacity(w); ++i) {
-        cr_body_state s;
-        if (cr_body_get_state(w, cr_world_body_at(w, i), &s) != CR_OK) continue;
-        const unsigned char *p = (const unsigned char *)&s;
-        for (size_t k = 0; k < sizeof s; ++k) h = (h ^ p[k]) * 1099511628211ull;
-    }
-    return h;
-}
-
 static uint64_t run_pit(cr_method method, int steps)
 {
     cr_world_def def = cr_default_world_def();
@@ -36,7 +23,7 @@ static uint64_t run_pit(cr_method method, int steps)
         add_sphere(w, x, cr_v3_zero(), 0.045, 0.5, CR_INERTIA_SOLID, 0.5, 0.3);
     }
     step_n(w, steps);
-    uint64_t h = state_hash(w);
+    uint64_t h = cr_world_state_hash(w);
     cr_world_destroy(w);
     return h;
 }

@@ -27,12 +27,7 @@ static uint64_t run_hash(const golden_case *c)
     if (cr_scene_load_file(path, &s, err, sizeof err) != 0) fail_msg("%s", err);
     for (int i = 0; i < c->steps; ++i)
         if (cr_world_step(s.world) != CR_OK) fail_msg("%s: %s", c->scene, cr_world_last_error(s.world));
-    uint64_t h = 1469598103934665603ull;
-    for (uint32_t i = 0; i < cr_world_body_capacity(s.world); ++i) {
-        cr_body_state st;
-        if (cr_body_get_state(s.world, cr_world_body_at(s.world, i), &st) != CR_OK) continue;
-        h = (h ^ cr_fnv1a64(&st, sizeof st)) * 1099511628211ull;
-    }
+    uint64_t h = cr_world_state_hash(s.world);
     cr_scene_free(&s);
     return h;
 }

@@ -140,22 +140,13 @@ static void chute_ke(cr_world *w, const cr_body_id *ids, const chute_scene *s, i
     printf("KE step=%d trans=%.17g rot=%.17g\n", step, ke, rot);
 }
 
-/* With KE lines, at the end: "STATE hash=H", an FNV-1a hash of the bits of
- * every body's position, velocity and angular velocity in atom order, to
- * tell whether two builds give the very same run (bit for bit, not only the
- * same energies). */
-static void chute_state_hash(cr_world *w, const cr_body_id *ids, const chute_scene *s)
+/* With KE lines, at the end: "STATE hash=H", the world's state hash
+ * (cr_world_state_hash: every body's position, velocity, angular velocity
+ * and orientation bits), to tell whether two builds give the very same run
+ * (bit for bit, not only the same energies). */
+static void chute_state_hash(const cr_world *w)
 {
-    uint64_t h = 1469598103934665603ull;
-    for (int i = 0; i < s->n; ++i) {
-        cr_body_state bs;
-        cr_body_get_state(w, ids[i], &bs);
-        const double v[9] = {bs.position.x, bs.position.y, bs.position.z, bs.velocity.x, bs.velocity.y,
-                             bs.velocity.z, bs.angular_velocity.x, bs.angular_velocity.y, bs.angular_velocity.z};
-        const unsigned char *b = (const unsigned char *)v;
-        for (size_t k = 0; k < sizeof v; ++k) h = (h ^ b[k]) * 1099511628211ull;
-    }
-    printf("STATE hash=%016llx\n", (unsigned long long)h);
+    printf("STATE hash=%016llx\n", (unsigned long long)cr_world_state_hash(w));
 }
 
 static int run_chute(const char *path, int steps_planned, double cap, int ke_every, int threads)
@@ -217,7 +208,7 @@ static int run_chute(const char *path, int steps_planned, double cap, int ke_eve
         for (int k = 0; k < CR_STAGE_COUNT; ++k) stage[k] += cr_world_stats(w)->stage_seconds[k];
         if (ke_every > 0 && steps % ke_every == 0) chute_ke(w, ids, &s, steps);
     }
-    if (ke_every > 0) chute_state_hash(w, ids, &s);
+    if (ke_every > 0) chute_state_hash(w);
     /* quality: deepest overlap (pairs inside the box; cr_world_max_overlap
      * does not look across the periodic boundary), atoms lost (non-finite or
      * below the base), kinetic energy at the end */

@@ -44,6 +44,28 @@ cr_status cr_world_load(const char *path, const cr_world_def *callbacks_from, cr
 /* FNV-1a, 64 bits, as the format uses it. */
 uint64_t cr_fnv1a64(const void *data, size_t size);
 
+/* The world's state hash: the check that two runs are the same run, bit for
+ * bit. Use it to compare a run on 1 worker with one on N, a run resumed
+ * from a checkpoint with the uninterrupted one, or two builds of a program.
+ *
+ * It covers the public state of every live body (cr_body_state: position,
+ * velocity, angular velocity, orientation w, x, y, z), in slot order: per
+ * body the FNV-1a (cr_fnv1a64) of those 13 doubles as little-endian
+ * IEEE-754 bit patterns, and the hash h = (h ^ body) * 1099511628211 over
+ * the bodies from h = 1469598103934665603 (the FNV-1a offset and prime). A
+ * change of one ulp in any of them, a body more or less, or bodies in other
+ * slots change it (with the odds of a 64-bit hash); -0.0 and +0.0 differ.
+ * It does not read time, materials, planes, surfaces, a ball's rolling or
+ * sliding state, or what is carried between steps for warm starts and
+ * contact history: inputs of the steps to come, where two runs that differ
+ * part in the bodies' state later (compare cr_world_time too when it
+ * matters). tests/golden/hashes.txt records it for the shipped scenes.
+ *
+ * Reads the bodies through cr_body_get_state, so with method dem it is a
+ * first read after a step (do not call it on one DEM world from two threads
+ * at once). */
+uint64_t cr_world_state_hash(const cr_world *world);
+
 #ifdef __cplusplus
 }
 #endif
