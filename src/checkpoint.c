@@ -6,14 +6,18 @@
  * state and material, the surfaces' contact parameters (warm starts of the
  * closest-point iteration, which change its result in the last bits), the
  * impulses of the last step's contacts (warm starting), time and the step
- * counters. Everything else is rebuilt at the start of each step (plans,
- * broad phase, events), so a resumed run is bit-identical.
+ * counters; with method dem (version 3) the contact history, the last
+ * step's forces and the centres of the last list build (src/dem_state.c:
+ * the list is rebuilt from those, the same list). Everything else is
+ * rebuilt at the start of each step (plans, broad phase, events), so a
+ * resumed run is bit-identical.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "carom/checkpoint.h"
+#include "dem_state.h"
 #include "surface_internal.h"
 #include "rigid.h"
 #include "world_internal.h"
@@ -205,24 +209,61 @@ static void write_bodies(writer *o, const cr_world *w)
     }
 }
 
+/* Version 3: method dem's settings (saved for every method; the defaults
+ * where unused). */
+static void write_dem_settings(writer *o, const cr_world_def *d)
+{
+    put_f64(o, d->hooke.kn);
+    put_f64(o, d->hooke.kt);
+    put_f64(o, d->hooke.gamma_n);
+    put_f64(o, d->hooke.gamma_t);
+    put_f64(o, d->hooke.mu);
+    put_u32(o, d->periodic.x);
+    put_u32(o, d->periodic.y);
+    put_u32(o, d->periodic.z);
+    put_vec(o, d->periodic.lo);
+    put_vec(o, d->periodic.hi);
+    put_u32(o, d->integrate_orientation);
+}
+
+/* Version 3: what method dem carries between steps (src/dem_state.h); mode
+ * 0 alone for other methods. */
+static void write_dem_carry(writer *o, const cr_world *w, const cr_dem_carry *c)
+{
+    put_u32(o, (uint32_t)c->mode);
+    if (c->mode == CR_DEM_CARRY_NONE) return;
+    put_u32(o, c->contacts);
+    for (uint32_t k = 0; k < c->contacts; ++k) {
+        put_u32(o, c->a[k]);
+        put_u32(o, c->b[k]);
+        put_vec(o, c->shear[k]);
+    }
+    if (c->mode != CR_DEM_CARRY_FORCES) return;
+    for (uint32_t i = 0; i < c->slots; ++i) {
+        if (!cr_slot_alive(&w->bodies, i)) continue;
+        put_vec(o, c->x_build[i]);
+        put_vec(o, c->f[i]);
+        put_vec(o, c->t[i]);
+    }
+}
+
 cr_status cr_world_save_buffer(const cr_world *w, const void *app, size_t app_size, unsigned char **data, size_t *size,
                                char *msg, size_t msg_size)
 {
     *data = NULL;
     *size = 0;
     if (w->in_callback) return fail(msg, msg_size, CR_ERR_REENTRANT, "called from a world callback");
-    /* The format has no place for DEM's forces and contact history nor for
-     * periodic boxes: refused rather than restored into a different run. */
-    if (w->def.method == CR_METHOD_DEM)
-        return fail(msg, msg_size, CR_ERR_INVALID_ARGUMENT,
-                    "method dem (contact history, periodic boundaries) cannot be saved in a checkpoint (version 2)");
-    /* The format holds spheres, planes and surfaces; rigid bodies (shapes,
-     * joints, contact history) are not in the format yet: refused whole
-     * rather than saved in part. */
+    /* The format holds spheres, planes and surfaces, and DEM's carry; rigid
+     * bodies (shapes, joints, their contact history and warm starts) and
+     * the sub-stepped solver's state are not in the format yet: refused
+     * whole rather than saved in part. */
     if (cr_world_is_rigid(w))
         return fail(msg, msg_size, CR_ERR_INVALID_ARGUMENT,
-                    "checkpoints of worlds with boxes, hulls, meshes or joints, or with rigid_substeps > 0, are "
-                    "not supported yet");
+                    "worlds with boxes, hulls, meshes or joints, or with rigid_substeps > 0, cannot be saved "
+                    "(checkpoint version 3 holds spheres, planes, surfaces and method dem)");
+    cr_dem_sync(w); /* method dem: the bodies' state into the world's slots */
+    cr_dem_carry carry;
+    if (!cr_dem_carry_get(w, &carry)) return fail(msg, msg_size, CR_ERR_OUT_OF_MEMORY, "out of memory");
     writer o = {0};
     put_bytes(&o, magic, sizeof magic);
     put_u32(&o, CR_CHECKPOINT_VERSION);
@@ -240,6 +281,7 @@ cr_status cr_world_save_buffer(const cr_world *w, const void *app, size_t app_si
     put_u32(&o, (uint32_t)d->max_events_per_body);
     put_u32(&o, (uint32_t)d->projection_passes); /* version 2 */
     put_u32(&o, d->projection_shock ? 1u : 0u);
+    write_dem_settings(&o, d); /* version 3 */
     put_f64(&o, w->resting_speed);
     put_f64(&o, w->time);
     put_u64(&o, w->steps);
@@ -260,6 +302,7 @@ cr_status cr_world_save_buffer(const cr_world *w, const void *app, size_t app_si
     }
     cr_status s = write_surfaces(&o, w, msg, msg_size);
     if (s != CR_OK) {
+        cr_dem_carry_free(&carry);
         free(o.p);
         return s;
     }
@@ -273,6 +316,8 @@ cr_status cr_world_save_buffer(const cr_world *w, const void *app, size_t app_si
         put_f64(&o, c->jn);
         put_vec(&o, c->jt);
     }
+    write_dem_carry(&o, w, &carry); /* version 3 */
+    cr_dem_carry_free(&carry);
     put_u64(&o, app_size);
     if (app_size) put_bytes(&o, app, app_size);
     if (o.oom) {
@@ -469,6 +514,69 @@ static bool read_contacts(reader *r, cr_world *w)
     return !r->bad;
 }
 
+/* Version 3's DEM settings into d; false with a message when a flag is
+ * neither 0 nor 1 (the values are checked with the rest of the def, and
+ * bytes that end early with the rest of the settings). */
+static bool read_dem_settings(reader *r, cr_world_def *d, char *msg, size_t size)
+{
+    d->hooke.kn = get_f64(r);
+    d->hooke.kt = get_f64(r);
+    d->hooke.gamma_n = get_f64(r);
+    d->hooke.gamma_t = get_f64(r);
+    d->hooke.mu = get_f64(r);
+    uint32_t flag[4];
+    flag[0] = get_u32(r), flag[1] = get_u32(r), flag[2] = get_u32(r);
+    d->periodic.lo = get_vec(r);
+    d->periodic.hi = get_vec(r);
+    flag[3] = get_u32(r);
+    static const char *const name[4] = {"periodic.x", "periodic.y", "periodic.z", "integrate_orientation"};
+    for (int k = 0; k < 4 && !r->bad; ++k)
+        if (flag[k] > 1) {
+            if (msg && size) snprintf(msg, size, "checkpoint: world settings: %s flag %u, not 0 or 1", name[k], flag[k]);
+            return false;
+        }
+    d->periodic.x = flag[0] != 0, d->periodic.y = flag[1] != 0, d->periodic.z = flag[2] != 0;
+    d->integrate_orientation = flag[3] != 0;
+    return true; /* truncation shows as r->bad, reported with the settings */
+}
+
+/* Version 3's DEM carry (write_dem_carry): every body pair names two
+ * different live slots; the mode is one of the three and, but for none,
+ * the world's method is dem. */
+static bool read_dem_carry(reader *r, const cr_world *w, cr_dem_carry *c)
+{
+    const cr_bodies *b = &w->bodies;
+    uint32_t mode = get_u32(r);
+    if (r->bad || mode > CR_DEM_CARRY_FORCES || (mode != CR_DEM_CARRY_NONE && w->def.method != CR_METHOD_DEM))
+        return false;
+    c->mode = (cr_dem_carry_mode)mode;
+    if (mode == CR_DEM_CARRY_NONE) return true;
+    c->contacts = get_count(r, 40);
+    uint32_t m = c->contacts ? c->contacts : 1;
+    c->a = malloc(sizeof *c->a * m), c->b = malloc(sizeof *c->b * m), c->shear = malloc(sizeof *c->shear * m);
+    if (r->bad || !c->a || !c->b || !c->shear) return false;
+    for (uint32_t k = 0; k < c->contacts && !r->bad; ++k) {
+        c->a[k] = get_u32(r);
+        c->b[k] = get_u32(r);
+        c->shear[k] = get_vec(r);
+        if (c->a[k] >= b->slot_count || c->b[k] >= b->slot_count || c->a[k] == c->b[k] ||
+            !cr_slot_alive(b, c->a[k]) || !cr_slot_alive(b, c->b[k]))
+            r->bad = true;
+    }
+    if (r->bad || mode != CR_DEM_CARRY_FORCES) return !r->bad;
+    c->slots = b->slot_count;
+    m = c->slots ? c->slots : 1;
+    c->x_build = calloc(m, sizeof *c->x_build), c->f = calloc(m, sizeof *c->f), c->t = calloc(m, sizeof *c->t);
+    if (!c->x_build || !c->f || !c->t) return false;
+    for (uint32_t i = 0; i < c->slots && !r->bad; ++i) {
+        if (!cr_slot_alive(b, i)) continue;
+        c->x_build[i] = get_vec(r);
+        c->f[i] = get_vec(r);
+        c->t[i] = get_vec(r);
+    }
+    return !r->bad;
+}
+
 cr_status cr_world_load_buffer(const unsigned char *data, size_t size, const cr_world_def *callbacks_from,
                                cr_world **out, void **app, size_t *app_size, char *msg, size_t msg_size)
 {
@@ -480,7 +588,7 @@ cr_status cr_world_load_buffer(const unsigned char *data, size_t size, const cr_
     reader h = {data, size, 8, false};
     uint32_t version = get_u32(&h);
     if (version < 1 || version > CR_CHECKPOINT_VERSION)
-        return failn(msg, msg_size, "checkpoint: version %llu, this carom reads versions 1 and 2", version);
+        return failn(msg, msg_size, "checkpoint: version %llu, this carom reads versions 1, 2 and 3", version);
     uint64_t payload = get_u64(&h);
     if (payload != size - HEADER_SIZE - 8)
         return failn(msg, msg_size, "checkpoint: truncated or padded (the header says %llu payload bytes)", payload);
@@ -496,6 +604,11 @@ cr_status cr_world_load_buffer(const unsigned char *data, size_t size, const cr_
         d.alloc = callbacks_from->alloc;
         d.free = callbacks_from->free;
         d.alloc_ctx = callbacks_from->alloc_ctx;
+        /* threads are not state: any worker count gives the same bits */
+        d.worker_count = callbacks_from->worker_count;
+        d.enqueue_task = callbacks_from->enqueue_task;
+        d.finish_task = callbacks_from->finish_task;
+        d.user_task_context = callbacks_from->user_task_context;
     }
     d.gravity = get_vec(&r);
     d.dt = get_f64(&r);
@@ -513,6 +626,7 @@ cr_status cr_world_load_buffer(const unsigned char *data, size_t size, const cr_
         if (!r.bad && shock > 1)
             return failn(msg, msg_size, "checkpoint: world settings: projection_shock flag %llu, not 0 or 1", shock);
     }
+    if (version >= 3 && !read_dem_settings(&r, &d, msg, msg_size)) return CR_ERR_INVALID_ARGUMENT;
     char why[256];
     if (r.bad || cr_world_def_validate(&d, why, sizeof why) != CR_OK) {
         if (msg && msg_size) snprintf(msg, msg_size, "checkpoint: world settings: %s", r.bad ? "truncated" : why);
@@ -553,13 +667,25 @@ cr_status cr_world_load_buffer(const unsigned char *data, size_t size, const cr_
     if (!r.bad && !read_bodies(&r, w)) r.bad = true;
     if (!r.bad) where = "contacts";
     if (!r.bad && !read_contacts(&r, w)) r.bad = true;
+    cr_dem_carry carry = {0};
+    if (!r.bad) where = "dem state";
+    if (!r.bad && version >= 3 && !read_dem_carry(&r, w, &carry)) r.bad = true;
     uint64_t extra = r.bad ? 0 : get_u64(&r);
     if (!r.bad) where = "application data";
     if (!r.bad && extra != r.n - r.off) r.bad = true;
     if (r.bad) {
+        cr_dem_carry_free(&carry);
         cr_world_destroy(w);
         if (msg && msg_size) snprintf(msg, msg_size, "checkpoint: malformed %s (at byte %zu)", where, r.off);
         return CR_ERR_INVALID_ARGUMENT;
+    }
+    /* the DEM's list, history and forces, now that the bodies are in */
+    s = cr_dem_carry_set(w, &carry);
+    cr_dem_carry_free(&carry);
+    if (s != CR_OK) {
+        if (msg && msg_size) snprintf(msg, msg_size, "checkpoint: dem state: %s", w->error);
+        cr_world_destroy(w);
+        return s;
     }
     if (app && extra) {
         *app = malloc(extra);

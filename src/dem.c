@@ -111,7 +111,7 @@ void cr_dem_body_removed(cr_world *w, uint32_t i)
 uint32_t cr_dem_pair_count(const cr_world *w) { return w->dem ? w->dem->pair_count : 0; }
 uint64_t cr_dem_build_count(const cr_world *w) { return w->dem ? w->dem->builds : 0; }
 
-static dem_box box_of(const cr_world *w)
+dem_box cr_dem_box_of(const cr_world *w)
 {
     const cr_periodic *p = &w->def.periodic;
     dem_box b;
@@ -598,7 +598,7 @@ static step_ctx ctx_of(cr_world *w)
     const cr_hooke *hk = &w->def.hooke;
     step_ctx cx = {.d = w->dem,
                    .b = &w->bodies,
-                   .bx = box_of(w),
+                   .bx = cr_dem_box_of(w),
                    .dt = w->def.dt,
                    .h = 0.5 * w->def.dt,
                    .kn = hk->kn,

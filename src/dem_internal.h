@@ -201,5 +201,12 @@ void cr_dem_law(cr_dem *d, const dem_box *bx, const dem_law *law, const uint32_t
 /* Gathers the world's live bodies, sorts them, builds the half list and
  * carries the history over (src/dem_list.c). */
 cr_status cr_dem_build(cr_world *w, const dem_box *bx);
+/* cr_dem_build carrying the history in d->ha, hb, hs (hcount pairs by
+ * world slots, room from cr_dem_reserve_history) instead of the list's:
+ * checkpoints restore a list this way (src/dem_state.c). */
+cr_status cr_dem_build_carrying(cr_world *w, const dem_box *bx);
+bool cr_dem_reserve_history(cr_world *w, cr_dem *d, uint32_t pairs);
+/* The world's periodic box (src/dem.c). */
+dem_box cr_dem_box_of(const cr_world *w);
 
 #endif

@@ -201,6 +201,18 @@ static void task_save(uint32_t c0, uint32_t c1, uint32_t worker, void *arg)
     }
 }
 
+bool cr_dem_reserve_history(cr_world *w, cr_dem *d, uint32_t m)
+{
+    if (m > d->hcap) {
+        uint32_t c = cap_for(m);
+        if (!regrow(w, (void **)&d->ha, 0, c, sizeof(uint32_t)) || !regrow(w, (void **)&d->hb, 0, c, sizeof(uint32_t)) ||
+            !regrow(w, (void **)&d->hs, 0, c, sizeof(cr_vec3)))
+            return false;
+        d->hcap = c;
+    }
+    return true;
+}
+
 /* Keep the touching pairs' history by world slots before a build. */
 static bool save_history(cr_world *w, cr_dem *d)
 {
@@ -210,13 +222,7 @@ static bool save_history(cr_world *w, cr_dem *d)
     const uint32_t chunks = cr_dem_chunks(d, d->n);
     if (!cr_grow(w, (void **)&d->hstart, &d->hstart_cap, chunks + 1, sizeof *d->hstart)) return false;
     for (uint32_t c = 0; c < chunks; ++c) d->hstart[c] = m, m += d->pcount[c];
-    if (m > d->hcap) {
-        uint32_t c = cap_for(m);
-        if (!regrow(w, (void **)&d->ha, 0, c, sizeof(uint32_t)) || !regrow(w, (void **)&d->hb, 0, c, sizeof(uint32_t)) ||
-            !regrow(w, (void **)&d->hs, 0, c, sizeof(cr_vec3)))
-            return false;
-        d->hcap = c;
-    }
+    if (!cr_dem_reserve_history(w, d, m)) return false;
     cr_run_items(w, task_save, chunks, d);
     d->hcount = m;
     return true;
@@ -511,10 +517,15 @@ static bool reverse_index(cr_world *w, cr_dem *d)
  * the half list and its reverse index, and carry the saved history over. */
 cr_status cr_dem_build(cr_world *w, const dem_box *bx)
 {
+    if (!save_history(w, w->dem)) return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "dem: out of memory");
+    return cr_dem_build_carrying(w, bx);
+}
+
+cr_status cr_dem_build_carrying(cr_world *w, const dem_box *bx)
+{
     cr_dem *d = w->dem;
     cr_bodies *b = &w->bodies;
     uint32_t slots = b->slot_count;
-    if (!save_history(w, d)) return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "dem: out of memory");
     uint32_t n = 0;
     double rmax = 0.0;
     double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};

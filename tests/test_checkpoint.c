@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "checkpoint_bytes.h"
 #include "test_helpers.h"
 
 /* The same run: the same bodies' state to the bit, at the same time and
@@ -116,54 +117,68 @@ static void test_resume_projected_pit(void **state)
     check_resume(make_pit_projected(16, true), 120, 120);
 }
 
-/* A version 1 checkpoint (no projection settings: seed 000's single pass)
- * still loads: the version 2 buffer of a world without the two settings,
- * made into version 1, resumes bit for bit, and one of a world with 16
- * passes resumes with 1. */
-enum { SETTINGS_V2_AT = 24 + 11 * 8, SETTINGS_V2_BYTES = 2 * 8 };
+/* Older versions still load. A version 3 buffer of a world that is not
+ * of method dem made into version 2 (without the DEM settings after the
+ * projection settings and the DEM carry's mode before the application
+ * bytes) and version 1 (without the projection settings either) resumes
+ * bit for bit; one of a world with 16 passes resumes with 1 from version
+ * 1, which has no place for them. */
+enum {
+    SETTINGS_V2_AT = 24 + 11 * 8, SETTINGS_V2_BYTES = 2 * 8, /* projection_passes, projection_shock */
+    SETTINGS_V3_AT = SETTINGS_V2_AT + SETTINGS_V2_BYTES, SETTINGS_V3_BYTES = 15 * 8 /* hooke, periodic, turn */
+};
 
-static unsigned char *as_version_1(const unsigned char *v2, size_t size, size_t *size1)
+static unsigned char *as_version(const unsigned char *v3, size_t size, int version, size_t *size_out)
 {
-    *size1 = size - SETTINGS_V2_BYTES;
-    unsigned char *v1 = malloc(*size1);
-    assert_non_null(v1);
-    memcpy(v1, v2, SETTINGS_V2_AT);
-    memcpy(v1 + SETTINGS_V2_AT, v2 + SETTINGS_V2_AT + SETTINGS_V2_BYTES, size - 8 - SETTINGS_V2_AT - SETTINGS_V2_BYTES);
-    uint64_t payload = *size1 - 24 - 8, sum;
-    for (int i = 0; i < 8; ++i) {
-        v1[8 + i] = (unsigned char)(i == 0); /* version 1 */
-        v1[16 + i] = (unsigned char)(payload >> (8 * i));
+    /* the parts to leave out, in order: [at, at + bytes) (no application bytes: the mode is the 8 bytes
+     * before the application byte count) */
+    const size_t cut[3][2] = {{version == 1 ? SETTINGS_V2_AT : 0, version == 1 ? SETTINGS_V2_BYTES : 0},
+                              {SETTINGS_V3_AT, SETTINGS_V3_BYTES},
+                              {size - 8 - 8 - 8, 8}};
+    unsigned char *out = malloc(size);
+    assert_non_null(out);
+    size_t n = 0, from = 0;
+    for (int k = 0; k < 3; ++k) {
+        memcpy(out + n, v3 + from, cut[k][0] - from);
+        n += cut[k][0] - from;
+        from = cut[k][0] + cut[k][1];
     }
-    sum = cr_fnv1a64(v1, *size1 - 8);
-    for (int i = 0; i < 8; ++i) v1[*size1 - 8 + i] = (unsigned char)(sum >> (8 * i));
-    return v1;
+    memcpy(out + n, v3 + from, size - from);
+    n += size - from;
+    ckpt_put_u64(out + 8, (uint64_t)version);
+    ckpt_put_u64(out + 16, n - 24 - 8);
+    ckpt_fix_checksum(out, n);
+    *size_out = n;
+    return out;
 }
 
-static void test_version_1_loads(void **state)
+static void test_old_versions_load(void **state)
 {
     (void)state;
-    for (int passes = 1; passes <= 16; passes += 15) {
-        cr_world *w = make_pit_projected(passes, false);
-        step_n(w, 60);
-        unsigned char *data, *v1;
-        size_t size, size1;
-        char msg[256];
-        assert_int_equal(cr_world_save_buffer(w, NULL, 0, &data, &size, msg, sizeof msg), CR_OK);
-        v1 = as_version_1(data, size, &size1);
-        cr_world *r = NULL;
-        assert_int_equal(cr_world_load_buffer(v1, size1, NULL, &r, NULL, NULL, msg, sizeof msg), CR_OK);
-        assert_int_equal(cr_world_get_def(r)->projection_passes, 1);
-        assert_false(cr_world_get_def(r)->projection_shock);
-        if (passes == 1) { /* the same run */
+    for (int version = 1; version <= 2; ++version)
+        for (int passes = 1; passes <= 16; passes += 15) {
+            cr_world *w = make_pit_projected(passes, false);
             step_n(w, 60);
-            step_n(r, 60);
-            assert_true(same_run(r, w));
+            unsigned char *data, *old;
+            size_t size, old_size;
+            char msg[256];
+            assert_int_equal(cr_world_save_buffer(w, NULL, 0, &data, &size, msg, sizeof msg), CR_OK);
+            old = as_version(data, size, version, &old_size);
+            cr_world *r = NULL;
+            if (cr_world_load_buffer(old, old_size, NULL, &r, NULL, NULL, msg, sizeof msg) != CR_OK)
+                fail_msg("version %d: %s", version, msg);
+            assert_int_equal(cr_world_get_def(r)->projection_passes, version == 1 ? 1 : passes);
+            assert_false(cr_world_get_def(r)->projection_shock);
+            if (version == 2 || passes == 1) { /* the same run */
+                step_n(w, 60);
+                step_n(r, 60);
+                assert_true(same_run(r, w));
+            }
+            free(old);
+            free(data);
+            cr_world_destroy(r);
+            cr_world_destroy(w);
         }
-        free(v1);
-        free(data);
-        cr_world_destroy(r);
-        cr_world_destroy(w);
-    }
 }
 
 static void test_resume_surface(void **state)
@@ -198,14 +213,13 @@ static void test_bad_checkpoints(void **state)
     cr_world_load_buffer(data, size, NULL, &r, NULL, NULL, msg, sizeof msg);
     assert_non_null(strstr(msg, "checksum"));
     data[100] ^= 1;
-    data[8] = 3; /* version 3 */
+    data[8] = 4; /* version 4 */
     cr_world_load_buffer(data, size, NULL, &r, NULL, NULL, msg, sizeof msg);
-    assert_non_null(strstr(msg, "version 3"));
-    data[8] = 2;
+    assert_non_null(strstr(msg, "version 4"));
+    data[8] = 3;
     /* an out-of-range shock flag (its checksum made right) */
     data[SETTINGS_V2_AT + 8] = 2;
-    uint64_t sum = cr_fnv1a64(data, size - 8);
-    for (int i = 0; i < 8; ++i) data[size - 8 + i] = (unsigned char)(sum >> (8 * i));
+    ckpt_fix_checksum(data, size);
     assert_int_equal(cr_world_load_buffer(data, size, NULL, &r, NULL, NULL, msg, sizeof msg), CR_ERR_INVALID_ARGUMENT);
     assert_null(r);
     assert_non_null(strstr(msg, "world settings"));
@@ -262,7 +276,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_resume_pit),
         cmocka_unit_test(test_resume_projected_pit),
-        cmocka_unit_test(test_version_1_loads),
+        cmocka_unit_test(test_old_versions_load),
         cmocka_unit_test(test_resume_surface),
         cmocka_unit_test(test_bad_checkpoints),
         cmocka_unit_test(test_unsaveable_and_files),

@@ -215,9 +215,10 @@ static void test_dem_refusals(void **state)
     assert_int_equal(cr_world_step(w), CR_OK);
     unsigned char *buf = NULL;
     size_t size = 0;
-    assert_int_equal(cr_world_save_buffer(w, NULL, 0, &buf, &size, msg, sizeof msg), CR_ERR_INVALID_ARGUMENT);
-    assert_non_null(strstr(msg, "method dem"));
-    assert_null(buf);
+    /* checkpoints hold method dem since version 3 (tests/test_checkpoint_dem.c) */
+    assert_int_equal(cr_world_save_buffer(w, NULL, 0, &buf, &size, msg, sizeof msg), CR_OK);
+    assert_non_null(buf);
+    free(buf);
     cr_world_destroy(w);
 }
 

@@ -4,15 +4,19 @@
  *
  * Format (docs/checkpoint-format.md): "CAROMCKP", a version, the payload's
  * length, the payload (world settings, time, statics, surfaces, bodies, the
- * impulses carried between steps for warm starting, and the caller's own
- * bytes), and a 64-bit FNV-1a checksum of everything before it; numbers are
- * little-endian whatever the machine. A file is written to a temporary name
- * and renamed into place, so a reader never sees half of one; a file that is
- * truncated, corrupt or of another version is refused whole.
+ * impulses carried between steps for warm starting, method dem's contact
+ * history and last forces, and the caller's own bytes), and a 64-bit FNV-1a
+ * checksum of everything before it; numbers are little-endian whatever the
+ * machine. A file is written to a temporary name and renamed into place, so
+ * a reader never sees half of one; a file that is truncated, corrupt or of
+ * an unknown version is refused whole. Versions 1 and 2 still load.
  *
  * What cannot be saved: callbacks (impact callback, allocator: the loader
  * takes them from a def), custom surfaces and coefficient maps (a world with
  * them is refused with a message naming the surface), bodies' user data.
+ * Worlds with boxes, hulls, meshes or joints, and sub-stepped worlds
+ * (rigid_substeps > 0), are refused whole: the format has no place for
+ * their shapes, joints and contact state yet.
  */
 #ifndef CAROM_CHECKPOINT_H
 #define CAROM_CHECKPOINT_H
@@ -23,7 +27,8 @@
 extern "C" {
 #endif
 
-#define CR_CHECKPOINT_VERSION 2u /* 2: world settings add projection_passes and projection_shock */
+#define CR_CHECKPOINT_VERSION 3u /* 2: world settings add projection_passes and projection_shock;
+                                  * 3: method dem (its settings, contact history, last forces) */
 
 /* Serializes the world (and app_size bytes of the caller's own, which come
  * back on load) into a buffer from malloc; the caller frees it. */
@@ -33,9 +38,11 @@ cr_status cr_world_save_buffer(const cr_world *world, const void *app, size_t ap
 cr_status cr_world_save(const cr_world *world, const char *path, const void *app, size_t app_size, char *message,
                         size_t message_size);
 
-/* Restores a world. Callbacks and the allocator come from callbacks_from
- * (may be NULL: none). *app (may be NULL) receives a malloc'd copy of the
- * caller's bytes and *app_size their length. Nothing is created on error. */
+/* Restores a world. Callbacks, the allocator and the threads (worker_count,
+ * enqueue_task, finish_task, user_task_context: any of them gives the same
+ * bits) come from callbacks_from (may be NULL: none, one worker). *app (may
+ * be NULL) receives a malloc'd copy of the caller's bytes and *app_size
+ * their length. Nothing is created on error. */
 cr_status cr_world_load_buffer(const unsigned char *data, size_t size, const cr_world_def *callbacks_from,
                                cr_world **out, void **app, size_t *app_size, char *message, size_t message_size);
 cr_status cr_world_load(const char *path, const cr_world_def *callbacks_from, cr_world **out, void **app,

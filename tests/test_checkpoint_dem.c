@@ -1,0 +1,214 @@
+/* Checkpoints of method dem (version 3): a small chute (tests/dem_chute.h)
+ * saved at step k, restored into a fresh world and run to step N hashes
+ * the same, bit for bit, as the run that never stopped; saved on 1 or 2
+ * workers and restored on 2 or 1. Saved before the first step, right after
+ * a list build, between builds, and after bodies were set, removed and
+ * added (when the next step sets up again). Corrupt, truncated and out of
+ * range DEM parts are refused whole, with a message. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "checkpoint_bytes.h"
+#include "dem_chute.h"
+#include "dem_state.h"
+#include "test_helpers.h"
+
+enum { STEPS = 400 };
+
+static cr_dem_carry_mode carry_mode(const cr_world *w)
+{
+    cr_dem_carry c;
+    assert_true(cr_dem_carry_get(w, &c));
+    cr_dem_carry_mode m = c.mode;
+    cr_dem_carry_free(&c);
+    return m;
+}
+
+static unsigned char *save(const cr_world *w, size_t *size)
+{
+    unsigned char *data;
+    char msg[256];
+    if (cr_world_save_buffer(w, NULL, 0, &data, size, msg, sizeof msg) != CR_OK) fail_msg("%s", msg);
+    return data;
+}
+
+/* The buffer restored on workers threads, run to step STEPS: its hash. */
+static uint64_t resumed_hash(const unsigned char *data, size_t size, uint32_t workers)
+{
+    cr_world_def threads = cr_default_world_def();
+    threads.worker_count = workers;
+    cr_world *r;
+    char msg[256];
+    if (cr_world_load_buffer(data, size, &threads, &r, NULL, NULL, msg, sizeof msg) != CR_OK) fail_msg("%s", msg);
+    assert_int_equal(cr_world_get_def(r)->worker_count, workers);
+    step_n(r, STEPS - (long)cr_world_step_count(r));
+    uint64_t h = cr_world_state_hash(r);
+    cr_world_destroy(r);
+    return h;
+}
+
+typedef struct saved { unsigned char *data; size_t size; long step; } saved;
+
+static void test_resume_chute(void **state)
+{
+    (void)state;
+    for (uint32_t workers = 1; workers <= 2; ++workers) {
+        cr_world *ref = test_chute(workers, NULL);
+        step_n(ref, STEPS);
+        const uint64_t want = cr_world_state_hash(ref);
+        cr_world_destroy(ref);
+
+        /* one run, saved on the way: before the first step, after steps
+         * 1 and 150, and after the first two steps that built the list */
+        cr_world *w = test_chute(workers, NULL);
+        saved s[5];
+        int n = 0, built = 0;
+        s[n].data = save(w, &s[n].size), s[n++].step = 0;
+        assert_int_equal(carry_mode(w), CR_DEM_CARRY_NONE);
+        for (long k = 1; k < STEPS; ++k) {
+            uint64_t b = cr_dem_build_count(w);
+            step_n(w, 1);
+            bool now_built = cr_dem_build_count(w) > b && k > 1;
+            if (k == 1 || k == 150 || (now_built && built < 2)) {
+                assert_int_equal(carry_mode(w), CR_DEM_CARRY_FORCES);
+                built += now_built;
+                s[n].data = save(w, &s[n].size), s[n++].step = k;
+            }
+        }
+        assert_int_equal(built, 2);
+        step_n(w, 1);
+        assert_true(cr_world_state_hash(w) == want); /* saving changed nothing */
+        cr_world_destroy(w);
+        for (int m = 0; m < n; ++m) {
+            for (uint32_t on = 1; on <= 2; ++on)
+                if (resumed_hash(s[m].data, s[m].size, on) != want)
+                    fail_msg("saved at step %ld on %u workers, resumed on %u: another run", s[m].step, workers, on);
+            free(s[m].data);
+        }
+    }
+}
+
+/* Saved after a body was set, one removed and one added: the next step
+ * sets up again, and only the contact history carries over (mode
+ * HISTORY); the resumed run is still the same. */
+static void test_resume_after_changes(void **state)
+{
+    (void)state;
+    cr_world *w = test_chute(2, NULL);
+    step_n(w, 120);
+    cr_body_id a = cr_world_body_at(w, 300), gone = cr_world_body_at(w, 500);
+    cr_body_state st = state_of(w, a);
+    st.velocity.x += 1.0;
+    assert_int_equal(cr_body_set_state(w, a, &st), CR_OK);
+    assert_int_equal(cr_world_remove_body(w, gone), CR_OK);
+    cr_body_def d = cr_default_body_def();
+    d.radius = 0.5;
+    d.mass = 1.0;
+    d.position = cr_v3(6.0, 6.0, 12.0);
+    assert_int_equal(cr_world_add_body(w, &d, NULL), CR_OK);
+    assert_int_equal(carry_mode(w), CR_DEM_CARRY_HISTORY);
+    size_t size;
+    unsigned char *data = save(w, &size);
+    step_n(w, STEPS - 120);
+    const uint64_t want = cr_world_state_hash(w);
+    assert_true(resumed_hash(data, size, 1) == want);
+    assert_true(resumed_hash(data, size, 2) == want);
+    free(data);
+    cr_world_destroy(w);
+}
+
+static void refused(const unsigned char *data, size_t size, const char *why)
+{
+    cr_world *r = NULL;
+    char msg[256] = "";
+    assert_int_equal(cr_world_load_buffer(data, size, NULL, &r, NULL, NULL, msg, sizeof msg), CR_ERR_INVALID_ARGUMENT);
+    assert_null(r);
+    if (!strstr(msg, why)) fail_msg("message '%s', want '%s' in it", msg, why);
+}
+
+/* Where the parts of a chute's checkpoint (no application bytes) lie:
+ * from the end, the application byte count and the checksum (16 bytes),
+ * before them each live body's build centre, force and torque (72 bytes
+ * a body), before those the contacts (40 bytes each), their count and the
+ * mode. */
+static void test_bad_dem_checkpoints(void **state)
+{
+    (void)state;
+    cr_world *w = test_chute(1, NULL);
+    step_n(w, 30);
+    size_t size;
+    unsigned char *data = save(w, &size);
+    cr_dem_carry c;
+    assert_true(cr_dem_carry_get(w, &c));
+    const size_t bodies_at = size - 16 - 72 * (size_t)cr_world_body_count(w),
+                 contacts_at = bodies_at - 40 * (size_t)c.contacts, mode_at = contacts_at - 16;
+    assert_true(c.contacts > 1000);
+    assert_int_equal(ckpt_get_u64(data + mode_at), CR_DEM_CARRY_FORCES);
+    assert_int_equal(ckpt_get_u64(data + mode_at + 8), c.contacts);
+    assert_int_equal(ckpt_get_u64(data + contacts_at), c.a[0]);
+    cr_dem_carry_free(&c);
+    for (size_t cut = 0; cut < size; cut += size / 97 + 1) refused(data, cut, "checkpoint: ");
+    for (size_t k = 0; k < size; k += size / 61 + 1) {
+        data[k] ^= 0x5a;
+        refused(data, size, "checkpoint: ");
+        data[k] ^= 0x5a;
+    }
+    /* out of range, the checksum made right: each refused with where */
+    struct { size_t at; uint64_t value; bool real; const char *why; } bad[] = {
+        {mode_at, 3, false, "malformed dem state"},                             /* no such mode */
+        {contacts_at, 1296, false, "malformed dem state"},                      /* a slot past the last */
+        {contacts_at + 8, ckpt_get_u64(data + contacts_at), false, "malformed dem state"}, /* a pair of one body */
+        {mode_at + 8, 1u << 30, false, "malformed dem state"},                  /* more contacts than bytes */
+        {size - 24, 0, true, "malformed dem state"},                            /* a torque not finite (NaN) */
+        {24 + 13 * 8 + 5 * 8, 2, false, "periodic.x flag 2"},                   /* a flag not 0 or 1 */
+    };
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; ++k) {
+        unsigned char was[8];
+        memcpy(was, data + bad[k].at, 8);
+        if (bad[k].real)
+            ckpt_put_f64(data + bad[k].at, NAN);
+        else
+            ckpt_put_u64(data + bad[k].at, bad[k].value);
+        ckpt_fix_checksum(data, size);
+        refused(data, size, bad[k].why);
+        memcpy(data + bad[k].at, was, 8);
+        ckpt_fix_checksum(data, size);
+    }
+    /* and the buffer as it was still loads */
+    cr_world *r = NULL;
+    char msg[256];
+    assert_int_equal(cr_world_load_buffer(data, size, NULL, &r, NULL, NULL, msg, sizeof msg), CR_OK);
+    cr_world_destroy(r);
+    free(data);
+    cr_world_destroy(w);
+}
+
+/* Rigid-body and sub-stepped worlds are still refused, with a message. */
+static void test_rigid_refused(void **state)
+{
+    (void)state;
+    cr_world_def d = cr_default_world_def();
+    d.rigid_substeps = 4;
+    cr_world *w = make_world_def(&d);
+    add_sphere(w, cr_v3(0, 0, 1), cr_v3_zero(), 0.1, 1.0, CR_INERTIA_SOLID, 0.5, 0.3);
+    unsigned char *data = NULL;
+    size_t size;
+    char msg[256];
+    assert_int_equal(cr_world_save_buffer(w, NULL, 0, &data, &size, msg, sizeof msg), CR_ERR_INVALID_ARGUMENT);
+    assert_null(data);
+    assert_non_null(strstr(msg, "rigid_substeps"));
+    cr_world_destroy(w);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_resume_chute),
+        cmocka_unit_test(test_resume_after_changes),
+        cmocka_unit_test(test_bad_dem_checkpoints),
+        cmocka_unit_test(test_rigid_refused),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
