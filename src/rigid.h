@@ -71,6 +71,7 @@ typedef struct cr_rigid {
     uint32_t key_count_capacity;
     uint32_t key_buckets; /* the bodies key_count covers: the slots at the sort, 0 for no keys */
     bool kept;
+    bool prev_sorted; /* keys hold prev's, sorted (cr_rigid_sort_prev_keys) */
     cr_lcp_row *rows;
     uint32_t row_capacity;
     cr_lcp_body *lb;            /* one per body slot */
@@ -134,8 +135,14 @@ cr_status cr_rigid_finish(cr_world *w);
 
 /* Narrow phase over the broad phase's pairs and the planes (rigid_contacts.c). */
 cr_status cr_rigid_find_contacts(cr_world *w);
+/* At the step's end: this step's contacts are kept for the next step's
+ * warm start. */
+void cr_rigid_keep_contacts(cr_world *w);
 /* The last step's contacts, kept, become the warm start (r->prev). */
 void cr_rigid_take_prev(cr_rigid *r);
+/* r->keys: the sort keys of r->prev, sorted (once after each take_prev),
+ * for cr_rigid_find_pair. False when out of memory. */
+bool cr_rigid_sort_prev_keys(cr_world *w);
 /* The previous step's first contact of pair (a, b) (is_plane: b a plane):
  * its sorted position in r->keys, or CR_NO_BODY. The search runs over body
  * a's keys only, which the sort's counters delimit (a's pairs are all

@@ -5,8 +5,6 @@
 #include "rigid.h"
 #include "soft_sections.h" /* cr_soft_run */
 
-bool cr_rigid_keep_contacts(cr_world *w);
-
 /* Joint passes of the drift correction: the joint error is nonlinear in the
  * poses, so a few Newton steps take it to rounding. */
 #define CR_JOINT_PROJECTIONS 3
@@ -62,17 +60,33 @@ static double separation_now(const cr_world *w, const cr_pose *poses, const cr_r
     return cr_carry_point(pa, &pb, c->la, c->lb, c->nb, NULL, normal);
 }
 
+/* Bodies a work item of fill_poses takes; only the split over the workers
+ * depends on it, never the poses. */
+#define CR_POSE_ITEM 2048
+
+static void pose_items(uint32_t start, uint32_t end, uint32_t worker, void *ctx)
+{
+    (void)worker;
+    cr_world *w = ctx;
+    const cr_bodies *b = &w->bodies;
+    cr_pose *poses = w->rigid->poses;
+    uint32_t i1 = end * CR_POSE_ITEM < b->slot_count ? end * CR_POSE_ITEM : b->slot_count;
+    for (uint32_t i = start * CR_POSE_ITEM; i < i1; ++i)
+        if (cr_slot_alive(b, i)) poses[i] = cr_rigid_pose(w, i);
+}
+
 /* Every live slot's pose, once: the contacts then read them instead of
  * turning both bodies' quaternions into matrices per contact (a body of a
  * resting stack has a dozen contacts or more). The same matrices, so the
- * same separations to the bit. False when out of memory. */
+ * same separations to the bit; over the workers, each pose written by
+ * one item only, so the same on any worker count. False when out of
+ * memory. */
 static bool fill_poses(cr_world *w)
 {
     cr_rigid *r = w->rigid;
     const cr_bodies *b = &w->bodies;
     if (!cr_grow(w, (void **)&r->poses, &r->pose_capacity, b->slot_count, sizeof *r->poses)) return false;
-    for (uint32_t i = 0; i < b->slot_count; ++i)
-        if (cr_slot_alive(b, i)) r->poses[i] = cr_rigid_pose(w, i);
+    cr_soft_run(w, pose_items, (b->slot_count + CR_POSE_ITEM - 1) / CR_POSE_ITEM, w);
     return true;
 }
 
@@ -246,7 +260,7 @@ cr_status cr_rigid_finish(cr_world *w)
         return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "rigid bodies: out of memory");
     w->stats.max_penetration = deepest_overlap(w);
     if ((s = cr_rigid_update_sleep(w)) != CR_OK) return s;
-    if (!cr_rigid_keep_contacts(w)) return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "rigid bodies: out of memory");
+    cr_rigid_keep_contacts(w);
     w->steps++;
     w->time = w->time_base + (double)(w->steps - w->steps_base) * dt;
     return CR_OK;
