@@ -333,6 +333,40 @@ static void test_warm_start_walk_is_the_look_up(void **state)
     }
 }
 
+/* The finish's finiteness check, over the workers with the poses
+ * (rigid_finish.c): 5,000 balls (three items of bodies), two of them put
+ * where one more step overflows; on 1, 2 and 3 workers the step fails and
+ * names the first of them, as the serial check did. */
+static void test_non_finite_names_the_first_body_on_any_worker_count(void **state)
+{
+    (void)state;
+    enum { BALLS = 5000 };
+    const uint32_t workers[3] = {1, 2, 3};
+    for (int k = 0; k < 3; ++k) {
+        cr_world_def def = substep_world_def(4, 120.0);
+        test_use_tasks(&def, workers[k], NULL);
+        cr_world *w = make_world_def(&def);
+        add_plane(w, cr_v3_zero(), cr_v3(0, 0, 1));
+        cr_body_id ids[BALLS];
+        for (int i = 0; i < BALLS; ++i)
+            ids[i] = add_sphere(w, cr_v3(0.3 * (i % 70), 0.3 * (i / 70), 0.2), cr_v3_zero(), 0.1, 1.0, CR_INERTIA_SOLID,
+                                0.5, 0.3);
+        assert_int_equal(cr_world_step(w), CR_OK);
+        /* finite now, beyond the largest double (1.7977e308) after 1e308 m/s for a step */
+        const int bad[2] = {4321, 2345};
+        for (int j = 0; j < 2; ++j) {
+            cr_body_state b = state_of(w, ids[bad[j]]);
+            b.position = cr_v3(1.797e308, 0, 1);
+            b.velocity = cr_v3(1e308, 0, 0);
+            assert_int_equal(cr_body_set_state(w, ids[bad[j]], &b), CR_OK);
+        }
+        assert_int_equal(cr_world_step(w), CR_ERR_NON_FINITE);
+        const char *msg = cr_world_last_error(w);
+        if (!strstr(msg, "body 2345:")) fail_msg("%u workers: the message does not name body 2345: '%s'", workers[k], msg);
+        cr_world_destroy(w);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -340,6 +374,7 @@ int main(void)
         cmocka_unit_test(test_same_bits_for_any_worker_count),
         cmocka_unit_test(test_plane_points_are_the_overlapping_balls),
         cmocka_unit_test(test_warm_start_walk_is_the_look_up),
+        cmocka_unit_test(test_non_finite_names_the_first_body_on_any_worker_count),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
