@@ -114,7 +114,7 @@ typedef struct narrow {
     uint32_t *first;        /* per item: its first contact */
     uint32_t *hits;         /* per item: its points */
     uint32_t *hit;          /* per pair: pass one's list of the pairs with a point, each item's at its own pairs' place */
-    double *margin;         /* ... and their margins */
+    double *dist;           /* ... and their centres' distances */
     uint64_t *plane_hit;    /* per body and plane: pass one's (body << 32 | plane) with a point, as hit */
     const uint32_t *entry;  /* per pair: its list entry (sphere_pairs.h) */
     uint64_t *key;          /* per contact: its key (the warm start's walk) */
@@ -132,13 +132,16 @@ static inline double contact_margin(double radius, double reach, double fall, do
 
 /* Broad-phase pair (a, b) has a point: something moves and the balls are
  * within the speculative margin (rigid_contacts.c's pair_margin), the
- * test of cr_collide_sphere_sphere. (cr_box_fmin: fmin's value for radii,
- * without libm's call.) */
-static bool pair_hit(const cr_sphere_ball *A, const cr_sphere_ball *B, double fall, double dt, double *margin)
+ * test of cr_collide_sphere_sphere; *dist: the centres' distance, which
+ * pass two's point takes (cr_sphere_sphere_point) instead of a second
+ * square root. (cr_box_fmin: fmin's value for radii, without libm's
+ * call.) */
+static bool pair_hit(const cr_sphere_ball *A, const cr_sphere_ball *B, double fall, double dt, double *dist)
 {
-    *margin = contact_margin(cr_box_fmin(A->radius, B->radius), A->reach + B->reach, fall, dt);
+    double margin = contact_margin(cr_box_fmin(A->radius, B->radius), A->reach + B->reach, fall, dt);
+    *dist = cr_v3_len(cr_v3_sub(A->x, B->x));
     /* static, kinematic or asleep both: none */
-    return (A->moves | B->moves) & !(cr_v3_len(cr_v3_sub(A->x, B->x)) - A->radius - B->radius > *margin);
+    return (A->moves | B->moves) & !(*dist - A->radius - B->radius > margin);
 }
 
 /* Pass one counts the points of items [start, end) (and lists the pairs
@@ -162,12 +165,12 @@ static void narrow_items(uint32_t start, uint32_t end, uint32_t worker, void *ct
             uint32_t k0 = item * CR_SPHERE_PAIR_ITEM, k1 = k0 + CR_SPHERE_PAIR_ITEM;
             if (k1 > w->broad.pair_count) k1 = w->broad.pair_count;
             uint32_t *hit = t->hit + k0;
-            double *hit_margin = t->margin + k0;
+            double *hit_dist = t->dist + k0;
             if (!c) {
                 for (uint32_t k = k0; k < k1; ++k) {
                     /* written always, kept on a hit (no branch to guess) */
                     bool h = pair_hit(&ball[w->broad.pairs[k].a], &ball[w->broad.pairs[k].b], t->fall, w->def.dt,
-                                      &hit_margin[count]);
+                                      &hit_dist[count]);
                     hit[count] = k;
                     count += h;
                 }
@@ -177,10 +180,11 @@ static void narrow_items(uint32_t start, uint32_t end, uint32_t worker, void *ct
                 if (walk.prev_key && t->hits[item]) walk.at = first_at(walk.prev_key, r->prev_count, t->entry[hit[0]]);
                 for (uint32_t h = 0; h < t->hits[item]; ++h) {
                     uint32_t a = w->broad.pairs[hit[h]].a, b = w->broad.pairs[hit[h]].b;
-                    cr_collide_sphere_sphere(ball[a].x, ball[a].radius, ball[b].x, ball[b].radius, hit_margin[h], &m);
+                    cr_contact_point p;
+                    cr_sphere_sphere_point(ball[a].x, ball[a].radius, ball[b].x, ball[b].radius, hit_dist[h], &p);
                     key[h] = t->entry[hit[h]];
-                    set_contact(w, c++, a, b, false, &m.p[0], &r->poses[a], &r->poses[b],
-                                warm_of(&walk, key[h], a, false, b, m.p[0].id));
+                    set_contact(w, c++, a, b, false, &p, &r->poses[a], &r->poses[b],
+                                warm_of(&walk, key[h], a, false, b, p.id));
                 }
             }
         } else {
@@ -278,14 +282,14 @@ cr_status cr_sphere_find_contacts(cr_world *w)
         !cr_grow(w, (void **)&L->ball, &L->ball_capacity, n, sizeof *L->ball) ||
         !cr_grow(w, (void **)&L->item_first, &L->item_capacity, 2 * items + 1, sizeof *L->item_first) ||
         !cr_grow(w, (void **)&L->hit, &L->hit_capacity, w->broad.pair_count + 1, sizeof *L->hit) ||
-        !cr_grow(w, (void **)&L->hit_margin, &L->margin_capacity, w->broad.pair_count + 1, sizeof *L->hit_margin) ||
+        !cr_grow(w, (void **)&L->hit_dist, &L->dist_capacity, w->broad.pair_count + 1, sizeof *L->hit_dist) ||
         (uint64_t)n * w->planes.count >= UINT32_MAX ||
         !cr_grow(w, (void **)&L->plane_hit, &L->plane_hit_capacity, n * w->planes.count + 1, sizeof *L->plane_hit))
         goto oom;
     narrow t = {w,        cr_v3_len(w->def.gravity) * w->def.dt,
                 pairs,    L->ball,
                 L->item_first, L->item_first + items,
-                L->hit,   L->hit_margin,
+                L->hit,   L->hit_dist,
                 L->plane_hit, L->entry,
                 NULL,     walk ? L->prev_key : NULL,
                 false};

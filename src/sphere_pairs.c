@@ -43,7 +43,7 @@ void cr_sphere_pairs_free(cr_world *w)
     cr_broad_free(w, &L->grid);
     cr_free(w, L->item_first);
     cr_free(w, L->hit);
-    cr_free(w, L->hit_margin);
+    cr_free(w, L->hit_dist);
     cr_free(w, L->plane_hit);
     cr_free(w, L->box_rmax);
     cr_free(w, L->box_keep);

@@ -33,10 +33,10 @@ typedef struct cr_sphere_pairs {
     uint32_t box_capacity, keep_capacity;
     /* per work item: the filter's pairs kept; the narrow phase's
      * (sphere_contacts.c) first contact and count. The narrow phase's
-     * pairs with a point, and their margins */
+     * pairs with a point, and their centres' distances */
     uint32_t *item_first, *hit;
-    double *hit_margin;
-    uint32_t item_capacity, hit_capacity, margin_capacity;
+    double *hit_dist;
+    uint32_t item_capacity, hit_capacity, dist_capacity;
     uint64_t *plane_hit; /* per body and plane: the narrow phase's (body, plane) pairs with a point */
     uint32_t plane_hit_capacity;
     cr_sphere_ball *ball; /* per slot: the narrow phase's */
