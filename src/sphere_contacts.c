@@ -7,8 +7,10 @@
  * not need: carried manifolds and pairs kept apart (hulls), the manifold
  * buffers of the threaded jobs (a sphere pair has one point, written
  * straight into the contact list), and the warm start's binary search over
- * all of last step's contacts (a body's few contacts are scanned instead,
- * in the range the key sort's counters give).
+ * all of last step's contacts: while the pair list stays, the last step's
+ * contacts are walked in the list's order (warm_of, below); otherwise a
+ * body's few contacts are scanned, in the range the key sort's counters
+ * give.
  *
  * Over the workers, in work items of pairs and then of bodies (against the
  * planes): one pass counts each item's points (and lists the pairs, and
