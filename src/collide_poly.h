@@ -54,6 +54,9 @@ uint32_t cr_collide_hull_plane(const cr_hull *a, cr_pose pa, cr_vec3 n, double o
 /* B = sphere (centre c, radius r). */
 uint32_t cr_collide_hull_sphere(const cr_hull *a, cr_pose pa, cr_vec3 c, double r, double margin, cr_manifold *m);
 uint32_t cr_collide_sphere_sphere(cr_vec3 ca, double ra, cr_vec3 cb, double rb, double margin, cr_manifold *m);
+/* Its point, the centres' distance l = |ca - cb| known (the test passed):
+ * for a caller that made the test itself (sphere_contacts.c). */
+void cr_sphere_sphere_point(cr_vec3 ca, double ra, cr_vec3 cb, double rb, double l, cr_contact_point *p);
 uint32_t cr_collide_sphere_plane(cr_vec3 c, double r, cr_vec3 n, double offset, double margin, cr_manifold *m);
 /* Triangles of A (a static or kinematic mesh) against convex B, through A's
  * BVH; only a triangle's outward side counts. */

@@ -104,15 +104,19 @@ uint32_t cr_collide_hull_sphere(const cr_hull *a, cr_pose pa, cr_vec3 c, double 
     return m->count = 1;
 }
 
+void cr_sphere_sphere_point(cr_vec3 ca, double ra, cr_vec3 cb, double rb, double l, cr_contact_point *p)
+{
+    cr_vec3 n = l > 0.0 ? cr_v3_scale(cr_v3_sub(ca, cb), 1.0 / l) : cr_v3(0, 0, 1); /* concentric: any direction will do */
+    set_point(p, cr_v3_madd(ca, n, -ra), cr_v3_madd(cb, n, rb), n, l - ra - rb, CR_FEATURE_SMOOTH,
+              cr_feature_id(CR_FEATURE_SMOOTH, 0, 0, 0));
+}
+
 uint32_t cr_collide_sphere_sphere(cr_vec3 ca, double ra, cr_vec3 cb, double rb, double margin, cr_manifold *m)
 {
-    cr_vec3 d = cr_v3_sub(ca, cb);
-    double l = cr_v3_len(d), s = l - ra - rb;
+    double l = cr_v3_len(cr_v3_sub(ca, cb));
     m->count = 0;
-    if (s > margin) return 0;
-    cr_vec3 n = l > 0.0 ? cr_v3_scale(d, 1.0 / l) : cr_v3(0, 0, 1); /* concentric: any direction will do */
-    set_point(&m->p[0], cr_v3_madd(ca, n, -ra), cr_v3_madd(cb, n, rb), n, s, CR_FEATURE_SMOOTH,
-              cr_feature_id(CR_FEATURE_SMOOTH, 0, 0, 0));
+    if (l - ra - rb > margin) return 0;
+    cr_sphere_sphere_point(ca, ra, cb, rb, l, &m->p[0]);
     return m->count = 1;
 }
 

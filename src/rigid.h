@@ -23,20 +23,25 @@ typedef struct cr_joint {
     double lambda[6];           /* last step's multipliers (warm start) */
 } cr_joint;
 
-/* A contact point between two bodies, or a body and a plane. */
+/* A contact point between two bodies, or a body and a plane. The members
+ * in the order the sphere path's passes read them (sphere_contacts.c,
+ * sphere_substep.c, rigid_finish.c): the identity and the warm start (the
+ * next step's walk reads these alone), what the solver's set-up reads,
+ * then its impulses, the frames (the deepest overlap), and last what only
+ * the general path reads. */
 typedef struct cr_rigid_contact {
     uint32_t a, b;              /* body slots; b = plane index when is_plane */
     bool is_plane;
     uint32_t feature;           /* the narrow phase's feature key: with a, b, the contact's identity */
+    double rest_n;              /* resting-phase normal multiplier (warm start) */
+    cr_vec3 rest_t;             /* resting-phase friction impulse, world (warm start) */
     cr_vec3 point, normal;      /* world; normal from b towards a */
     double separation;          /* at the step's start */
-    cr_vec3 la, lb, nb;         /* A's and B's surface points and the normal in their own frames (projection) */
-    cr_vec3 t1, t2;             /* friction directions */
     double restitution, friction;
     double jn;                  /* normal impulse of the step: collisions plus resting contact */
     cr_vec3 jt;                 /* friction impulse of the step on a, world */
-    double rest_n;              /* resting-phase normal multiplier (warm start) */
-    cr_vec3 rest_t;             /* resting-phase friction impulse, world (warm start) */
+    cr_vec3 la, lb, nb;         /* A's and B's surface points and the normal in their own frames (projection) */
+    cr_vec3 t1, t2;             /* friction directions */
     /* two hulls: the relative pose (a's position in b's frame, conj(q_b) q_a)
      * when the narrow phase made the manifold; the manifold is carried over
      * while the pose stays near it (src/collide_carry.c) */
@@ -71,6 +76,7 @@ typedef struct cr_rigid {
     uint32_t key_count_capacity;
     uint32_t key_buckets; /* the bodies key_count covers: the slots at the sort, 0 for no keys */
     bool kept;
+    bool prev_sorted; /* keys hold prev's, sorted (cr_rigid_sort_prev_keys) */
     cr_lcp_row *rows;
     uint32_t row_capacity;
     cr_lcp_body *lb;            /* one per body slot */
@@ -134,8 +140,14 @@ cr_status cr_rigid_finish(cr_world *w);
 
 /* Narrow phase over the broad phase's pairs and the planes (rigid_contacts.c). */
 cr_status cr_rigid_find_contacts(cr_world *w);
+/* At the step's end: this step's contacts are kept for the next step's
+ * warm start. */
+void cr_rigid_keep_contacts(cr_world *w);
 /* The last step's contacts, kept, become the warm start (r->prev). */
 void cr_rigid_take_prev(cr_rigid *r);
+/* r->keys: the sort keys of r->prev, sorted (once after each take_prev),
+ * for cr_rigid_find_pair. False when out of memory. */
+bool cr_rigid_sort_prev_keys(cr_world *w);
 /* The previous step's first contact of pair (a, b) (is_plane: b a plane):
  * its sorted position in r->keys, or CR_NO_BODY. The search runs over body
  * a's keys only, which the sort's counters delimit (a's pairs are all

@@ -410,6 +410,7 @@ void cr_rigid_take_prev(cr_rigid *r)
     r->prev = r->contacts, r->prev_capacity = r->contact_capacity, r->prev_count = r->kept_count;
     r->contacts = t, r->contact_capacity = tc;
     r->kept = false;
+    r->prev_sorted = false;
 }
 
 cr_status cr_rigid_find_contacts(cr_world *w)
@@ -417,6 +418,7 @@ cr_status cr_rigid_find_contacts(cr_world *w)
     cr_rigid *r = w->rigid;
     const cr_bodies *bs = &w->bodies;
     cr_rigid_take_prev(r);
+    if (!cr_rigid_sort_prev_keys(w)) goto oom;
     r->contact_count = 0;
     cr_rigid_wake_touched(w);
     /* the jobs: pairs where something moves, then moving bodies against the
@@ -468,27 +470,40 @@ oom:
     return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "rigid contacts: out of memory");
 }
 
-/* Keeps this step's contacts for the next step's warm start: only their
- * keys are sorted (16 bytes each, not the contacts' 300), and the contacts
- * stay where they are, in r->contacts (which the API reads until the next
- * step) until the next narrow phase swaps them into r->prev. */
-bool cr_rigid_keep_contacts(cr_world *w)
+/* Keeps this step's contacts for the next step's warm start: they stay
+ * where they are, in r->contacts (which the API reads until the next
+ * step), until the next narrow phase swaps them into r->prev and sorts
+ * their keys (cr_rigid_sort_prev_keys), if it looks them up that way: the
+ * sphere path mostly does not (sphere_contacts.c). */
+void cr_rigid_keep_contacts(cr_world *w)
 {
     cr_rigid *r = w->rigid;
-    uint32_t n = r->contact_count;
+    r->kept = true;
+    r->kept_count = r->contact_count;
+}
+
+/* Only the keys are sorted (16 bytes each, not the contacts' 300). The
+ * same keys, ranks and order as when they were sorted at the end of the
+ * step that made the contacts: a body added since has none either way
+ * (its bucket is empty, or past key_buckets), and a removal forgets them
+ * all (prev_count 0). */
+bool cr_rigid_sort_prev_keys(cr_world *w)
+{
+    cr_rigid *r = w->rigid;
+    if (r->prev_sorted) return true;
+    uint32_t n = r->prev_count;
     uint32_t bodies = w->bodies.slot_count;
     if (!cr_grow(w, (void **)&r->keys, &r->key_capacity, n, sizeof *r->keys) ||
         !cr_grow(w, (void **)&r->key_tmp, &r->key_tmp_capacity, n, sizeof *r->key_tmp) ||
         !cr_grow(w, (void **)&r->key_count, &r->key_count_capacity, bodies + 1, sizeof *r->key_count))
         return false;
     for (uint32_t k = 0; k < n; ++k) {
-        const cr_rigid_contact *c = &r->contacts[k];
+        const cr_rigid_contact *c = &r->prev[k];
         r->keys[k].pair = pair_key(c->a, c->is_plane, c->b);
         r->keys[k].rank = (uint64_t)c->feature << 32 | k;
     }
     cr_contact_keys_sort(r->keys, r->key_tmp, r->key_count, n, bodies);
     r->key_buckets = n ? bodies : 0; /* the sort leaves the counters alone when there are no keys */
-    r->kept = true;
-    r->kept_count = n;
+    r->prev_sorted = true;
     return true;
 }

@@ -5,8 +5,6 @@
 #include "rigid.h"
 #include "soft_sections.h" /* cr_soft_run */
 
-bool cr_rigid_keep_contacts(cr_world *w);
-
 /* Joint passes of the drift correction: the joint error is nonlinear in the
  * poses, so a few Newton steps take it to rounding. */
 #define CR_JOINT_PROJECTIONS 3
@@ -62,17 +60,54 @@ static double separation_now(const cr_world *w, const cr_pose *poses, const cr_r
     return cr_carry_point(pa, &pb, c->la, c->lb, c->nb, NULL, normal);
 }
 
-/* Every live slot's pose, once: the contacts then read them instead of
- * turning both bodies' quaternions into matrices per contact (a body of a
- * resting stack has a dozen contacts or more). The same matrices, so the
- * same separations to the bit. False when out of memory. */
-static bool fill_poses(cr_world *w)
+/* The poses and the finiteness check over the workers, in at most
+ * CR_POSE_ITEMS items of at least CR_POSE_ITEM bodies; each pose is
+ * written by one item only, and each item says whether it saw a body that
+ * is not finite: the same on any worker count. */
+#define CR_POSE_ITEM 2048
+#define CR_POSE_ITEMS 64
+typedef struct pose_run {
+    cr_world *w;
+    bool poses; /* fill r->poses too */
+    uint32_t item_size;
+    bool bad[CR_POSE_ITEMS];
+} pose_run;
+
+static void pose_items(uint32_t start, uint32_t end, uint32_t worker, void *ctx)
+{
+    (void)worker;
+    pose_run *t = ctx;
+    const cr_bodies *b = &t->w->bodies;
+    cr_pose *poses = t->w->rigid->poses;
+    for (uint32_t item = start; item < end; ++item) {
+        uint32_t i0 = item * t->item_size, i1 = i0 + t->item_size < b->slot_count ? i0 + t->item_size : b->slot_count;
+        bool bad = false;
+        for (uint32_t i = i0; i < i1; ++i) {
+            if (!cr_slot_alive(b, i)) continue;
+            if (t->poses) poses[i] = cr_rigid_pose(t->w, i);
+            bad |= !(cr_v3_isfinite(b->x[i]) && cr_v3_isfinite(b->v[i]) && cr_v3_isfinite(b->w[i]));
+        }
+        t->bad[item] = bad;
+    }
+}
+
+/* Every live slot's pose (when poses), once: the contacts then read them
+ * instead of turning both bodies' quaternions into matrices per contact (a
+ * body of a resting stack has a dozen contacts or more). The same
+ * matrices, so the same separations to the bit. *finite: whether every
+ * live body's position and velocities are finite (cr_check_finite's test,
+ * which then names the first that is not). False when out of memory. */
+static bool fill_poses(cr_world *w, bool poses, bool *finite)
 {
     cr_rigid *r = w->rigid;
-    const cr_bodies *b = &w->bodies;
-    if (!cr_grow(w, (void **)&r->poses, &r->pose_capacity, b->slot_count, sizeof *r->poses)) return false;
-    for (uint32_t i = 0; i < b->slot_count; ++i)
-        if (cr_slot_alive(b, i)) r->poses[i] = cr_rigid_pose(w, i);
+    uint32_t n = w->bodies.slot_count;
+    if (poses && !cr_grow(w, (void **)&r->poses, &r->pose_capacity, n, sizeof *r->poses)) return false;
+    uint32_t size = (n + CR_POSE_ITEMS - 1) / CR_POSE_ITEMS;
+    pose_run t = {w, poses, size < CR_POSE_ITEM ? CR_POSE_ITEM : size, {false}};
+    uint32_t items = (n + t.item_size - 1) / t.item_size;
+    cr_soft_run(w, pose_items, items, &t);
+    *finite = true;
+    for (uint32_t k = 0; k < items; ++k) *finite = *finite && !t.bad[k];
     return true;
 }
 
@@ -140,7 +175,8 @@ static cr_status correct_drift(cr_world *w)
         if (cr_slot_alive(b, i) && cr_slot_dynamic(b, i)) b->energy_before[i] = cr_body_energy(w, i);
     for (int pass = 0; pass < CR_JOINT_PROJECTIONS; ++pass) {
         uint32_t n = cr_joint_rows(w, r->rows, true);
-        if (pass == 0 && w->def.k_p > 0.0 && r->contact_count > 0 && !fill_poses(w))
+        bool finite;
+        if (pass == 0 && w->def.k_p > 0.0 && r->contact_count > 0 && !fill_poses(w, true, &finite))
             return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "rigid drift correction: out of memory");
         if (pass == 0 && w->def.k_p > 0.0)
             for (uint32_t k = 0; k < r->contact_count; ++k) {
@@ -240,13 +276,16 @@ cr_status cr_rigid_finish(cr_world *w)
         if (!cr_rigid_reserve_rows(w, need)) return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "rigid bodies: out of memory");
         if ((s = correct_drift(w)) != CR_OK) return s;
     }
-    s = cr_check_finite(w, "");
-    if (s != CR_OK) return s;
-    if (w->rigid->contact_count > 0 && !fill_poses(w)) /* the poses after the drift correction */
+    /* the poses after the drift correction, and the finiteness check in
+     * the same pass over the bodies (cr_check_finite's error only when
+     * something is not finite) */
+    bool finite;
+    if (!fill_poses(w, w->rigid->contact_count > 0, &finite))
         return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "rigid bodies: out of memory");
+    if (!finite && (s = cr_check_finite(w, "")) != CR_OK) return s;
     w->stats.max_penetration = deepest_overlap(w);
     if ((s = cr_rigid_update_sleep(w)) != CR_OK) return s;
-    if (!cr_rigid_keep_contacts(w)) return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "rigid bodies: out of memory");
+    cr_rigid_keep_contacts(w);
     w->steps++;
     w->time = w->time_base + (double)(w->steps - w->steps_base) * dt;
     return CR_OK;

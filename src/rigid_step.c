@@ -16,8 +16,6 @@
 #include "rigid.h"
 #include "sphere_pairs.h"
 
-bool cr_rigid_keep_contacts(cr_world *w);
-
 cr_status cr_rigid_ensure(cr_world *w)
 {
     if (w->rigid) return CR_OK;

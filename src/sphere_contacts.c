@@ -7,8 +7,10 @@
  * not need: carried manifolds and pairs kept apart (hulls), the manifold
  * buffers of the threaded jobs (a sphere pair has one point, written
  * straight into the contact list), and the warm start's binary search over
- * all of last step's contacts (a body's few contacts are scanned instead,
- * in the range the key sort's counters give).
+ * all of last step's contacts: while the pair list stays, the last step's
+ * contacts are walked in the list's order (warm_of, below); otherwise a
+ * body's few contacts are scanned, in the range the key sort's counters
+ * give.
  *
  * Over the workers, in work items of pairs and then of bodies (against the
  * planes): one pass counts each item's points (and lists the pairs, and
@@ -40,10 +42,58 @@ static const cr_rigid_contact *find_prev(const cr_rigid *r, uint32_t a, bool is_
     return NULL;
 }
 
+/* The warm start by the list's order. While the pair list is not built
+ * again, a listed pair keeps its entry, and the contacts come in the
+ * list's order (the pairs', then each body's against the planes in body
+ * and plane order): each contact's key (sphere_pairs.h: its list entry, or
+ * 1 << 63 | a << 32 | k on plane k) rises along the contact list, this
+ * step's as the last's. A contact's last-step contact is then the one of
+ * the same key, found by walking the last step's keys forward beside the
+ * item's (from the first at or after the item's first key, by a binary
+ * search) instead of looking each up among all of body a's keys: the same
+ * contact as cr_rigid_find_pair's (same bodies, same plane, same feature),
+ * read in order. */
+#define CR_PLANE_KEY (UINT64_C(1) << 63)
+
+static uint64_t plane_key(uint32_t a, uint32_t k) { return CR_PLANE_KEY | (uint64_t)a << 32 | k; }
+
+/* The first of keys[0..n) at or after key (n if none). */
+static uint32_t first_at(const uint64_t *keys, uint32_t n, uint64_t key)
+{
+    uint32_t lo = 0, hi = n;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (keys[mid] < key) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+/* Where an item's contacts find their warm start: by the walk (prev_key)
+ * or by the look-up (prev_key NULL). */
+typedef struct warm_walk {
+    const cr_rigid *r;
+    const uint64_t *prev_key;
+    uint32_t at; /* the walk's place in prev_key */
+} warm_walk;
+
+/* The last step's contact of key (a, b, is_plane, feature), if any; keys
+ * come rising. */
+static const cr_rigid_contact *warm_of(warm_walk *k, uint64_t key, uint32_t a, bool is_plane, uint32_t b,
+                                       uint32_t feature)
+{
+    const cr_rigid *r = k->r;
+    if (!k->prev_key) return find_prev(r, a, is_plane, b, feature);
+    while (k->at < r->prev_count && k->prev_key[k->at] < key) ++k->at;
+    const cr_rigid_contact *old = k->at < r->prev_count && k->prev_key[k->at] == key ? &r->prev[k->at] : NULL;
+    return old && old->feature == feature ? old : NULL;
+}
+
 /* Writes the point p of a and b (a plane when is_plane) to c; pa, pb:
- * their poses (pb identity at the origin for a plane). */
+ * their poses (pb identity at the origin for a plane); old: its last-step
+ * contact (warm_of) or NULL. */
 static void set_contact(const cr_world *w, cr_rigid_contact *c, uint32_t a, uint32_t b, bool is_plane,
-                        const cr_contact_point *p, const cr_pose *pa, const cr_pose *pb)
+                        const cr_contact_point *p, const cr_pose *pa, const cr_pose *pb, const cr_rigid_contact *old)
 {
     const cr_bodies *bs = &w->bodies;
     c->a = a, c->b = b, c->is_plane = is_plane, c->feature = p->id;
@@ -54,7 +104,6 @@ static void set_contact(const cr_world *w, cr_rigid_contact *c, uint32_t a, uint
     c->jn = 0.0;
     cr_carry_frames(*pa, *pb, p, &c->la, &c->lb, &c->nb);
     c->ref_x = cr_v3_zero(), c->ref_q = cr_q_identity();
-    const cr_rigid_contact *old = find_prev(w->rigid, a, is_plane, b, c->feature);
     c->rest_n = old ? old->rest_n : 0.0;
     c->rest_t = old ? old->rest_t : cr_v3_zero();
 }
@@ -67,8 +116,11 @@ typedef struct narrow {
     uint32_t *first;        /* per item: its first contact */
     uint32_t *hits;         /* per item: its points */
     uint32_t *hit;          /* per pair: pass one's list of the pairs with a point, each item's at its own pairs' place */
-    double *margin;         /* ... and their margins */
+    double *dist;           /* ... and their centres' distances */
     uint64_t *plane_hit;    /* per body and plane: pass one's (body << 32 | plane) with a point, as hit */
+    const uint32_t *entry;  /* per pair: its list entry (sphere_pairs.h) */
+    uint64_t *key;          /* per contact: its key (the warm start's walk) */
+    const uint64_t *prev_key; /* per last-step contact: its key; NULL: the warm start by the look-up */
     bool fill;              /* the second pass */
 } narrow;
 
@@ -82,13 +134,16 @@ static inline double contact_margin(double radius, double reach, double fall, do
 
 /* Broad-phase pair (a, b) has a point: something moves and the balls are
  * within the speculative margin (rigid_contacts.c's pair_margin), the
- * test of cr_collide_sphere_sphere. (cr_box_fmin: fmin's value for radii,
- * without libm's call.) */
-static bool pair_hit(const cr_sphere_ball *A, const cr_sphere_ball *B, double fall, double dt, double *margin)
+ * test of cr_collide_sphere_sphere; *dist: the centres' distance, which
+ * pass two's point takes (cr_sphere_sphere_point) instead of a second
+ * square root. (cr_box_fmin: fmin's value for radii, without libm's
+ * call.) */
+static bool pair_hit(const cr_sphere_ball *A, const cr_sphere_ball *B, double fall, double dt, double *dist)
 {
-    *margin = contact_margin(cr_box_fmin(A->radius, B->radius), A->reach + B->reach, fall, dt);
+    double margin = contact_margin(cr_box_fmin(A->radius, B->radius), A->reach + B->reach, fall, dt);
+    *dist = cr_v3_len(cr_v3_sub(A->x, B->x));
     /* static, kinematic or asleep both: none */
-    return (A->moves | B->moves) & !(cr_v3_len(cr_v3_sub(A->x, B->x)) - A->radius - B->radius > *margin);
+    return (A->moves | B->moves) & !(*dist - A->radius - B->radius > margin);
 }
 
 /* Pass one counts the points of items [start, end) (and lists the pairs
@@ -112,20 +167,26 @@ static void narrow_items(uint32_t start, uint32_t end, uint32_t worker, void *ct
             uint32_t k0 = item * CR_SPHERE_PAIR_ITEM, k1 = k0 + CR_SPHERE_PAIR_ITEM;
             if (k1 > w->broad.pair_count) k1 = w->broad.pair_count;
             uint32_t *hit = t->hit + k0;
-            double *hit_margin = t->margin + k0;
+            double *hit_dist = t->dist + k0;
             if (!c) {
                 for (uint32_t k = k0; k < k1; ++k) {
                     /* written always, kept on a hit (no branch to guess) */
                     bool h = pair_hit(&ball[w->broad.pairs[k].a], &ball[w->broad.pairs[k].b], t->fall, w->def.dt,
-                                      &hit_margin[count]);
+                                      &hit_dist[count]);
                     hit[count] = k;
                     count += h;
                 }
             } else {
+                uint64_t *key = t->key + t->first[item];
+                warm_walk walk = {r, t->prev_key, 0};
+                if (walk.prev_key && t->hits[item]) walk.at = first_at(walk.prev_key, r->prev_count, t->entry[hit[0]]);
                 for (uint32_t h = 0; h < t->hits[item]; ++h) {
                     uint32_t a = w->broad.pairs[hit[h]].a, b = w->broad.pairs[hit[h]].b;
-                    cr_collide_sphere_sphere(ball[a].x, ball[a].radius, ball[b].x, ball[b].radius, hit_margin[h], &m);
-                    set_contact(w, c++, a, b, false, &m.p[0], &r->poses[a], &r->poses[b]);
+                    cr_contact_point p;
+                    cr_sphere_sphere_point(ball[a].x, ball[a].radius, ball[b].x, ball[b].radius, hit_dist[h], &p);
+                    key[h] = t->entry[hit[h]];
+                    set_contact(w, c++, a, b, false, &p, &r->poses[a], &r->poses[b],
+                                warm_of(&walk, key[h], a, false, b, p.id));
                 }
             }
         } else {
@@ -147,13 +208,18 @@ static void narrow_items(uint32_t start, uint32_t end, uint32_t worker, void *ct
             } else {
                 /* only the (body, plane) hits of pass one (most balls touch
                  * no plane), in its order: the same test, true again */
+                uint64_t *key = t->key + t->first[item];
+                warm_walk walk = {r, t->prev_key, 0};
+                if (walk.prev_key) walk.at = first_at(walk.prev_key, r->prev_count, plane_key(a0, 0));
                 for (uint32_t h = 0; h < t->hits[item]; ++h) {
                     uint32_t a = (uint32_t)(hit[h] >> 32), k = (uint32_t)hit[h];
                     const cr_plane_def *p = &w->planes.def[k];
                     margin = contact_margin(bs->radius[a], ball[a].reach, t->fall, w->def.dt);
                     cr_collide_sphere_plane(bs->x[a], bs->radius[a], p->normal, cr_v3_dot(p->normal, p->point), margin,
                                             &m);
-                    set_contact(w, c++, a, k, true, &m.p[0], &r->poses[a], &world);
+                    key[h] = plane_key(a, k);
+                    set_contact(w, c++, a, k, true, &m.p[0], &r->poses[a], &world,
+                                warm_of(&walk, key[h], a, true, k, m.p[0].id));
                 }
             }
         }
@@ -188,25 +254,47 @@ cr_status cr_sphere_find_contacts(cr_world *w)
 {
     cr_rigid *r = w->rigid;
     const cr_bodies *bs = &w->bodies;
+    cr_sphere_pairs *L = cr_sphere_pairs_ensure(w);
+    if (!L) goto oom;
+    if (r->kept) { /* the last step's contacts become prev: their keys with them */
+        uint64_t *k = L->prev_key, step = L->prev_key_step, builds = L->prev_key_builds;
+        uint32_t cap = L->prev_key_capacity;
+        L->prev_key = L->key, L->prev_key_capacity = L->key_capacity;
+        L->prev_key_step = L->key_step, L->prev_key_builds = L->key_builds;
+        L->key = k, L->key_capacity = cap, L->key_step = step, L->key_builds = builds;
+    } else {
+        L->prev_key_step = 0; /* prev stays what it was, a step older than its keys say */
+    }
     cr_rigid_take_prev(r);
+    /* the walk when prev is the last step's contacts, made by this narrow
+     * phase (not the general one: a box since) on the same list; else the
+     * look-up, its keys sorted */
+    bool walk = L->prev_key_step == w->steps && L->prev_key_step != 0 && L->prev_key_builds == L->builds &&
+                bs->slot_count <= INT32_MAX && !L->warm_by_keys;
+    if (!walk && !cr_rigid_sort_prev_keys(w)) goto oom;
+    L->walks += walk;
     r->contact_count = 0;
     r->apart_prev_count = 0; /* hulls' (rigid_contacts.c): none here, none stale if a box comes */
     cr_rigid_wake_touched(w);
     uint32_t n = bs->slot_count;
-    cr_sphere_pairs *L = cr_sphere_pairs_ensure(w);
     uint32_t bodies = (n + CR_SPHERE_BODY_ITEM - 1) / CR_SPHERE_BODY_ITEM;
     uint32_t pairs = (w->broad.pair_count + CR_SPHERE_PAIR_ITEM - 1) / CR_SPHERE_PAIR_ITEM;
     uint32_t items = pairs + (w->planes.count ? bodies : 0);
     if (!cr_grow(w, (void **)&r->poses, &r->pose_capacity, n, sizeof *r->poses) ||
-        !L || !cr_grow(w, (void **)&L->ball, &L->ball_capacity, n, sizeof *L->ball) ||
+        !cr_grow(w, (void **)&L->ball, &L->ball_capacity, n, sizeof *L->ball) ||
         !cr_grow(w, (void **)&L->item_first, &L->item_capacity, 2 * items + 1, sizeof *L->item_first) ||
         !cr_grow(w, (void **)&L->hit, &L->hit_capacity, w->broad.pair_count + 1, sizeof *L->hit) ||
-        !cr_grow(w, (void **)&L->hit_margin, &L->margin_capacity, w->broad.pair_count + 1, sizeof *L->hit_margin) ||
+        !cr_grow(w, (void **)&L->hit_dist, &L->dist_capacity, w->broad.pair_count + 1, sizeof *L->hit_dist) ||
         (uint64_t)n * w->planes.count >= UINT32_MAX ||
         !cr_grow(w, (void **)&L->plane_hit, &L->plane_hit_capacity, n * w->planes.count + 1, sizeof *L->plane_hit))
         goto oom;
-    narrow t = {w,      cr_v3_len(w->def.gravity) * w->def.dt, pairs, L->ball, L->item_first, L->item_first + items,
-                L->hit, L->hit_margin, L->plane_hit, false};
+    narrow t = {w,        cr_v3_len(w->def.gravity) * w->def.dt,
+                pairs,    L->ball,
+                L->item_first, L->item_first + items,
+                L->hit,   L->hit_dist,
+                L->plane_hit, L->entry,
+                NULL,     walk ? L->prev_key : NULL,
+                false};
     cr_soft_run(w, body_items, bodies, &t);
     uint64_t total = 0;
     if (items > 1 && cr_parallel(w)) {
@@ -217,8 +305,10 @@ cr_status cr_sphere_find_contacts(cr_world *w)
             total += t.hits[k];
         }
         if (total > UINT32_MAX ||
-            !cr_grow(w, (void **)&r->contacts, &r->contact_capacity, (uint32_t)total, sizeof *r->contacts))
+            !cr_grow(w, (void **)&r->contacts, &r->contact_capacity, (uint32_t)total, sizeof *r->contacts) ||
+            !cr_grow(w, (void **)&L->key, &L->key_capacity, (uint32_t)total, sizeof *L->key))
             goto oom;
+        t.key = L->key;
         t.fill = true;
         cr_run_items(w, narrow_items, items, &t);
     } else {
@@ -230,13 +320,16 @@ cr_status cr_sphere_find_contacts(cr_world *w)
             t.first[k] = (uint32_t)total;
             total += t.hits[k];
             if (total > UINT32_MAX ||
-                !cr_grow(w, (void **)&r->contacts, &r->contact_capacity, (uint32_t)total, sizeof *r->contacts))
+                !cr_grow(w, (void **)&r->contacts, &r->contact_capacity, (uint32_t)total, sizeof *r->contacts) ||
+                !cr_grow(w, (void **)&L->key, &L->key_capacity, (uint32_t)total, sizeof *L->key))
                 goto oom;
+            t.key = L->key;
             t.fill = true;
             narrow_items(k, k + 1, 0, &t);
         }
     }
     r->contact_count = (uint32_t)total;
+    L->key_step = w->steps + 1, L->key_builds = L->builds; /* 0: never made */
     w->stats.contacts = r->contact_count;
     w->stats.carried_contacts = 0;
     return CR_OK;

@@ -43,12 +43,15 @@ void cr_sphere_pairs_free(cr_world *w)
     cr_broad_free(w, &L->grid);
     cr_free(w, L->item_first);
     cr_free(w, L->hit);
-    cr_free(w, L->hit_margin);
+    cr_free(w, L->hit_dist);
     cr_free(w, L->plane_hit);
     cr_free(w, L->box_rmax);
     cr_free(w, L->box_keep);
     cr_free(w, L->ball);
     cr_free(w, L->box);
+    cr_free(w, L->entry);
+    cr_free(w, L->key);
+    cr_free(w, L->prev_key);
     cr_free(w, L);
     w->rigid->sphere_pairs = NULL;
 }
@@ -144,12 +147,14 @@ static void filter_items(uint32_t start, uint32_t end, uint32_t worker, void *ct
         uint32_t k0 = item * CR_SPHERE_FILTER_ITEM, k1 = k0 + CR_SPHERE_FILTER_ITEM, count = 0;
         if (k1 > t->L->grid.pair_count) k1 = t->L->grid.pair_count;
         cr_broad_pair *out = bp->pairs + k0;
+        uint32_t *entry = t->L->entry + k0;
         for (uint32_t k = k0; k < k1; ++k) {
             uint32_t i = list[k].a, j = list[k].b;
             /* written always, kept when the boxes overlap: half the listed
              * pairs do, at random, too often for a branch to guess */
             const cr_vec3 *p = box + 2 * i, *q = box + 2 * j;
             out[count] = list[k];
+            entry[count] = k;
             count += (p[0].x <= q[1].x) & (q[0].x <= p[1].x) & (p[0].y <= q[1].y) & (q[0].y <= p[1].y) &
                      (p[0].z <= q[1].z) & (q[0].z <= p[1].z);
         }
@@ -182,14 +187,17 @@ cr_status cr_sphere_broad_phase(cr_world *w, cr_body_box_fn *box)
      * in the items' order (the list's) */
     uint32_t listed = L->grid.pair_count, filters = (listed + CR_SPHERE_FILTER_ITEM - 1) / CR_SPHERE_FILTER_ITEM;
     if (!cr_grow(w, (void **)&bp->pairs, &bp->pair_capacity, listed, sizeof *bp->pairs) ||
+        !cr_grow(w, (void **)&L->entry, &L->entry_capacity, listed + 1, sizeof *L->entry) ||
         !cr_grow(w, (void **)&L->item_first, &L->item_capacity, filters + 1, sizeof *L->item_first))
         goto oom;
     t.kept = L->item_first;
     cr_soft_run(w, filter_items, filters, &t);
     uint32_t count = 0;
     for (uint32_t k = 0; k < filters; ++k) {
-        if (count < k * CR_SPHERE_FILTER_ITEM)
+        if (count < k * CR_SPHERE_FILTER_ITEM) {
             memmove(bp->pairs + count, bp->pairs + k * CR_SPHERE_FILTER_ITEM, sizeof *bp->pairs * t.kept[k]);
+            memmove(L->entry + count, L->entry + k * CR_SPHERE_FILTER_ITEM, sizeof *L->entry * t.kept[k]);
+        }
         count += t.kept[k];
     }
     bp->pair_count = count;

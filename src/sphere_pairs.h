@@ -33,16 +33,28 @@ typedef struct cr_sphere_pairs {
     uint32_t box_capacity, keep_capacity;
     /* per work item: the filter's pairs kept; the narrow phase's
      * (sphere_contacts.c) first contact and count. The narrow phase's
-     * pairs with a point, and their margins */
+     * pairs with a point, and their centres' distances */
     uint32_t *item_first, *hit;
-    double *hit_margin;
-    uint32_t item_capacity, hit_capacity, margin_capacity;
+    double *hit_dist;
+    uint32_t item_capacity, hit_capacity, dist_capacity;
     uint64_t *plane_hit; /* per body and plane: the narrow phase's (body, plane) pairs with a point */
     uint32_t plane_hit_capacity;
     cr_sphere_ball *ball; /* per slot: the narrow phase's */
     uint32_t ball_capacity;
     cr_vec3 *box;        /* per slot: its box (lo at 2 i, hi at 2 i + 1), as w->broad's, in one place for the filter */
     uint32_t box_copy_capacity;
+    uint32_t *entry;     /* per pair of w->broad: its entry (index) in the list */
+    uint32_t entry_capacity;
+    /* The warm start by the list's order (sphere_contacts.c): per contact
+     * of this step (key) and of the last (prev_key), its place in the
+     * contact list's order: a pair's list entry, a (body a, plane k)'s
+     * 1 << 63 | a << 32 | k; rising along each list. Each with the step
+     * (w->steps) and list (builds) it was made in. */
+    uint64_t *key, *prev_key;
+    uint32_t key_capacity, prev_key_capacity;
+    uint64_t key_step, prev_key_step, key_builds, prev_key_builds;
+    uint64_t walks;    /* steps whose warm start took the walk, for the tests */
+    bool warm_by_keys; /* tests: every step's warm start by the keys' look-up (cr_rigid_find_pair) */
 } cr_sphere_pairs;
 
 /* Fills w->broad's boxes with box (as cr_broad_phase_boxes) and its pairs

@@ -9,7 +9,11 @@
  *   the same bits on 1, 2 and 3 workers and a task system that runs the
  *   items backwards;
  * - every ball that overlaps a plane has one point on it, at its
- *   distance, on 1 and 3 workers. */
+ *   distance, on 1 and 3 workers;
+ * - the warm start by the list's order (the walk) gives every step the
+ *   look-up's bits, through list builds, slots emptied, filled and added,
+ *   a ball moved by hand and a box added and removed, on 1 and 3 workers
+ *   and the backwards task system. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -239,12 +243,138 @@ static void test_plane_points_are_the_overlapping_balls(void **state)
     }
 }
 
+/* One world of the walk test below: 1,400 balls (two work items of bodies
+ * on the planes, several of pairs) thrown into a box of five planes;
+ * by_keys: every step's warm start by the look-up. Returns the steps that
+ * took the walk (the list the same as the last step's, nothing removed). */
+static int run_warm_world(cr_world_def def, bool by_keys, cr_body_state *end, uint32_t *contacts, double *impulse)
+{
+    enum { BALLS = 1400, STEPS = 120 };
+    cr_world *w = make_world_def(&def);
+    add_plane(w, cr_v3_zero(), cr_v3(0, 0, 1));
+    add_side_walls(w, 0.4);
+    uint64_t s = 4242;
+    cr_body_id ids[BALLS + 10];
+    cr_body_def d = cr_default_body_def();
+    for (int i = 0; i < BALLS; ++i) {
+        d.type = i % 23 == 7 ? CR_BODY_STATIC : CR_BODY_DYNAMIC;
+        d.radius = test_rand(&s, 0.01, 0.03);
+        d.mass = 4.0 * d.radius * d.radius * d.radius * 1000.0;
+        d.position = cr_v3(test_rand(&s, -0.38, 0.38), test_rand(&s, -0.38, 0.38), test_rand(&s, 0.02, 0.6));
+        d.velocity = d.type == CR_BODY_STATIC ? cr_v3_zero() : test_rand_vec(&s, -0.3, 0.3);
+        d.restitution = sqrt(0.5), d.friction = sqrt(0.3);
+        assert_int_equal(cr_world_add_body(w, &d, &ids[i]), CR_OK);
+    }
+    cr_body_id box = {0, 0};
+    *contacts = 0, *impulse = 0.0;
+    for (int step = 0; step < STEPS; ++step) {
+        if (step == 1) w->rigid->sphere_pairs->warm_by_keys = by_keys; /* made by the first step */
+        if (step == 40) /* slots emptied */
+            for (int k = 100; k < 160; k += 7) assert_int_equal(cr_world_remove_body(w, ids[k]), CR_OK);
+        if (step == 50) /* filled again, and added */
+            for (int k = 0; k < 12; ++k) {
+                d.type = CR_BODY_DYNAMIC;
+                d.radius = 0.02, d.mass = 0.032;
+                d.position = cr_v3(test_rand(&s, -0.3, 0.3), test_rand(&s, -0.3, 0.3), 0.7);
+                d.velocity = cr_v3_zero();
+                assert_int_equal(cr_world_add_body(w, &d, &ids[BALLS - 1]), CR_OK);
+            }
+        if (step == 70) { /* a ball moved by hand */
+            cr_body_state b = state_of(w, ids[3]);
+            b.position = cr_v3(-b.position.x, -b.position.y, 0.65);
+            assert_int_equal(cr_body_set_state(w, ids[3], &b), CR_OK);
+        }
+        if (step == 85) box = add_box(w, cr_v3(0.03, 0.03, 0.03), cr_v3(0, 0, 0.9), cr_q_identity(), 0.2, 0.5, 0.5);
+        if (step == 90) assert_int_equal(cr_world_remove_body(w, box), CR_OK); /* spheres only again */
+        assert_int_equal(cr_world_step(w), CR_OK);
+        *contacts += cr_world_contact_count(w);
+        for (uint32_t k = 0; k < cr_world_contact_count(w); ++k) {
+            cr_contact_report rep;
+            assert_int_equal(cr_world_get_contact(w, k, &rep), CR_OK);
+            *impulse += rep.normal_impulse;
+        }
+    }
+    for (int i = 0; i < BALLS; ++i) end[i] = cr_body_is_valid(w, ids[i]) ? state_of(w, ids[i]) : (cr_body_state){0};
+    int walked = (int)w->rigid->sphere_pairs->walks;
+    cr_world_destroy(w);
+    return walked;
+}
+
+/* The warm start by the list's order (sphere_contacts.c's walk) against
+ * the look-up of every contact among the last step's sorted keys: the same
+ * bits, every contact's impulse and every ball's end state, on 1 and 3
+ * workers and the backwards task system; most steps take the walk. */
+static void test_warm_start_walk_is_the_look_up(void **state)
+{
+    (void)state;
+    enum { BALLS = 1400, RUNS = 4 };
+    static cr_body_state end[RUNS][BALLS];
+    const uint32_t workers[RUNS] = {1, 1, 3, 2};
+    uint32_t contacts[RUNS];
+    double impulse[RUNS];
+    int enqueued = 0, walked = 0;
+    for (int k = 0; k < RUNS; ++k) {
+        cr_world_def def = substep_world_def(4, 120.0);
+        test_use_tasks(&def, workers[k], k == 3 ? &enqueued : NULL);
+        int wk = run_warm_world(def, k == 0, end[k], &contacts[k], &impulse[k]);
+        if (k == 1) walked = wk;
+    }
+    printf("warm start: %u contacts in all, the walk on %d of 120 steps\n", contacts[0], walked);
+    assert_true(walked > 30);
+    assert_true(enqueued > 0);
+    for (int k = 1; k < RUNS; ++k) {
+        assert_int_equal(contacts[k], contacts[0]);
+        assert_memory_equal(&impulse[k], &impulse[0], sizeof impulse[0]);
+        for (int i = 0; i < BALLS; ++i) {
+            assert_memory_equal(&end[0][i].position, &end[k][i].position, sizeof(cr_vec3));
+            assert_memory_equal(&end[0][i].velocity, &end[k][i].velocity, sizeof(cr_vec3));
+            assert_memory_equal(&end[0][i].angular_velocity, &end[k][i].angular_velocity, sizeof(cr_vec3));
+        }
+    }
+}
+
+/* The finish's finiteness check, over the workers with the poses
+ * (rigid_finish.c): 5,000 balls (three items of bodies), two of them put
+ * where one more step overflows; on 1, 2 and 3 workers the step fails and
+ * names the first of them, as the serial check did. */
+static void test_non_finite_names_the_first_body_on_any_worker_count(void **state)
+{
+    (void)state;
+    enum { BALLS = 5000 };
+    const uint32_t workers[3] = {1, 2, 3};
+    for (int k = 0; k < 3; ++k) {
+        cr_world_def def = substep_world_def(4, 120.0);
+        test_use_tasks(&def, workers[k], NULL);
+        cr_world *w = make_world_def(&def);
+        add_plane(w, cr_v3_zero(), cr_v3(0, 0, 1));
+        cr_body_id ids[BALLS];
+        for (int i = 0; i < BALLS; ++i)
+            ids[i] = add_sphere(w, cr_v3(0.3 * (i % 70), 0.3 * (i / 70), 0.2), cr_v3_zero(), 0.1, 1.0, CR_INERTIA_SOLID,
+                                0.5, 0.3);
+        assert_int_equal(cr_world_step(w), CR_OK);
+        /* finite now, beyond the largest double (1.7977e308) after 1e308 m/s for a step */
+        const int bad[2] = {4321, 2345};
+        for (int j = 0; j < 2; ++j) {
+            cr_body_state b = state_of(w, ids[bad[j]]);
+            b.position = cr_v3(1.797e308, 0, 1);
+            b.velocity = cr_v3(1e308, 0, 0);
+            assert_int_equal(cr_body_set_state(w, ids[bad[j]], &b), CR_OK);
+        }
+        assert_int_equal(cr_world_step(w), CR_ERR_NON_FINITE);
+        const char *msg = cr_world_last_error(w);
+        if (!strstr(msg, "body 2345:")) fail_msg("%u workers: the message does not name body 2345: '%s'", workers[k], msg);
+        cr_world_destroy(w);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_listed_pairs_are_the_overlapping_boxes),
         cmocka_unit_test(test_same_bits_for_any_worker_count),
         cmocka_unit_test(test_plane_points_are_the_overlapping_balls),
+        cmocka_unit_test(test_warm_start_walk_is_the_look_up),
+        cmocka_unit_test(test_non_finite_names_the_first_body_on_any_worker_count),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
