@@ -9,7 +9,8 @@
  * goes into every strip it reaches, each strip is swept along x, and a
  * pair is reported in the first strip both reach (its two boxes' first
  * strips, the later of the two), so once. A box over more than
- * CR_SWEEP_SPAN strips is compared with all the others instead. */
+ * CR_SWEEP_SPAN strips is not entered in them but compared with the boxes
+ * of each strip it reaches (and with the other such boxes). */
 #include "box_sweep.h"
 
 #include <math.h>
@@ -124,11 +125,16 @@ bool cr_box_sweep_pairs(cr_world *w, cr_box_sweep *s, const cr_vec3 *box, const 
             }
         }
     }
-    /* the tall boxes: against every other box, each two of them once */
+    /* the tall boxes: against the boxes of the strips they reach, each
+     * in the first strip both reach; each two tall boxes once */
     for (uint32_t t = 0; t < tall_count; ++t) {
         uint32_t i = s->tall[t];
-        for (uint32_t k = 0; k < n; ++k)
-            if (!tall(&st, box, ids[k]) && overlap(box, i, ids[k])) pair(i, ids[k], ctx);
+        uint32_t a = strip_of(&st, box[2 * i].y), b = strip_of(&st, box[2 * i + 1].y);
+        for (uint32_t q = a; q <= b; ++q)
+            for (uint32_t k = s->start[q]; k < s->start[q + 1]; ++k) {
+                const cr_box_sweep_key *key = &s->key[k];
+                if ((key->first > a ? key->first : a) == q && overlap(box, i, key->id)) pair(i, key->id, ctx);
+            }
         for (uint32_t u = t + 1; u < tall_count; ++u)
             if (overlap(box, i, s->tall[u])) pair(i, s->tall[u], ctx);
     }
