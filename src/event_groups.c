@@ -54,6 +54,8 @@ struct cr_event_group_run {
     uint32_t cluster;                /* the group it runs (a cluster root) */
     uint32_t foreign;                /* a body of another group it met; UINT32_MAX: none */
     cr_closest_tally tally;
+    char apart[64];                  /* no cache line shared with the next worker's run (G is
+                                        not allocated on a line's start): each counts into its own */
 };
 
 typedef struct cr_event_groups {
