@@ -35,17 +35,24 @@ void cr_count_closest(cr_world *w, int iterations)
     w->closest_calls++;
 }
 
+/* A worker's tally alone in its cache line: every closest point adds to
+ * it, and two workers' tallies side by side in one line would pass that
+ * line from core to core at every count. */
+typedef struct worker_tally {
+    _Alignas(64) cr_closest_tally t;
+} worker_tally;
+
 typedef struct ball_run {
     cr_world *w;
     cr_ball_fn *fn;
-    cr_closest_tally tally[64]; /* one per worker: worker_count <= 64 */
+    worker_tally tally[64]; /* one per worker: worker_count <= 64 */
 } ball_run;
 
 static void run_chunk(uint32_t start, uint32_t end, uint32_t worker, void *ctx)
 {
     ball_run *r = ctx;
     uint32_t slots = r->w->bodies.slot_count;
-    tally = &r->tally[worker];
+    tally = &r->tally[worker].t;
     for (uint32_t c = start; c < end; ++c) {
         uint32_t last = (c + 1) * CR_BALL_CHUNK < slots ? (c + 1) * CR_BALL_CHUNK : slots;
         for (uint32_t i = c * CR_BALL_CHUNK; i < last; ++i) r->fn(r->w, i);
@@ -67,10 +74,10 @@ void cr_run_balls(cr_world *w, cr_ball_fn *fn)
     ball_run r;
     r.w = w;
     r.fn = fn;
-    for (int k = 0; k < 64; ++k) r.tally[k] = (cr_closest_tally){0.0, 0};
+    for (int k = 0; k < 64; ++k) r.tally[k].t = (cr_closest_tally){0.0, 0};
     cr_run_items(w, run_chunk, (slots + CR_BALL_CHUNK - 1) / CR_BALL_CHUNK, &r);
     for (int k = 0; k < 64; ++k) {
-        w->closest_iterations += r.tally[k].iterations;
-        w->closest_calls += r.tally[k].calls;
+        w->closest_iterations += r.tally[k].t.iterations;
+        w->closest_calls += r.tally[k].t.calls;
     }
 }

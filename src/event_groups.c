@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "box_sweep.h"
 #include "dem_internal.h"
 #include "event_run.h"
 #include "union_find.h"
@@ -53,12 +54,9 @@ struct cr_event_group_run {
     uint32_t cluster;                /* the group it runs (a cluster root) */
     uint32_t foreign;                /* a body of another group it met; UINT32_MAX: none */
     cr_closest_tally tally;
+    char apart[64];                  /* no cache line shared with the next worker's run (G is
+                                        not allocated on a line's start): each counts into its own */
 };
-
-typedef struct cr_sweep_key {
-    double x;                        /* the box's lower x */
-    uint32_t i;
-} cr_sweep_key;
 
 typedef struct cr_event_groups {
     uint32_t *parent;                /* union-find over slots, then over groups */
@@ -77,7 +75,8 @@ typedef struct cr_event_groups {
     cr_vec3 *ext;                    /* an escaped slot's box: lo, hi at 2 i, 2 i + 1 */
     unsigned char *saved;            /* a kept slot's state, record bytes at i */
     size_t record;
-    struct cr_sweep_key *sweep;      /* escaped slots, sorted for the check */
+    uint32_t *sweep;                 /* escaped slots, for the check */
+    cr_box_sweep sweeper;            /* its scratch */
     uint32_t *next;                  /* the next group of a cluster run again (UINT32_MAX: none) */
     uint32_t group_count, work_count;
     uint32_t slot_cap, event_cap;
@@ -227,47 +226,41 @@ static void group_items(uint32_t start, uint32_t end, uint32_t worker, void *ctx
 
 static uint8_t most(uint8_t a, uint8_t b) { return a > b ? a : b; }
 
-static int by_lo_x(const void *x, const void *y)
+/* Escaped boxes i and j overlap: their clusters are joined, marked to
+ * run again. The joins and marks are the same in any order of the pairs:
+ * the union keeps the lower root, and join() takes each cluster's mark as
+ * the most of its groups'. */
+static void join_escaped(uint32_t i, uint32_t j, void *ctx)
 {
-    const cr_sweep_key *a = x, *b = y;
-    return a->x < b->x ? -1 : a->x > b->x ? 1 : (a->i > b->i) - (a->i < b->i);
+    cr_event_groups *G = ctx;
+    uint32_t ci = cr_uf_find(G->parent, G->group_of[i]), cj = cr_uf_find(G->parent, G->group_of[j]);
+    if (ci == cj) return;
+    cr_uf_union(G->parent, ci, cj);
+    G->g_again[ci] = most(G->g_again[ci], 1);
+    G->g_again[cj] = most(G->g_again[cj], 1);
 }
 
 /* Clusters whose escaped boxes overlap are joined and marked to run
- * again; returns whether any was. */
+ * again; false: out of memory. */
 static bool check_escaped(cr_world *w)
 {
     cr_event_groups *G = w->groups;
     uint32_t n = 0;
     for (uint32_t i = 0; i < w->bodies.slot_count; ++i)
-        if (G->escaped[i]) G->sweep[n++] = (cr_sweep_key){G->ext[2 * i].x, i};
-    qsort(G->sweep, n, sizeof *G->sweep, by_lo_x);
-    bool any = false;
-    for (uint32_t a = 0; a < n; ++a) {
-        uint32_t i = G->sweep[a].i;
-        for (uint32_t b = a + 1; b < n && G->sweep[b].x <= G->ext[2 * i + 1].x; ++b) {
-            uint32_t j = G->sweep[b].i;
-            uint32_t ci = cr_uf_find(G->parent, G->group_of[i]), cj = cr_uf_find(G->parent, G->group_of[j]);
-            if (ci == cj || !cr_box_overlap(G->ext[2 * i], G->ext[2 * i + 1], G->ext[2 * j], G->ext[2 * j + 1]))
-                continue;
-            cr_uf_union(G->parent, ci, cj);
-            G->g_again[ci] = most(G->g_again[ci], 1);
-            G->g_again[cj] = most(G->g_again[cj], 1);
-            any = true;
-        }
-    }
-    return any;
+        if (G->escaped[i]) G->sweep[n++] = i;
+    return cr_box_sweep_pairs(w, &G->sweeper, G->ext, G->sweep, n, join_escaped, G);
 }
 
 /* Joins the clusters that must run together, marks at each root whether
- * it runs again (and sets G->root); returns whether any does. */
-static bool join(cr_world *w, uint32_t groups)
+ * it runs again (and sets G->root), *again: whether any does; false: out
+ * of memory. */
+static bool join(cr_world *w, uint32_t groups, bool *again)
 {
     cr_event_groups *G = w->groups;
     uint32_t *p = G->parent;
     for (uint32_t g = 0; g < groups; ++g) /* a run that met another group's body */
         if (G->g_again[g] && G->g_foreign[g] != UINT32_MAX) cr_uf_union(p, g, G->group_of[G->g_foreign[g]]);
-    check_escaped(w);
+    if (!check_escaped(w)) return false;
     for (uint32_t g = 0; g < groups; ++g) {
         uint32_t r = cr_uf_find(p, g);
         G->g_again[r] = most(G->g_again[r], G->g_again[g]);
@@ -295,7 +288,8 @@ static bool join(cr_world *w, uint32_t groups)
         G->root[g] = cr_uf_find(p, g);
         any |= G->g_again[G->root[g]] != 0;
     }
-    return any;
+    *again = any;
+    return true;
 }
 
 static bool reserve(cr_world *w, uint32_t slots, uint32_t events)
@@ -435,7 +429,10 @@ bool cr_events_grouped(cr_world *w)
     /* groups that met another: joined with it and run again, together, on
      * this thread, until none does */
     uint32_t rerun = 0;
-    while (join(w, groups)) {
+    for (;;) {
+        bool again;
+        if (!join(w, groups, &again)) return false;
+        if (!again) break;
         for (uint32_t g = 0; g < groups; ++g) G->next[g] = UINT32_MAX;
         for (uint32_t g = groups; g-- > 0;) {
             if (!G->g_again[G->root[g]]) continue;
@@ -492,6 +489,7 @@ void cr_events_groups_free(cr_world *w)
         cr_free(w, G->runs[k].escaped);
         cr_free(w, G->runs[k].reads);
     }
+    cr_box_sweep_free(w, &G->sweeper);
     cr_free(w, G);
     w->groups = NULL;
 }

@@ -1,25 +1,69 @@
 /* Stage 5, finish: every body to the end of the step, position projection
  * (seed 000 c.5-c.6, eq. 5.27/5.28 with k_p; projection.c), and the
  * finiteness check. */
+#include "dem_internal.h"
 #include "world_internal.h"
 
-static double max_penetration(const cr_world *w)
+/* The deepest overlap among broad pairs [k0, k1) and the dynamic bodies'
+ * plane penetrations of slots [i0, i1), from 0. */
+static double deepest(const cr_world *w, uint32_t k0, uint32_t k1, uint32_t i0, uint32_t i1)
 {
     const cr_bodies *b = &w->bodies;
     double worst = 0.0;
-    for (uint32_t k = 0; k < w->broad.pair_count; ++k) {
+    for (uint32_t k = k0; k < k1; ++k) {
         uint32_t i = w->broad.pairs[k].a, j = w->broad.pairs[k].b;
         double reach = b->radius[i] + b->radius[j];
         /* apart (with room for rounding): nothing to add */
         if (cr_v3_len2(cr_v3_sub(b->x[i], b->x[j])) > reach * reach * (1.0 + 1e-9)) continue;
         worst = fmax(worst, cr_overlap_sphere_sphere(b->x[i], b->radius[i], b->x[j], b->radius[j], NULL));
     }
-    for (uint32_t i = 0; i < b->slot_count; ++i) {
+    for (uint32_t i = i0; i < i1; ++i) {
         if (!cr_slot_alive(b, i) || !cr_slot_dynamic(b, i)) continue;
         for (uint32_t k = 0; k < w->planes.count; ++k)
             worst = fmax(worst, cr_penetration_sphere_plane(b->x[i], b->radius[i], w->planes.def[k].point,
                                                             w->planes.def[k].normal));
     }
+    return worst;
+}
+
+/* Pairs, or bodies, per work item of the deepest overlap: fixed, not a
+ * function of the workers. */
+#define CR_DEEPEST_CHUNK 4096u
+
+typedef struct deepest_run {
+    const cr_world *w;
+    uint32_t pair_items;   /* items [0, pair_items) take pairs, the rest bodies */
+    double worst[64];      /* each worker's deepest */
+} deepest_run;
+
+static void deepest_items(uint32_t start, uint32_t end, uint32_t worker, void *ctx)
+{
+    deepest_run *r = ctx;
+    uint32_t pairs = r->w->broad.pair_count, slots = r->w->bodies.slot_count;
+    for (uint32_t c = start; c < end; ++c) {
+        double d;
+        if (c < r->pair_items) {
+            uint32_t k1 = (c + 1) * CR_DEEPEST_CHUNK < pairs ? (c + 1) * CR_DEEPEST_CHUNK : pairs;
+            d = deepest(r->w, c * CR_DEEPEST_CHUNK, k1, 0, 0);
+        } else {
+            uint32_t i0 = (c - r->pair_items) * CR_DEEPEST_CHUNK;
+            d = deepest(r->w, 0, 0, i0, i0 + CR_DEEPEST_CHUNK < slots ? i0 + CR_DEEPEST_CHUNK : slots);
+        }
+        r->worst[worker] = fmax(r->worst[worker], d);
+    }
+}
+
+/* The step's deepest overlap (the max_penetration stat): over the workers
+ * with threads, each its own maximum joined after; a maximum (fmax from
+ * 0, which no NaN and no -0 can win) is the same for any split. */
+double cr_max_penetration(cr_world *w)
+{
+    uint32_t pairs = w->broad.pair_count, slots = w->bodies.slot_count;
+    if (!cr_parallel(w) || pairs + slots <= 2 * CR_DEEPEST_CHUNK) return deepest(w, 0, pairs, 0, slots);
+    deepest_run r = {w, (pairs + CR_DEEPEST_CHUNK - 1) / CR_DEEPEST_CHUNK, {0.0}};
+    cr_run_items(w, deepest_items, r.pair_items + (slots + CR_DEEPEST_CHUNK - 1) / CR_DEEPEST_CHUNK, &r);
+    double worst = 0.0;
+    for (uint32_t k = 0; k < 64; ++k) worst = fmax(worst, r.worst[k]);
     return worst;
 }
 
@@ -84,7 +128,7 @@ cr_status cr_stage_finish(cr_world *w)
     if (surfaces) cap_surface_energy(w);
     s = cr_check_finite(w, "");
     if (s != CR_OK) return s;
-    w->stats.max_penetration = max_penetration(w);
+    w->stats.max_penetration = cr_max_penetration(w);
     w->steps++;
     w->time = w->time_base + (double)(w->steps - w->steps_base) * w->def.dt;
     return CR_OK;

@@ -24,6 +24,7 @@
  */
 #include <math.h>
 
+#include "dem_internal.h"
 #include "world_internal.h"
 
 void cr_rest_add(cr_world *w, uint32_t i, cr_vec3 n)
@@ -99,31 +100,77 @@ bool cr_rest_flying_on(const cr_world *w, uint32_t i, uint32_t j)
            b->surface[j] != CR_NO_SURFACE;
 }
 
+/* Broad pairs per work item of the touching test: fixed, not a function
+ * of the workers. */
+#define CR_LEAN_CHUNK 1024u
+
+/* Pair k's gap when one of its balls is on a surface, else INFINITY
+ * (never leaning). Reads the bodies only. */
+static double pair_gap(const cr_world *w, uint32_t k)
+{
+    const cr_bodies *b = &w->bodies;
+    uint32_t i = w->broad.pairs[k].a, j = w->broad.pairs[k].b;
+    if (b->surface[i] == CR_NO_SURFACE && b->surface[j] == CR_NO_SURFACE) return INFINITY;
+    return -cr_overlap_sphere_sphere(b->x[i], b->radius[i], b->x[j], b->radius[j], NULL);
+}
+
+static void gap_items(uint32_t start, uint32_t end, uint32_t worker, void *ctx)
+{
+    (void)worker;
+    cr_world *w = ctx;
+    uint32_t count = w->broad.pair_count;
+    for (uint32_t c = start; c < end; ++c) {
+        uint32_t last = (c + 1) * CR_LEAN_CHUNK < count ? (c + 1) * CR_LEAN_CHUNK : count;
+        for (uint32_t k = c * CR_LEAN_CHUNK; k < last; ++k) w->pair_time[k] = pair_gap(w, k);
+    }
+}
+
+/* Ball i's walls, and its plan again when it leans on anything: it writes
+ * ball i only (cr_run_balls: over the workers). */
+static void lean_one(cr_world *w, uint32_t i)
+{
+    cr_bodies *b = &w->bodies;
+    if (!cr_slot_alive(b, i) || !cr_slot_dynamic(b, i)) return;
+    if (b->surface[i] != CR_NO_SURFACE)
+        for (uint32_t k = 0; k < w->planes.count; ++k) {
+            const cr_plane_def *pl = &w->planes.def[k];
+            if (leaning(-cr_penetration_sphere_plane(b->x[i], b->radius[i], pl->point, pl->normal), b->radius[i]))
+                cr_rest_add(w, i, pl->normal);
+        }
+    if (b->rest[i].count == 0) return;
+    cr_body_plan(w, i);
+    b->replanned[i] = 1;
+}
+
 cr_status cr_surface_resting_contacts(cr_world *w)
 {
     cr_bodies *b = &w->bodies;
     if (w->surfaces.count == 0) return CR_OK;
-    for (uint32_t k = 0; k < w->broad.pair_count; ++k) {
+    /* Touching pairs: their gaps over the workers into w->pair_time
+     * (scratch here; the events stage fills it anew), then each ball's
+     * directions added in the pairs' order, as one pass would. */
+    uint32_t pairs = w->broad.pair_count;
+    bool spread = cr_parallel(w) && pairs > CR_LEAN_CHUNK;
+    if (spread) {
+        if (!cr_grow(w, (void **)&w->pair_time, &w->pair_time_capacity, pairs, sizeof *w->pair_time))
+            return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "contacts: out of memory");
+        cr_run_items(w, gap_items, (pairs + CR_LEAN_CHUNK - 1) / CR_LEAN_CHUNK, w);
+    }
+    for (uint32_t k = 0; k < pairs; ++k) {
         uint32_t i = w->broad.pairs[k].a, j = w->broad.pairs[k].b;
-        bool on_i = b->surface[i] != CR_NO_SURFACE, on_j = b->surface[j] != CR_NO_SURFACE;
-        if (!on_i && !on_j) continue;
-        cr_vec3 n;
-        double gap = -cr_overlap_sphere_sphere(b->x[i], b->radius[i], b->x[j], b->radius[j], &n);
+        double gap = spread ? w->pair_time[k] : pair_gap(w, k);
         if (!leaning(gap, b->radius[i] + b->radius[j])) continue;
+        cr_vec3 n;
+        cr_overlap_sphere_sphere(b->x[i], b->radius[i], b->x[j], b->radius[j], &n);
+        bool on_i = b->surface[i] != CR_NO_SURFACE, on_j = b->surface[j] != CR_NO_SURFACE;
         if ((on_i && cr_slot_dynamic(b, i)) || cr_rest_flying_on(w, i, j)) cr_rest_add(w, i, n);
         if ((on_j && cr_slot_dynamic(b, j)) || cr_rest_flying_on(w, j, i)) cr_rest_add(w, j, cr_v3_neg(n));
     }
+    /* The walls and the new plans over the workers; the grid grown after,
+     * in slot order (it may index itself again). */
+    cr_run_balls(w, lean_one);
     for (uint32_t i = 0; i < b->slot_count; ++i) {
-        if (!cr_slot_alive(b, i) || !cr_slot_dynamic(b, i)) continue;
-        if (b->surface[i] != CR_NO_SURFACE)
-            for (uint32_t k = 0; k < w->planes.count; ++k) {
-                const cr_plane_def *pl = &w->planes.def[k];
-                if (leaning(-cr_penetration_sphere_plane(b->x[i], b->radius[i], pl->point, pl->normal), b->radius[i]))
-                    cr_rest_add(w, i, pl->normal);
-            }
-        if (b->rest[i].count == 0) continue;
-        cr_body_plan(w, i);
-        b->replanned[i] = 1;
+        if (!cr_slot_alive(b, i) || !cr_slot_dynamic(b, i) || b->rest[i].count == 0) continue;
         double dt = w->def.dt, pad = b->radius[i] * (1.0 + 1e-3);
         cr_vec3 x0 = b->x[i], x1 = cr_body_position_at(w, i, dt);
         if (!cr_broad_extend(w, &w->broad, i, cr_v3_sub(cr_v3_min(x0, x1), cr_v3(pad, pad, pad)),

@@ -1,6 +1,46 @@
 /* Stage 2, broad phase: each body's box over the whole step, then the grid. */
+#include "dem_internal.h"
 #include "rigid.h"
 #include "world_internal.h"
+
+/* The boxes of slots [i0, i1); returns the largest size the box function
+ * gave (0 for none). */
+static double boxes_of(cr_world *w, cr_body_box_fn *box, uint32_t i0, uint32_t i1)
+{
+    const cr_bodies *b = &w->bodies;
+    cr_broad_phase *bp = &w->broad;
+    double rmax = 0.0;
+    for (uint32_t i = i0; i < i1; ++i) {
+        if (!cr_slot_alive(b, i)) {
+            bp->lo[i] = cr_v3(1.0, 0.0, 0.0); /* empty box: skipped */
+            bp->hi[i] = cr_v3(0.0, 0.0, 0.0);
+            continue;
+        }
+        double r = box(w, i, &bp->lo[i], &bp->hi[i]);
+        if (r > rmax) rmax = r;
+    }
+    return rmax;
+}
+
+/* Bodies per work item of the boxes: fixed, not a function of the workers. */
+#define CR_BOX_CHUNK 4096u
+
+typedef struct box_run {
+    cr_world *w;
+    cr_body_box_fn *box;
+    double rmax[64]; /* each worker's largest: a maximum is the same for any split */
+} box_run;
+
+static void box_items(uint32_t start, uint32_t end, uint32_t worker, void *ctx)
+{
+    box_run *r = ctx;
+    uint32_t n = r->w->bodies.slot_count;
+    for (uint32_t c = start; c < end; ++c) {
+        uint32_t i1 = (c + 1) * CR_BOX_CHUNK < n ? (c + 1) * CR_BOX_CHUNK : n;
+        double m = boxes_of(r->w, r->box, c * CR_BOX_CHUNK, i1);
+        if (m > r->rmax[worker]) r->rmax[worker] = m;
+    }
+}
 
 cr_status cr_broad_phase_boxes(cr_world *w, cr_body_box_fn *box)
 {
@@ -9,14 +49,13 @@ cr_status cr_broad_phase_boxes(cr_world *w, cr_body_box_fn *box)
     uint32_t n = b->slot_count;
     if (!cr_broad_reserve(w, bp, n)) return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "broad phase: out of memory");
     double rmax = 0.0;
-    for (uint32_t i = 0; i < n; ++i) {
-        if (!cr_slot_alive(b, i)) {
-            bp->lo[i] = cr_v3(1.0, 0.0, 0.0); /* empty box: skipped */
-            bp->hi[i] = cr_v3(0.0, 0.0, 0.0);
-            continue;
-        }
-        double r = box(w, i, &bp->lo[i], &bp->hi[i]);
-        if (r > rmax) rmax = r;
+    if (cr_parallel(w) && n > CR_BOX_CHUNK) { /* each body's box on its own (the box functions are pure) */
+        box_run r = {w, box, {0.0}};
+        cr_run_items(w, box_items, (n + CR_BOX_CHUNK - 1) / CR_BOX_CHUNK, &r);
+        for (uint32_t k = 0; k < 64; ++k)
+            if (r.rmax[k] > rmax) rmax = r.rmax[k];
+    } else {
+        rmax = boxes_of(w, box, 0, n);
     }
     bp->size_hint = rmax > 0.0 ? 2.0 * rmax * 1.25 : 1.0;
     if (!cr_broad_build(w, bp, n)) return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "broad phase: out of memory");

@@ -466,6 +466,41 @@ cr_closest cr_surface_closest_eval(const cr_surface *s, cr_vec3 p, double u0, do
 
 static bool same_bits(double a, double b) { return memcmp(&a, &b, sizeof a) == 0; }
 
+/* Graphs over (x, y): su = (1, 0, z_x), sv = (0, 1, z_y), the second
+ * derivatives along z only (surface_builtin.c writes those 0s and 1s). */
+static bool graph(const cr_surface *s) { return s->def.type == CR_SURFACE_HILLS || s->def.type == CR_SURFACE_BOWL; }
+
+static void memo_keep(const cr_surface *s, cr_closest_memo *m, const cr_surface_eval *e)
+{
+    if (!graph(s)) return;
+    double *g = m->graph;
+    g[0] = e->s.x;
+    g[1] = e->s.y;
+    g[2] = e->s.z;
+    g[3] = e->su.z;
+    g[4] = e->sv.z;
+    g[5] = e->suu.z;
+    g[6] = e->suv.z;
+    g[7] = e->svv.z;
+}
+
+/* The surface at the memo's (u, v): from its numbers (a graph), else
+ * evaluated again. */
+static void memo_eval(const cr_surface *s, const cr_closest_memo *m, cr_surface_eval *e)
+{
+    if (!graph(s)) {
+        cr_surface_eval_raw(s, m->u, m->v, e);
+        return;
+    }
+    const double *g = m->graph;
+    e->s = cr_v3(g[0], g[1], g[2]);
+    e->su = cr_v3(1, 0, g[3]);
+    e->sv = cr_v3(0, 1, g[4]);
+    e->suu = cr_v3(0, 0, g[5]);
+    e->suv = cr_v3(0, 0, g[6]);
+    e->svv = cr_v3(0, 0, g[7]);
+}
+
 cr_closest cr_surface_closest_memo(const cr_surface *s, uint32_t surface, cr_closest_memo *m, cr_vec3 p, double u0,
                                    double v0, double tol, cr_surface_eval *at)
 {
@@ -480,12 +515,14 @@ cr_closest cr_surface_closest_memo(const cr_surface *s, uint32_t surface, cr_clo
         c.v = m->v;
         c.iterations = m->iterations;
         c.converged = m->converged;
-        *at = m->at;
+        memo_eval(s, m, at);
     } else {
         c = start(s, u0, v0);
         bool there = known && same_bits(c.u, m->u) && same_bits(c.v, m->v); /* starts where the last ended */
-        search(s, p, tol, there ? &m->at : NULL, &c, at);
-        m->at = *at;
+        cr_surface_eval first;
+        if (there) memo_eval(s, m, &first);
+        search(s, p, tol, there ? &first : NULL, &c, at);
+        memo_keep(s, m, at);
         m->query = q;
         m->u = c.u;
         m->v = c.v;

@@ -300,6 +300,9 @@ cr_status cr_stage_broad_phase(cr_world *w);
 cr_status cr_stage_contacts(cr_world *w);
 cr_status cr_stage_events(cr_world *w);
 cr_status cr_stage_finish(cr_world *w);
+/* The finish's max_penetration stat: the deepest overlap of the broad
+ * pairs and of the dynamic bodies with the planes, from 0 (finish.c). */
+double cr_max_penetration(cr_world *w);
 /* Position projection of sphere worlds (projection.c, seed 000 c.5). */
 cr_status cr_project_positions(cr_world *w);
 /* shock propagation for the extra projection passes (projection_order.c) */

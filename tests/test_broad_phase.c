@@ -3,7 +3,7 @@
  * a query finds exactly the boxes brute force finds, and
  * cr_world_max_overlap agrees with the all-pairs maximum; over the
  * workers (1, 2, 3 threads, a task system that runs the items backwards) it
- * lists the same pairs in the same order. */
+ * takes the same boxes and lists the same pairs in the same order. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -101,7 +101,9 @@ static void test_max_overlap_matches_brute_force(void **state)
     }
 }
 
-/* The pair search over the workers (cr_broad_build: work items of 1024
+/* The boxes over the workers (cr_broad_phase_boxes, items of 4,096 bodies,
+ * each worker's largest radius) are the same bits, and the pair search
+ * over them (cr_broad_build: work items of 1024
  * bodies, their lists joined in order) lists the same pairs in the same
  * order as one pass, with 2 and 3 threads and with a task system that runs
  * the items backwards, dense and hashed, on the first build (each item's
@@ -111,7 +113,8 @@ static void test_threads_list_the_same_pairs(void **state)
     (void)state;
     uint64_t seed = 21;
     for (int round = 0; round < 4; ++round) {
-        int n = 2500 + (int)test_rand(&seed, 0, 2000);
+        /* from round 2 over 4,096 bodies: the boxes, too, over the workers */
+        int n = (round < 2 ? 2500 : 4200) + (int)test_rand(&seed, 0, 2000);
         uint64_t start = seed;
         cr_world *w[4];
         int enqueued = 0;
@@ -123,8 +126,8 @@ static void test_threads_list_the_same_pairs(void **state)
             w[k] = make_world_def(&d);
             seed = start;
             for (int i = 0; i < n; ++i)
-                add_sphere(w[k], test_rand_vec(&seed, -0.6, 0.6), test_rand_vec(&seed, -1, 1), 0.05, 1.0,
-                           CR_INERTIA_SOLID, 0.5, 0.3);
+                add_sphere(w[k], test_rand_vec(&seed, -0.6, 0.6), test_rand_vec(&seed, -1, 1),
+                           i == n - 1 ? 0.07 : 0.05, 1.0, CR_INERTIA_SOLID, 0.5, 0.3); /* the largest last */
             if (round % 2) /* a far body: the hashed grid */
                 add_sphere(w[k], cr_v3(1e4, -1e4, 1e4), cr_v3_zero(), 0.05, 1.0, CR_INERTIA_SOLID, 0.5, 0.3);
         }
@@ -143,6 +146,9 @@ static void test_threads_list_the_same_pairs(void **state)
             const cr_broad_phase *b0 = &w[0]->broad;
             assert_true(b0->pair_count > 3 * 1024); /* rooms of 64 a work item overflow at first */
             for (int k = 1; k < 4; ++k) {
+                assert_memory_equal(w[k]->broad.lo, b0->lo, sizeof *b0->lo * b0->n);
+                assert_memory_equal(w[k]->broad.hi, b0->hi, sizeof *b0->hi * b0->n);
+                assert_memory_equal(&w[k]->broad.size_hint, &b0->size_hint, sizeof b0->size_hint);
                 assert_int_equal(w[k]->broad.pair_count, b0->pair_count);
                 assert_memory_equal(w[k]->broad.pairs, b0->pairs, sizeof *b0->pairs * b0->pair_count);
             }

@@ -6,7 +6,9 @@
  * closest-point count for 1 worker (the one time-ordered loop), 2 and 3
  * workers, and a task system that runs the items backwards. Groups that
  * meet each other within a step are run again: the test asks that some
- * were, so that putting bodies back is checked too. */
+ * were, so that putting bodies back is checked too. The contacts stage's
+ * leaning balls (rolling_rest.c: the touching pairs and the new plans over
+ * the workers) are covered by the same comparison. */
 #include <string.h>
 
 #include "boiling_scene.h"
@@ -34,11 +36,12 @@ static void test_same_bits_any_workers(void **state)
     (void)state;
     int enqueued = 0;
     cr_world *w[4] = {boiling(1, NULL), boiling(2, NULL), boiling(3, NULL), boiling(2, &enqueued)};
-    uint64_t impacts = 0, groups = 0, rerun = 0;
+    uint64_t impacts = 0, groups = 0, rerun = 0, most_pairs = 0;
     for (int step = 0; step < 60; ++step) {
         for (int k = 0; k < 4; ++k) assert_int_equal(cr_world_step(w[k]), CR_OK);
         const cr_step_stats *s0 = cr_world_stats(w[0]);
         impacts += s0->events;
+        if (s0->candidate_pairs > most_pairs) most_pairs = s0->candidate_pairs;
         assert_int_equal(s0->event_groups, 0); /* one worker: the one loop */
         for (int k = 1; k < 4; ++k) {
             const cr_step_stats *sk = cr_world_stats(w[k]);
@@ -54,12 +57,15 @@ static void test_same_bits_any_workers(void **state)
             }
         }
     }
-    print_message("event groups: %llu impacts, %llu groups with events, %llu run again\n",
-                  (unsigned long long)impacts, (unsigned long long)groups / 3, (unsigned long long)rerun / 3);
+    print_message("event groups: %llu impacts, %llu groups with events, %llu run again, up to %llu broad pairs\n",
+                  (unsigned long long)impacts, (unsigned long long)groups / 3, (unsigned long long)rerun / 3,
+                  (unsigned long long)most_pairs);
     assert_true(impacts > 1000);
     assert_true(groups > 3 * 60 * 20); /* many groups a step */
     assert_true(rerun > 0);            /* and some met another */
     assert_true(enqueued > 0);
+    assert_true(most_pairs > 1024); /* the contacts stage's touching test over the workers
+                                           (rolling_rest.c: items of 1,024 broad pairs) */
     for (int k = 0; k < 4; ++k) cr_world_destroy(w[k]);
 }
 
