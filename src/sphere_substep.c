@@ -35,7 +35,8 @@
  * missed the cache and ran no faster than the plain loop; as structures,
  * four points took 4x4 transposes). Every pass that is not coloured (the
  * bodies' load, gravity, positions and store; the contacts' pairs, set-up
- * and impulses) runs over the workers too; restitution stays serial. */
+ * and impulses) runs over the workers too, and restitution is a coloured
+ * pass (the serial sweep's order is the colours'). */
 #include <stdint.h>
 #include <string.h>
 
@@ -265,11 +266,14 @@ static void prepare_points(cr_world *w, cr_sphere_substep *s, double substeps, u
 }
 
 /* As cr_soft_restitution: vn' = -e vn0 on points that approached faster
- * than threshold at the step's start and took impulse; serially, in the
- * points' (colour) order. */
-static void restitution(sphere_body *sb, cr_sphere_quad *q, cr_sphere_totals *st, uint32_t slots, double threshold)
+ * than threshold at the step's start and took impulse; slots [begin, end)
+ * of one colour, in order. The serial sweep in slot (colour) order is the
+ * Gauss-Seidel order; a colour's points share no moving body, so its
+ * slots split over the workers give the same bits (as the solve passes). */
+static void restitution(sphere_body *sb, cr_sphere_quad *q, cr_sphere_totals *st, uint32_t begin, uint32_t end,
+                        double threshold)
 {
-    for (uint32_t k = 0; k < slots; ++k) {
+    for (uint32_t k = begin; k < end; ++k) {
         cr_sphere_totals *t = &st[k / 4];
         uint32_t l = k % 4;
         if (t->e[l] == 0.0 || t->vn0[l] > -threshold || t->n[l] == 0.0) continue; /* pads: e = 0 */
@@ -281,10 +285,11 @@ static void restitution(sphere_body *sb, cr_sphere_quad *q, cr_sphere_totals *st
         q[k / 4].lambda_n[l] = next;
         t->n[l] += d;
         /* normal impulse d on a at the point, minus that on b (no turn:
-         * the normal row moves no spin) */
+         * the normal row moves no spin); a body that cannot move is not
+         * written (points of one colour on several workers may share it) */
         cr_vec3 P = cr_v3_scale(p.n, d);
-        A->v = cr_v3_madd(A->v, P, A->inv_mass);
-        B->v = cr_v3_madd(B->v, P, -B->inv_mass);
+        if (A->inv_mass > 0.0) A->v = cr_v3_madd(A->v, P, A->inv_mass);
+        if (B->inv_mass > 0.0) B->v = cr_v3_madd(B->v, P, -B->inv_mass);
     }
 }
 
@@ -346,7 +351,7 @@ typedef enum pass_kind {
     /* over the contacts (items of CR_SPHERE_CONTACT_ITEM) */
     PASS_CONTACTS, PASS_PAIRS = PASS_CONTACTS, PASS_PREPARE, PASS_STORE_CONTACTS,
     /* coloured, over a colour's points (items of CR_SPHERE_POINT_ITEM) */
-    PASS_WARM_START, PASS_SOLVE
+    PASS_WARM_START, PASS_SOLVE, PASS_RESTITUTION
 } pass_kind;
 
 typedef struct pass {
@@ -388,7 +393,9 @@ static void pass_items(uint32_t start, uint32_t end, uint32_t worker, void *ctx)
     uint32_t first = start * CR_SPHERE_POINT_ITEM, last = end * CR_SPHERE_POINT_ITEM;
     if (last > p->sec.count) last = p->sec.count;
     first += p->sec.begin, last += p->sec.begin;
-    if (p->kind == PASS_WARM_START)
+    if (p->kind == PASS_RESTITUTION)
+        restitution(s->bodies, s->quads, s->totals, first, last, p->w->resting_speed);
+    else if (p->kind == PASS_WARM_START)
         (p->sec.lanes ? cr_sphere_warm_start_avx2 : cr_sphere_warm_start)(s->bodies, s->quads, first, last);
     else
         (p->sec.lanes ? cr_sphere_solve_avx2 : cr_sphere_solve)(s->bodies, s->quads, first, last, &p->solve);
@@ -439,7 +446,7 @@ cr_status cr_sphere_substep_solve(cr_world *w)
         p.solve.use_bias = false, p.solve.totals = s->totals;
         coloured_pass(&p, PASS_SOLVE, avx2);
     }
-    restitution(s->bodies, s->quads, s->totals, s->slots.run_count, w->resting_speed);
+    coloured_pass(&p, PASS_RESTITUTION, avx2);
     run_pass(&p, PASS_STORE_BODIES);
     run_pass(&p, PASS_STORE_CONTACTS);
     return CR_OK;
