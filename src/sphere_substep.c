@@ -70,8 +70,8 @@ typedef struct cr_sphere_substep {
     cr_sphere_totals *totals;  /* the same slots' */
     uint32_t *slot_contact;    /* per slot: its contact, or CR_SPHERE_PAD */
     uint32_t *contact_slot;    /* per contact: its slot */
-    uint32_t *mask;      /* per body: the colours of its points (cr_soft_colour_pairs' scratch) */
-    uint8_t *colour;     /* per point (cr_soft_colour_pairs' scratch) */
+    uint32_t *mask;      /* per body: the colours of its points (cr_soft_colour_masked's; set by load_bodies) */
+    uint8_t *colour;     /* per point (cr_soft_colour_masked's scratch) */
     uint32_t *run_start, *order;
     cr_soft_colours colours;
     /* the colours' sections in slots: start[c] (a multiple of 4 for a
@@ -158,9 +158,11 @@ static cr_sphere_substep *ensure(cr_world *w, uint32_t bodies, uint32_t points)
 
 /* As rigid_substep.c's load_bodies, bodies [begin, end): a body the
  * solver moves gets its inverse mass and inertia; a kinematic one keeps
- * its velocity; entry slot_count is the world (planes). */
-static void load_bodies(const cr_world *w, sphere_body *sb, cr_sphere_shift *shift, cr_vec3 *spin, uint32_t begin,
-                        uint32_t end)
+ * its velocity; entry slot_count is the world (planes). Each body's
+ * colouring mask too (cr_soft_colour_masked: 0, or CR_SOFT_FIXED where it
+ * does not move). */
+static void load_bodies(const cr_world *w, sphere_body *sb, cr_sphere_shift *shift, cr_vec3 *spin, uint32_t *mask,
+                        uint32_t begin, uint32_t end)
 {
     const cr_bodies *b = &w->bodies;
     uint32_t n = b->slot_count;
@@ -169,11 +171,13 @@ static void load_bodies(const cr_world *w, sphere_body *sb, cr_sphere_shift *shi
         memset(s, 0, sizeof *s);
         memset(&shift[i], 0, sizeof shift[i]);
         if (i < n) spin[i] = cr_v3_zero();
+        mask[i] = CR_SOFT_FIXED;
         if (i == n || !cr_slot_alive(b, i)) continue;
         if (cr_rigid_moves(b, i)) {
             s->inv_mass = b->inv_mass[i];
             s->inv_inertia = b->inv_inertia[i];
         }
+        if (s->inv_mass > 0.0) mask[i] = 0; /* as cr_soft_colour_pairs' test */
         if (b->type[i] != CR_BODY_STATIC && !b->asleep[i]) {
             s->v = b->v[i];
             s->w = b->w[i];
@@ -374,7 +378,7 @@ static void pass_items(uint32_t start, uint32_t end, uint32_t worker, void *ctx)
         uint32_t n = p->w->bodies.slot_count, first = start * CR_SPHERE_BODY_ITEM, last = end * CR_SPHERE_BODY_ITEM;
         if (last > n) last = n;
         switch (p->kind) {
-        case PASS_LOAD_BODIES: load_bodies(p->w, s->bodies, s->shift, s->spin, first, last); break;
+        case PASS_LOAD_BODIES: load_bodies(p->w, s->bodies, s->shift, s->spin, s->mask, first, last); break;
         case PASS_GRAVITY: integrate_velocities(p->w, s->bodies, p->h, first, last); break;
         case PASS_POSITIONS: integrate_positions(p->w, s->bodies, s->shift, s->spin, p->h, first, last); break;
         default: store_bodies(p->w, s, first, last); break;
@@ -429,10 +433,9 @@ cr_status cr_sphere_substep_solve(cr_world *w)
     cr_soft_contact_softness(w->def.contact_hertz, w->def.contact_damping_ratio, h, soft);
     pass p = {w, s, PASS_LOAD_BODIES, {0, 0, false}, {s->shift, {soft[0], soft[1]}, inv_h, true, NULL}, h, S};
     run_pass(&p, PASS_LOAD_BODIES);
-    load_bodies(w, s->bodies, s->shift, s->spin, nb, nb + 1); /* the world's */
+    load_bodies(w, s->bodies, s->shift, s->spin, s->mask, nb, nb + 1); /* the world's */
     run_pass(&p, PASS_PAIRS);
-    cr_soft_colour_pairs(&s->bodies->inv_mass, sizeof *s->bodies, nb + 1, s->pairs, 2 * sizeof *s->pairs, nc, false,
-                         s->mask, s->colour, &s->colours);
+    cr_soft_colour_masked(s->pairs, 2 * sizeof *s->pairs, nc, false, s->mask, s->colour, &s->colours);
     lay_out_slots(s, nb);
     run_pass(&p, PASS_PREPARE);
     bool avx2 = cr_use_avx2(r->substep_portable);
