@@ -123,5 +123,12 @@ void cr_sphere_solve(cr_sphere_body *sb, cr_sphere_quad *q, uint32_t begin, uint
 void cr_sphere_warm_start_avx2(cr_sphere_body *sb, const cr_sphere_quad *q, uint32_t begin, uint32_t end);
 void cr_sphere_solve_avx2(cr_sphere_body *sb, cr_sphere_quad *q, uint32_t begin, uint32_t end,
                           const cr_sphere_pass *pass);
+/* And two quads at a time on AVX-512 lanes (sphere_avx512.c; a quad left
+ * over on AVX2 lanes): only where cr_use_avx2 and cr_sphere_lanes8 (the
+ * processor has AVX-512F); elsewhere they are the plain ones. */
+bool cr_sphere_lanes8(void);
+void cr_sphere_warm_start_avx512(cr_sphere_body *sb, const cr_sphere_quad *q, uint32_t begin, uint32_t end);
+void cr_sphere_solve_avx512(cr_sphere_body *sb, cr_sphere_quad *q, uint32_t begin, uint32_t end,
+                            const cr_sphere_pass *pass);
 
 #endif

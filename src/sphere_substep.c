@@ -365,6 +365,7 @@ typedef struct pass {
     cr_soft_section sec; /* the colour's slots: [sec.begin, sec.begin + sec.count) */
     cr_sphere_pass solve;
     double h, substeps;
+    bool lanes8; /* a colour's points on AVX-512 lanes, two quads at a time (sec.lanes: on lanes) */
 } pass;
 
 /* Work items [start, end) of a pass: bodies, contacts, or points of the
@@ -400,9 +401,13 @@ static void pass_items(uint32_t start, uint32_t end, uint32_t worker, void *ctx)
     if (p->kind == PASS_RESTITUTION)
         restitution(s->bodies, s->quads, s->totals, first, last, p->w->resting_speed);
     else if (p->kind == PASS_WARM_START)
-        (p->sec.lanes ? cr_sphere_warm_start_avx2 : cr_sphere_warm_start)(s->bodies, s->quads, first, last);
+        (!p->sec.lanes ? cr_sphere_warm_start
+         : p->lanes8   ? cr_sphere_warm_start_avx512
+                       : cr_sphere_warm_start_avx2)(s->bodies, s->quads, first, last);
     else
-        (p->sec.lanes ? cr_sphere_solve_avx2 : cr_sphere_solve)(s->bodies, s->quads, first, last, &p->solve);
+        (!p->sec.lanes ? cr_sphere_solve
+         : p->lanes8   ? cr_sphere_solve_avx512
+                       : cr_sphere_solve_avx2)(s->bodies, s->quads, first, last, &p->solve);
 }
 
 /* A coloured pass of kind (soft_sections.h) over the slots. */
@@ -431,14 +436,15 @@ cr_status cr_sphere_substep_solve(cr_world *w)
     double S = (double)w->def.rigid_substeps, h = w->def.dt / S, inv_h = 1.0 / h;
     cr_soft soft[2];
     cr_soft_contact_softness(w->def.contact_hertz, w->def.contact_damping_ratio, h, soft);
-    pass p = {w, s, PASS_LOAD_BODIES, {0, 0, false}, {s->shift, {soft[0], soft[1]}, inv_h, true, NULL}, h, S};
+    bool avx2 = cr_use_avx2(r->substep_portable);
+    pass p = {w, s, PASS_LOAD_BODIES, {0, 0, false}, {s->shift, {soft[0], soft[1]}, inv_h, true, NULL}, h, S,
+              avx2 && !r->substep_lanes4 && cr_sphere_lanes8()};
     run_pass(&p, PASS_LOAD_BODIES);
     load_bodies(w, s->bodies, s->shift, s->spin, s->mask, nb, nb + 1); /* the world's */
     run_pass(&p, PASS_PAIRS);
     cr_soft_colour_masked(s->pairs, 2 * sizeof *s->pairs, nc, false, s->mask, s->colour, &s->colours);
     lay_out_slots(s, nb);
     run_pass(&p, PASS_PREPARE);
-    bool avx2 = cr_use_avx2(r->substep_portable);
     for (int i = 0; i < w->def.rigid_substeps; ++i) {
         run_pass(&p, PASS_GRAVITY);
         coloured_pass(&p, PASS_WARM_START, avx2);
