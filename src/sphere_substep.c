@@ -201,7 +201,7 @@ static void load_pairs(const cr_world *w, uint32_t *pairs, uint32_t begin, uint3
  * impulse (the passes leave every body as it is), no restitution. */
 static void pad_slot(cr_sphere_substep *s, uint32_t k, uint32_t world)
 {
-    const sphere_point pad = {world, world, cr_v3_zero(), 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, cr_v3_zero()};
+    const sphere_point pad = {world, world, cr_v3_zero(), 0.0, 0.0, 0.0, 0.0, 0.0, cr_v3_zero()};
     cr_sphere_totals *t = &s->totals[k / 4];
     uint32_t l = k % 4;
     t->n[l] = t->tx[l] = t->ty[l] = t->tz[l] = t->e[l] = t->vn0[l] = 0.0;
@@ -251,10 +251,6 @@ static void prepare_points(cr_world *w, cr_sphere_substep *s, double substeps, u
         p.ra = -cr_v3_dot(cr_v3_sub(c->point, b->x[c->a]), c->normal);
         p.rb = c->is_plane ? 0.0 : cr_v3_dot(cr_v3_sub(c->point, b->x[c->b]), c->normal);
         const sphere_body *A = &sb[p.a], *B = &sb[p.b];
-        double kn = A->inv_mass + B->inv_mass;
-        double kt = kn + p.ra * p.ra * A->inv_inertia + p.rb * p.rb * B->inv_inertia;
-        p.mass_n = kn > 0.0 ? 1.0 / kn : 0.0;
-        p.mass_t = kt > 0.0 ? 1.0 / kt : 0.0;
         p.s0 = c->separation;
         p.mu = c->friction;
         /* warm start: last step's impulses (over dt) shared out per
@@ -283,8 +279,10 @@ static void restitution(sphere_body *sb, cr_sphere_quad *q, cr_sphere_totals *st
         if (t->e[l] == 0.0 || t->vn0[l] > -threshold || t->n[l] == 0.0) continue; /* pads: e = 0 */
         sphere_point p = cr_sphere_get(q, k);
         sphere_body *A = &sb[p.a], *B = &sb[p.b];
+        double mass_n, mass_t;
+        cr_sphere_masses(A, B, p.ra, p.rb, &mass_n, &mass_t);
         double vn = cr_v3_dot(p.n, cr_v3_sub(A->v, B->v));
-        double next = fmax(p.lambda_n - p.mass_n * (vn + t->e[l] * t->vn0[l]), 0.0);
+        double next = fmax(p.lambda_n - mass_n * (vn + t->e[l] * t->vn0[l]), 0.0);
         double d = next - p.lambda_n;
         q[k / 4].lambda_n[l] = next;
         t->n[l] += d;
