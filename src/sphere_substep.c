@@ -16,7 +16,7 @@
  * kernel's pyramid needs two fixed friction directions; with a diagonal K
  * the cone is as cheap, and isotropic). The separation after the bodies'
  * displacements is s0 + n . (dp_a - dp_b) exactly to first order: a turn of
- * a sphere moves no point of the line of centres along n. A point is 112
+ * a sphere moves no point of the line of centres along n. A point is 96
  * bytes and a body 96, against 288 and 176 in the general kernel.
  *
  * Orientations: nothing here depends on them, so each sphere turns once a
@@ -26,8 +26,9 @@
  * Colours and lanes (as rigid_substep.c's): the points are coloured by
  * soft_colour.h, each point a run of its own, and the passes go colour by
  * colour, a colour's points over the workers and four at a time on AVX2
- * lanes (sphere_avx2.c), then the overflow's serially: the same bits on
- * any worker count and on AVX2 or plain. Once a step the points are set up
+ * lanes (sphere_avx2.c) or eight on AVX-512 (sphere_avx512.c), then the
+ * overflow's serially: the same bits on any worker count and on any
+ * lanes or plain. Once a step the points are set up
  * in colour order, four to a quad (sphere_points.h), each colour from a
  * quad's start and its last quad filled up with pads: a pass streams
  * through whole quads, and the lanes load a field of four points with one
@@ -71,6 +72,7 @@ typedef struct cr_sphere_substep {
     uint32_t *slot_contact;    /* per slot: its contact, or CR_SPHERE_PAD */
     uint32_t *contact_slot;    /* per contact: its slot */
     uint32_t *mask;      /* per body: the colours of its points (cr_soft_colour_masked's; set by load_bodies) */
+    uint8_t *bounce;     /* per item of the set-up: whether one of its points may take restitution */
     uint8_t *colour;     /* per point (cr_soft_colour_masked's scratch) */
     uint32_t *run_start, *order;
     cr_soft_colours colours;
@@ -80,7 +82,7 @@ typedef struct cr_sphere_substep {
     void *body_block, *shift_block, *quad_block, *total_block;
     uint32_t body_capacity, spin_capacity, pair_capacity, quad_capacity, total_capacity, slot_capacity;
     uint32_t contact_slot_capacity, shift_capacity;
-    uint32_t mask_capacity, colour_capacity, start_capacity, order_capacity;
+    uint32_t mask_capacity, colour_capacity, start_capacity, order_capacity, bounce_capacity;
 } cr_sphere_substep;
 
 void cr_sphere_substep_free(cr_world *w)
@@ -96,6 +98,7 @@ void cr_sphere_substep_free(cr_world *w)
     cr_free(w, s->slot_contact);
     cr_free(w, s->contact_slot);
     cr_free(w, s->mask);
+    cr_free(w, s->bounce);
     cr_free(w, s->colour);
     cr_free(w, s->run_start);
     cr_free(w, s->order);
@@ -147,6 +150,8 @@ static cr_sphere_substep *ensure(cr_world *w, uint32_t bodies, uint32_t points)
         !cr_grow(w, (void **)&s->slot_contact, &s->slot_capacity, slots, sizeof *s->slot_contact) ||
         !cr_grow(w, (void **)&s->contact_slot, &s->contact_slot_capacity, points, sizeof *s->contact_slot) ||
         !cr_grow(w, (void **)&s->mask, &s->mask_capacity, bodies, sizeof *s->mask) ||
+        !cr_grow(w, (void **)&s->bounce, &s->bounce_capacity, points / CR_SPHERE_CONTACT_ITEM + 1,
+                 sizeof *s->bounce) ||
         !cr_grow(w, (void **)&s->colour, &s->colour_capacity, points, sizeof *s->colour) ||
         !cr_grow(w, (void **)&s->run_start, &s->start_capacity, points + 1, sizeof *s->run_start) ||
         !cr_grow(w, (void **)&s->order, &s->order_capacity, points, sizeof *s->order))
@@ -234,9 +239,13 @@ static void lay_out_slots(cr_sphere_substep *s, uint32_t world)
 
 /* The points of contacts [begin, end), each into its slot: read in
  * contact order (the contacts are large; read in colour order, they
- * missed the cache). */
-static void prepare_points(cr_world *w, cr_sphere_substep *s, double substeps, uint32_t begin, uint32_t end)
+ * missed the cache). Whether one of them may take restitution (what
+ * restitution's test reads of it at the step's start: e > 0, approaching
+ * faster than threshold). */
+static bool prepare_points(cr_world *w, cr_sphere_substep *s, double substeps, double threshold, uint32_t begin,
+                           uint32_t end)
 {
+    bool bounce = false;
     const cr_rigid *r = w->rigid;
     const cr_bodies *b = &w->bodies;
     const sphere_body *sb = s->bodies;
@@ -262,7 +271,9 @@ static void prepare_points(cr_world *w, cr_sphere_substep *s, double substeps, u
         t->n[l] = t->tx[l] = t->ty[l] = t->tz[l] = 0.0;
         t->e[l] = c->restitution;
         t->vn0[l] = cr_v3_dot(c->normal, cr_sphere_rel_vel(A, B, &p));
+        bounce |= t->e[l] != 0.0 && !(t->vn0[l] > -threshold); /* restitution's skip, negated */
     }
+    return bounce;
 }
 
 /* As cr_soft_restitution: vn' = -e vn0 on points that approached faster
@@ -389,7 +400,10 @@ static void pass_items(uint32_t start, uint32_t end, uint32_t worker, void *ctx)
                  last = end * CR_SPHERE_CONTACT_ITEM;
         if (last > n) last = n;
         if (p->kind == PASS_PAIRS) load_pairs(p->w, s->pairs, first, last);
-        else if (p->kind == PASS_PREPARE) prepare_points(p->w, s, p->substeps, first, last);
+        else if (p->kind == PASS_PREPARE) {
+            bool bounce = prepare_points(p->w, s, p->substeps, p->w->resting_speed, first, last);
+            for (uint32_t item = start; item < end; ++item) s->bounce[item] = bounce;
+        }
         else store_contacts(p->w, s, p->substeps, first, last);
         return;
     }
@@ -453,7 +467,11 @@ cr_status cr_sphere_substep_solve(cr_world *w)
         p.solve.use_bias = false, p.solve.totals = s->totals;
         coloured_pass(&p, PASS_SOLVE, avx2);
     }
-    coloured_pass(&p, PASS_RESTITUTION, avx2);
+    /* restitution, unless no point may take it (at rest, most steps) */
+    uint8_t bounce = 0;
+    for (uint32_t item = 0; item < (nc + CR_SPHERE_CONTACT_ITEM - 1) / CR_SPHERE_CONTACT_ITEM; ++item)
+        bounce |= s->bounce[item];
+    if (bounce) coloured_pass(&p, PASS_RESTITUTION, avx2);
     run_pass(&p, PASS_STORE_BODIES);
     run_pass(&p, PASS_STORE_CONTACTS);
     return CR_OK;
