@@ -108,6 +108,7 @@ typedef struct cr_rigid {
     struct cr_sphere_substep *sphere_substep; /* the same for worlds of spheres only (sphere_substep.c) */
     struct cr_sphere_pairs *sphere_pairs; /* their broad phase's pair list with a skin (sphere_pairs.c) */
     bool substep_portable;      /* tests: the sub-stepped solve without AVX2 even where it is (the same bits) */
+    bool substep_lanes4;        /* tests: the sphere passes on AVX2 lanes even where AVX-512 is (the same bits) */
 } cr_rigid;
 
 static inline bool cr_world_is_rigid(const cr_world *w)

@@ -5,14 +5,20 @@
 #include <string.h>
 
 _Static_assert(offsetof(cr_soft_point, b) == sizeof(uint32_t), "a point starts with its bodies a, b");
-_Static_assert(CR_SOFT_COLOURS < 32, "a body's colours are the bits of a uint32_t");
+_Static_assert(CR_SOFT_COLOURS < 31, "a body's colours are the bits of a uint32_t below CR_SOFT_FIXED");
 
-/* The lowest colour in neither mask (CR_SOFT_COLOURS: none; the overflow). */
+/* The lowest colour not in used (CR_SOFT_COLOURS: none; the overflow). */
 static uint32_t free_colour(uint32_t used)
 {
-    for (uint32_t c = 0; c < CR_SOFT_COLOURS; ++c)
-        if (!(used >> c & 1u)) return c;
-    return CR_SOFT_COLOURS;
+    uint32_t free = ~used & ((1u << CR_SOFT_COLOURS) - 1u);
+    if (!free) return CR_SOFT_COLOURS;
+#if defined(__GNUC__) || defined(__clang__)
+    return (uint32_t)__builtin_ctz(free);
+#else
+    uint32_t c = 0;
+    while (!(free >> c & 1u)) ++c;
+    return c;
+#endif
 }
 
 /* Point k's body indices a, b: the first two members of its struct. */
@@ -21,16 +27,18 @@ static const uint32_t *pair_of(const void *points, size_t point_size, uint32_t k
     return (const uint32_t *)((const char *)points + (size_t)k * point_size);
 }
 
-static bool moves(const double *inv_mass, size_t body_size, uint32_t i)
-{
-    return *(const double *)((const char *)inv_mass + (size_t)i * body_size) > 0.0;
-}
-
 void cr_soft_colour_pairs(const double *inv_mass, size_t body_size, uint32_t body_count, const void *points,
                           size_t point_size, uint32_t n, bool manifolds, uint32_t *mask, uint8_t *colour,
                           cr_soft_colours *out)
 {
-    memset(mask, 0, sizeof *mask * body_count);
+    for (uint32_t i = 0; i < body_count; ++i)
+        mask[i] = *(const double *)((const char *)inv_mass + (size_t)i * body_size) > 0.0 ? 0u : CR_SOFT_FIXED;
+    cr_soft_colour_masked(points, point_size, n, manifolds, mask, colour, out);
+}
+
+void cr_soft_colour_masked(const void *points, size_t point_size, uint32_t n, bool manifolds, uint32_t *mask,
+                           uint8_t *colour, cr_soft_colours *out)
+{
     uint32_t runs = 0, size[CR_SOFT_COLOURS + 1] = {0};
     for (uint32_t k = 0; k < n; ++k) {
         const uint32_t *ab = pair_of(points, point_size, k);
@@ -39,13 +47,13 @@ void cr_soft_colour_pairs(const double *inv_mass, size_t body_size, uint32_t bod
             continue;
         /* a new run: greedy in contact order (Box2D's b2AssignJointColor /
          * contact colour). A body that cannot move is read, never written,
-         * by the passes: any number of runs of one colour may share it. */
-        uint32_t a = ab[0], b = ab[1];
-        bool ma = moves(inv_mass, body_size, a), mb = moves(inv_mass, body_size, b);
-        uint32_t c = free_colour((ma ? mask[a] : 0u) | (mb ? mask[b] : 0u));
+         * by the passes: any number of runs of one colour may share it
+         * (its mask is CR_SOFT_FIXED alone, never a colour). */
+        uint32_t a = ab[0], b = ab[1], ma = mask[a], mb = mask[b];
+        uint32_t c = free_colour((ma | mb) & ~CR_SOFT_FIXED);
         if (c < CR_SOFT_COLOURS) {
-            if (ma) mask[a] |= 1u << c;
-            if (mb) mask[b] |= 1u << c;
+            if (!(ma & CR_SOFT_FIXED)) mask[a] = ma | 1u << c;
+            if (!(mb & CR_SOFT_FIXED)) mask[b] = mb | 1u << c;
         }
         out->run_start[runs] = k;
         colour[runs++] = (uint8_t)c;

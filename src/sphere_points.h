@@ -36,8 +36,6 @@ typedef struct cr_sphere_point {
     uint32_t a, b;     /* body indices (b: the world's index for planes); first: soft_colour.h */
     cr_vec3 n;         /* from b towards a */
     double ra, rb;     /* the point is at x_a - ra n and x_b + rb n */
-    double mass_n;     /* 1 / k_nn */
-    double mass_t;     /* 1 / k_tt */
     double s0, mu;     /* separation at zero displacement; friction */
     double lambda_n;   /* impulses of one substep (accumulated, clamped) */
     cr_vec3 lambda_t;  /* tangential, in the contact plane */
@@ -47,15 +45,16 @@ typedef struct cr_sphere_point {
  * four in a row (point k is lane k % 4 of quad k / 4), so that the lanes
  * (sphere_avx2.c) load a field of four points with one load, and store
  * the impulses with one store, where the points as structures took 4x4
- * transposes. 448 bytes, 112 a point (a point's side, fixed or not, is
+ * transposes. 384 bytes, 96 a point (a point's side, fixed or not, is
  * read off its bodies' inverse masses). */
 typedef struct cr_sphere_quad {
-    /* what the warm start reads: the first five cache lines of seven */
+    /* what the warm start reads: the first five cache lines of six */
     uint32_t a[4], b[4];
     double nx[4], ny[4], nz[4], ra[4], rb[4];
     double lambda_n[4], ltx[4], lty[4], ltz[4];
-    /* and what the solve reads besides */
-    double mass_n[4], mass_t[4], s0[4], mu[4];
+    /* and what the solve reads besides (its masses 1 / k_nn, 1 / k_tt it
+     * works out from the bodies it loads: cr_sphere_masses) */
+    double s0[4], mu[4];
 } cr_sphere_quad;
 
 /* What the substeps do not read, four points to a quad as the points: the
@@ -69,10 +68,9 @@ static inline cr_sphere_point cr_sphere_get(const cr_sphere_quad *q, uint32_t k)
 {
     const cr_sphere_quad *p = &q[k / 4];
     uint32_t l = k % 4;
-    return (cr_sphere_point){p->a[l],      p->b[l],  cr_v3(p->nx[l], p->ny[l], p->nz[l]),
-                             p->ra[l],     p->rb[l], p->mass_n[l],
-                             p->mass_t[l], p->s0[l], p->mu[l],
-                             p->lambda_n[l], cr_v3(p->ltx[l], p->lty[l], p->ltz[l])};
+    return (cr_sphere_point){p->a[l],  p->b[l],  cr_v3(p->nx[l], p->ny[l], p->nz[l]),
+                             p->ra[l], p->rb[l], p->s0[l],
+                             p->mu[l], p->lambda_n[l], cr_v3(p->ltx[l], p->lty[l], p->ltz[l])};
 }
 
 static inline void cr_sphere_set_lambdas(cr_sphere_quad *q, uint32_t k, double n, cr_vec3 t)
@@ -88,7 +86,7 @@ static inline void cr_sphere_set(cr_sphere_quad *q, uint32_t k, const cr_sphere_
     uint32_t l = k % 4;
     p->a[l] = s->a, p->b[l] = s->b;
     p->nx[l] = s->n.x, p->ny[l] = s->n.y, p->nz[l] = s->n.z;
-    p->ra[l] = s->ra, p->rb[l] = s->rb, p->mass_n[l] = s->mass_n, p->mass_t[l] = s->mass_t;
+    p->ra[l] = s->ra, p->rb[l] = s->rb;
     p->s0[l] = s->s0, p->mu[l] = s->mu;
     cr_sphere_set_lambdas(q, k, s->lambda_n, s->lambda_t);
 }
@@ -103,6 +101,20 @@ typedef struct cr_sphere_pass {
     bool use_bias;
     cr_sphere_totals *totals;
 } cr_sphere_pass;
+
+/* The point's masses, 1 / k_nn and 1 / k_tt (0 where k is 0): K's diagonal
+ * (sphere_substep.c's head). Worked out at each use, from the bodies the
+ * passes load anyway, rather than kept: the quad is a cache line shorter
+ * (the passes stream through the quads). The lanes do the same
+ * operations. */
+static inline void cr_sphere_masses(const cr_sphere_body *A, const cr_sphere_body *B, double ra, double rb,
+                                    double *mass_n, double *mass_t)
+{
+    double kn = A->inv_mass + B->inv_mass;
+    double kt = kn + ra * ra * A->inv_inertia + rb * rb * B->inv_inertia;
+    *mass_n = kn > 0.0 ? 1.0 / kn : 0.0;
+    *mass_t = kt > 0.0 ? 1.0 / kt : 0.0;
+}
 
 /* The point's relative velocity at the contact: v_a - v_b - W x n with
  * W = ra w_a + rb w_b (w x r_a = -ra w x n, w x r_b = rb w x n). */
@@ -123,5 +135,12 @@ void cr_sphere_solve(cr_sphere_body *sb, cr_sphere_quad *q, uint32_t begin, uint
 void cr_sphere_warm_start_avx2(cr_sphere_body *sb, const cr_sphere_quad *q, uint32_t begin, uint32_t end);
 void cr_sphere_solve_avx2(cr_sphere_body *sb, cr_sphere_quad *q, uint32_t begin, uint32_t end,
                           const cr_sphere_pass *pass);
+/* And two quads at a time on AVX-512 lanes (sphere_avx512.c; a quad left
+ * over on AVX2 lanes): only where cr_use_avx2 and cr_sphere_lanes8 (the
+ * processor has AVX-512F); elsewhere they are the plain ones. */
+bool cr_sphere_lanes8(void);
+void cr_sphere_warm_start_avx512(cr_sphere_body *sb, const cr_sphere_quad *q, uint32_t begin, uint32_t end);
+void cr_sphere_solve_avx512(cr_sphere_body *sb, cr_sphere_quad *q, uint32_t begin, uint32_t end,
+                            const cr_sphere_pass *pass);
 
 #endif

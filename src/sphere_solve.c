@@ -45,14 +45,16 @@ void cr_sphere_solve(cr_sphere_body *sb, cr_sphere_quad *q, uint32_t begin, uint
             mass_scale = sf->mass_scale;
             impulse_scale = sf->impulse_scale;
         }
+        double mass_n, mass_t;
+        cr_sphere_masses(A, B, p->ra, p->rb, &mass_n, &mass_t);
         cr_vec3 vrel = cr_sphere_rel_vel(A, B, p);
         double un = cr_v3_dot(p->n, vrel);
-        double next = p->lambda_n - p->mass_n * (mass_scale * un + bias) - impulse_scale * p->lambda_n;
+        double next = p->lambda_n - mass_n * (mass_scale * un + bias) - impulse_scale * p->lambda_n;
         next = next > 0.0 ? next : 0.0;
         double dn = next - p->lambda_n;
         /* K diagonal: the normal impulse leaves the tangential velocity */
         cr_vec3 ut = cr_v3_madd(vrel, p->n, -un);
-        cr_vec3 lt = cr_v3_madd(p->lambda_t, ut, -p->mass_t);
+        cr_vec3 lt = cr_v3_madd(p->lambda_t, ut, -mass_t);
         double limit = p->mu * next, l2 = cr_v3_len2(lt);
         if (l2 > limit * limit) lt = cr_v3_scale(lt, limit > 0.0 ? limit / sqrt(l2) : 0.0);
         cr_vec3 dt = cr_v3_sub(lt, p->lambda_t);

@@ -16,7 +16,7 @@
  * kernel's pyramid needs two fixed friction directions; with a diagonal K
  * the cone is as cheap, and isotropic). The separation after the bodies'
  * displacements is s0 + n . (dp_a - dp_b) exactly to first order: a turn of
- * a sphere moves no point of the line of centres along n. A point is 112
+ * a sphere moves no point of the line of centres along n. A point is 96
  * bytes and a body 96, against 288 and 176 in the general kernel.
  *
  * Orientations: nothing here depends on them, so each sphere turns once a
@@ -26,8 +26,9 @@
  * Colours and lanes (as rigid_substep.c's): the points are coloured by
  * soft_colour.h, each point a run of its own, and the passes go colour by
  * colour, a colour's points over the workers and four at a time on AVX2
- * lanes (sphere_avx2.c), then the overflow's serially: the same bits on
- * any worker count and on AVX2 or plain. Once a step the points are set up
+ * lanes (sphere_avx2.c) or eight on AVX-512 (sphere_avx512.c), then the
+ * overflow's serially: the same bits on any worker count and on any
+ * lanes or plain. Once a step the points are set up
  * in colour order, four to a quad (sphere_points.h), each colour from a
  * quad's start and its last quad filled up with pads: a pass streams
  * through whole quads, and the lanes load a field of four points with one
@@ -35,7 +36,8 @@
  * missed the cache and ran no faster than the plain loop; as structures,
  * four points took 4x4 transposes). Every pass that is not coloured (the
  * bodies' load, gravity, positions and store; the contacts' pairs, set-up
- * and impulses) runs over the workers too; restitution stays serial. */
+ * and impulses) runs over the workers too, and restitution is a coloured
+ * pass (the serial sweep's order is the colours'). */
 #include <stdint.h>
 #include <string.h>
 
@@ -69,8 +71,9 @@ typedef struct cr_sphere_substep {
     cr_sphere_totals *totals;  /* the same slots' */
     uint32_t *slot_contact;    /* per slot: its contact, or CR_SPHERE_PAD */
     uint32_t *contact_slot;    /* per contact: its slot */
-    uint32_t *mask;      /* per body: the colours of its points (cr_soft_colour_pairs' scratch) */
-    uint8_t *colour;     /* per point (cr_soft_colour_pairs' scratch) */
+    uint32_t *mask;      /* per body: the colours of its points (cr_soft_colour_masked's; set by load_bodies) */
+    uint8_t *bounce;     /* per item of the set-up: whether one of its points may take restitution */
+    uint8_t *colour;     /* per point (cr_soft_colour_masked's scratch) */
     uint32_t *run_start, *order;
     cr_soft_colours colours;
     /* the colours' sections in slots: start[c] (a multiple of 4 for a
@@ -79,7 +82,7 @@ typedef struct cr_sphere_substep {
     void *body_block, *shift_block, *quad_block, *total_block;
     uint32_t body_capacity, spin_capacity, pair_capacity, quad_capacity, total_capacity, slot_capacity;
     uint32_t contact_slot_capacity, shift_capacity;
-    uint32_t mask_capacity, colour_capacity, start_capacity, order_capacity;
+    uint32_t mask_capacity, colour_capacity, start_capacity, order_capacity, bounce_capacity;
 } cr_sphere_substep;
 
 void cr_sphere_substep_free(cr_world *w)
@@ -95,6 +98,7 @@ void cr_sphere_substep_free(cr_world *w)
     cr_free(w, s->slot_contact);
     cr_free(w, s->contact_slot);
     cr_free(w, s->mask);
+    cr_free(w, s->bounce);
     cr_free(w, s->colour);
     cr_free(w, s->run_start);
     cr_free(w, s->order);
@@ -146,6 +150,8 @@ static cr_sphere_substep *ensure(cr_world *w, uint32_t bodies, uint32_t points)
         !cr_grow(w, (void **)&s->slot_contact, &s->slot_capacity, slots, sizeof *s->slot_contact) ||
         !cr_grow(w, (void **)&s->contact_slot, &s->contact_slot_capacity, points, sizeof *s->contact_slot) ||
         !cr_grow(w, (void **)&s->mask, &s->mask_capacity, bodies, sizeof *s->mask) ||
+        !cr_grow(w, (void **)&s->bounce, &s->bounce_capacity, points / CR_SPHERE_CONTACT_ITEM + 1,
+                 sizeof *s->bounce) ||
         !cr_grow(w, (void **)&s->colour, &s->colour_capacity, points, sizeof *s->colour) ||
         !cr_grow(w, (void **)&s->run_start, &s->start_capacity, points + 1, sizeof *s->run_start) ||
         !cr_grow(w, (void **)&s->order, &s->order_capacity, points, sizeof *s->order))
@@ -157,9 +163,11 @@ static cr_sphere_substep *ensure(cr_world *w, uint32_t bodies, uint32_t points)
 
 /* As rigid_substep.c's load_bodies, bodies [begin, end): a body the
  * solver moves gets its inverse mass and inertia; a kinematic one keeps
- * its velocity; entry slot_count is the world (planes). */
-static void load_bodies(const cr_world *w, sphere_body *sb, cr_sphere_shift *shift, cr_vec3 *spin, uint32_t begin,
-                        uint32_t end)
+ * its velocity; entry slot_count is the world (planes). Each body's
+ * colouring mask too (cr_soft_colour_masked: 0, or CR_SOFT_FIXED where it
+ * does not move). */
+static void load_bodies(const cr_world *w, sphere_body *sb, cr_sphere_shift *shift, cr_vec3 *spin, uint32_t *mask,
+                        uint32_t begin, uint32_t end)
 {
     const cr_bodies *b = &w->bodies;
     uint32_t n = b->slot_count;
@@ -168,11 +176,13 @@ static void load_bodies(const cr_world *w, sphere_body *sb, cr_sphere_shift *shi
         memset(s, 0, sizeof *s);
         memset(&shift[i], 0, sizeof shift[i]);
         if (i < n) spin[i] = cr_v3_zero();
+        mask[i] = CR_SOFT_FIXED;
         if (i == n || !cr_slot_alive(b, i)) continue;
         if (cr_rigid_moves(b, i)) {
             s->inv_mass = b->inv_mass[i];
             s->inv_inertia = b->inv_inertia[i];
         }
+        if (s->inv_mass > 0.0) mask[i] = 0; /* as cr_soft_colour_pairs' test */
         if (b->type[i] != CR_BODY_STATIC && !b->asleep[i]) {
             s->v = b->v[i];
             s->w = b->w[i];
@@ -196,7 +206,7 @@ static void load_pairs(const cr_world *w, uint32_t *pairs, uint32_t begin, uint3
  * impulse (the passes leave every body as it is), no restitution. */
 static void pad_slot(cr_sphere_substep *s, uint32_t k, uint32_t world)
 {
-    const sphere_point pad = {world, world, cr_v3_zero(), 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, cr_v3_zero()};
+    const sphere_point pad = {world, world, cr_v3_zero(), 0.0, 0.0, 0.0, 0.0, 0.0, cr_v3_zero()};
     cr_sphere_totals *t = &s->totals[k / 4];
     uint32_t l = k % 4;
     t->n[l] = t->tx[l] = t->ty[l] = t->tz[l] = t->e[l] = t->vn0[l] = 0.0;
@@ -229,9 +239,13 @@ static void lay_out_slots(cr_sphere_substep *s, uint32_t world)
 
 /* The points of contacts [begin, end), each into its slot: read in
  * contact order (the contacts are large; read in colour order, they
- * missed the cache). */
-static void prepare_points(cr_world *w, cr_sphere_substep *s, double substeps, uint32_t begin, uint32_t end)
+ * missed the cache). Whether one of them may take restitution (what
+ * restitution's test reads of it at the step's start: e > 0, approaching
+ * faster than threshold). */
+static bool prepare_points(cr_world *w, cr_sphere_substep *s, double substeps, double threshold, uint32_t begin,
+                           uint32_t end)
 {
+    bool bounce = false;
     const cr_rigid *r = w->rigid;
     const cr_bodies *b = &w->bodies;
     const sphere_body *sb = s->bodies;
@@ -246,10 +260,6 @@ static void prepare_points(cr_world *w, cr_sphere_substep *s, double substeps, u
         p.ra = -cr_v3_dot(cr_v3_sub(c->point, b->x[c->a]), c->normal);
         p.rb = c->is_plane ? 0.0 : cr_v3_dot(cr_v3_sub(c->point, b->x[c->b]), c->normal);
         const sphere_body *A = &sb[p.a], *B = &sb[p.b];
-        double kn = A->inv_mass + B->inv_mass;
-        double kt = kn + p.ra * p.ra * A->inv_inertia + p.rb * p.rb * B->inv_inertia;
-        p.mass_n = kn > 0.0 ? 1.0 / kn : 0.0;
-        p.mass_t = kt > 0.0 ? 1.0 / kt : 0.0;
         p.s0 = c->separation;
         p.mu = c->friction;
         /* warm start: last step's impulses (over dt) shared out per
@@ -261,30 +271,38 @@ static void prepare_points(cr_world *w, cr_sphere_substep *s, double substeps, u
         t->n[l] = t->tx[l] = t->ty[l] = t->tz[l] = 0.0;
         t->e[l] = c->restitution;
         t->vn0[l] = cr_v3_dot(c->normal, cr_sphere_rel_vel(A, B, &p));
+        bounce |= t->e[l] != 0.0 && !(t->vn0[l] > -threshold); /* restitution's skip, negated */
     }
+    return bounce;
 }
 
 /* As cr_soft_restitution: vn' = -e vn0 on points that approached faster
- * than threshold at the step's start and took impulse; serially, in the
- * points' (colour) order. */
-static void restitution(sphere_body *sb, cr_sphere_quad *q, cr_sphere_totals *st, uint32_t slots, double threshold)
+ * than threshold at the step's start and took impulse; slots [begin, end)
+ * of one colour, in order. The serial sweep in slot (colour) order is the
+ * Gauss-Seidel order; a colour's points share no moving body, so its
+ * slots split over the workers give the same bits (as the solve passes). */
+static void restitution(sphere_body *sb, cr_sphere_quad *q, cr_sphere_totals *st, uint32_t begin, uint32_t end,
+                        double threshold)
 {
-    for (uint32_t k = 0; k < slots; ++k) {
+    for (uint32_t k = begin; k < end; ++k) {
         cr_sphere_totals *t = &st[k / 4];
         uint32_t l = k % 4;
         if (t->e[l] == 0.0 || t->vn0[l] > -threshold || t->n[l] == 0.0) continue; /* pads: e = 0 */
         sphere_point p = cr_sphere_get(q, k);
         sphere_body *A = &sb[p.a], *B = &sb[p.b];
+        double mass_n, mass_t;
+        cr_sphere_masses(A, B, p.ra, p.rb, &mass_n, &mass_t);
         double vn = cr_v3_dot(p.n, cr_v3_sub(A->v, B->v));
-        double next = fmax(p.lambda_n - p.mass_n * (vn + t->e[l] * t->vn0[l]), 0.0);
+        double next = fmax(p.lambda_n - mass_n * (vn + t->e[l] * t->vn0[l]), 0.0);
         double d = next - p.lambda_n;
         q[k / 4].lambda_n[l] = next;
         t->n[l] += d;
         /* normal impulse d on a at the point, minus that on b (no turn:
-         * the normal row moves no spin) */
+         * the normal row moves no spin); a body that cannot move is not
+         * written (points of one colour on several workers may share it) */
         cr_vec3 P = cr_v3_scale(p.n, d);
-        A->v = cr_v3_madd(A->v, P, A->inv_mass);
-        B->v = cr_v3_madd(B->v, P, -B->inv_mass);
+        if (A->inv_mass > 0.0) A->v = cr_v3_madd(A->v, P, A->inv_mass);
+        if (B->inv_mass > 0.0) B->v = cr_v3_madd(B->v, P, -B->inv_mass);
     }
 }
 
@@ -346,7 +364,7 @@ typedef enum pass_kind {
     /* over the contacts (items of CR_SPHERE_CONTACT_ITEM) */
     PASS_CONTACTS, PASS_PAIRS = PASS_CONTACTS, PASS_PREPARE, PASS_STORE_CONTACTS,
     /* coloured, over a colour's points (items of CR_SPHERE_POINT_ITEM) */
-    PASS_WARM_START, PASS_SOLVE
+    PASS_WARM_START, PASS_SOLVE, PASS_RESTITUTION
 } pass_kind;
 
 typedef struct pass {
@@ -356,6 +374,7 @@ typedef struct pass {
     cr_soft_section sec; /* the colour's slots: [sec.begin, sec.begin + sec.count) */
     cr_sphere_pass solve;
     double h, substeps;
+    bool lanes8; /* a colour's points on AVX-512 lanes, two quads at a time (sec.lanes: on lanes) */
 } pass;
 
 /* Work items [start, end) of a pass: bodies, contacts, or points of the
@@ -369,7 +388,7 @@ static void pass_items(uint32_t start, uint32_t end, uint32_t worker, void *ctx)
         uint32_t n = p->w->bodies.slot_count, first = start * CR_SPHERE_BODY_ITEM, last = end * CR_SPHERE_BODY_ITEM;
         if (last > n) last = n;
         switch (p->kind) {
-        case PASS_LOAD_BODIES: load_bodies(p->w, s->bodies, s->shift, s->spin, first, last); break;
+        case PASS_LOAD_BODIES: load_bodies(p->w, s->bodies, s->shift, s->spin, s->mask, first, last); break;
         case PASS_GRAVITY: integrate_velocities(p->w, s->bodies, p->h, first, last); break;
         case PASS_POSITIONS: integrate_positions(p->w, s->bodies, s->shift, s->spin, p->h, first, last); break;
         default: store_bodies(p->w, s, first, last); break;
@@ -381,17 +400,26 @@ static void pass_items(uint32_t start, uint32_t end, uint32_t worker, void *ctx)
                  last = end * CR_SPHERE_CONTACT_ITEM;
         if (last > n) last = n;
         if (p->kind == PASS_PAIRS) load_pairs(p->w, s->pairs, first, last);
-        else if (p->kind == PASS_PREPARE) prepare_points(p->w, s, p->substeps, first, last);
+        else if (p->kind == PASS_PREPARE) {
+            bool bounce = prepare_points(p->w, s, p->substeps, p->w->resting_speed, first, last);
+            for (uint32_t item = start; item < end; ++item) s->bounce[item] = bounce;
+        }
         else store_contacts(p->w, s, p->substeps, first, last);
         return;
     }
     uint32_t first = start * CR_SPHERE_POINT_ITEM, last = end * CR_SPHERE_POINT_ITEM;
     if (last > p->sec.count) last = p->sec.count;
     first += p->sec.begin, last += p->sec.begin;
-    if (p->kind == PASS_WARM_START)
-        (p->sec.lanes ? cr_sphere_warm_start_avx2 : cr_sphere_warm_start)(s->bodies, s->quads, first, last);
+    if (p->kind == PASS_RESTITUTION)
+        restitution(s->bodies, s->quads, s->totals, first, last, p->w->resting_speed);
+    else if (p->kind == PASS_WARM_START)
+        (!p->sec.lanes ? cr_sphere_warm_start
+         : p->lanes8   ? cr_sphere_warm_start_avx512
+                       : cr_sphere_warm_start_avx2)(s->bodies, s->quads, first, last);
     else
-        (p->sec.lanes ? cr_sphere_solve_avx2 : cr_sphere_solve)(s->bodies, s->quads, first, last, &p->solve);
+        (!p->sec.lanes ? cr_sphere_solve
+         : p->lanes8   ? cr_sphere_solve_avx512
+                       : cr_sphere_solve_avx2)(s->bodies, s->quads, first, last, &p->solve);
 }
 
 /* A coloured pass of kind (soft_sections.h) over the slots. */
@@ -420,15 +448,15 @@ cr_status cr_sphere_substep_solve(cr_world *w)
     double S = (double)w->def.rigid_substeps, h = w->def.dt / S, inv_h = 1.0 / h;
     cr_soft soft[2];
     cr_soft_contact_softness(w->def.contact_hertz, w->def.contact_damping_ratio, h, soft);
-    pass p = {w, s, PASS_LOAD_BODIES, {0, 0, false}, {s->shift, {soft[0], soft[1]}, inv_h, true, NULL}, h, S};
+    bool avx2 = cr_use_avx2(r->substep_portable);
+    pass p = {w, s, PASS_LOAD_BODIES, {0, 0, false}, {s->shift, {soft[0], soft[1]}, inv_h, true, NULL}, h, S,
+              avx2 && !r->substep_lanes4 && cr_sphere_lanes8()};
     run_pass(&p, PASS_LOAD_BODIES);
-    load_bodies(w, s->bodies, s->shift, s->spin, nb, nb + 1); /* the world's */
+    load_bodies(w, s->bodies, s->shift, s->spin, s->mask, nb, nb + 1); /* the world's */
     run_pass(&p, PASS_PAIRS);
-    cr_soft_colour_pairs(&s->bodies->inv_mass, sizeof *s->bodies, nb + 1, s->pairs, 2 * sizeof *s->pairs, nc, false,
-                         s->mask, s->colour, &s->colours);
+    cr_soft_colour_masked(s->pairs, 2 * sizeof *s->pairs, nc, false, s->mask, s->colour, &s->colours);
     lay_out_slots(s, nb);
     run_pass(&p, PASS_PREPARE);
-    bool avx2 = cr_use_avx2(r->substep_portable);
     for (int i = 0; i < w->def.rigid_substeps; ++i) {
         run_pass(&p, PASS_GRAVITY);
         coloured_pass(&p, PASS_WARM_START, avx2);
@@ -439,7 +467,11 @@ cr_status cr_sphere_substep_solve(cr_world *w)
         p.solve.use_bias = false, p.solve.totals = s->totals;
         coloured_pass(&p, PASS_SOLVE, avx2);
     }
-    restitution(s->bodies, s->quads, s->totals, s->slots.run_count, w->resting_speed);
+    /* restitution, unless no point may take it (at rest, most steps) */
+    uint8_t bounce = 0;
+    for (uint32_t item = 0; item < (nc + CR_SPHERE_CONTACT_ITEM - 1) / CR_SPHERE_CONTACT_ITEM; ++item)
+        bounce |= s->bounce[item];
+    if (bounce) coloured_pass(&p, PASS_RESTITUTION, avx2);
     run_pass(&p, PASS_STORE_BODIES);
     run_pass(&p, PASS_STORE_CONTACTS);
     return CR_OK;

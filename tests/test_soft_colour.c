@@ -103,6 +103,80 @@ static void test_colours_share_no_moving_body(void **state)
     assert_true(overflow_total > 0);
 }
 
+/* Each run takes the lowest colour that no earlier run on one of its
+ * moving bodies took (Box2D's greedy rule), in contact order; colours of
+ * fewer than CR_SOFT_MIN_COLOUR runs and runs that found none free go to
+ * the overflow: against a plain count over the same random heaps, as
+ * manifolds (cr_soft_colour), each point a run (cr_soft_colour_pairs), and
+ * with the masks set by the caller (cr_soft_colour_masked, the sphere
+ * solver's), which must give the same colouring. */
+static void section_of_runs(const cr_soft_colours *c, uint32_t *section)
+{
+    for (uint32_t k = 0; k <= c->count; ++k) {
+        uint32_t end = k < c->count ? c->start[k + 1] : c->run_count;
+        for (uint32_t i = c->start[k]; i < end; ++i) section[c->order[i]] = k;
+    }
+}
+
+static void test_greedy_lowest_free_colour(void **state)
+{
+    (void)state;
+    static cr_soft_body bodies[BODIES + 1];
+    static cr_soft_point p[MAX_POINTS];
+    static uint32_t mask[BODIES + 1], run_start[MAX_POINTS + 1], order[MAX_POINTS], section[MAX_POINTS];
+    static uint32_t first[MAX_POINTS], expected[MAX_POINTS], taken[BODIES + 1][CR_SOFT_COLOURS];
+    static uint8_t colour[MAX_POINTS];
+    uint64_t seed = 4242;
+    uint32_t overflowed = 0;
+    for (int trial = 0; trial < 100; ++trial) {
+        uint32_t n = random_heap(&seed, bodies, p);
+        for (int kind = 0; kind < 3; ++kind) {
+            bool manifolds = kind == 0;
+            /* the reference: the runs, each one's greedy colour by a scan */
+            uint32_t runs = 0, size[CR_SOFT_COLOURS + 1] = {0};
+            memset(taken, 0, sizeof taken);
+            for (uint32_t k = 0; k < n; ++k) {
+                if (manifolds && k > 0 && p[k].a == p[k - 1].a && p[k].b == p[k - 1].b) continue;
+                uint32_t g = 0, ab[2] = {p[k].a, p[k].b};
+                while (g < CR_SOFT_COLOURS && ((bodies[ab[0]].inv_mass > 0.0 && taken[ab[0]][g]) ||
+                                               (bodies[ab[1]].inv_mass > 0.0 && taken[ab[1]][g])))
+                    ++g;
+                if (g < CR_SOFT_COLOURS) taken[ab[0]][g] = taken[ab[1]][g] = 1;
+                first[runs] = k;
+                expected[runs++] = g;
+                size[g]++;
+            }
+            uint32_t kept = 0, renumber[CR_SOFT_COLOURS + 1];
+            for (uint32_t g = 0; g < CR_SOFT_COLOURS; ++g)
+                renumber[g] = size[g] >= CR_SOFT_MIN_COLOUR ? kept++ : UINT32_MAX;
+            for (uint32_t g = 0; g <= CR_SOFT_COLOURS; ++g)
+                if (g == CR_SOFT_COLOURS || renumber[g] == UINT32_MAX) renumber[g] = kept;
+            cr_soft_colours c = {0};
+            c.run_start = run_start, c.order = order;
+            if (kind == 0) cr_soft_colour(bodies, BODIES + 1, p, n, mask, colour, &c);
+            else if (kind == 1)
+                cr_soft_colour_pairs(&bodies->inv_mass, sizeof *bodies, BODIES + 1, p, sizeof *p, n, false, mask,
+                                     colour, &c);
+            else {
+                for (uint32_t i = 0; i <= BODIES; ++i) mask[i] = bodies[i].inv_mass > 0.0 ? 0u : CR_SOFT_FIXED;
+                cr_soft_colour_masked(p, sizeof *p, n, false, mask, colour, &c);
+            }
+            assert_int_equal(c.run_count, runs);
+            assert_int_equal(c.count, kept);
+            section_of_runs(&c, section);
+            for (uint32_t r = 0; r < runs; ++r) {
+                assert_int_equal(run_start[r], first[r]);
+                if (section[r] != renumber[expected[r]])
+                    fail_msg("trial %d, kind %d: run %u in section %u, greedy colour %u (section %u)", trial, kind, r,
+                             section[r], expected[r], renumber[expected[r]]);
+                overflowed += section[r] == kept;
+            }
+        }
+    }
+    print_message("random heaps: %u runs in the overflows\n", (unsigned)overflowed);
+    assert_true(overflowed > 0);
+}
+
 /* The AVX2 lanes' plan (src/soft_lanes.c) over the same random heaps: each
  * kept colour's entries are the colour's runs regrouped (the same runs);
  * its blocks come first, four runs of one length each (the block's len),
@@ -173,6 +247,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_colours_share_no_moving_body),
+        cmocka_unit_test(test_greedy_lowest_free_colour),
         cmocka_unit_test(test_lanes_plan),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

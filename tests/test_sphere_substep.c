@@ -16,6 +16,7 @@
 #include "rigid.h"
 #include "rigid_helpers.h"
 #include "simd.h"
+#include "sphere_points.h"
 
 #define G 9.81
 #define DT (1.0 / 240.0)
@@ -164,14 +165,18 @@ typedef struct pit_run {
 
 #define PIT_MAX 1200
 
-/* portable: the passes without AVX2 lanes even where the processor has
- * them (the same bits). */
+/* The lanes the passes may take: plain (none, even where the processor
+ * has AVX2), four (AVX2, even where it has AVX-512), or the widest it has;
+ * the same bits on each. */
+typedef enum pit_lanes { LANES_PLAIN, LANES_FOUR, LANES_WIDEST } pit_lanes;
+
 static pit_run run_pit_on(const cr_world_def *def, int per_row, int layers, int steps, double throw_speed,
-                          cr_body_state *end, bool portable)
+                          cr_body_state *end, pit_lanes lanes)
 {
     cr_world *w = make_world_def(def);
     assert_int_equal(cr_rigid_ensure(w), CR_OK);
-    w->rigid->substep_portable = portable;
+    w->rigid->substep_portable = lanes == LANES_PLAIN;
+    w->rigid->substep_lanes4 = lanes == LANES_FOUR;
     const double spacing = 0.11, side = per_row * spacing;
     int n = per_row * per_row * layers;
     cr_plane_def pd = cr_default_plane_def();
@@ -213,7 +218,7 @@ static pit_run run_pit_on(const cr_world_def *def, int per_row, int layers, int 
 static pit_run run_pit(const cr_world_def *def, int per_row, int layers, int steps, double throw_speed,
                        cr_body_state *end)
 {
-    return run_pit_on(def, per_row, layers, steps, throw_speed, end, false);
+    return run_pit_on(def, per_row, layers, steps, throw_speed, end, LANES_WIDEST);
 }
 
 /* A pit of 360 balls (10 layers) thrown in at random (up to 0.5 m/s each way) never
@@ -239,7 +244,9 @@ static void test_pit_never_gains_energy_nor_loses_balls(void **state)
 }
 
 /* Same bits on 1, 2 and 3 workers, for a task system that runs the items
- * backwards one at a time, and on AVX2 lanes or plain: the coloured passes
+ * backwards one at a time, and on AVX-512 lanes, AVX2 lanes or plain
+ * (branch pit14: eight lanes, two quads at a time; the coloured
+ * restitution pass over the workers): the coloured passes
  * (branch pit10; docs/physics/substep.md, "Spheres") take a colour's
  * points in any order on any worker, four at a time on the lanes (the
  * warm start too, branch pit12), with the same IEEE operations; the passes
@@ -249,21 +256,23 @@ static void test_pit_never_gains_energy_nor_loses_balls(void **state)
 static void test_same_bits_for_any_worker_count(void **state)
 {
     (void)state;
-    enum { WORLDS = 6 };
+    enum { WORLDS = 8 };
     static cr_body_state end[WORLDS][PIT_MAX];
-    const uint32_t workers[WORLDS] = {1, 2, 3, 2, 1, 3};
-    const bool backwards[WORLDS] = {false, false, false, true, false, false};
-    const bool portable[WORLDS] = {false, false, false, false, true, true};
+    const uint32_t workers[WORLDS] = {1, 2, 3, 2, 1, 3, 1, 3};
+    const bool backwards[WORLDS] = {false, false, false, true, false, false, false, false};
+    const pit_lanes lanes[WORLDS] = {LANES_WIDEST, LANES_WIDEST, LANES_WIDEST, LANES_WIDEST,
+                                     LANES_PLAIN,  LANES_PLAIN,  LANES_FOUR,   LANES_FOUR};
     const int per_row[2] = {6, 12}, layers[2] = {10, 8}, steps[2] = {120, 40};
     for (int size = 0; size < 2; ++size) {
         int enqueued = 0, balls = per_row[size] * per_row[size] * layers[size];
         for (int k = 0; k < WORLDS; ++k) {
             cr_world_def def = substep_world_def(4, 120.0);
             test_use_tasks(&def, workers[k], backwards[k] ? &enqueued : NULL);
-            pit_run r = run_pit_on(&def, per_row[size], layers[size], steps[size], 0.5, end[k], portable[k]);
+            pit_run r = run_pit_on(&def, per_row[size], layers[size], steps[size], 0.5, end[k], lanes[k]);
             if (k == 0) {
-                print_message("pit of %d: up to %u colours; AVX2 %s\n", balls, (unsigned)r.colours,
-                              cr_use_avx2(false) ? "taken" : "not available: plain on all");
+                print_message("pit of %d: up to %u colours; AVX2 %s, AVX-512 %s\n", balls, (unsigned)r.colours,
+                              cr_use_avx2(false) ? "taken" : "not available: plain on all",
+                              cr_use_avx2(false) && cr_sphere_lanes8() ? "taken" : "not available");
                 assert_true(r.colours >= 3); /* the coloured passes ran, over several items */
             }
         }
