@@ -7,9 +7,15 @@
  * so that the density and the contacts per sphere are the same at every N
  * and only the count changes. Prints microseconds per body-step (the time
  * inside cr_world_step over the measured steps, divided by steps x bodies),
- * its ratio to the smallest N, contacts per body, and the memory the world
- * holds per sphere (the process's resident set after the first steps minus
- * before the world was made, over N; Linux /proc, else n/a).
+ * its ratio to the smallest N, the same from the process's CPU time (C's
+ * clock(): on a machine shared with other work the wall clock also counts
+ * the time the process waited for a core, the CPU time does not), contacts
+ * and listed pairs per body, the stages' wall-clock time per body-step
+ * (cr_step_stats.stage_seconds: for the DEM, predict is the move, broad
+ * the list builds, contacts the pairs, finish the sums and the second half
+ * kick) and the memory the world holds per sphere (the process's resident
+ * set after the first steps minus before the world was made, over N; Linux
+ * /proc, else n/a).
  *
  * usage: bench_scaling [N ...] [--steps K] [--threads T]
  *        (default: 1000 10000 100000 1000000, K = 200 measured steps after
@@ -19,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "bench_run.h"
 #include "carom/carom.h"
@@ -43,7 +50,7 @@ static double jitter(double a)
     return a * ((double)(rng >> 11) / 9007199254740992.0 * 2.0 - 1.0);
 }
 
-static int run(int n, int steps, int threads, double *first_us)
+static int run(int n, int steps, int threads, double *first_us, double *first_cpu)
 {
     const double r = 0.05, m = 0.5, spacing = 2.0 * r * (1.0 - 1e-4); /* touching */
     int side = (int)ceil(sqrt(n / 10.0)); /* columns per row: about ten layers */
@@ -88,26 +95,36 @@ static int run(int n, int steps, int threads, double *first_us)
             return 1;
         }
     }
-    double stepping = 0.0, contacts = 0.0;
+    double stepping = 0.0, cpu = 0.0, contacts = 0.0, listed = 0.0, stage[CR_STAGE_COUNT] = {0};
     for (int s = 0; s < 20 + steps; ++s) {
-        double t0 = bench_now();
+        const double t0 = bench_now();
+        const clock_t c0 = clock();
         if (cr_world_step(w) != CR_OK) {
             fprintf(stderr, "bench_scaling: %s\n", cr_world_last_error(w));
             return 1;
         }
         if (s < 20) continue;
+        cpu += (double)(clock() - c0) / CLOCKS_PER_SEC;
         stepping += bench_now() - t0;
-        contacts += cr_world_stats(w)->contacts;
+        const cr_step_stats *st = cr_world_stats(w);
+        contacts += st->contacts;
+        listed += st->candidate_pairs;
+        for (int k = 0; k < CR_STAGE_COUNT; ++k) stage[k] += st->stage_seconds[k];
     }
     double rss1 = resident_bytes();
     uint32_t bodies = (uint32_t)(n + side * side);
-    double us = 1e6 * stepping / ((double)steps * bodies);
-    if (*first_us <= 0.0) *first_us = us;
+    const double per = 1e6 / ((double)steps * bodies), us = stepping * per, cpu_us = cpu * per;
+    if (*first_us <= 0.0) *first_us = us, *first_cpu = cpu_us;
     char mem[64] = "n/a";
     if (rss0 >= 0.0 && rss1 >= 0.0) snprintf(mem, sizeof mem, "%.0f B", (rss1 - rss0) / bodies);
     printf("scaling N=%-8d bodies=%-8u threads %d  steps/s %9.2f  us/body-step %7.4f  (x%.2f of the first)  "
-           "contacts/body %.2f  memory/sphere %s\n",
-           n, bodies, threads, steps / stepping, us, us / *first_us, contacts / steps / bodies, mem);
+           "cpu us/body-step %7.4f  (x%.2f)  contacts/body %.2f  listed/body %.2f  memory/sphere %s\n",
+           n, bodies, threads, steps / stepping, us, us / *first_us, cpu_us, cpu_us / *first_cpu,
+           contacts / steps / bodies, listed / steps / bodies, mem);
+    printf("  stages (wall us/body-step):");
+    for (int k = 0; k < CR_STAGE_COUNT; ++k)
+        if (stage[k] > 0.0) printf(" %s %.4f", cr_stage_name(k), stage[k] * per);
+    printf("\n");
     cr_world_destroy(w);
     return 0;
 }
@@ -129,13 +146,13 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_scaling: --steps must be >= 1, got %d\n", steps);
         return 2;
     }
-    double first = 0.0;
+    double first = 0.0, first_cpu = 0.0;
     for (int i = 0; i < count; ++i) {
         if (sizes[i] < 10) {
             fprintf(stderr, "bench_scaling: N must be >= 10, got %d\n", sizes[i]);
             return 2;
         }
-        int rc = run(sizes[i], steps, threads, &first);
+        int rc = run(sizes[i], steps, threads, &first, &first_cpu);
         if (rc) return rc;
     }
     return 0;
