@@ -14,8 +14,9 @@
  * (cr_step_stats.stage_seconds: for the DEM, predict is the move, broad
  * the list builds, contacts the pairs, finish the sums and the second half
  * kick) and the memory the world holds per sphere (the process's resident
- * set after the first steps minus before the world was made, over N; Linux
- * /proc, else n/a).
+ * set after the steps minus before the world was made, over the bodies;
+ * split into the world's body records, before the first step, and what the
+ * method added: Linux /proc, else n/a).
  *
  * usage: bench_scaling [N ...] [--steps K] [--threads T]
  *        (default: 1000 10000 100000 1000000, K = 200 measured steps after
@@ -95,6 +96,7 @@ static int run(int n, int steps, int threads, double *first_us, double *first_cp
             return 1;
         }
     }
+    const double rss_bodies = resident_bytes(); /* the world's body records, before the DEM's arrays */
     double stepping = 0.0, cpu = 0.0, contacts = 0.0, listed = 0.0, stage[CR_STAGE_COUNT] = {0};
     for (int s = 0; s < 20 + steps; ++s) {
         const double t0 = bench_now();
@@ -116,7 +118,9 @@ static int run(int n, int steps, int threads, double *first_us, double *first_cp
     const double per = 1e6 / ((double)steps * bodies), us = stepping * per, cpu_us = cpu * per;
     if (*first_us <= 0.0) *first_us = us, *first_cpu = cpu_us;
     char mem[64] = "n/a";
-    if (rss0 >= 0.0 && rss1 >= 0.0) snprintf(mem, sizeof mem, "%.0f B", (rss1 - rss0) / bodies);
+    if (rss0 >= 0.0 && rss1 >= 0.0)
+        snprintf(mem, sizeof mem, "%.0f B (bodies %.0f, dem %.0f)", (rss1 - rss0) / bodies, (rss_bodies - rss0) / bodies,
+                 (rss1 - rss_bodies) / bodies);
     printf("scaling N=%-8d bodies=%-8u threads %d  steps/s %9.2f  us/body-step %7.4f  (x%.2f of the first)  "
            "cpu us/body-step %7.4f  (x%.2f)  contacts/body %.2f  listed/body %.2f  memory/sphere %s\n",
            n, bodies, threads, steps / stepping, us, us / *first_us, cpu_us, cpu_us / *first_cpu,
