@@ -148,6 +148,7 @@ typedef struct step_ctx {
     bool update_shear;
     bool turn; /* cr_world_def.integrate_orientation */
     bool avx2; /* the move on AVX2 (src/dem_move.c) */
+    bool fused; /* the items in order on the caller's thread, each body item finished after its pairs */
 } step_ctx;
 
 /* ---- the step, in work items of DEM_CHUNK bodies ------------------------ */
@@ -216,10 +217,23 @@ static inline cr_quat turn_normalise(cr_quat r, double l2)
     return r;
 }
 
+static void finish_item(const step_ctx *cx, uint32_t b);
+
 /* The law on every listed pair whose first body is in the work item (LAMMPS
  * PairGranHookeHistory::compute): screen, history, law; the forces summed
  * into both bodies inside the item, into the second body's pf row across
- * items. */
+ * items.
+ *
+ * An item runs in parts of DEM_CHUNK first bodies (the body items), each
+ * part's screen, history and law in turn, so that a part's pairs, contacts
+ * and bodies are still in the cache from one to the next: at 10^6 bodies an
+ * item of 4,096 bodies touches more than the L2 cache holds between its
+ * screen and its law. The parts keep list order, so the law's sums are the
+ * same. With cx->fused (src/dem.c, forces: the items in order on one
+ * thread) each body item is also finished right after its part: its bodies
+ * then have every force (pairs inside the item summed, rows from earlier
+ * items written), and the finish finds their f, t and kin lines in the
+ * cache instead of reading them from memory in a pass of its own. */
 static void task_pairs(uint32_t c0, uint32_t c1, uint32_t worker, void *arg)
 {
     (void)worker;
@@ -246,39 +260,44 @@ static void task_pairs(uint32_t c0, uint32_t c1, uint32_t worker, void *arg)
                          .portable = d->portable};
 
     for (uint32_t it = c0; it < c1; ++it) {
-        const uint32_t c = d->chunk_order[it];
+        const uint32_t c = cx->fused ? it : d->chunk_order[it];
         uint32_t i0, i1;
         cr_dem_chunk_bodies(d, c, &i0, &i1);
         /* bodies of the item: their sums start here (pairs of the item
          * only; task_sum adds those from other items) */
         memset(f + i0, 0, sizeof *f * (i1 - i0));
         memset(t + i0, 0, sizeof *t * (i1 - i0));
-        /* the touching pairs' indices into the item's part of ck */
-        const uint32_t base = start[i0];
-        uint32_t *ck = d_ck + base, *ci = d_ci + base;
-        const uint32_t contacts = cr_dem_screen(xr, d->fb, nb, base, start[i1], bx, d->portable, ck, ci);
-        /* history: the last step's contacts merged in (both lists in list
-         * order); a contact that ended loses its history and its force */
-        const uint32_t *pkc = d->pk + base, np = d->pcount[c];
+        /* the touching pairs go to the item's part of ck from its start */
+        const uint32_t base = start[i0], *pkc = d->pk + base, np = d->pcount[c];
         const cr_vec3 *ph = d->phist + base;
-        cr_vec3 *hist = d->hist + base;
-        uint32_t a = 0;
-        for (uint32_t e = 0; e < contacts; ++e) {
-            const uint32_t k = ck[e];
-            /* the second body's kin line for the law, which starts after
-             * this loop: its own prefetch (a block ahead) was too late for
-             * a line from memory */
-            DEM_PREFETCH(&d->kin[nb[k]], 0);
-            for (; a < np && pkc[a] < k; ++a) pf[rpos[pkc[a]]] = zero_pf;
-            if (a < np && pkc[a] == k) {
-                hist[e] = ph[a++];
-            } else {
-                hist[e] = cr_v3_zero();
+        uint32_t a = 0, contacts = 0;
+        for (uint32_t s0 = i0; s0 < i1; s0 += DEM_CHUNK) {
+            const uint32_t s1 = s0 + DEM_CHUNK < i1 ? s0 + DEM_CHUNK : i1;
+            uint32_t *ck = d_ck + base + contacts, *ci = d_ci + base + contacts;
+            const uint32_t m = cr_dem_screen(xr, d->fb, nb, start[s0], start[s1], bx, d->portable, ck, ci);
+            /* history: the last step's contacts merged in (both lists in
+             * list order); a contact that ended loses its history and its
+             * force (its pf row: no other pair writes it) */
+            cr_vec3 *hist = d->hist + base + contacts;
+            for (uint32_t e = 0; e < m; ++e) {
+                const uint32_t k = ck[e];
+                /* the second body's kin line for the law, which starts after
+                 * this loop: its own prefetch (a block ahead) was too late for
+                 * a line from memory */
+                DEM_PREFETCH(&d->kin[nb[k]], 0);
+                for (; a < np && pkc[a] < k; ++a) pf[rpos[pkc[a]]] = zero_pf;
+                if (a < np && pkc[a] == k) {
+                    hist[e] = ph[a++];
+                } else {
+                    hist[e] = cr_v3_zero();
+                }
             }
+            /* the law on the touching pairs, in list order */
+            cr_dem_law(d, bx, &law, ck, ci, hist, m, i1);
+            contacts += m;
+            if (cx->fused) finish_item(cx, s0 / DEM_CHUNK);
         }
         for (; a < np; ++a) pf[rpos[pkc[a]]] = zero_pf;
-        /* the law on the touching pairs, in list order */
-        cr_dem_law(d, bx, &law, ck, ci, hist, contacts, i1);
         chunk_count[c] = contacts;
     }
 }
@@ -494,23 +513,25 @@ static bool list_valid_after_move(const cr_dem *d)
  * slots are written by task_store, in slot order: written here, in sorted
  * order, they would be scattered writes, which cost more than task_store's
  * scattered reads. */
+static void finish_item(const step_ctx *cx, uint32_t b)
+{
+    cr_dem *d = cx->d;
+    uint32_t i0, i1;
+    cr_dem_item_bodies(d, b, &i0, &i1);
+    bool bad = false;
+    for (uint32_t j0 = i0; j0 < i1; j0 += DEM_BLOCK) {
+        const uint32_t j1 = j0 + DEM_BLOCK < i1 ? j0 + DEM_BLOCK : i1;
+        sum_block(cx, j0, j1);
+        kick_block(cx, j0, j1);
+        bad |= finite_block(cx, j0, j1);
+    }
+    d->chunk_flag[b] = bad ? DEM_BAD : 0;
+}
+
 static void task_finish(uint32_t c0, uint32_t c1, uint32_t worker, void *arg)
 {
     (void)worker;
-    const step_ctx *cx = arg;
-    cr_dem *d = cx->d;
-    for (uint32_t c = c0; c < c1; ++c) {
-        uint32_t i0, i1;
-        cr_dem_item_bodies(d, c, &i0, &i1);
-        bool bad = false;
-        for (uint32_t j0 = i0; j0 < i1; j0 += DEM_BLOCK) {
-            const uint32_t j1 = j0 + DEM_BLOCK < i1 ? j0 + DEM_BLOCK : i1;
-            sum_block(cx, j0, j1);
-            kick_block(cx, j0, j1);
-            bad |= finite_block(cx, j0, j1);
-        }
-        d->chunk_flag[c] = bad ? DEM_BAD : 0;
-    }
+    for (uint32_t c = c0; c < c1; ++c) finish_item(arg, c);
 }
 
 /* Write the DEM's x, v, w, q back to the world's slots, in slot order
@@ -567,13 +588,22 @@ static void order_items(cr_dem *d, uint32_t chunks)
         }
 }
 
-/* The pair forces; with sum, each body's total (set-up: no kick). */
-static void forces(cr_world *w, step_ctx *cx, bool sum)
+/* The pair forces; with sum, each body's total (set-up: no kick). With
+ * finish, the end of the step too, in the same pass as the pairs
+ * (task_pairs, cx->fused), when the items run on the caller's thread; true
+ * then, false when task_finish is left to run (the same operations on each
+ * body in the same order either way: the same bits). */
+static bool forces(cr_world *w, step_ctx *cx, bool sum, bool finish)
 {
     cr_dem *d = w->dem;
     uint32_t chunks = cr_dem_chunks(d, d->n);
-    order_items(d, chunks);
-    cr_run_items(w, task_pairs, chunks, cx);
+    cx->fused = finish && cr_runs_on_caller(w, chunks);
+    if (cx->fused) {
+        task_pairs(0, chunks, 0, cx);
+    } else {
+        order_items(d, chunks);
+        cr_run_items(w, task_pairs, chunks, cx);
+    }
     uint32_t contacts = 0;
     for (uint32_t c = 0; c < chunks; ++c) contacts += d->pcount[c] = d->chunk_count[c];
     /* this step's contacts are the next one's last */
@@ -584,6 +614,7 @@ static void forces(cr_world *w, step_ctx *cx, bool sum)
     d->hist = d->phist, d->phist = h;
     w->stats.contacts = contacts;
     if (sum) cr_run_items(w, task_sum, cr_dem_body_items(d), cx);
+    return cx->fused;
 }
 
 static double now_seconds(void)
@@ -622,7 +653,7 @@ static cr_status setup_if_needed(cr_world *w, step_ctx *cx)
     cr_status s = cr_dem_build(w, &cx->bx);
     if (s != CR_OK) return s;
     cx->update_shear = false;
-    forces(w, cx, true);
+    forces(w, cx, true, false);
     d->forces_valid = true;
     return CR_OK;
 }
@@ -664,12 +695,14 @@ cr_status cr_dem_step(cr_world *w)
     w->stats.stage_seconds[CR_STAGE_BROAD_PHASE] = t1 - t0 + setup;
     t0 = t1;
     cx.update_shear = true;
-    forces(w, &cx, false);
+    /* the pairs, and the end of the step with them on one thread (the
+     * contacts stage's time holds the finish's then) */
+    const bool finished = forces(w, &cx, false, true);
     t1 = now_seconds();
     w->stats.stage_seconds[CR_STAGE_CONTACTS] = t1 - t0;
     t0 = t1;
     const uint32_t items = cr_dem_body_items(d);
-    cr_run_items(w, task_finish, items, &cx);
+    if (!finished) cr_run_items(w, task_finish, items, &cx);
     bool bad = false;
     for (uint32_t c = 0; c < items; ++c) bad |= (d->chunk_flag[c] & DEM_BAD) != 0;
     d->world_stale = true;

@@ -186,6 +186,12 @@ void cr_dem_pool_destroy(cr_world *w, cr_dem_pool *p) { (void)w, (void)p; }
 
 #endif
 
+bool cr_runs_on_caller(const cr_world *w, uint32_t items)
+{
+    const cr_world_def *def = &w->def;
+    return items <= 1 || (!(def->enqueue_task && def->finish_task) && def->worker_count <= 1);
+}
+
 void cr_run_items(cr_world *w, cr_task_fn *fn, uint32_t items, void *ctx)
 {
     if (items == 0) return;
