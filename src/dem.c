@@ -39,6 +39,15 @@
 
 #include "dem_internal.h"
 
+/* Bodies from which the DEM's arrays (about 1 KB read and written a body a
+ * step) are taken as not in the cache (a 32 MB L3): task_pairs then runs in
+ * parts and, on one thread, finishes the bodies with their pairs. Below,
+ * where the passes find their data in the cache anyway, the separate passes
+ * were as fast or faster (the chute, 32,000 bodies: 2-5% slower fused; the
+ * bed of bench_scaling at 11,000 and 44,000 bodies: the same). Either way
+ * the same bits. */
+#define DEM_LARGE 65536u
+
 /* Data layout (docs/physics.md "DEM", "Data layout and threads"): the DEM
  * keeps its own copy of the live bodies, sorted along a Morton curve of the
  * neighbour grid's cells and re-sorted at every list build, so that a body's
@@ -131,6 +140,7 @@ static bool ensure(cr_world *w)
         w->dem = cr_alloc(w, sizeof *w->dem);
         if (!w->dem) return false;
         memset(w->dem, 0, sizeof *w->dem);
+        w->dem->large_from = DEM_LARGE;
     }
     return true;
 }
@@ -148,7 +158,8 @@ typedef struct step_ctx {
     bool update_shear;
     bool turn; /* cr_world_def.integrate_orientation */
     bool avx2; /* the move on AVX2 (src/dem_move.c) */
-    bool fused; /* the items in order on the caller's thread, each body item finished after its pairs */
+    bool fused;    /* the items in order on the caller's thread, each body item finished after its pairs */
+    uint32_t part; /* first bodies per part of a pairs' item (task_pairs) */
 } step_ctx;
 
 /* ---- the step, in work items of DEM_CHUNK bodies ------------------------ */
@@ -224,16 +235,17 @@ static void finish_item(const step_ctx *cx, uint32_t b);
  * into both bodies inside the item, into the second body's pf row across
  * items.
  *
- * An item runs in parts of DEM_CHUNK first bodies (the body items), each
- * part's screen, history and law in turn, so that a part's pairs, contacts
- * and bodies are still in the cache from one to the next: at 10^6 bodies an
- * item of 4,096 bodies touches more than the L2 cache holds between its
- * screen and its law. The parts keep list order, so the law's sums are the
- * same. With cx->fused (src/dem.c, forces: the items in order on one
- * thread) each body item is also finished right after its part: its bodies
- * then have every force (pairs inside the item summed, rows from earlier
- * items written), and the finish finds their f, t and kin lines in the
- * cache instead of reading them from memory in a pass of its own. */
+ * In a world of DEM_LARGE bodies or more, an item runs in parts of
+ * DEM_CHUNK first bodies (cx->part; else in one), each part's screen,
+ * history and law in turn, so that a part's pairs, contacts and bodies are
+ * still in the cache from one to the next: at 10^6 bodies an item of 4,096
+ * bodies touched more than the L2 cache holds between its screen and its
+ * law. The parts keep list order, so the law's sums are the same. With
+ * cx->fused (forces: such a world, the items in order on one thread) each
+ * body item is also finished right after its part: its bodies then have
+ * every force (pairs inside the item summed, rows from earlier items
+ * written), and the finish finds their f, t and kin lines in the cache
+ * instead of reading them from memory in a pass of its own. */
 static void task_pairs(uint32_t c0, uint32_t c1, uint32_t worker, void *arg)
 {
     (void)worker;
@@ -271,8 +283,8 @@ static void task_pairs(uint32_t c0, uint32_t c1, uint32_t worker, void *arg)
         const uint32_t base = start[i0], *pkc = d->pk + base, np = d->pcount[c];
         const cr_vec3 *ph = d->phist + base;
         uint32_t a = 0, contacts = 0;
-        for (uint32_t s0 = i0; s0 < i1; s0 += DEM_CHUNK) {
-            const uint32_t s1 = s0 + DEM_CHUNK < i1 ? s0 + DEM_CHUNK : i1;
+        for (uint32_t s0 = i0; s0 < i1; s0 += cx->part) {
+            const uint32_t s1 = s0 + cx->part < i1 ? s0 + cx->part : i1;
             uint32_t *ck = d_ck + base + contacts, *ci = d_ci + base + contacts;
             const uint32_t m = cr_dem_screen(xr, d->fb, nb, start[s0], start[s1], bx, d->portable, ck, ci);
             /* history: the last step's contacts merged in (both lists in
@@ -295,7 +307,8 @@ static void task_pairs(uint32_t c0, uint32_t c1, uint32_t worker, void *arg)
             /* the law on the touching pairs, in list order */
             cr_dem_law(d, bx, &law, ck, ci, hist, m, i1);
             contacts += m;
-            if (cx->fused) finish_item(cx, s0 / DEM_CHUNK);
+            if (cx->fused)
+                for (uint32_t b = s0 / DEM_CHUNK; b * DEM_CHUNK < s1; ++b) finish_item(cx, b);
         }
         for (; a < np; ++a) pf[rpos[pkc[a]]] = zero_pf;
         chunk_count[c] = contacts;
@@ -597,7 +610,9 @@ static bool forces(cr_world *w, step_ctx *cx, bool sum, bool finish)
 {
     cr_dem *d = w->dem;
     uint32_t chunks = cr_dem_chunks(d, d->n);
-    cx->fused = finish && cr_runs_on_caller(w, chunks);
+    const bool large = d->n >= d->large_from;
+    cx->part = large ? DEM_CHUNK : d->chunk;
+    cx->fused = finish && large && cr_runs_on_caller(w, chunks);
     if (cx->fused) {
         task_pairs(0, chunks, 0, cx);
     } else {

@@ -105,6 +105,8 @@ struct cr_dem {
     uint64_t builds; /* list builds so far (tests) */
     bool list_valid, forces_valid;
     bool portable; /* tests: the screen, the law and the move without AVX2 even where it is (the same bits) */
+    uint32_t large_from; /* bodies from which the pairs run in parts, finished with them on one thread
+                          * (DEM_LARGE, src/dem.c; tests set it lower: the same bits) */
     bool world_stale; /* the world's x, v, w, q lag the sorted arrays (cr_dem_sync) */
 };
 

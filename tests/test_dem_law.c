@@ -95,25 +95,28 @@ static void test_dem_law_paths_bitwise(void **state)
 }
 
 /* 8,400 bodies: pairs' items of 1,024 bodies, body items of 512; on 1 and
- * 2 threads and on a task system that runs the items backwards. On one
- * thread the items run in order, each in two parts, and each body item is
- * finished right after its part (src/dem.c task_pairs, fused); on the
- * others the finish is a pass of its own after all the pairs: the same
- * bits, through list builds that carry the history. */
+ * 2 threads and on a task system that runs the items backwards; and on 1
+ * and 2 threads as a large world (large_from, src/dem.c DEM_LARGE: the
+ * pairs' items in parts of 512 first bodies; on one thread the items in
+ * order and each body item finished right after its part, on two the
+ * finish a pass of its own): the same bits, through list builds that carry
+ * the history. */
 static void test_dem_items_bitwise(void **state)
 {
     (void)state;
     int enqueued = 0;
-    cr_world *w[3] = {sheared_bed_of(28, 11, 1, NULL, false), sheared_bed_of(28, 11, 2, NULL, false),
-                      sheared_bed_of(28, 11, 1, &enqueued, false)};
+    cr_world *w[5] = {sheared_bed_of(28, 11, 1, NULL, false), sheared_bed_of(28, 11, 2, NULL, false),
+                      sheared_bed_of(28, 11, 1, &enqueued, false), sheared_bed_of(28, 11, 1, NULL, false),
+                      sheared_bed_of(28, 11, 2, NULL, false)};
+    w[3]->dem->large_from = w[4]->dem->large_from = 0;
     for (int k = 0; k < 150; ++k)
-        for (int m = 0; m < 3; ++m) assert_int_equal(cr_world_step(w[m]), CR_OK);
+        for (int m = 0; m < 5; ++m) assert_int_equal(cr_world_step(w[m]), CR_OK);
     assert_true(enqueued > 0);
     assert_int_equal(w[0]->dem->chunk, 2 * DEM_CHUNK);
     assert_true(cr_dem_build_count(w[0]) > 2);
     assert_true(cr_world_stats(w[0])->contacts > 5000);
-    assert_same_states(w, 3);
-    for (int m = 0; m < 3; ++m) cr_world_destroy(w[m]);
+    assert_same_states(w, 5);
+    for (int m = 0; m < 5; ++m) cr_world_destroy(w[m]);
 }
 
 /* A velocity that overflows in the step's second half kick while the
