@@ -109,7 +109,7 @@ static void test_dem_items_bitwise(void **state)
                       sheared_bed_of(28, 11, 1, &enqueued, false), sheared_bed_of(28, 11, 1, NULL, false),
                       sheared_bed_of(28, 11, 2, NULL, false)};
     w[3]->dem->large_from = w[4]->dem->large_from = 0;
-    for (int k = 0; k < 150; ++k)
+    for (int k = 0; k < 80; ++k)
         for (int m = 0; m < 5; ++m) assert_int_equal(cr_world_step(w[m]), CR_OK);
     assert_true(enqueued > 0);
     assert_int_equal(w[0]->dem->chunk, 2 * DEM_CHUNK);
