@@ -23,9 +23,11 @@ void cr_dem_pool_destroy(cr_world *w, cr_dem_pool *p);
  * their items write disjoint data, so results never depend on which of
  * these runs them. */
 void cr_run_items(cr_world *w, cr_task_fn *fn, uint32_t items, void *ctx);
-/* True when cr_run_items runs every item on the caller's thread, in order
- * (one item, or one worker and no task system of the world's own): a pass
- * may then also do work that needs the items before it done. */
+/* True when cr_run_items surely runs every item on the caller's thread, in
+ * order (one item, or one worker and no task system of the world's own;
+ * false where a pool was asked for and could not start, which also runs
+ * them there): a pass may then also do work that needs the items before it
+ * done. */
 bool cr_runs_on_caller(const cr_world *w, uint32_t items);
 
 /* ---- the DEM's state (src/dem.c: the step; src/dem_list.c: the list) ---- */
