@@ -101,6 +101,7 @@ static bool index_boxes(cr_world *w, cr_broad_phase *bp)
     bp->cell = cell > 0.0 ? cell : hint;
     bp->inv_cell = 1.0 / bp->cell;
     bp->large_count = bp->overflow_count = 0;
+    bp->overflow_work = 0;
 
     uint32_t grid = 0;
     cr_cell kmin = {INT32_MAX, INT32_MAX, INT32_MAX}, kmax = {INT32_MIN, INT32_MIN, INT32_MIN};
@@ -388,6 +389,8 @@ uint32_t cr_broad_query(cr_world *w, cr_broad_phase *bp, cr_vec3 lo, cr_vec3 hi,
 
 bool cr_broad_extend(cr_world *w, cr_broad_phase *bp, uint32_t i, cr_vec3 lo, cr_vec3 hi)
 {
+    /* the query that follows in the one loop scans the list as it is now */
+    bp->overflow_work += bp->overflow_count;
     bp->lo[i] = cr_box_min(lo, bp->lo[i]);
     bp->hi[i] = cr_box_max(hi, bp->hi[i]);
     if (bp->state[i] == SLOT_OVERFLOW) { /* its copy on the overflow list grows with it */
@@ -418,8 +421,11 @@ bool cr_broad_extend(cr_world *w, cr_broad_phase *bp, uint32_t i, cr_vec3 lo, cr
         return false;
     bp->overflow_box[2 * bp->overflow_count - 2] = bp->lo[i];
     bp->overflow_box[2 * bp->overflow_count - 1] = bp->hi[i];
-    /* Many movers: index everything again rather than scan a long list. */
-    if (bp->overflow_count > 64 && bp->overflow_count > bp->n / 32) return index_boxes(w, bp);
+    /* Many movers, or the list scanned about as often as indexing costs:
+     * index everything again rather than scan a long list. */
+    if (bp->overflow_count > 64 &&
+        (bp->overflow_count > bp->n / 32 || bp->overflow_work > (uint64_t)CR_BROAD_REINDEX_WORK * bp->n))
+        return index_boxes(w, bp);
     return true;
 }
 

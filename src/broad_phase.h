@@ -17,8 +17,12 @@
  * corner leaves its cell, it goes on an overflow list that every query also
  * scans (cr_broad_extend), its box copied beside the others' so that the
  * scan reads them in a row and looks at a body only when its box overlaps
- * (at 100,000 balls a query scans about 150 of them). A long overflow list
- * triggers a rebuild.
+ * (at 100,000 balls a query scans about 150 of them). The list is indexed
+ * again (the grid rebuilt from the grown boxes) when it is long, or when the
+ * queries since the last index have scanned as many entries as a few
+ * indexes cost: the scans then cost at most about that much per index, at
+ * any n (without it the list's length, and each query's scan, grew with n).
+ * An index changes which list a body is met on, never whether it is met.
  */
 #ifndef CAROM_BROAD_PHASE_H
 #define CAROM_BROAD_PHASE_H
@@ -51,6 +55,8 @@ typedef struct cr_broad_phase {
     uint32_t *overflow, overflow_count, overflow_capacity;
     cr_vec3 *overflow_box;       /* lo, hi of overflow[k] at 2 k, 2 k + 1: a query tests them in a row */
     uint32_t overflow_box_capacity;
+    uint64_t overflow_work;      /* overflow entries scanned since the last index, counted by cr_broad_extend
+                                    (the one loop queries once after each; the workers' queries must not write) */
     cr_broad_pair *pairs;
     uint32_t pair_count, pair_capacity;
     cr_broad_pair *chunk_pairs;  /* scratch of a build over the workers: each work item's pairs, */
@@ -62,6 +68,12 @@ typedef struct cr_broad_phase {
     int32_t gx0, gy0, gz0;       /* dense: lowest occupied cell */
     int64_t gnx, gny, gnz;       /* dense: cells along each axis */
 } cr_broad_phase;
+
+/* Overflow entries the queries may scan per body before the grid is indexed
+ * again. Rent or buy: an index costs about as much per body as this many
+ * entries' box tests (boiling at 100,000 balls: index_boxes ~34 ns a body,
+ * an entry ~1 ns), so the scans cost at most about one index each time. */
+#define CR_BROAD_REINDEX_WORK 32u
 
 struct cr_world;
 

@@ -3,7 +3,8 @@
  * a query finds exactly the boxes brute force finds, and
  * cr_world_max_overlap agrees with the all-pairs maximum; over the
  * workers (1, 2, 3 threads, a task system that runs the items backwards) it
- * takes the same boxes and lists the same pairs in the same order. */
+ * takes the same boxes and lists the same pairs in the same order; the
+ * overflow list is indexed again by its rule. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -207,6 +208,63 @@ static void test_query_matches_brute_force(void **state)
     }
 }
 
+/* The overflow list's rule, seen from outside: cr_broad_extend indexes the
+ * grid again exactly when a body has just gone on a list of over 64 that is
+ * longer than n/32 or that the queries since the last index have scanned
+ * more than CR_BROAD_REINDEX_WORK n entries of (the one loop queries once
+ * after each extend: the work is the list's length at each extend). Here
+ * few bodies leave their cells, so the scans' rule fires long before n/32;
+ * the queries after each index still find exactly the overlapping boxes. */
+static void test_overflow_scans_bounded(void **state)
+{
+    (void)state;
+    uint64_t seed = 77;
+    cr_world *w = make_world(cr_v3_zero(), 0.01, CR_METHOD_IMPULSE);
+    for (int i = 0; i < 4000; ++i) {
+        cr_vec3 x = test_rand_vec(&seed, -1.6, 1.6);
+        x.z *= 0.1;
+        add_sphere(w, x, cr_v3_zero(), 0.02, 1.0, CR_INERTIA_SOLID, 0.5, 0.3);
+    }
+    cr_stage_predict(w);
+    assert_int_equal(cr_stage_broad_phase(w), CR_OK);
+    cr_broad_phase *bp = &w->broad;
+    uint32_t slots = w->bodies.slot_count, n = bp->n;
+    uint64_t work = 0, limit = (uint64_t)CR_BROAD_REINDEX_WORK * n;
+    int by_work = 0;
+    for (int op = 0; op < 12000; ++op) {
+        uint32_t i = (uint32_t)test_rand(&seed, 0, slots - 1);
+        /* one in 40 moves 0.3 along x (out of its cell), the rest stay */
+        cr_vec3 d = op % 40 == 0 ? cr_v3(-0.3, 0.0, 0.0) : cr_v3_zero();
+        uint32_t before = bp->overflow_count;
+        work += before;
+        assert_true(cr_broad_extend(w, bp, i, cr_v3_add(bp->lo[i], d), cr_v3_add(bp->hi[i], d)));
+        uint32_t after = bp->overflow_count;
+        bool fires = before + 1 > 64 && (before + 1 > n / 32 || work > limit);
+        if (after < before) { /* indexed: only when the rule says, after a push */
+            assert_true(fires);
+            by_work += before + 1 <= n / 32;
+            work = 0;
+            assert_int_equal(after, 0);
+        } else if (after == before + 1) { /* pushed and kept: the rule said no */
+            assert_false(fires);
+        }
+        if (op % 20 != 0) continue;
+        cr_vec3 lo = cr_v3_sub(bp->lo[i], cr_v3(0.05, 0.05, 0.05)), hi = cr_v3_add(bp->hi[i], cr_v3(0.05, 0.05, 0.05));
+        uint32_t k = cr_broad_query(w, bp, lo, hi, i, &w->query, &w->query_capacity, w->bodies.visit, ++w->visit_mark);
+        uint32_t expected = 0;
+        for (uint32_t j = 0; j < slots; ++j) {
+            if (j == i || !cr_box_overlap(lo, hi, bp->lo[j], bp->hi[j])) continue;
+            ++expected;
+            uint32_t found = 0;
+            for (uint32_t m = 0; m < k; ++m) found += w->query[m] == j;
+            assert_int_equal(found, 1);
+        }
+        assert_int_equal(k, expected);
+    }
+    assert_true(by_work >= 2); /* the scans' rule fired, before n/32 */
+    cr_world_destroy(w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -215,6 +273,7 @@ int main(void)
         cmocka_unit_test(test_max_overlap_matches_brute_force),
         cmocka_unit_test(test_threads_list_the_same_pairs),
         cmocka_unit_test(test_query_matches_brute_force),
+        cmocka_unit_test(test_overflow_scans_bounded),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
