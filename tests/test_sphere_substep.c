@@ -331,44 +331,6 @@ static void test_contacts_write_the_solvers_pairs(void **state)
     }
 }
 
-/* A step by its stages, as cr_world_step's; reread: the solve reads the
- * pairs off the contacts (their stamp cleared after the contacts stage),
- * as where the contacts stage did not write them. */
-static void step_by_stages(cr_world *w, bool reread)
-{
-    assert_int_equal(cr_rigid_predict(w), CR_OK);
-    assert_int_equal(cr_rigid_broad_phase(w), CR_OK);
-    assert_int_equal(cr_rigid_contacts(w), CR_OK);
-    if (reread) assert_non_null(cr_sphere_substep_pairs(w, w->rigid->contact_count));
-    assert_int_equal(cr_rigid_solve(w), CR_OK);
-    assert_int_equal(cr_rigid_finish(w), CR_OK);
-}
-
-/* The solve gives the same bits on the pairs the contacts stage wrote as
- * on those it reads off the contacts itself (branch pit17), on 2 workers:
- * 1,152 balls over 30 steps. */
-static void test_same_bits_on_pairs_read_off_the_contacts(void **state)
-{
-    (void)state;
-    static cr_body_id ids[2][PIT_MAX];
-    cr_world *w[2];
-    for (int k = 0; k < 2; ++k) {
-        cr_world_def def = substep_world_def(4, 120.0);
-        test_use_tasks(&def, 2, NULL);
-        w[k] = make_pit(&def, 12, 8, 0.5, LANES_WIDEST, ids[k]);
-        for (int i = 0; i < 30; ++i) step_by_stages(w[k], k == 1);
-    }
-    for (int i = 0; i < 12 * 12 * 8; ++i) {
-        cr_body_state a = state_of(w[0], ids[0][i]), b = state_of(w[1], ids[1][i]);
-        assert_memory_equal(&a.position, &b.position, sizeof(cr_vec3));
-        assert_memory_equal(&a.velocity, &b.velocity, sizeof(cr_vec3));
-        assert_memory_equal(&a.angular_velocity, &b.angular_velocity, sizeof(cr_vec3));
-        assert_memory_equal(&a.orientation, &b.orientation, sizeof(cr_quat));
-    }
-    cr_world_destroy(w[0]);
-    cr_world_destroy(w[1]);
-}
-
 /* What the sub-stepped solver cannot take is refused with the reason: a
  * parametric surface (when added), a joint (at the step). */
 static void test_surfaces_and_joints_refused(void **state)
@@ -403,7 +365,6 @@ int main(void)
         cmocka_unit_test(test_pit_never_gains_energy_nor_loses_balls),
         cmocka_unit_test(test_same_bits_for_any_worker_count),
         cmocka_unit_test(test_contacts_write_the_solvers_pairs),
-        cmocka_unit_test(test_same_bits_on_pairs_read_off_the_contacts),
         cmocka_unit_test(test_surfaces_and_joints_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
