@@ -17,9 +17,7 @@
  * the pairs of a body and a plane, that have one), a serial sum gives each
  * item its first index in the contact list, and a second pass writes them
  * there, taking only the listed pairs: the same list, in the same order,
- * on any worker count. Beside each contact it writes the sphere solver's
- * pair (cr_sphere_substep_pairs: a, and b or the world's index), so that
- * the solve need not read the large contacts again for it. */
+ * on any worker count. */
 #include <string.h>
 
 #include "contact_keys.h"

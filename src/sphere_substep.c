@@ -35,11 +35,9 @@
  * load (taken through the colouring's index list, the lanes' gathers
  * missed the cache and ran no faster than the plain loop; as structures,
  * four points took 4x4 transposes). Every pass that is not coloured (the
- * bodies' load, gravity, positions and store; the contacts' set-up and
- * impulses) runs over the workers too, and restitution is a coloured
- * pass (the serial sweep's order is the colours'). The points' pairs,
- * which the colouring reads, the contacts stage writes beside the
- * contacts (cr_sphere_substep_pairs). */
+ * bodies' load, gravity, positions and store; the contacts' pairs, set-up
+ * and impulses) runs over the workers too, and restitution is a coloured
+ * pass (the serial sweep's order is the colours'). */
 #include <stdint.h>
 #include <string.h>
 
