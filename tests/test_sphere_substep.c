@@ -164,22 +164,20 @@ typedef struct pit_run {
 } pit_run;
 
 #define PIT_MAX 1200
-#define PIT_SPACING 0.11 /* the lattice's */
 
 /* The lanes the passes may take: plain (none, even where the processor
  * has AVX2), four (AVX2, even where it has AVX-512), or the widest it has;
  * the same bits on each. */
 typedef enum pit_lanes { LANES_PLAIN, LANES_FOUR, LANES_WIDEST } pit_lanes;
 
-/* The pit's world (ids: its balls', per_row^2 layers of them). */
-static cr_world *make_pit(const cr_world_def *def, int per_row, int layers, double throw_speed, pit_lanes lanes,
-                          cr_body_id *ids)
+static pit_run run_pit_on(const cr_world_def *def, int per_row, int layers, int steps, double throw_speed,
+                          cr_body_state *end, pit_lanes lanes)
 {
     cr_world *w = make_world_def(def);
     assert_int_equal(cr_rigid_ensure(w), CR_OK);
     w->rigid->substep_portable = lanes == LANES_PLAIN;
     w->rigid->substep_lanes4 = lanes == LANES_FOUR;
-    const double spacing = PIT_SPACING, side = per_row * spacing;
+    const double spacing = 0.11, side = per_row * spacing;
     int n = per_row * per_row * layers;
     cr_plane_def pd = cr_default_plane_def();
     pd.restitution = sqrt(0.5), pd.friction = sqrt(0.3);
@@ -189,6 +187,7 @@ static cr_world *make_pit(const cr_world_def *def, int per_row, int layers, doub
         pd.point = pp[k], pd.normal = pn[k];
         assert_int_equal(cr_world_add_plane(w, &pd, NULL), CR_OK);
     }
+    cr_body_id ids[PIT_MAX];
     assert_true(n <= PIT_MAX);
     uint64_t s = 12345;
     for (int i = 0; i < n; ++i) {
@@ -198,16 +197,6 @@ static cr_world *make_pit(const cr_world_def *def, int per_row, int layers, doub
         ids[i] = add_sphere(w, x, test_rand_vec(&s, -throw_speed, throw_speed), R, MASS, CR_INERTIA_SOLID, sqrt(0.5),
                             sqrt(0.3));
     }
-    return w;
-}
-
-static pit_run run_pit_on(const cr_world_def *def, int per_row, int layers, int steps, double throw_speed,
-                          cr_body_state *end, pit_lanes lanes)
-{
-    cr_body_id ids[PIT_MAX];
-    cr_world *w = make_pit(def, per_row, layers, throw_speed, lanes, ids);
-    const double side = per_row * PIT_SPACING;
-    int n = per_row * per_row * layers;
     pit_run out = {-INFINITY, 0.0, 0, 0};
     double e0 = cr_world_energy(w).total;
     for (int k = 0; k < steps; ++k) {
@@ -298,39 +287,6 @@ static void test_same_bits_for_any_worker_count(void **state)
     }
 }
 
-/* The solver's pairs, which the contacts stage writes beside the contacts
- * (branch pit17: the solve no longer reads them off the contacts), are
- * each step's contacts' (a; b, or the world's index for a plane), in
- * contact order: on 1 worker (each item's two passes on the caller) and
- * on 2 (each pass over the workers), balls against balls and planes. */
-static void test_contacts_write_the_solvers_pairs(void **state)
-{
-    (void)state;
-    static cr_body_id ids[PIT_MAX];
-    for (uint32_t workers = 1; workers <= 2; ++workers) {
-        cr_world_def def = substep_world_def(4, 120.0);
-        test_use_tasks(&def, workers, NULL);
-        cr_world *w = make_pit(&def, 12, 8, 0.5, LANES_WIDEST, ids);
-        uint32_t planes = 0, balls = 0, world = w->bodies.slot_count;
-        for (int k = 0; k < 20; ++k) {
-            assert_int_equal(cr_world_step(w), CR_OK);
-            const cr_rigid *r = w->rigid;
-            const uint32_t *pairs = cr_sphere_substep_pairs(w, r->contact_count);
-            assert_non_null(pairs);
-            for (uint32_t j = 0; j < r->contact_count; ++j) {
-                const cr_rigid_contact *c = &r->contacts[j];
-                assert_int_equal(pairs[2 * j], c->a);
-                assert_int_equal(pairs[2 * j + 1], c->is_plane ? world : c->b);
-                planes += c->is_plane, balls += !c->is_plane;
-            }
-        }
-        print_message("%u workers: %u contacts of balls, %u of planes checked\n", (unsigned)workers, (unsigned)balls,
-                      (unsigned)planes);
-        assert_true(planes > 0 && balls > 0);
-        cr_world_destroy(w);
-    }
-}
-
 /* What the sub-stepped solver cannot take is refused with the reason: a
  * parametric surface (when added), a joint (at the step). */
 static void test_surfaces_and_joints_refused(void **state)
@@ -364,7 +320,6 @@ int main(void)
         cmocka_unit_test(test_sliding_ball_rolls_at_five_sevenths),
         cmocka_unit_test(test_pit_never_gains_energy_nor_loses_balls),
         cmocka_unit_test(test_same_bits_for_any_worker_count),
-        cmocka_unit_test(test_contacts_write_the_solvers_pairs),
         cmocka_unit_test(test_surfaces_and_joints_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
