@@ -242,13 +242,6 @@ void cr_rigid_substep_free(cr_world *w);
  * of spheres, whose K is diagonal). */
 cr_status cr_sphere_substep_solve(cr_world *w);
 void cr_sphere_substep_free(cr_world *w);
-/* The solver's pairs (per contact: a, then b or, for a plane, the world's
- * index slot_count), room for contacts of them, which the contacts stage
- * (sphere_contacts.c) writes beside the contacts (the contents kept as it
- * grows; NULL: out of memory); then _done: they are this step's
- * contacts' (the solve, else, reads them off the contacts). */
-uint32_t *cr_sphere_substep_pairs(cr_world *w, uint32_t contacts);
-void cr_sphere_substep_pairs_done(cr_world *w, uint32_t contacts);
 /* The colours kept at the last sphere sub-stepped step (tests). */
 uint32_t cr_sphere_substep_colours(const cr_world *w);
 /* The colours (soft_colour.h) the last sub-stepped solve kept, not counting

@@ -120,7 +120,6 @@ typedef struct narrow {
     uint64_t *plane_hit;    /* per body and plane: pass one's (body << 32 | plane) with a point, as hit */
     const uint32_t *entry;  /* per pair: its list entry (sphere_pairs.h) */
     uint64_t *key;          /* per contact: its key (the warm start's walk) */
-    uint32_t *pairs;        /* per contact: the solver's a and b (cr_sphere_substep_pairs) */
     const uint64_t *prev_key; /* per last-step contact: its key; NULL: the warm start by the look-up */
     bool fill;              /* the second pass */
 } narrow;
@@ -179,7 +178,6 @@ static void narrow_items(uint32_t start, uint32_t end, uint32_t worker, void *ct
                 }
             } else {
                 uint64_t *key = t->key + t->first[item];
-                uint32_t *pair = t->pairs + 2 * (size_t)t->first[item];
                 warm_walk walk = {r, t->prev_key, 0};
                 if (walk.prev_key && t->hits[item]) walk.at = first_at(walk.prev_key, r->prev_count, t->entry[hit[0]]);
                 for (uint32_t h = 0; h < t->hits[item]; ++h) {
@@ -187,7 +185,6 @@ static void narrow_items(uint32_t start, uint32_t end, uint32_t worker, void *ct
                     cr_contact_point p;
                     cr_sphere_sphere_point(ball[a].x, ball[a].radius, ball[b].x, ball[b].radius, hit_dist[h], &p);
                     key[h] = t->entry[hit[h]];
-                    pair[2 * h] = a, pair[2 * h + 1] = b;
                     set_contact(w, c++, a, b, false, &p, &r->poses[a], &r->poses[b],
                                 warm_of(&walk, key[h], a, false, b, p.id));
                 }
@@ -212,7 +209,6 @@ static void narrow_items(uint32_t start, uint32_t end, uint32_t worker, void *ct
                 /* only the (body, plane) hits of pass one (most balls touch
                  * no plane), in its order: the same test, true again */
                 uint64_t *key = t->key + t->first[item];
-                uint32_t *pair = t->pairs + 2 * (size_t)t->first[item];
                 warm_walk walk = {r, t->prev_key, 0};
                 if (walk.prev_key) walk.at = first_at(walk.prev_key, r->prev_count, plane_key(a0, 0));
                 for (uint32_t h = 0; h < t->hits[item]; ++h) {
@@ -222,7 +218,6 @@ static void narrow_items(uint32_t start, uint32_t end, uint32_t worker, void *ct
                     cr_collide_sphere_plane(bs->x[a], bs->radius[a], p->normal, cr_v3_dot(p->normal, p->point), margin,
                                             &m);
                     key[h] = plane_key(a, k);
-                    pair[2 * h] = a, pair[2 * h + 1] = bs->slot_count; /* the world */
                     set_contact(w, c++, a, k, true, &m.p[0], &r->poses[a], &world,
                                 warm_of(&walk, key[h], a, true, k, m.p[0].id));
                 }
@@ -298,8 +293,8 @@ cr_status cr_sphere_find_contacts(cr_world *w)
                 L->item_first, L->item_first + items,
                 L->hit,   L->hit_dist,
                 L->plane_hit, L->entry,
-                NULL,     NULL,
-                walk ? L->prev_key : NULL, false};
+                NULL,     walk ? L->prev_key : NULL,
+                false};
     cr_soft_run(w, body_items, bodies, &t);
     uint64_t total = 0;
     if (items > 1 && cr_parallel(w)) {
@@ -311,8 +306,7 @@ cr_status cr_sphere_find_contacts(cr_world *w)
         }
         if (total > UINT32_MAX ||
             !cr_grow(w, (void **)&r->contacts, &r->contact_capacity, (uint32_t)total, sizeof *r->contacts) ||
-            !cr_grow(w, (void **)&L->key, &L->key_capacity, (uint32_t)total, sizeof *L->key) ||
-            !(t.pairs = cr_sphere_substep_pairs(w, (uint32_t)total)))
+            !cr_grow(w, (void **)&L->key, &L->key_capacity, (uint32_t)total, sizeof *L->key))
             goto oom;
         t.key = L->key;
         t.fill = true;
@@ -327,8 +321,7 @@ cr_status cr_sphere_find_contacts(cr_world *w)
             total += t.hits[k];
             if (total > UINT32_MAX ||
                 !cr_grow(w, (void **)&r->contacts, &r->contact_capacity, (uint32_t)total, sizeof *r->contacts) ||
-                !cr_grow(w, (void **)&L->key, &L->key_capacity, (uint32_t)total, sizeof *L->key) ||
-                !(t.pairs = cr_sphere_substep_pairs(w, (uint32_t)total)))
+                !cr_grow(w, (void **)&L->key, &L->key_capacity, (uint32_t)total, sizeof *L->key))
                 goto oom;
             t.key = L->key;
             t.fill = true;
@@ -336,7 +329,6 @@ cr_status cr_sphere_find_contacts(cr_world *w)
         }
     }
     r->contact_count = (uint32_t)total;
-    cr_sphere_substep_pairs_done(w, r->contact_count);
     L->key_step = w->steps + 1, L->key_builds = L->builds; /* 0: never made */
     w->stats.contacts = r->contact_count;
     w->stats.carried_contacts = 0;

@@ -67,11 +67,6 @@ typedef struct cr_sphere_substep {
     cr_sphere_shift *shift; /* the same bodies' displacements; 64-byte aligned, in shift_block */
     cr_vec3 *spin;       /* per slot: the turn of the step, sum of w h */
     uint32_t *pairs;     /* per contact: its point's a and b (what the colouring reads) */
-    /* the pairs as the contacts stage wrote them (cr_sphere_substep_pairs):
-     * of step pairs_step's pairs_count contacts, while pairs_fresh */
-    uint64_t pairs_step;
-    uint32_t pairs_count;
-    bool pairs_fresh;
     cr_sphere_quad *quads;     /* the points in colour order, each colour from a quad's start */
     cr_sphere_totals *totals;  /* the same slots' */
     uint32_t *slot_contact;    /* per slot: its contact, or CR_SPHERE_PAD */
@@ -136,8 +131,7 @@ static bool grow_aligned(cr_world *w, void **raw, void **aligned, uint32_t *capa
  * quad at most. */
 static uint32_t slot_count_for(uint32_t points) { return points + 4 * (CR_SOFT_COLOURS + 1); }
 
-/* The solver's state, made empty the first time. */
-static cr_sphere_substep *state(cr_world *w)
+static cr_sphere_substep *ensure(cr_world *w, uint32_t bodies, uint32_t points)
 {
     cr_rigid *r = w->rigid;
     if (!r->sphere_substep) {
@@ -145,29 +139,7 @@ static cr_sphere_substep *state(cr_world *w)
         if (!r->sphere_substep) return NULL;
         memset(r->sphere_substep, 0, sizeof *r->sphere_substep);
     }
-    return r->sphere_substep;
-}
-
-uint32_t *cr_sphere_substep_pairs(cr_world *w, uint32_t contacts)
-{
-    cr_sphere_substep *s = state(w);
-    /* (room for one more: never NULL for none) */
-    if (!s || !cr_grow(w, (void **)&s->pairs, &s->pair_capacity, 2 * contacts + 2, sizeof *s->pairs)) return NULL;
-    s->pairs_fresh = false;
-    return s->pairs;
-}
-
-void cr_sphere_substep_pairs_done(cr_world *w, uint32_t contacts)
-{
-    cr_sphere_substep *s = w->rigid->sphere_substep;
-    if (!s) return; /* no contacts stage wrote any (no items) */
-    s->pairs_step = w->steps, s->pairs_count = contacts, s->pairs_fresh = true;
-}
-
-static cr_sphere_substep *ensure(cr_world *w, uint32_t bodies, uint32_t points)
-{
-    cr_sphere_substep *s = state(w);
-    if (!s) return NULL;
+    cr_sphere_substep *s = r->sphere_substep;
     uint32_t slots = slot_count_for(points);
     if (!grow_aligned(w, &s->body_block, (void **)&s->bodies, &s->body_capacity, bodies, sizeof *s->bodies) ||
         !grow_aligned(w, &s->shift_block, (void **)&s->shift, &s->shift_capacity, bodies, sizeof *s->shift) ||
@@ -219,8 +191,7 @@ static void load_bodies(const cr_world *w, sphere_body *sb, cr_sphere_shift *shi
 }
 
 /* Each contact's point's bodies (b: the world's index for a plane),
- * contacts [begin, end): where the contacts stage did not write them
- * (cr_sphere_substep_pairs). */
+ * contacts [begin, end). */
 static void load_pairs(const cr_world *w, uint32_t *pairs, uint32_t begin, uint32_t end)
 {
     const cr_rigid *r = w->rigid;
@@ -482,11 +453,7 @@ cr_status cr_sphere_substep_solve(cr_world *w)
               avx2 && !r->substep_lanes4 && cr_sphere_lanes8()};
     run_pass(&p, PASS_LOAD_BODIES);
     load_bodies(w, s->bodies, s->shift, s->spin, s->mask, nb, nb + 1); /* the world's */
-    /* the pairs: as the contacts stage wrote them beside the contacts this
-     * step (the contacts are 328 bytes: a pass over them read a cache line
-     * each for 8 bytes), else read off the contacts */
-    if (!(s->pairs_fresh && s->pairs_step == w->steps && s->pairs_count == nc)) run_pass(&p, PASS_PAIRS);
-    s->pairs_fresh = false;
+    run_pass(&p, PASS_PAIRS);
     cr_soft_colour_masked(s->pairs, 2 * sizeof *s->pairs, nc, false, s->mask, s->colour, &s->colours);
     lay_out_slots(s, nb);
     run_pass(&p, PASS_PREPARE);
