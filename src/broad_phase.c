@@ -191,6 +191,21 @@ static uint32_t grid_pairs(const cr_broad_phase *bp, uint32_t i0, uint32_t i1, c
                     int64_t row = own + (dz * bp->gny + dy) * bp->gnx - bp->gx0;
                     uint32_t s0 = bp->bucket_start[row + xa];
                     uint32_t s1 = bp->bucket_start[row + xb + 1];
+                    if (cap >= count && s1 - s0 <= cap - count) {
+                        /* room for the whole row: each candidate written, kept
+                         * when it is a pair (the same pairs, in the same order,
+                         * as the loop below). Whether it is, is as good as
+                         * random (j > i for about half, the boxes overlapping
+                         * for few), too often wrong for a branch to guess. */
+                        for (uint32_t s = s0; s < s1; ++s) {
+                            uint32_t j = bp->sorted[s];
+                            const cr_vec3 *q = bp->sorted_box + 2 * s;
+                            out[count] = (cr_broad_pair){i, j};
+                            count += (j > i) & (lo.x <= q[1].x) & (q[0].x <= hi.x) & (lo.y <= q[1].y) & (q[0].y <= hi.y) &
+                                     (lo.z <= q[1].z) & (q[0].z <= hi.z);
+                        }
+                        continue;
+                    }
                     for (uint32_t s = s0; s < s1; ++s) {
                         uint32_t j = bp->sorted[s];
                         if (j > i && cr_box_overlap(lo, hi, bp->sorted_box[2 * s], bp->sorted_box[2 * s + 1])) {

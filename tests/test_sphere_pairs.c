@@ -8,6 +8,8 @@
  * - a pile of 2,304 balls (several work items of pairs and of bodies) gives
  *   the same bits on 1, 2 and 3 workers and a task system that runs the
  *   items backwards;
+ * - in that pile every list built is the same list, in the same order, on
+ *   those worker counts, and exactly the pairs of overlapping grown boxes;
  * - every ball that overlaps a plane has one point on it, at its
  *   distance, on 1 and 3 workers;
  * - the warm start by the list's order (the walk) gives every step the
@@ -122,13 +124,31 @@ static void test_listed_pairs_are_the_overlapping_boxes(void **state)
     }
 }
 
+enum { PILE_SIDE = 12, PILE_LAYERS = 16, PILE_BALLS = PILE_SIDE * PILE_SIDE * PILE_LAYERS };
+
+/* A pile of PILE_BALLS balls of 5 cm in layers over a floor in a box of
+ * walls, thrown about at up to 0.5 m/s. */
+static void add_pile(cr_world *w, cr_body_id *ids)
+{
+    enum { SIDE = PILE_SIDE };
+    add_plane(w, cr_v3_zero(), cr_v3(0, 0, 1));
+    add_side_walls(w, SIDE * 0.055);
+    uint64_t s = 99;
+    for (int i = 0; i < PILE_BALLS; ++i) {
+        int layer = i / (SIDE * SIDE), in = i % (SIDE * SIDE);
+        cr_vec3 x = cr_v3(0.11 * (in % SIDE - SIDE / 2 + 0.5) + test_rand(&s, -0.004, 0.004),
+                          0.11 * (in / SIDE - SIDE / 2 + 0.5) + test_rand(&s, -0.004, 0.004), 0.06 + 0.105 * layer);
+        ids[i] = add_sphere(w, x, test_rand_vec(&s, -0.5, 0.5), 0.05, 0.5, CR_INERTIA_SOLID, sqrt(0.5), sqrt(0.3));
+    }
+}
+
 /* A pile of 2,304 balls dropped in a box (pairs and bodies in several work
  * items each): the same bits on 1, 2 and 3 workers and for a task system
  * that runs the items backwards. */
 static void test_same_bits_for_any_worker_count(void **state)
 {
     (void)state;
-    enum { WORLDS = 4, SIDE = 12, LAYERS = 16, BALLS = SIDE * SIDE * LAYERS, STEPS = 60 };
+    enum { WORLDS = 4, BALLS = PILE_BALLS, STEPS = 60 };
     static cr_body_state end[WORLDS][BALLS];
     const uint32_t workers[WORLDS] = {1, 2, 3, 2};
     int enqueued = 0;
@@ -137,16 +157,8 @@ static void test_same_bits_for_any_worker_count(void **state)
         cr_world_def def = substep_world_def(4, 120.0);
         test_use_tasks(&def, workers[k], k == 3 ? &enqueued : NULL);
         cr_world *w = make_world_def(&def);
-        add_plane(w, cr_v3_zero(), cr_v3(0, 0, 1));
-        add_side_walls(w, SIDE * 0.055);
-        uint64_t s = 99;
         cr_body_id ids[BALLS];
-        for (int i = 0; i < BALLS; ++i) {
-            int layer = i / (SIDE * SIDE), in = i % (SIDE * SIDE);
-            cr_vec3 x = cr_v3(0.11 * (in % SIDE - SIDE / 2 + 0.5) + test_rand(&s, -0.004, 0.004),
-                              0.11 * (in / SIDE - SIDE / 2 + 0.5) + test_rand(&s, -0.004, 0.004), 0.06 + 0.105 * layer);
-            ids[i] = add_sphere(w, x, test_rand_vec(&s, -0.5, 0.5), 0.05, 0.5, CR_INERTIA_SOLID, sqrt(0.5), sqrt(0.3));
-        }
+        add_pile(w, ids);
         for (int step = 0; step < STEPS; ++step) {
             assert_int_equal(cr_world_step(w), CR_OK);
             contacts[k] += cr_world_contact_count(w);
@@ -174,6 +186,63 @@ static void test_same_bits_for_any_worker_count(void **state)
             assert_memory_equal(&end[0][i].orientation, &end[k][i].orientation, sizeof(cr_quat));
         }
     }
+}
+
+/* The pile's list builds (cr_broad_build over the grown boxes: the grid's
+ * search in work items of 1,024 bodies, joined in order; its dense rows
+ * that fit the room without a branch, the others with one): on 2 and 3
+ * workers and the backwards task system every step's list is world 0's
+ * (1 worker, one pass) to the bit, and each list built is exactly the
+ * pairs of overlapping grown boxes that brute force finds. */
+static void test_rebuilt_list_is_the_same_on_any_worker_count(void **state)
+{
+    (void)state;
+    enum { WORLDS = 4, STEPS = 40, ROOM = 60000 };
+    static cr_broad_pair found[ROOM], all[ROOM];
+    const uint32_t workers[WORLDS] = {1, 2, 3, 2};
+    int enqueued = 0;
+    cr_world *w[WORLDS];
+    static cr_body_id ids[PILE_BALLS];
+    for (int k = 0; k < WORLDS; ++k) {
+        cr_world_def def = substep_world_def(4, 120.0);
+        test_use_tasks(&def, workers[k], k == 3 ? &enqueued : NULL);
+        w[k] = make_world_def(&def);
+        add_pile(w[k], ids);
+    }
+    uint64_t builds = 0, checked = 0;
+    for (int step = 0; step < STEPS; ++step) {
+        for (int k = 0; k < WORLDS; ++k) assert_int_equal(cr_world_step(w[k]), CR_OK);
+        const cr_sphere_pairs *L = w[0]->rigid->sphere_pairs;
+        const cr_broad_phase *g = &L->grid;
+        for (int k = 1; k < WORLDS; ++k) {
+            const cr_sphere_pairs *M = w[k]->rigid->sphere_pairs;
+            assert_int_equal(M->builds, L->builds);
+            assert_int_equal(M->grid.pair_count, g->pair_count);
+            assert_memory_equal(M->grid.pairs, g->pairs, sizeof *g->pairs * g->pair_count);
+        }
+        if (L->builds == builds) continue;
+        builds = L->builds;
+        /* the list just built against brute force over its grown boxes */
+        uint32_t n = L->n, count = 0;
+        for (uint32_t i = 0; i < n; ++i)
+            for (uint32_t j = i + 1; j < n; ++j)
+                if (!empty_box(g->lo[i], g->hi[i]) && !empty_box(g->lo[j], g->hi[j]) &&
+                    cr_box_overlap(g->lo[i], g->hi[i], g->lo[j], g->hi[j])) {
+                    assert_true(count < ROOM);
+                    all[count++] = (cr_broad_pair){i, j};
+                }
+        assert_int_equal(g->pair_count, count);
+        memcpy(found, g->pairs, sizeof *found * count);
+        qsort(found, count, sizeof *found, pair_order);
+        assert_memory_equal(found, all, sizeof *found * count);
+        ++checked;
+    }
+    printf("pile of %d: %llu lists built and checked in %d steps, %u pairs on the last\n", PILE_BALLS,
+           (unsigned long long)checked, STEPS, w[0]->rigid->sphere_pairs->grid.pair_count);
+    assert_true(checked >= 3);                                      /* the first and rebuilds */
+    assert_true(w[0]->rigid->sphere_pairs->grid.pair_count > 3 * 1024); /* several items of the search */
+    assert_true(enqueued > 0);
+    for (int k = 0; k < WORLDS; ++k) cr_world_destroy(w[k]);
 }
 
 /* The points of balls on planes (branch pit13: the narrow phase's first
@@ -372,6 +441,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_listed_pairs_are_the_overlapping_boxes),
         cmocka_unit_test(test_same_bits_for_any_worker_count),
+        cmocka_unit_test(test_rebuilt_list_is_the_same_on_any_worker_count),
         cmocka_unit_test(test_plane_points_are_the_overlapping_balls),
         cmocka_unit_test(test_warm_start_walk_is_the_look_up),
         cmocka_unit_test(test_non_finite_names_the_first_body_on_any_worker_count),
