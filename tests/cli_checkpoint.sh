@@ -18,17 +18,26 @@ wait "$pid" 2>/dev/null || true
 [ -f "$work/killed/checkpoint.bin" ] || { echo "FAIL: no checkpoint written"; exit 1; }
 [ ! -f "$work/killed/trajectory.csv" ] || [ -f "$work/killed/checkpoint.bin" ]
 
-"$carom" run --resume "$work/killed/checkpoint.bin" --out "$work/resumed" --quiet
-t0=$(sed -n 2p "$work/resumed/trajectory.csv" | cut -d, -f1)
-rows=$(($(wc -l < "$work/resumed/trajectory.csv") - 1))
-[ "$rows" -gt 0 ] || { echo "FAIL: resumed run wrote no samples"; exit 1; }
-# The same rows of the uninterrupted run: from the first line with t = t0 on.
-start=$(awk -F, -v t="$t0" 'NR > 1 && $1 == t { print NR; exit }' "$work/straight/trajectory.csv")
-[ -n "$start" ] || { echo "FAIL: t=$t0 is not a sample time of the uninterrupted run"; exit 1; }
-tail -n "+$start" "$work/straight/trajectory.csv" > "$work/expected.csv"
-tail -n +2 "$work/resumed/trajectory.csv" > "$work/got.csv"
-cmp -s "$work/expected.csv" "$work/got.csv" || { echo "FAIL: resumed trajectory differs from t=$t0 on"; diff "$work/expected.csv" "$work/got.csv" | head -5; exit 1; }
-echo "resumed at t=$t0: $rows rows identical"
+# Resumes checkpoint $2 into $work/$3 and checks that it writes exactly the
+# rows of the uninterrupted run $work/$1 from its first sample time on ($4
+# names the case in messages).
+same_as_straight() {
+  local straight="$work/$1" resumed="$work/$3" label="$4"
+  "$carom" run --resume "$2" --out "$resumed" --quiet
+  local t0 rows start
+  t0=$(sed -n 2p "$resumed/trajectory.csv" | cut -d, -f1)
+  rows=$(($(wc -l < "$resumed/trajectory.csv") - 1))
+  [ "$rows" -gt 0 ] || { echo "FAIL: $label: resumed run wrote no samples"; exit 1; }
+  # The same rows of the uninterrupted run: from the first line with t = t0 on.
+  start=$(awk -F, -v t="$t0" 'NR > 1 && $1 == t { print NR; exit }' "$straight/trajectory.csv")
+  [ -n "$start" ] || { echo "FAIL: $label: t=$t0 is not a sample time of the uninterrupted run"; exit 1; }
+  tail -n "+$start" "$straight/trajectory.csv" > "$resumed.expected.csv"
+  tail -n +2 "$resumed/trajectory.csv" > "$resumed.got.csv"
+  cmp -s "$resumed.expected.csv" "$resumed.got.csv" || { echo "FAIL: $label: resumed trajectory differs from t=$t0 on"; diff "$resumed.expected.csv" "$resumed.got.csv" | head -5; exit 1; }
+  echo "$label resumed at t=$t0: $rows rows identical"
+}
+
+same_as_straight straight "$work/killed/checkpoint.bin" resumed pit
 
 # A corrupt checkpoint: refused whole.
 cp "$work/killed/checkpoint.bin" "$work/bad.bin"
@@ -61,14 +70,5 @@ grep -q "checksum" "$work/bad.err" || { echo "FAIL: message: $(cat "$work/bad.er
   printf '\n]}\n'
 } > "$work/dem.json"
 "$carom" run "$work/dem.json" --out "$work/dem_straight" --checkpoint-every 0.013 --quiet
-"$carom" run --resume "$work/dem_straight/checkpoint.bin" --out "$work/dem_resumed" --quiet
-t0=$(sed -n 2p "$work/dem_resumed/trajectory.csv" | cut -d, -f1)
-rows=$(($(wc -l < "$work/dem_resumed/trajectory.csv") - 1))
-[ "$rows" -gt 0 ] || { echo "FAIL: dem: resumed run wrote no samples"; exit 1; }
-start=$(awk -F, -v t="$t0" 'NR > 1 && $1 == t { print NR; exit }' "$work/dem_straight/trajectory.csv")
-[ -n "$start" ] || { echo "FAIL: dem: t=$t0 is not a sample time of the uninterrupted run"; exit 1; }
-tail -n "+$start" "$work/dem_straight/trajectory.csv" > "$work/dem_expected.csv"
-tail -n +2 "$work/dem_resumed/trajectory.csv" > "$work/dem_got.csv"
-cmp -s "$work/dem_expected.csv" "$work/dem_got.csv" || { echo "FAIL: dem: resumed trajectory differs from t=$t0 on"; diff "$work/dem_expected.csv" "$work/dem_got.csv" | head -5; exit 1; }
-echo "dem resumed at t=$t0: $rows rows identical"
+same_as_straight dem_straight "$work/dem_straight/checkpoint.bin" dem_resumed dem
 echo "ok"
