@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "rigid.h"
-#include "soft_sections.h" /* cr_soft_run */
+#include "soft_sections.h" /* cr_soft_run, cr_soft_item_range */
 
 /* Joint passes of the drift correction: the joint error is nonlinear in the
  * poses, so a few Newton steps take it to rounding. */
@@ -60,6 +60,17 @@ static double separation_now(const cr_world *w, const cr_pose *poses, const cr_r
     return cr_carry_point(pa, &pb, c->la, c->lb, c->nb, NULL, normal);
 }
 
+/* n things split for the workers into at most max_items items of at least
+ * min_size things: the item size, and the items in *items. Fixed by n, not
+ * by the workers, so each item's result is the same on any worker count. */
+static uint32_t item_size(uint32_t n, uint32_t min_size, uint32_t max_items, uint32_t *items)
+{
+    uint32_t size = (n + max_items - 1) / max_items;
+    if (size < min_size) size = min_size;
+    *items = (n + size - 1) / size;
+    return size;
+}
+
 /* The poses and the finiteness check over the workers, in at most
  * CR_POSE_ITEMS items of at least CR_POSE_ITEM bodies; each pose is
  * written by one item only, and each item says whether it saw a body that
@@ -80,7 +91,8 @@ static void pose_items(uint32_t start, uint32_t end, uint32_t worker, void *ctx)
     const cr_bodies *b = &t->w->bodies;
     cr_pose *poses = t->w->rigid->poses;
     for (uint32_t item = start; item < end; ++item) {
-        uint32_t i0 = item * t->item_size, i1 = i0 + t->item_size < b->slot_count ? i0 + t->item_size : b->slot_count;
+        uint32_t i0, i1;
+        cr_soft_item_range(item, item + 1, t->item_size, b->slot_count, &i0, &i1);
         bool bad = false;
         for (uint32_t i = i0; i < i1; ++i) {
             if (!cr_slot_alive(b, i)) continue;
@@ -102,9 +114,8 @@ static bool fill_poses(cr_world *w, bool poses, bool *finite)
     cr_rigid *r = w->rigid;
     uint32_t n = w->bodies.slot_count;
     if (poses && !cr_grow(w, (void **)&r->poses, &r->pose_capacity, n, sizeof *r->poses)) return false;
-    uint32_t size = (n + CR_POSE_ITEMS - 1) / CR_POSE_ITEMS;
-    pose_run t = {w, poses, size < CR_POSE_ITEM ? CR_POSE_ITEM : size, {false}};
-    uint32_t items = (n + t.item_size - 1) / t.item_size;
+    uint32_t items;
+    pose_run t = {w, poses, item_size(n, CR_POSE_ITEM, CR_POSE_ITEMS, &items), {false}};
     cr_soft_run(w, pose_items, items, &t);
     *finite = true;
     for (uint32_t k = 0; k < items; ++k) *finite = *finite && !t.bad[k];
@@ -226,6 +237,7 @@ double cr_rigid_max_overlap(const cr_world *w, cr_body_id *a, cr_body_id *b)
  * contacts its own maximum, joined after. A maximum is the same whatever
  * the split, so the stat is the same for any worker count. At 27,000
  * spheres the 69,000 contacts' separations were ~3 % of a step, serial. */
+#define CR_OVERLAP_ITEM 4096
 #define CR_OVERLAP_ITEMS 64
 typedef struct overlap_run {
     const cr_world *w;
@@ -239,7 +251,8 @@ static void overlap_items(uint32_t start, uint32_t end, uint32_t worker, void *c
     overlap_run *t = ctx;
     const cr_rigid *r = t->w->rigid;
     for (uint32_t item = start; item < end; ++item) {
-        uint32_t k0 = item * t->item_size, k1 = k0 + t->item_size < r->contact_count ? k0 + t->item_size : r->contact_count;
+        uint32_t k0, k1;
+        cr_soft_item_range(item, item + 1, t->item_size, r->contact_count, &k0, &k1);
         double worst = 0.0;
         for (uint32_t k = k0; k < k1; ++k) {
             double depth = -separation_now(t->w, r->poses, &r->contacts[k], NULL);
@@ -251,9 +264,8 @@ static void overlap_items(uint32_t start, uint32_t end, uint32_t worker, void *c
 
 static double deepest_overlap(cr_world *w)
 {
-    uint32_t n = w->rigid->contact_count, size = (n + CR_OVERLAP_ITEMS - 1) / CR_OVERLAP_ITEMS;
-    overlap_run t = {w, size < 4096 ? 4096 : size, {0}};
-    uint32_t items = (n + t.item_size - 1) / t.item_size;
+    uint32_t items;
+    overlap_run t = {w, item_size(w->rigid->contact_count, CR_OVERLAP_ITEM, CR_OVERLAP_ITEMS, &items), {0}};
     cr_soft_run(w, overlap_items, items, &t);
     double worst = 0.0;
     for (uint32_t i = 0; i < items; ++i)

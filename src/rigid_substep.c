@@ -256,13 +256,6 @@ static void integrate_positions(cr_world *w, cr_soft_body *sb, double h, uint32_
 static void store_contacts(cr_world *w, const cr_soft_point *sp, double substeps, uint32_t begin, uint32_t end);
 static void store_block(cr_world *w, const cr_soft_lanes *l, uint32_t i, double substeps);
 
-/* Work items [start, end) of size each, of n things: [*first, *last). */
-static void item_range(uint32_t start, uint32_t end, uint32_t size, uint32_t n, uint32_t *first, uint32_t *last)
-{
-    *first = start * size;
-    *last = end * size < n ? end * size : n;
-}
-
 /* Work items [start, end) of a pass: runs of the colour, bodies, contacts
  * or blocks. */
 static void pass_items(uint32_t start, uint32_t end, uint32_t worker, void *ctx)
@@ -274,31 +267,31 @@ static void pass_items(uint32_t start, uint32_t end, uint32_t worker, void *ctx)
     uint32_t block_items = (nblocks + CR_SUBSTEP_BLOCK_ITEM - 1) / CR_SUBSTEP_BLOCK_ITEM;
     switch (p->kind) {
     case PASS_POSITIONS:
-        item_range(start, end, CR_SUBSTEP_BODY_ITEM, p->w->bodies.slot_count, &b, &e);
+        cr_soft_item_range(start, end, CR_SUBSTEP_BODY_ITEM, p->w->bodies.slot_count, &b, &e);
         integrate_positions(p->w, s->bodies, p->h, b, e);
         return;
     case PASS_PREPARE:
-        item_range(start, end, CR_SUBSTEP_CONTACT_ITEM, nc, &b, &e);
+        cr_soft_item_range(start, end, CR_SUBSTEP_CONTACT_ITEM, nc, &b, &e);
         s->bounce[start] = prepare_points(p->w, s->bodies, s->points, p->substeps, p->with_k, b, e);
         return;
     case PASS_LOAD:
-        item_range(start, end, CR_SUBSTEP_BLOCK_ITEM, nblocks, &b, &e);
+        cr_soft_item_range(start, end, CR_SUBSTEP_BLOCK_ITEM, nblocks, &b, &e);
         cr_soft_lanes_load(&s->lanes, s->bodies, s->points, b, e);
         return;
     case PASS_UNLOAD:
-        item_range(start, end, CR_SUBSTEP_BLOCK_ITEM, nblocks, &b, &e);
+        cr_soft_item_range(start, end, CR_SUBSTEP_BLOCK_ITEM, nblocks, &b, &e);
         cr_soft_lanes_unload(&s->lanes, s->points, b, e);
         return;
     case PASS_STORE:
-        item_range(start, end, CR_SUBSTEP_CONTACT_ITEM, nc, &b, &e);
+        cr_soft_item_range(start, end, CR_SUBSTEP_CONTACT_ITEM, nc, &b, &e);
         store_contacts(p->w, s->points, p->substeps, b, e);
         return;
     case PASS_STORE_LANES:
         /* items of blocks (from their rows), then items of the rest's runs
          * (from the packed points) */
-        item_range(start, end < block_items ? end : block_items, CR_SUBSTEP_BLOCK_ITEM, nblocks, &b, &e);
+        cr_soft_item_range(start, end < block_items ? end : block_items, CR_SUBSTEP_BLOCK_ITEM, nblocks, &b, &e);
         for (uint32_t i = b; i < e; ++i) store_block(p->w, &s->lanes, i, p->substeps);
-        item_range(start > block_items ? start - block_items : 0, end > block_items ? end - block_items : 0,
+        cr_soft_item_range(start > block_items ? start - block_items : 0, end > block_items ? end - block_items : 0,
                    CR_SUBSTEP_RUN_ITEM, s->rest_count, &b, &e);
         for (uint32_t i = b; i < e; ++i)
             store_contacts(p->w, s->points, p->substeps, s->run_start[s->rest[i]], s->run_start[s->rest[i] + 1]);

@@ -21,6 +21,14 @@ static inline void cr_soft_run(cr_world *w, cr_task_fn *fn, uint32_t items, void
     else if (items > 0) fn(0, items, 0, ctx);
 }
 
+/* Work items [start, end) of size each, of n things: [*first, *last). */
+static inline void cr_soft_item_range(uint32_t start, uint32_t end, uint32_t size, uint32_t n, uint32_t *first,
+                                      uint32_t *last)
+{
+    *first = start * size;
+    *last = end * size < n ? end * size : n;
+}
+
 /* A coloured pass: colour after colour, each colour's entries over the
  * workers in items of item_size (no two of a colour share a moving body:
  * the same bits however they are split), then the overflow's serially on
