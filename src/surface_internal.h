@@ -41,6 +41,7 @@ struct cr_surface {
     uint32_t *lattice_col_start, *lattice_row_start, *lattice_amp_start;
     cr_hill_axis *lattice_cols, *lattice_rows;
     double *lattice_amp;
+    bool lattice_avx2;     /* the sums on AVX2 lanes (the same bits as the plain loop) */
     double max_curvature_u, max_curvature_v;
 };
 

@@ -20,9 +20,17 @@
  * than bumps in all (otherwise the product costs two exps per bump instead
  * of one), and their matrices at most 4 entries per bump: scattered bumps
  * (scenes/boiling.json) keep one exp per bump.
+ *
+ * The exps are cr_exp_neg's (exp_neg.h: within one ulp of libm's, the same
+ * bits on AVX2 lanes), so that where the processor has AVX2 a cell's
+ * columns and rows are taken four at a time, and a column's three sums over
+ * the rows are the lanes of one vector: the same operations in the same
+ * order as the plain loops, the same bits (tests/test_hills_lanes.c).
  */
 #include <stdlib.h>
 
+#include "exp_neg.h"
+#include "simd.h"
 #include "surface_internal.h"
 
 /* The index of (c, iw2) in axis[0 .. *n), appended when new; -1 when the
@@ -81,50 +89,32 @@ bool cr_hills_factor(cr_surface *s)
     s->lattice_col_start = calloc(cells + 1, sizeof *s->lattice_col_start);
     s->lattice_row_start = calloc(cells + 1, sizeof *s->lattice_row_start);
     s->lattice_amp_start = calloc(cells + 1, sizeof *s->lattice_amp_start);
-    s->lattice_cols = malloc(sizeof *s->lattice_cols * cols);
-    s->lattice_rows = malloc(sizeof *s->lattice_rows * rows);
+    /* (four entries of padding: the AVX2 path reads columns and rows four
+     * at a time) */
+    s->lattice_cols = calloc(cols + 4, sizeof *s->lattice_cols);
+    s->lattice_rows = calloc(rows + 4, sizeof *s->lattice_rows);
     s->lattice_amp = malloc(sizeof *s->lattice_amp * entries);
     if (!s->lattice_col_start || !s->lattice_row_start || !s->lattice_amp_start || !s->lattice_cols ||
         !s->lattice_rows || !s->lattice_amp)
         return false;
     axes(s, true, &cols, &rows, &entries);
+    s->lattice_avx2 = cr_use_avx2(false);
     return true;
 }
 
-void cr_hills_sum_lattice(const cr_surface *s, size_t cell, double x, double y, double a[6])
+/* The sum over the cell's amplitude matrix, a column at a time: per column
+ * i, s0 = sum_j A_ij ey_j, s1 = sum_j A_ij (p e)y_j, s2 = sum_j A_ij (c e)y_j
+ * (r[j] = those three row factors), then into a[]. */
+static void sum_plain(const double *amp, uint32_t nc, uint32_t nr, const double *ex, const double *px,
+                      const double *cx, const double (*r)[4], double a[6])
 {
-    /* Per column: e = exp(-q/2), p = -dx/w^2 (d/dx of the exponent) and
-     * c = (dx^2/w^2 - 1)/w^2 (its second derivative, with p^2); per row the
-     * same in y, kept as e, p e and c e for the sums over a column. */
-    double ex[CR_LATTICE_MAX_AXIS], px[CR_LATTICE_MAX_AXIS], cx[CR_LATTICE_MAX_AXIS];
-    double ey[CR_LATTICE_MAX_AXIS], pey[CR_LATTICE_MAX_AXIS], cey[CR_LATTICE_MAX_AXIS];
-    const cr_hill_axis *col = s->lattice_cols + s->lattice_col_start[cell];
-    const cr_hill_axis *row = s->lattice_rows + s->lattice_row_start[cell];
-    const double *amp = s->lattice_amp + s->lattice_amp_start[cell];
-    uint32_t nc = s->lattice_col_start[cell + 1] - s->lattice_col_start[cell];
-    uint32_t nr = s->lattice_row_start[cell + 1] - s->lattice_row_start[cell];
-    for (uint32_t k = 0; k < nc; ++k) {
-        double d = x - col[k].c, q = d * d * col[k].iw2;
-        /* Past 8.5 widths along x a bump is cut (exp's underflow path spared
-         * too, where cells are much wider than the bumps). */
-        ex[k] = q > CR_HILL_MAX_Q ? 0.0 : exp(-0.5 * q);
-        px[k] = -d * col[k].iw2;
-        cx[k] = (q - 1.0) * col[k].iw2;
-    }
-    for (uint32_t k = 0; k < nr; ++k) {
-        double d = y - row[k].c, q = d * d * row[k].iw2;
-        double e = q > CR_HILL_MAX_Q ? 0.0 : exp(-0.5 * q);
-        ey[k] = e;
-        pey[k] = -d * row[k].iw2 * e;
-        cey[k] = (q - 1.0) * row[k].iw2 * e;
-    }
     for (uint32_t i = 0; i < nc; ++i, amp += nr) {
         if (ex[i] == 0.0) continue; /* cut along x: its bumps add nothing */
         double s0 = 0.0, s1 = 0.0, s2 = 0.0;
         for (uint32_t j = 0; j < nr; ++j) {
-            s0 += amp[j] * ey[j];
-            s1 += amp[j] * pey[j];
-            s2 += amp[j] * cey[j];
+            s0 += amp[j] * r[j][0];
+            s1 += amp[j] * r[j][1];
+            s2 += amp[j] * r[j][2];
         }
         double g0 = ex[i] * s0, g1 = ex[i] * s1;
         a[0] += g0;
@@ -134,4 +124,107 @@ void cr_hills_sum_lattice(const cr_surface *s, size_t cell, double x, double y, 
         a[4] += px[i] * g1;
         a[5] += ex[i] * s2;
     }
+}
+
+#if CR_AVX2
+/* Four columns (or rows) of a cell at t on AVX2 lanes (the axis arrays
+ * carry four entries of padding: lanes past the cell's own compute what
+ * nobody reads): e = exp(-q/2) (0 past the cut), p = -d / w^2,
+ * c = (q - 1) / w^2, times e when times_e (the rows). Each lane does the
+ * plain path's operations in its order, with cr_exp_neg4 for cr_exp_neg
+ * and the sign flipped as -d flips it. */
+CR_AVX2_FN static inline void axis4_avx2(const cr_hill_axis *axis, double t, bool times_e, double *e, double *p,
+                                         double *c)
+{
+    __m256d ab = _mm256_loadu_pd(&axis[0].c), cd = _mm256_loadu_pd(&axis[2].c); /* c w c w */
+    __m256d at = _mm256_permute4x64_pd(_mm256_unpacklo_pd(ab, cd), _MM_SHUFFLE(3, 1, 2, 0));
+    __m256d iw2 = _mm256_permute4x64_pd(_mm256_unpackhi_pd(ab, cd), _MM_SHUFFLE(3, 1, 2, 0));
+    __m256d d = _mm256_sub_pd(_mm256_set1_pd(t), at);
+    __m256d q = _mm256_mul_pd(_mm256_mul_pd(d, d), iw2);
+    __m256d cut = _mm256_cmp_pd(q, _mm256_set1_pd(CR_HILL_MAX_Q), _CMP_GT_OQ);
+    __m256d ek = _mm256_andnot_pd(cut, cr_exp_neg4(_mm256_mul_pd(_mm256_set1_pd(-0.5), q)));
+    __m256d pk = _mm256_mul_pd(_mm256_xor_pd(d, _mm256_set1_pd(-0.0)), iw2);
+    __m256d ck = _mm256_mul_pd(_mm256_sub_pd(q, _mm256_set1_pd(1.0)), iw2);
+    if (times_e) {
+        pk = _mm256_mul_pd(pk, ek);
+        ck = _mm256_mul_pd(ck, ek);
+    }
+    _mm256_storeu_pd(e, ek);
+    _mm256_storeu_pd(p, pk);
+    _mm256_storeu_pd(c, ck);
+}
+
+/* The cell's sum with a column's three sums as the lanes of one vector
+ * (s0, s1, s2) and a[] as two, (a0, a2, a5) and (a1, a3, a4): each lane
+ * does sum_plain's multiplications and additions in the same order (no
+ * fused multiply-add, simd.h), so the same bits. */
+CR_AVX2_FN static void lattice_avx2(const cr_hill_axis *col, uint32_t nc, const cr_hill_axis *row, uint32_t nr,
+                                    const double *amp, double x, double y, double a[6])
+{
+    double ex[CR_LATTICE_MAX_AXIS + 4], px[CR_LATTICE_MAX_AXIS + 4], cx[CR_LATTICE_MAX_AXIS + 4];
+    double ey[CR_LATTICE_MAX_AXIS + 4], pey[CR_LATTICE_MAX_AXIS + 4], cey[CR_LATTICE_MAX_AXIS + 4];
+    __m256d r[CR_LATTICE_MAX_AXIS];
+    /* columns and rows side by side: two independent chains to overlap */
+    for (uint32_t k = 0; k < nc || k < nr; k += 4) {
+        if (k < nc) axis4_avx2(col + k, x, false, ex + k, px + k, cx + k);
+        if (k < nr) axis4_avx2(row + k, y, true, ey + k, pey + k, cey + k);
+    }
+    for (uint32_t j = 0; j < nr; ++j) r[j] = _mm256_set_pd(0.0, cey[j], pey[j], ey[j]);
+    __m256d lo = _mm256_set_pd(0.0, a[5], a[2], a[0]), hi = _mm256_set_pd(0.0, a[4], a[3], a[1]);
+    for (uint32_t i = 0; i < nc; ++i, amp += nr) {
+        if (ex[i] == 0.0) continue;
+        __m256d sum = _mm256_setzero_pd();
+        for (uint32_t j = 0; j < nr; ++j) sum = _mm256_add_pd(sum, _mm256_mul_pd(_mm256_set1_pd(amp[j]), r[j]));
+        __m256d g = _mm256_mul_pd(_mm256_set1_pd(ex[i]), sum);           /* g0, g1, ex s2 */
+        lo = _mm256_add_pd(lo, g);
+        __m256d g001 = _mm256_permute4x64_pd(g, _MM_SHUFFLE(3, 1, 0, 0)); /* g0, g0, g1 */
+        hi = _mm256_add_pd(hi, _mm256_mul_pd(_mm256_set_pd(0.0, px[i], cx[i], px[i]), g001));
+    }
+    double l[4], h[4];
+    _mm256_storeu_pd(l, lo);
+    _mm256_storeu_pd(h, hi);
+    a[0] = l[0];
+    a[2] = l[1];
+    a[5] = l[2];
+    a[1] = h[0];
+    a[3] = h[1];
+    a[4] = h[2];
+}
+#endif
+
+void cr_hills_sum_lattice(const cr_surface *s, size_t cell, double x, double y, double a[6])
+{
+    const cr_hill_axis *col = s->lattice_cols + s->lattice_col_start[cell];
+    const cr_hill_axis *row = s->lattice_rows + s->lattice_row_start[cell];
+    const double *amp = s->lattice_amp + s->lattice_amp_start[cell];
+    uint32_t nc = s->lattice_col_start[cell + 1] - s->lattice_col_start[cell];
+    uint32_t nr = s->lattice_row_start[cell + 1] - s->lattice_row_start[cell];
+#if CR_AVX2
+    if (s->lattice_avx2) {
+        lattice_avx2(col, nc, row, nr, amp, x, y, a);
+        return;
+    }
+#endif
+    /* Per column: e = exp(-q/2), p = -dx/w^2 (d/dx of the exponent) and
+     * c = (dx^2/w^2 - 1)/w^2 (its second derivative, with p^2); per row the
+     * same in y, kept as e, p e and c e for the sums over a column. Past
+     * 8.5 widths along the axis a bump is cut (exp's work spared too, where
+     * cells are much wider than the bumps). */
+    double ex[CR_LATTICE_MAX_AXIS], px[CR_LATTICE_MAX_AXIS], cx[CR_LATTICE_MAX_AXIS];
+    double r[CR_LATTICE_MAX_AXIS][4]; /* a row's e, p e, c e */
+    for (uint32_t k = 0; k < nc; ++k) {
+        double d = x - col[k].c, q = d * d * col[k].iw2;
+        ex[k] = q > CR_HILL_MAX_Q ? 0.0 : cr_exp_neg(-0.5 * q);
+        px[k] = -d * col[k].iw2;
+        cx[k] = (q - 1.0) * col[k].iw2;
+    }
+    for (uint32_t k = 0; k < nr; ++k) {
+        double d = y - row[k].c, q = d * d * row[k].iw2;
+        double e = q > CR_HILL_MAX_Q ? 0.0 : cr_exp_neg(-0.5 * q);
+        r[k][0] = e;
+        r[k][1] = -d * row[k].iw2 * e;
+        r[k][2] = (q - 1.0) * row[k].iw2 * e;
+        r[k][3] = 0.0;
+    }
+    sum_plain(amp, nc, nr, ex, px, cx, (const double(*)[4])r, a);
 }
