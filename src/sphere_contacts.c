@@ -18,6 +18,8 @@
  * item its first index in the contact list, and a second pass writes them
  * there, taking only the listed pairs: the same list, in the same order,
  * on any worker count. */
+#include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "contact_keys.h"
@@ -102,7 +104,7 @@ static void set_contact(const cr_world *w, cr_rigid_contact *c, uint32_t a, uint
     c->restitution = bs->restitution[a] * (is_plane ? w->planes.def[b].restitution : bs->restitution[b]);
     c->friction = bs->friction[a] * (is_plane ? w->planes.def[b].friction : bs->friction[b]);
     c->jn = 0.0;
-    cr_carry_frames(*pa, *pb, p, &c->la, &c->lb, &c->nb);
+    cr_carry_frames(pa, pb, p, &c->la, &c->lb, &c->nb);
     c->ref_x = cr_v3_zero(), c->ref_q = cr_q_identity();
     c->rest_n = old ? old->rest_n : 0.0;
     c->rest_t = old ? old->rest_t : cr_v3_zero();
@@ -113,6 +115,7 @@ typedef struct narrow {
     double fall;            /* |g| dt: the speed gravity adds in the step */
     uint32_t pair_items;    /* items [0, pair_items) take pairs, the rest bodies */
     cr_sphere_ball *ball;   /* per slot */
+    double *reach;          /* per slot: |v| + |w| r */
     uint32_t *first;        /* per item: its first contact */
     uint32_t *hits;         /* per item: its points */
     uint32_t *hit;          /* per pair: pass one's list of the pairs with a point, each item's at its own pairs' place */
@@ -132,18 +135,25 @@ static inline double contact_margin(double radius, double reach, double fall, do
     return CR_BASE_MARGIN * radius + (reach + fall) * dt;
 }
 
+/* Whether a ball moves (cr_sphere_ball's radius: its sign), and its
+ * radius. */
+static inline bool ball_moves(const cr_sphere_ball *A) { return !signbit(A->radius); }
+static inline double ball_radius(const cr_sphere_ball *A) { return fabs(A->radius); }
+
 /* Broad-phase pair (a, b) has a point: something moves and the balls are
  * within the speculative margin (rigid_contacts.c's pair_margin), the
- * test of cr_collide_sphere_sphere; *dist: the centres' distance, which
- * pass two's point takes (cr_sphere_sphere_point) instead of a second
- * square root. (cr_box_fmin: fmin's value for radii, without libm's
- * call.) */
-static bool pair_hit(const cr_sphere_ball *A, const cr_sphere_ball *B, double fall, double dt, double *dist)
+ * test of cr_collide_sphere_sphere; reach: the two balls' summed; *dist:
+ * the centres' distance, which pass two's point takes
+ * (cr_sphere_sphere_point) instead of a second square root. (cr_box_fmin:
+ * fmin's value for radii, without libm's call.) */
+static bool pair_hit(const cr_sphere_ball *A, const cr_sphere_ball *B, double reach, double fall, double dt,
+                     double *dist)
 {
-    double margin = contact_margin(cr_box_fmin(A->radius, B->radius), A->reach + B->reach, fall, dt);
+    double ra = ball_radius(A), rb = ball_radius(B);
+    double margin = contact_margin(cr_box_fmin(ra, rb), reach, fall, dt);
     *dist = cr_v3_len(cr_v3_sub(A->x, B->x));
     /* static, kinematic or asleep both: none */
-    return (A->moves | B->moves) & !(*dist - A->radius - B->radius > margin);
+    return (ball_moves(A) | ball_moves(B)) & !(*dist - ra - rb > margin);
 }
 
 /* Pass one counts the points of items [start, end) (and lists the pairs
@@ -158,6 +168,7 @@ static void narrow_items(uint32_t start, uint32_t end, uint32_t worker, void *ct
     cr_rigid *r = w->rigid;
     const cr_pose world = {cr_v3_zero(), cr_m3_identity()};
     const cr_sphere_ball *ball = t->ball;
+    const double *reach = t->reach;
     cr_manifold m;
     double margin;
     for (uint32_t item = start; item < end; ++item) {
@@ -171,8 +182,8 @@ static void narrow_items(uint32_t start, uint32_t end, uint32_t worker, void *ct
             if (!c) {
                 for (uint32_t k = k0; k < k1; ++k) {
                     /* written always, kept on a hit (no branch to guess) */
-                    bool h = pair_hit(&ball[w->broad.pairs[k].a], &ball[w->broad.pairs[k].b], t->fall, w->def.dt,
-                                      &hit_dist[count]);
+                    uint32_t a = w->broad.pairs[k].a, b = w->broad.pairs[k].b;
+                    bool h = pair_hit(&ball[a], &ball[b], reach[a] + reach[b], t->fall, w->def.dt, &hit_dist[count]);
                     hit[count] = k;
                     count += h;
                 }
@@ -183,7 +194,8 @@ static void narrow_items(uint32_t start, uint32_t end, uint32_t worker, void *ct
                 for (uint32_t h = 0; h < t->hits[item]; ++h) {
                     uint32_t a = w->broad.pairs[hit[h]].a, b = w->broad.pairs[hit[h]].b;
                     cr_contact_point p;
-                    cr_sphere_sphere_point(ball[a].x, ball[a].radius, ball[b].x, ball[b].radius, hit_dist[h], &p);
+                    cr_sphere_sphere_point(ball[a].x, ball_radius(&ball[a]), ball[b].x, ball_radius(&ball[b]), hit_dist[h],
+                                           &p);
                     key[h] = t->entry[hit[h]];
                     set_contact(w, c++, a, b, false, &p, &r->poses[a], &r->poses[b],
                                 warm_of(&walk, key[h], a, false, b, p.id));
@@ -195,8 +207,8 @@ static void narrow_items(uint32_t start, uint32_t end, uint32_t worker, void *ct
             uint64_t *hit = t->plane_hit + (uint64_t)a0 * w->planes.count;
             if (!c) {
                 for (uint32_t a = a0; a < a1; ++a) {
-                    if (!cr_slot_alive(bs, a) || !ball[a].moves) continue;
-                    margin = contact_margin(bs->radius[a], ball[a].reach, t->fall, w->def.dt);
+                    if (!cr_slot_alive(bs, a) || !ball_moves(&ball[a])) continue;
+                    margin = contact_margin(bs->radius[a], reach[a], t->fall, w->def.dt);
                     for (uint32_t k = 0; k < w->planes.count; ++k) {
                         const cr_plane_def *p = &w->planes.def[k];
                         double offset = cr_v3_dot(p->normal, p->point);
@@ -214,7 +226,7 @@ static void narrow_items(uint32_t start, uint32_t end, uint32_t worker, void *ct
                 for (uint32_t h = 0; h < t->hits[item]; ++h) {
                     uint32_t a = (uint32_t)(hit[h] >> 32), k = (uint32_t)hit[h];
                     const cr_plane_def *p = &w->planes.def[k];
-                    margin = contact_margin(bs->radius[a], ball[a].reach, t->fall, w->def.dt);
+                    margin = contact_margin(bs->radius[a], reach[a], t->fall, w->def.dt);
                     cr_collide_sphere_plane(bs->x[a], bs->radius[a], p->normal, cr_v3_dot(p->normal, p->point), margin,
                                             &m);
                     key[h] = plane_key(a, k);
@@ -228,9 +240,10 @@ static void narrow_items(uint32_t start, uint32_t end, uint32_t worker, void *ct
 }
 
 /* Each body's pose (the frames), and what the tests read of it in one
- * place (a pair's test read five arrays per ball): its centre, radius,
- * whether it moves and the speed its surface can reach (rigid_contacts.c's
- * pair_margin per pair, summed per body); once, in items of bodies. */
+ * place (a pair's test read five arrays per ball): its centre, radius and
+ * whether it moves (the radius's sign), and apart the speed its surface
+ * can reach (rigid_contacts.c's pair_margin per pair, summed per body);
+ * once, in items of bodies. */
 static void body_items(uint32_t start, uint32_t end, uint32_t worker, void *ctx)
 {
     (void)worker;
@@ -244,9 +257,8 @@ static void body_items(uint32_t start, uint32_t end, uint32_t worker, void *ctx)
         r->poses[i] = cr_rigid_pose(w, i);
         cr_sphere_ball *b = &t->ball[i];
         b->x = bs->x[i];
-        b->radius = bs->radius[i];
-        b->reach = cr_v3_len(bs->v[i]) + cr_v3_len(bs->w[i]) * bs->radius[i];
-        b->moves = cr_rigid_moves(bs, i);
+        b->radius = cr_rigid_moves(bs, i) ? bs->radius[i] : -bs->radius[i];
+        t->reach[i] = cr_v3_len(bs->v[i]) + cr_v3_len(bs->w[i]) * bs->radius[i];
     }
 }
 
@@ -281,15 +293,18 @@ cr_status cr_sphere_find_contacts(cr_world *w)
     uint32_t pairs = (w->broad.pair_count + CR_SPHERE_PAIR_ITEM - 1) / CR_SPHERE_PAIR_ITEM;
     uint32_t items = pairs + (w->planes.count ? bodies : 0);
     if (!cr_grow(w, (void **)&r->poses, &r->pose_capacity, n, sizeof *r->poses) ||
-        !cr_grow(w, (void **)&L->ball, &L->ball_capacity, n, sizeof *L->ball) ||
+        !cr_grow(w, &L->ball_block, &L->ball_capacity, n + 1, sizeof *L->ball) ||
+        !cr_grow(w, (void **)&L->reach, &L->reach_capacity, n, sizeof *L->reach) ||
         !cr_grow(w, (void **)&L->item_first, &L->item_capacity, 2 * items + 1, sizeof *L->item_first) ||
         !cr_grow(w, (void **)&L->hit, &L->hit_capacity, w->broad.pair_count + 1, sizeof *L->hit) ||
         !cr_grow(w, (void **)&L->hit_dist, &L->dist_capacity, w->broad.pair_count + 1, sizeof *L->hit_dist) ||
         (uint64_t)n * w->planes.count >= UINT32_MAX ||
         !cr_grow(w, (void **)&L->plane_hit, &L->plane_hit_capacity, n * w->planes.count + 1, sizeof *L->plane_hit))
         goto oom;
+    /* the balls' entries from a 32-byte boundary (the block has one more) */
+    L->ball = (cr_sphere_ball *)(((uintptr_t)L->ball_block + 31) & ~(uintptr_t)31);
     narrow t = {w,        cr_v3_len(w->def.gravity) * w->def.dt,
-                pairs,    L->ball,
+                pairs,    L->ball, L->reach,
                 L->item_first, L->item_first + items,
                 L->hit,   L->hit_dist,
                 L->plane_hit, L->entry,
