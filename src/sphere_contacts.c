@@ -92,17 +92,16 @@ static const cr_rigid_contact *warm_of(warm_walk *k, uint64_t key, uint32_t a, b
 }
 
 /* Writes the point p of a and b (a plane when is_plane) to c; pa, pb:
- * their poses (pb identity at the origin for a plane); old: its last-step
- * contact (warm_of) or NULL. */
-static void set_contact(const cr_world *w, cr_rigid_contact *c, uint32_t a, uint32_t b, bool is_plane,
-                        const cr_contact_point *p, const cr_pose *pa, const cr_pose *pb, const cr_rigid_contact *old)
+ * their poses (pb identity at the origin for a plane); e, mu: the pair's
+ * restitution and friction (the product of the two sides'); old: its
+ * last-step contact (warm_of) or NULL. */
+static void set_contact(cr_rigid_contact *c, uint32_t a, uint32_t b, bool is_plane, const cr_contact_point *p,
+                        const cr_pose *pa, const cr_pose *pb, double e, double mu, const cr_rigid_contact *old)
 {
-    const cr_bodies *bs = &w->bodies;
     c->a = a, c->b = b, c->is_plane = is_plane, c->feature = p->id;
     c->point = p->point, c->normal = p->normal, c->separation = p->separation;
     c->t1 = c->t2 = c->jt = cr_v3_zero();
-    c->restitution = bs->restitution[a] * (is_plane ? w->planes.def[b].restitution : bs->restitution[b]);
-    c->friction = bs->friction[a] * (is_plane ? w->planes.def[b].friction : bs->friction[b]);
+    c->restitution = e, c->friction = mu;
     c->jn = 0.0;
     cr_carry_frames(pa, pb, p, &c->la, &c->lb, &c->nb);
     c->ref_x = cr_v3_zero(), c->ref_q = cr_q_identity();
@@ -115,6 +114,7 @@ typedef struct narrow {
     double fall;            /* |g| dt: the speed gravity adds in the step */
     uint32_t pair_items;    /* items [0, pair_items) take pairs, the rest bodies */
     cr_sphere_ball *ball;   /* per slot */
+    cr_sphere_frame *frame; /* per slot */
     double *reach;          /* per slot: |v| + |w| r */
     uint32_t *first;        /* per item: its first contact */
     uint32_t *hits;         /* per item: its points */
@@ -168,6 +168,7 @@ static void narrow_items(uint32_t start, uint32_t end, uint32_t worker, void *ct
     cr_rigid *r = w->rigid;
     const cr_pose world = {cr_v3_zero(), cr_m3_identity()};
     const cr_sphere_ball *ball = t->ball;
+    const cr_sphere_frame *frame = t->frame;
     const double *reach = t->reach;
     cr_manifold m;
     double margin;
@@ -197,8 +198,9 @@ static void narrow_items(uint32_t start, uint32_t end, uint32_t worker, void *ct
                     cr_sphere_sphere_point(ball[a].x, ball_radius(&ball[a]), ball[b].x, ball_radius(&ball[b]), hit_dist[h],
                                            &p);
                     key[h] = t->entry[hit[h]];
-                    set_contact(w, c++, a, b, false, &p, &r->poses[a], &r->poses[b],
-                                warm_of(&walk, key[h], a, false, b, p.id));
+                    cr_pose pa = {ball[a].x, frame[a].R}, pb = {ball[b].x, frame[b].R};
+                    set_contact(c++, a, b, false, &p, &pa, &pb, frame[a].restitution * frame[b].restitution,
+                                frame[a].friction * frame[b].friction, warm_of(&walk, key[h], a, false, b, p.id));
                 }
             }
         } else {
@@ -230,8 +232,9 @@ static void narrow_items(uint32_t start, uint32_t end, uint32_t worker, void *ct
                     cr_collide_sphere_plane(bs->x[a], bs->radius[a], p->normal, cr_v3_dot(p->normal, p->point), margin,
                                             &m);
                     key[h] = plane_key(a, k);
-                    set_contact(w, c++, a, k, true, &m.p[0], &r->poses[a], &world,
-                                warm_of(&walk, key[h], a, true, k, m.p[0].id));
+                    cr_pose pa = {ball[a].x, frame[a].R};
+                    set_contact(c++, a, k, true, &m.p[0], &pa, &world, frame[a].restitution * p->restitution,
+                                frame[a].friction * p->friction, warm_of(&walk, key[h], a, true, k, m.p[0].id));
                 }
             }
         }
@@ -239,10 +242,11 @@ static void narrow_items(uint32_t start, uint32_t end, uint32_t worker, void *ct
     }
 }
 
-/* Each body's pose (the frames), and what the tests read of it in one
- * place (a pair's test read five arrays per ball): its centre, radius and
- * whether it moves (the radius's sign), and apart the speed its surface
- * can reach (rigid_contacts.c's pair_margin per pair, summed per body);
+/* What the tests read of each body in one place (a pair's test read five
+ * arrays per ball): its centre, radius and whether it moves (the radius's
+ * sign), and apart the speed its surface can reach (rigid_contacts.c's
+ * pair_margin per pair, summed per body); and what pass two reads (its
+ * orientation, cr_rigid_pose's matrix, and its restitution and friction);
  * once, in items of bodies. */
 static void body_items(uint32_t start, uint32_t end, uint32_t worker, void *ctx)
 {
@@ -250,11 +254,10 @@ static void body_items(uint32_t start, uint32_t end, uint32_t worker, void *ctx)
     const narrow *t = ctx;
     cr_world *w = t->w;
     const cr_bodies *bs = &w->bodies;
-    cr_rigid *r = w->rigid;
     uint32_t i1 = end * CR_SPHERE_BODY_ITEM < bs->slot_count ? end * CR_SPHERE_BODY_ITEM : bs->slot_count;
     for (uint32_t i = start * CR_SPHERE_BODY_ITEM; i < i1; ++i) {
         if (!cr_slot_alive(bs, i)) continue;
-        r->poses[i] = cr_rigid_pose(w, i);
+        t->frame[i] = (cr_sphere_frame){cr_q_to_m3(bs->q[i]), bs->restitution[i], bs->friction[i]};
         cr_sphere_ball *b = &t->ball[i];
         b->x = bs->x[i];
         b->radius = cr_rigid_moves(bs, i) ? bs->radius[i] : -bs->radius[i];
@@ -292,7 +295,7 @@ cr_status cr_sphere_find_contacts(cr_world *w)
     uint32_t bodies = (n + CR_SPHERE_BODY_ITEM - 1) / CR_SPHERE_BODY_ITEM;
     uint32_t pairs = (w->broad.pair_count + CR_SPHERE_PAIR_ITEM - 1) / CR_SPHERE_PAIR_ITEM;
     uint32_t items = pairs + (w->planes.count ? bodies : 0);
-    if (!cr_grow(w, (void **)&r->poses, &r->pose_capacity, n, sizeof *r->poses) ||
+    if (!cr_grow(w, (void **)&L->frame, &L->frame_capacity, n, sizeof *L->frame) ||
         !cr_grow(w, &L->ball_block, &L->ball_capacity, n + 1, sizeof *L->ball) ||
         !cr_grow(w, (void **)&L->reach, &L->reach_capacity, n, sizeof *L->reach) ||
         !cr_grow(w, (void **)&L->item_first, &L->item_capacity, 2 * items + 1, sizeof *L->item_first) ||
@@ -304,7 +307,7 @@ cr_status cr_sphere_find_contacts(cr_world *w)
     /* the balls' entries from a 32-byte boundary (the block has one more) */
     L->ball = (cr_sphere_ball *)(((uintptr_t)L->ball_block + 31) & ~(uintptr_t)31);
     narrow t = {w,        cr_v3_len(w->def.gravity) * w->def.dt,
-                pairs,    L->ball, L->reach,
+                pairs,    L->ball, L->frame, L->reach,
                 L->item_first, L->item_first + items,
                 L->hit,   L->hit_dist,
                 L->plane_hit, L->entry,
