@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "contact_keys.h"
+#include "prefetch.h"
 #include "rigid.h"
 #include "soft_sections.h"
 #include "sphere_pairs.h"
@@ -31,6 +32,10 @@
  * the workers depends on them, never the contacts. */
 #define CR_SPHERE_PAIR_ITEM 2048
 #define CR_SPHERE_BODY_ITEM 1024
+/* Pass two fetches the frame entry of the pair's second ball this many
+ * hits ahead: at random among 27,000 balls (2.4 MB of entries), it missed
+ * a core's L2 on most contacts. */
+#define CR_FRAME_AHEAD 8
 
 /* The last step's impulses of contact (a, b) (is_plane: b a plane) with
  * this feature: the first of the pair's keys (cr_rigid_find_pair) that has
@@ -194,6 +199,10 @@ static void narrow_items(uint32_t start, uint32_t end, uint32_t worker, void *ct
                 if (walk.prev_key && t->hits[item]) walk.at = first_at(walk.prev_key, r->prev_count, t->entry[hit[0]]);
                 for (uint32_t h = 0; h < t->hits[item]; ++h) {
                     uint32_t a = w->broad.pairs[hit[h]].a, b = w->broad.pairs[hit[h]].b;
+                    if (h + CR_FRAME_AHEAD < t->hits[item]) {
+                        const cr_sphere_frame *f = &frame[w->broad.pairs[hit[h + CR_FRAME_AHEAD]].b];
+                        CR_PREFETCH(f, 0), CR_PREFETCH((const char *)f + sizeof *f - 1, 0);
+                    }
                     cr_contact_point p;
                     cr_sphere_sphere_point(ball[a].x, ball_radius(&ball[a]), ball[b].x, ball_radius(&ball[b]), hit_dist[h],
                                            &p);
