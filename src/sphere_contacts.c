@@ -36,6 +36,8 @@
  * hits ahead: at random among 27,000 balls (2.4 MB of entries), it missed
  * a core's L2 on most contacts. */
 #define CR_FRAME_AHEAD 8
+/* and pass one the second ball's entry, this many pairs ahead */
+#define CR_BALL_AHEAD 16
 
 /* The last step's impulses of contact (a, b) (is_plane: b a plane) with
  * this feature: the first of the pair's keys (cr_rigid_find_pair) that has
@@ -189,6 +191,7 @@ static void narrow_items(uint32_t start, uint32_t end, uint32_t worker, void *ct
                 for (uint32_t k = k0; k < k1; ++k) {
                     /* written always, kept on a hit (no branch to guess) */
                     uint32_t a = w->broad.pairs[k].a, b = w->broad.pairs[k].b;
+                    if (k + CR_BALL_AHEAD < k1) CR_PREFETCH(&ball[w->broad.pairs[k + CR_BALL_AHEAD].b], 0);
                     bool h = pair_hit(&ball[a], &ball[b], reach[a] + reach[b], t->fall, w->def.dt, &hit_dist[count]);
                     hit[count] = k;
                     count += h;
