@@ -10,17 +10,6 @@
  * functions. */
 #include "collide_poly.h"
 
-void cr_carry_frames(cr_pose pa, cr_pose pb, const cr_contact_point *p, cr_vec3 *la, cr_vec3 *lb, cr_vec3 *nb)
-{
-    cr_mat3 RaT = cr_m3_transpose(pa.R), RbT = cr_m3_transpose(pb.R);
-    /* each side's surface point: half the gap either way along the normal */
-    cr_vec3 sa = cr_v3_madd(p->point, p->normal, 0.5 * p->separation);
-    cr_vec3 sb = cr_v3_madd(p->point, p->normal, -0.5 * p->separation);
-    *la = cr_m3_mul_v(RaT, cr_v3_sub(sa, pa.x));
-    *lb = cr_m3_mul_v(RbT, cr_v3_sub(sb, pb.x));
-    *nb = cr_m3_mul_v(RbT, p->normal);
-}
-
 bool cr_carry_close(cr_vec3 x_ref, cr_quat q_ref, cr_vec3 x, cr_quat q, double length, double tolerance)
 {
     /* |q_ref . q| = cos(theta / 2) for the angle theta between the two

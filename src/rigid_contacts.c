@@ -297,7 +297,7 @@ static bool add_points(cr_world *w, uint32_t a, uint32_t b, bool is_plane, const
             c->rest_n = old->rest_n, c->rest_t = old->rest_t;
             continue;
         }
-        cr_carry_frames(pa, pb, p, &c->la, &c->lb, &c->nb);
+        cr_carry_frames(&pa, &pb, p, &c->la, &c->lb, &c->nb);
         c->ref_x = ref_x, c->ref_q = ref_q;
         c->rest_n = 0.0, c->rest_t = cr_v3_zero();
         const cr_rigid_contact *old = find_prev(r, c);

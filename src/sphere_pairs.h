@@ -17,12 +17,23 @@
 #include "world_internal.h"
 
 /* What the narrow phase's tests read of a ball, in one place
- * (sphere_contacts.c). */
+ * (sphere_contacts.c): 32 bytes, 32-byte aligned, so that an entry is half
+ * a cache line (the 48-byte entry with the reach and whether it moves
+ * straddled two lines every other ball, and 27,000 of them did not fit a
+ * core's L2). */
 typedef struct cr_sphere_ball {
     cr_vec3 x;
-    double radius, reach; /* reach: |v| + |w| r, the speculative margin's speed */
-    uint64_t moves;       /* dynamic and awake */
+    double radius; /* negative (-0.0 for 0) when the ball does not move: static, kinematic or asleep */
 } cr_sphere_ball;
+
+/* What pass two of the narrow phase (sphere_contacts.c) reads of a ball
+ * besides its entry: its orientation (the contact's frames) and its
+ * restitution and friction, in one place (they were a pose and two arrays:
+ * four cache lines of a ball at random, where this is two). */
+typedef struct cr_sphere_frame {
+    cr_mat3 R;
+    double restitution, friction;
+} cr_sphere_frame;
 
 typedef struct cr_sphere_pairs {
     cr_broad_phase grid; /* the grown boxes (lo, hi per slot; empty for an empty slot) and their pairs: the list */
@@ -39,8 +50,11 @@ typedef struct cr_sphere_pairs {
     uint32_t item_capacity, hit_capacity, dist_capacity;
     uint64_t *plane_hit; /* per body and plane: the narrow phase's (body, plane) pairs with a point */
     uint32_t plane_hit_capacity;
-    cr_sphere_ball *ball; /* per slot: the narrow phase's */
-    uint32_t ball_capacity;
+    cr_sphere_ball *ball; /* per slot: the narrow phase's, 32-byte aligned in ball_block */
+    void *ball_block;
+    double *reach;        /* per slot: |v| + |w| r, the speculative margin's speed */
+    cr_sphere_frame *frame; /* per slot */
+    uint32_t ball_capacity, reach_capacity, frame_capacity;
     cr_vec3 *box;        /* per slot: its box (lo at 2 i, hi at 2 i + 1), as w->broad's, in one place for the filter */
     uint32_t box_copy_capacity;
     uint32_t *entry;     /* per pair of w->broad: its entry (index) in the list */

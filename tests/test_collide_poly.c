@@ -345,7 +345,7 @@ static void test_carried_manifold(void **state)
         }
         cr_vec3 la[CR_MANIFOLD_MAX], lb[CR_MANIFOLD_MAX], nb[CR_MANIFOLD_MAX];
         for (uint32_t k = 0; k < m0.count; ++k) {
-            cr_carry_frames(pa, pb, &m0.p[k], &la[k], &lb[k], &nb[k]);
+            cr_carry_frames(&pa, &pb, &m0.p[k], &la[k], &lb[k], &nb[k]);
             cr_vec3 point, normal;
             double sep = cr_carry_point(pa, &pb, la[k], lb[k], nb[k], &point, &normal);
             assert_near(sep, m0.p[k].separation, 1e-12);

@@ -12,6 +12,7 @@
  *   those worker counts, and exactly the pairs of overlapping grown boxes;
  * - every ball that overlaps a plane has one point on it, at its
  *   distance, on 1 and 3 workers;
+ * - static and kinematic balls make no point with each other or a plane;
  * - the warm start by the list's order (the walk) gives every step the
  *   look-up's bits, through list builds, slots emptied, filled and added,
  *   a ball moved by hand and a box added and removed, on 1 and 3 workers
@@ -312,6 +313,45 @@ static void test_plane_points_are_the_overlapping_balls(void **state)
     }
 }
 
+/* Only a ball that moves makes points (the narrow phase's entry keeps
+ * whether it does as its radius's sign): two static balls that overlap each
+ * other and the floor, a kinematic one touching the floor, and a dynamic
+ * ball resting on the first static one give the one point of that pair,
+ * between those two, at its closed-form separation. */
+static void test_only_moving_balls_make_points(void **state)
+{
+    (void)state;
+    const double r = 0.05, gap = -0.001;
+    cr_world_def def = substep_world_def(4, 120.0);
+    cr_world *w = make_world_def(&def);
+    add_plane(w, cr_v3_zero(), cr_v3(0, 0, 1));
+    cr_body_def d = cr_default_body_def();
+    d.radius = r;
+    d.mass = 1.0;
+    d.type = CR_BODY_STATIC;
+    cr_body_id a, b, k, c;
+    d.position = cr_v3(0, 0, r - 0.002);
+    assert_int_equal(cr_world_add_body(w, &d, &a), CR_OK);
+    d.position = cr_v3(1.8 * r, 0, r - 0.002);
+    assert_int_equal(cr_world_add_body(w, &d, &b), CR_OK);
+    d.type = CR_BODY_KINEMATIC;
+    d.position = cr_v3(-5.0 * r, 0, r - 0.002);
+    assert_int_equal(cr_world_add_body(w, &d, &k), CR_OK);
+    d.type = CR_BODY_DYNAMIC;
+    d.position = cr_v3(0, 0, 3.0 * r - 0.002 + gap);
+    assert_int_equal(cr_world_add_body(w, &d, &c), CR_OK);
+    assert_true(cr_rigid_sphere_path(w));
+    assert_int_equal(cr_world_step(w), CR_OK);
+    assert_int_equal(cr_world_contact_count(w), 1);
+    cr_contact_report rep;
+    assert_int_equal(cr_world_get_contact(w, 0, &rep), CR_OK);
+    assert_int_equal(rep.static_id.generation, 0);
+    assert_true((rep.a.index == a.index && rep.b.index == c.index) ||
+                (rep.a.index == c.index && rep.b.index == a.index));
+    assert_true(fabs(rep.separation - gap) <= 1e-12);
+    cr_world_destroy(w);
+}
+
 /* One world of the walk test below: 1,400 balls (two work items of bodies
  * on the planes, several of pairs) thrown into a box of five planes;
  * by_keys: every step's warm start by the look-up. Returns the steps that
@@ -443,6 +483,7 @@ int main(void)
         cmocka_unit_test(test_same_bits_for_any_worker_count),
         cmocka_unit_test(test_rebuilt_list_is_the_same_on_any_worker_count),
         cmocka_unit_test(test_plane_points_are_the_overlapping_balls),
+        cmocka_unit_test(test_only_moving_balls_make_points),
         cmocka_unit_test(test_warm_start_walk_is_the_look_up),
         cmocka_unit_test(test_non_finite_names_the_first_body_on_any_worker_count),
     };
