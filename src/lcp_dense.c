@@ -29,7 +29,7 @@
  * lowest-index violation flips (Murty's least-index rule, finite for the
  * frictionless case where A is a P-matrix; Judice & Pires' hybrid). At
  * max_active_set_iterations or a cycle the caller runs Lemke's method
- * (src/lcp_lemke.c, islands without joints), and where that fails PGS from
+ * (src/lcp_lemke.c), and where that fails PGS from
  * the nearest iterate met or from the caller's warm start, whichever is
  * nearer a solution (below).
  *

@@ -55,8 +55,8 @@ struct cr_lcp_workspace {
     uint32_t *unknown, *colof, *perm, *cperm;
     uint8_t *state;         /* 2 n: the rows' states, then a saved set (cycle detection) */
     size_t dense_cap;       /* rows the dense buffers hold */
-    /* Lemke's method (src/lcp_lemke.c): the tableau, N x (2 N + 2), and 4 N
-     * indices, N up to lemke_cap = 3 rows */
+    /* Lemke's method (src/lcp_lemke.c): the tableau, N x (2 N + 2), and
+     * 9 lemke_cap indices, N up to lemke_cap = 3 rows */
     double *lemke_t;
     uint32_t *lemke_var;
     size_t lemke_cap;
