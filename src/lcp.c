@@ -66,6 +66,7 @@ void cr_lcp_workspace_destroy(cr_lcp_workspace *ws)
     free(ws->cperm);
     free(ws->state);
     free(ws->lemke_t);
+    free(ws->lemke_m);
     free(ws->lemke_var);
     free(ws);
 }
@@ -299,8 +300,7 @@ cr_status cr_lcp_solve(cr_lcp_row *rows, uint32_t row_count, cr_lcp_body *bodies
                 st.fallbacks++;
                 bool lemke = !ws->no_lemke && isl.n <= o.lemke_max_rows;
                 if (lemke && !cr_lcp_lemke_reserve(ws, isl.n)) return CR_ERR_OUT_OF_MEMORY;
-                if (!lemke || !cr_lcp_lemke_solve(rows, &isl, ws, ws->x) ||
-                    !cr_lcp_dense_accept(rows, &isl, ws, ws->x, &res)) {
+                if (!lemke || !cr_lcp_lemke_solve(rows, &isl, ws, ws->x, &res)) {
                     if (!cr_lcp_pgs_reserve(ws, isl.n)) return CR_ERR_OUT_OF_MEMORY;
                     st.pgs_fallbacks++;
                     res = cr_lcp_pgs_solve(rows, &isl, o.pgs_iterations, o.pgs_stop, want_residual, ws);

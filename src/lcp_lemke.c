@@ -64,9 +64,11 @@ enum { V_FREE, V_NORMAL, V_DIR, V_BETA };
 /* ws->lemke_var holds, cap = ws->lemke_cap each: vkind, vrow (the island
  * row: the row itself, or for V_DIR/V_BETA the contact's normal), vsign
  * (V_DIR: bit i set for s_i = -1), basis, first (per island row: its first
- * variable), fcount (per row: friction rows with mu > 0), then 3 cap:
- * flist (per row, MAX_FRICTION slots: those rows). */
-enum { L_KIND, L_ROW, L_SIGN, L_BASIS, L_FIRST, L_FCOUNT, L_FLIST, L_ARRAYS = L_FLIST + MAX_FRICTION };
+ * variable), fcount (per row: friction rows with mu > 0), set, rperm,
+ * cperm (the polish's basic variables and pivots), then 3 cap: flist (per
+ * row, MAX_FRICTION slots: those rows). */
+enum { L_KIND, L_ROW, L_SIGN, L_BASIS, L_FIRST, L_FCOUNT, L_SET, L_RPERM, L_CPERM, L_FLIST,
+       L_ARRAYS = L_FLIST + MAX_FRICTION };
 
 bool cr_lcp_lemke_reserve(cr_lcp_workspace *ws, uint32_t n)
 {
@@ -79,6 +81,9 @@ bool cr_lcp_lemke_reserve(cr_lcp_workspace *ws, uint32_t n)
     uint32_t *v = realloc(ws->lemke_var, L_ARRAYS * N * sizeof(uint32_t));
     if (!v) return false;
     ws->lemke_var = v;
+    double *m = realloc(ws->lemke_m, (N * N + 4 * N) * sizeof(double));
+    if (!m) return false;
+    ws->lemke_m = m;
     ws->lemke_cap = N;
     return true;
 }
@@ -176,13 +181,37 @@ static double cover(const uint32_t *vkind, uint32_t i, int k)
     return 1.0 + (double)((i * (k == 1 ? 7u : 13u)) % 17u) / 17.0;
 }
 
+/* M_ic of the LCP w = M z + q: S^T A S on the rows of lambda, +1 for beta
+ * in a direction row, lambda_n - sum_s z_s in a beta row. */
+static double lcp_m(const cr_lcp_row *rows, const cr_lcp_island *isl, cr_lcp_workspace *ws, uint32_t i, uint32_t c)
+{
+    const uint32_t *vkind = lv(ws, L_KIND), *vrow = lv(ws, L_ROW), *first = lv(ws, L_FIRST),
+                   *fcount = lv(ws, L_FCOUNT);
+    const uint32_t j = vrow[i], beta = first[j] + 1 + (1u << fcount[j]);
+    if (vkind[i] == V_BETA) return c == first[j] ? 1.0 : (c > first[j] && c < beta) ? -1.0 : 0.0;
+    if (vkind[i] == V_DIR && c == beta) return 1.0;
+    uint32_t ri[MAX_FRICTION], rc[MAX_FRICTION];
+    double ci[MAX_FRICTION], cc[MAX_FRICTION];
+    const uint32_t ni = s_column(rows, isl, ws, i, ri, ci), nc = s_column(rows, isl, ws, c, rc, cc);
+    double m = 0.0;
+    for (uint32_t a = 0; a < ni; ++a)
+        for (uint32_t d = 0; d < nc; ++d) m += ci[a] * cc[d] * ws->A[(size_t)ri[a] * isl->n + rc[d]];
+    return m;
+}
+
+/* q_i: -(S^T b)_i (0 for beta rows). */
+static double lcp_q(const cr_lcp_row *rows, const cr_lcp_island *isl, cr_lcp_workspace *ws, uint32_t i)
+{
+    uint32_t ri[MAX_FRICTION];
+    double ci[MAX_FRICTION], q = 0.0;
+    for (uint32_t a = 0, m = s_column(rows, isl, ws, i, ri, ci); a < m; ++a) q -= ci[a] * ws->b[ri[a]];
+    return q;
+}
+
 /* T = [I, -M, -d, q] (w = M z + q + d z0), the equality rows pivoted in. */
 static void build_tableau(const cr_lcp_row *rows, const cr_lcp_island *isl, cr_lcp_workspace *ws, uint32_t N, int k)
 {
-    const uint32_t n = isl->n;
-    const double *A = ws->A, *b = ws->b;
-    const uint32_t *vkind = lv(ws, L_KIND), *vrow = lv(ws, L_ROW), *first = lv(ws, L_FIRST),
-                   *fcount = lv(ws, L_FCOUNT);
+    const uint32_t *vkind = lv(ws, L_KIND);
     uint32_t *basis = lv(ws, L_BASIS);
     const size_t width = 2 * (size_t)N + 2;
     const uint32_t Z0 = 2 * N, Q = 2 * N + 1;
@@ -193,26 +222,8 @@ static void build_tableau(const cr_lcp_row *rows, const cr_lcp_island *isl, cr_l
         ti[i] = 1.0;
         ti[Z0] = -cover(vkind, i, k);
         basis[i] = i;
-        const uint32_t j = vrow[i];
-        if (vkind[i] == V_BETA) { /* lambda_n - sum_s z_s */
-            ti[N + first[j]] = -1.0;
-            for (uint32_t s = 0; s < (1u << fcount[j]); ++s) ti[N + first[j] + 1 + s] = 1.0;
-            continue;
-        }
-        uint32_t ri[MAX_FRICTION], rc[MAX_FRICTION];
-        double ci[MAX_FRICTION], cc[MAX_FRICTION];
-        const uint32_t ni = s_column(rows, isl, ws, i, ri, ci);
-        double q = 0.0;
-        for (uint32_t a = 0; a < ni; ++a) q -= ci[a] * b[ri[a]];
-        ti[Q] = q;
-        for (uint32_t c = 0; c < N; ++c) {
-            const uint32_t nc = s_column(rows, isl, ws, c, rc, cc);
-            double m = 0.0;
-            for (uint32_t a = 0; a < ni; ++a)
-                for (uint32_t d = 0; d < nc; ++d) m += ci[a] * cc[d] * A[(size_t)ri[a] * n + rc[d]];
-            ti[N + c] = -m;
-        }
-        if (vkind[i] == V_DIR) ti[N + first[j] + 1 + (1u << fcount[j])] = -1.0; /* + beta */
+        ti[Q] = lcp_q(rows, isl, ws, i);
+        for (uint32_t c = 0; c < N; ++c) ti[N + c] = -lcp_m(rows, isl, ws, i, c);
     }
     /* The joint block: principal pivots w_j <-> lambda_j, the largest
      * remaining diagonal first (the Schur complement, positive
@@ -234,9 +245,11 @@ static void build_tableau(const cr_lcp_row *rows, const cr_lcp_island *isl, cr_l
     }
 }
 
-/* One run of Lemke's method with covering vector try k; true when z0 left
- * the basis (T and basis then hold the solution). */
-static bool run(const cr_lcp_row *rows, const cr_lcp_island *isl, cr_lcp_workspace *ws, uint32_t N, int k)
+/* One run of Lemke's method with covering vector try k. It ends with z0
+ * out of the basis (a solution), z0 at roundoff (below), in a ray or at
+ * its pivot bound; the basis is complementary in every case (z_c or w_c
+ * basic for each c, besides z0), and the caller tries it (try_basis). */
+static void run(const cr_lcp_row *rows, const cr_lcp_island *isl, cr_lcp_workspace *ws, uint32_t N, int k)
 {
     build_tableau(rows, isl, ws, N, k);
     const uint32_t *vkind = lv(ws, L_KIND);
@@ -251,7 +264,7 @@ static bool run(const cr_lcp_row *rows, const cr_lcp_island *isl, cr_lcp_workspa
         if (vkind[i] != V_FREE &&
             (r == UINT32_MAX || T[i * width + Q] / cover(vkind, i, k) < T[r * width + Q] / cover(vkind, r, k)))
             r = i;
-    if (r == UINT32_MAX || T[r * width + Q] >= 0.0) return true;
+    if (r == UINT32_MAX || T[r * width + Q] >= 0.0) return;
     /* z0 at or below this is zero (below) */
     double qscale = 0.0;
     for (uint32_t i = 0; i < N; ++i)
@@ -263,14 +276,14 @@ static bool run(const cr_lcp_row *rows, const cr_lcp_island *isl, cr_lcp_workspa
         pivot(T, width, N, r, e);
         uint32_t leaving = basis[r];
         basis[r] = e;
-        if (leaving == Z0) return true;
+        if (leaving == Z0) return;
         /* z0 has come down to roundoff but stays basic: a degenerate tie
          * (often with many zero q: redundant contacts, beta rows) that the
          * ratio test broke the other way. The basis already solves the LCP
          * to d z0; left to go on, the path takes further degenerate pivots
          * with z0 ~ 1e-15 and ends in a ray (it did on every ray measured:
-         * tests/test_lcp.c, test_lemke_no_rays). */
-        if (T[zrow * width + Q] <= z0_zero) return true;
+         * tests/test_lcp.c, test_cycling_solved). */
+        if (T[zrow * width + Q] <= z0_zero) return;
         e = leaving < N ? leaving + N : leaving - N; /* its complement enters */
         /* ratio test: the first basic variable the entering one drives to
          * zero; ties by the lexicographic rule, z0 first. The joints' rows
@@ -294,36 +307,68 @@ static bool run(const cr_lcp_row *rows, const cr_lcp_island *isl, cr_lcp_workspa
                 bratio = fmin(bratio, ratio);
             }
         }
-        if (best == UINT32_MAX) return false; /* a ray */
+        if (best == UINT32_MAX) return; /* a ray */
         r = best;
         if (basis[r] == Z0) zrow = r;
     }
-    return false;
 }
 
-bool cr_lcp_lemke_solve(const cr_lcp_row *rows, const cr_lcp_island *isl, cr_lcp_workspace *ws, double *lam)
+/* lam = S z for z from the tableau (polish false) or from solving the
+ * basis' own equations again from M and q (polish true): with c running
+ * over the basic z, w_c = 0, i.e. M_BB z_B = -q_B, by Gaussian elimination
+ * with complete pivoting (src/lcp_linalg.c). The tableau's values carry
+ * the roundoff of every pivot (on the 30-cube heaps of
+ * tests/test_rigid_few_passes.c a few bases came out 1e-8 to 1e-1 off);
+ * the fresh solve has only its own. */
+static void basis_lambda(const cr_lcp_row *rows, const cr_lcp_island *isl, cr_lcp_workspace *ws, uint32_t N,
+                         bool polish, double *lam)
 {
-    const uint32_t n = isl->n;
-    for (uint32_t j = 0; j < n; ++j) lam[j] = 0.0;
-    const uint32_t N = number_vars(rows, isl, ws);
-    if (N == UINT32_MAX) return false;
-    if (N == 0) return true;
-    int k = 0;
-    while (k < 3 && !run(rows, isl, ws, N, k)) ++k;
-    if (k == 3) return false;
     const size_t width = 2 * (size_t)N + 2;
     const double *T = ws->lemke_t;
     const uint32_t *vkind = lv(ws, L_KIND), *basis = lv(ws, L_BASIS);
-    for (uint32_t i = 0; i < N; ++i) {
-        uint32_t v = basis[i];
-        if (v < N || v >= 2 * N) continue; /* w or z0 */
-        const uint32_t c = v - N;
-        const double z = vkind[c] == V_FREE ? T[i * width + 2 * N + 1] : fmax(T[i * width + 2 * N + 1], 0.0);
+    uint32_t *set = lv(ws, L_SET), m = 0;
+    double *z = ws->lemke_m + (size_t)N * N;
+    for (uint32_t i = 0; i < N; ++i)
+        if (basis[i] >= N && basis[i] < 2 * N) {
+            set[m] = basis[i] - N;
+            z[m++] = T[i * width + 2 * N + 1];
+        }
+    if (polish) {
+        double *Mb = ws->lemke_m, *rhs = z + N, *t = rhs + N;
+        for (uint32_t a = 0; a < m; ++a) {
+            rhs[a] = -lcp_q(rows, isl, ws, set[a]);
+            for (uint32_t c = 0; c < m; ++c) Mb[(size_t)a * m + c] = lcp_m(rows, isl, ws, set[a], set[c]);
+        }
+        cr_lcp_lu_solve(Mb, m, rhs, t, FREE_CUTOFF, t + N, lv(ws, L_RPERM), lv(ws, L_CPERM));
+        memcpy(z, t, m * sizeof *z);
+    }
+    for (uint32_t j = 0; j < isl->n; ++j) lam[j] = 0.0;
+    for (uint32_t a = 0; a < m; ++a) {
+        const uint32_t c = set[a];
+        const double v = vkind[c] == V_FREE ? z[a] : fmax(z[a], 0.0);
         uint32_t row[MAX_FRICTION];
         double coef[MAX_FRICTION];
-        for (uint32_t a = 0, m = s_column(rows, isl, ws, c, row, coef); a < m; ++a) lam[row[a]] += coef[a] * z;
+        for (uint32_t b = 0, k = s_column(rows, isl, ws, c, row, coef); b < k; ++b) lam[row[b]] += coef[b] * v;
     }
-    for (uint32_t j = 0; j < n; ++j)
-        if (!isfinite(lam[j])) return false;
-    return true;
+}
+
+bool cr_lcp_lemke_solve(const cr_lcp_row *rows, const cr_lcp_island *isl, cr_lcp_workspace *ws, double *lam,
+                        double *residual)
+{
+    const uint32_t N = number_vars(rows, isl, ws);
+    if (N == UINT32_MAX) return false;
+    if (N == 0) {
+        for (uint32_t j = 0; j < isl->n; ++j) lam[j] = 0.0;
+        return cr_lcp_dense_accept(rows, isl, ws, lam, residual);
+    }
+    /* Each run's final basis, as the tableau has it and solved afresh:
+     * the first within 1e-9 of a solution is taken. */
+    for (int k = 0; k < 3; ++k) {
+        run(rows, isl, ws, N, k);
+        for (int polish = 0; polish < 2; ++polish) {
+            basis_lambda(rows, isl, ws, N, polish, lam);
+            if (cr_lcp_dense_accept(rows, isl, ws, lam, residual)) return true;
+        }
+    }
+    return false;
 }
