@@ -56,7 +56,7 @@ struct cr_lcp_workspace {
     uint8_t *state;         /* 2 n: the rows' states, then a saved set (cycle detection) */
     size_t dense_cap;       /* rows the dense buffers hold */
     /* Lemke's method (src/lcp_lemke.c): the tableau, N x (2 N + 2), a
-     * basis' own system (N x N + 4 N), and 12 lemke_cap indices, N up to
+     * basis' own system (N x N + 4 N), and 15 lemke_cap indices, N up to
      * lemke_cap = 3 rows */
     double *lemke_t, *lemke_m;
     uint32_t *lemke_var;

@@ -65,9 +65,10 @@ enum { V_FREE, V_NORMAL, V_DIR, V_BETA };
  * row: the row itself, or for V_DIR/V_BETA the contact's normal), vsign
  * (V_DIR: bit i set for s_i = -1), basis, first (per island row: its first
  * variable), fcount (per row: friction rows with mu > 0), set, rperm,
- * cperm (the polish's basic variables and pivots), then 3 cap: flist (per
- * row, MAX_FRICTION slots: those rows). */
-enum { L_KIND, L_ROW, L_SIGN, L_BASIS, L_FIRST, L_FCOUNT, L_SET, L_RPERM, L_CPERM, L_FLIST,
+ * cperm (the polish's basic variables and pivots), 3 cap: nz (a pivot
+ * row's nonzero columns, up to 2 N + 2), 3 cap: flist (per row,
+ * MAX_FRICTION slots: those rows). */
+enum { L_KIND, L_ROW, L_SIGN, L_BASIS, L_FIRST, L_FCOUNT, L_SET, L_RPERM, L_CPERM, L_NZ, L_FLIST = L_NZ + 3,
        L_ARRAYS = L_FLIST + MAX_FRICTION };
 
 bool cr_lcp_lemke_reserve(cr_lcp_workspace *ws, uint32_t n)
@@ -157,16 +158,24 @@ static uint32_t s_column(const cr_lcp_row *rows, const cr_lcp_island *isl, cr_lc
     return k;
 }
 
-static void pivot(double *T, size_t width, uint32_t N, uint32_t r, uint32_t e)
+/* Pivot on (r, e). Only the pivot row's nonzero columns are updated (nz,
+ * width entries of scratch): the tableau stays sparse for many pivots (an
+ * island's contacts couple only through shared bodies, and B^-1 starts as
+ * I), and a zero column would only subtract zeros. */
+static void pivot(double *T, size_t width, uint32_t N, uint32_t r, uint32_t e, uint32_t *nz)
 {
     double *tr = T + r * width, p = tr[e];
-    for (size_t c = 0; c < width; ++c) tr[c] /= p;
+    uint32_t m = 0;
+    for (size_t c = 0; c < width; ++c) {
+        tr[c] /= p;
+        if (tr[c] != 0.0 && c != e) nz[m++] = (uint32_t)c;
+    }
     tr[e] = 1.0;
     for (uint32_t i = 0; i < N; ++i) {
         if (i == r) continue;
         double *ti = T + i * width, f = ti[e];
         if (f == 0.0) continue;
-        for (size_t c = 0; c < width; ++c) ti[c] -= f * tr[c];
+        for (uint32_t k = 0; k < m; ++k) ti[nz[k]] -= f * tr[nz[k]];
         ti[e] = 0.0;
     }
 }
@@ -240,7 +249,7 @@ static void build_tableau(const cr_lcp_row *rows, const cr_lcp_island *isl, cr_l
                 bd = fabs(T[i * width + N + i]);
             }
         if (best == UINT32_MAX) break;
-        pivot(T, width, N, best, N + best);
+        pivot(T, width, N, best, N + best, lv(ws, L_NZ));
         basis[best] = N + best;
     }
 }
@@ -273,7 +282,7 @@ static void run(const cr_lcp_row *rows, const cr_lcp_island *isl, cr_lcp_workspa
     uint32_t e = Z0, zrow = r;
     const uint32_t max_pivots = 50 + 20 * N;
     for (uint32_t it = 0; it < max_pivots; ++it) {
-        pivot(T, width, N, r, e);
+        pivot(T, width, N, r, e, lv(ws, L_NZ));
         uint32_t leaving = basis[r];
         basis[r] = e;
         if (leaving == Z0) return;
