@@ -761,12 +761,14 @@ static void world_targets(uint64_t *s, cr_lcp_row *r, uint32_t n, cr_lcp_body *b
  * w = 0). The former form (one beta per pyramid row, joints as z+ - z-)
  * ended in a ray on 9 of the 40 without joints and was not given the
  * jointed ones (it ended in rays on all of chain.json's); PGS alone leaves
- * violations up to 3.5e-3. */
+ * violations up to 3.5e-3. With lemke_joints false (the rigid world's
+ * setting, src/rigid.h) the islands with joints get the PGS fallback's
+ * result bit for bit and the others Lemke's. */
 static void cycling_solved(bool joints, uint64_t seed)
 {
     uint64_t s = seed;
     static cr_lcp_row r[600], r0[600];
-    int found = 0, tried = 0, rays = 0;
+    int found = 0, tried = 0, rays = 0, joint_islands = 0;
     double worst = 0.0, worst_before = 0.0;
     for (int c = 0; c < 2000 && found < 40; ++c) {
         cr_lcp_body b[40], before[40];
@@ -786,18 +788,41 @@ static void cycling_solved(bool joints, uint64_t seed)
         worst = fmax(worst, v);
         if (!st.pgs_fallbacks && !(v <= 1e-9)) fail_msg("case %d (%u rows): violation %.3g", c, n, v);
         /* the same without Lemke's method: what the PGS fallback leaves */
+        static cr_lcp_row rj[600];
+        memcpy(rj, r0, n * sizeof *r);
         cr_lcp_body bp[40];
         memcpy(bp, before, nb * sizeof *b);
         no_lemke = true;
         assert_int_equal(solve(r0, n, bp, nb, NULL, &st), CR_OK);
         no_lemke = false;
         worst_before = fmax(worst_before, violation(r0, n, before, bp));
+        /* lemke_joints false (the rigid world's setting): an island with
+         * joint rows gets the PGS fallback's result, bit for bit, one
+         * without them Lemke's (the rows of a case can form several
+         * islands: every row must be one or the other, a joint row the
+         * PGS fallback's) */
+        cr_lcp_options o = cr_lcp_default_options();
+        o.lemke_joints = false;
+        memcpy(bp, before, nb * sizeof *b);
+        assert_int_equal(solve(rj, n, bp, nb, &o, &st), CR_OK);
+        bool differ = false;
+        for (uint32_t i = 0; i < n; ++i) {
+            const bool as_pgs = memcmp(&rj[i].lambda, &r0[i].lambda, sizeof(double)) == 0,
+                       as_lemke = memcmp(&rj[i].lambda, &r[i].lambda, sizeof(double)) == 0;
+            if (!(as_pgs || as_lemke) || (rj[i].kind == CR_ROW_EQUALITY && !as_pgs))
+                fail_msg("case %d row %u of %u (kind %u): lambda %.17g, Lemke's %.17g, PGS's %.17g", c, i, n,
+                         rj[i].kind, rj[i].lambda, r[i].lambda, r0[i].lambda);
+            differ |= rj[i].kind == CR_ROW_EQUALITY && !as_lemke;
+        }
+        joint_islands += differ;
     }
-    printf("cycling%s: %d of %d random heaps of at most 120 rows fell back; Lemke's method did not solve %d; worst "
-           "violation %.3g (PGS alone: %.3g)\n",
-           joints ? " with joints" : "", found, tried, rays, worst, worst_before);
+    printf("cycling%s: %d of %d random heaps of at most 120 rows fell back (%d where lemke_joints changed a joint row); "
+           "Lemke's method did "
+           "not solve %d; worst violation %.3g (PGS alone: %.3g)\n",
+           joints ? " with joints" : "", found, tried, joint_islands, rays, worst, worst_before);
     assert_int_equal(found, 40);
     assert_int_equal(rays, 0);
+    assert_true(joints ? joint_islands >= 20 : joint_islands == 0);
 }
 
 static void test_cycling_solved(void **state)
