@@ -186,9 +186,9 @@ double cr_joint_error(const cr_world *w, const cr_joint *j);
  * (lemke_joints false): with them solved exactly in the contact solve,
  * the energy of scenes/chain.json rose by 1.64e-5 J in step 146 (a link
  * rose 1.55 um) where tests/test_rigid_joints.c allows M g d = 5.7e-6 J
- * for the deepest overlap d = 0.3 um, and the joint chain of that file
- * gained 0.48 J in one step (0 with PGS); not understood yet
- * (docs/physics/contact-lagrange.md, known limits). */
+ * for the deepest overlap d = 0.3 um; whether the bound or the step is
+ * wrong is not known yet (docs/physics/contact-lagrange.md, known
+ * limits). */
 #define CR_RIGID_LEMKE_ROWS 240
 static inline cr_lcp_options cr_rigid_lcp_options(const cr_world *w)
 {
