@@ -13,9 +13,8 @@
  * forbids: 0, or an allowed approach):
  *
  *   equality row j:  lambda_j free, w_j = (A lambda - b)_j = 0. Not split
- *       into z+ - z- (the two columns are opposite, every basis holding
- *       one is degenerate and the matrix is no longer copositive-plus on
- *       them: every jointed island ended in a ray so): the equality block
+ *       into z+ - z- (two opposite columns: every basis holding one is
+ *       degenerate, and the tableau twice the size): the equality block
  *       is eliminated first by principal pivots (w_j <-> lambda_j, largest
  *       diagonal first, i.e. the Schur complement of the joint block, which
  *       is positive semidefinite), and those rows never take part in the
@@ -35,10 +34,14 @@
  *       of the active set (src/lcp_dense.c). This is Anitescu and Potra's
  *       structure: one beta per contact, w_beta = mu lambda_n - E^T z with
  *       E the contact-to-direction incidence (mu folded into the
- *       directions here). The former form, one beta per pyramid row with
- *       z+ - z- each, ended in a ray on 9 of 40 cycling heaps of
- *       tests/test_lcp.c;
+ *       directions here; a contact of 3 rows is 6 variables, it was 7
+ *       with one beta per pyramid row and z+ - z- each);
  *   friction row with mu = 0: lambda = 0, no variable.
+ * The rays that the former form ended in (9 of 40 cycling heaps of
+ * tests/test_lcp.c, every jointed island) were not the form's: each came
+ * with z0 left basic at roundoff after a degenerate tie (run(), below);
+ * with that stop the former form solved them too. The form is kept for
+ * the proof and the smaller tableau.
  * The tableau is dense, N x (2 N + 2) with N <= 3 n: O(N^2) a pivot. It
  * runs only when the active set has given up; up to three covering vectors,
  * then the caller's PGS fallback. The result is taken only within 1e-9 of
