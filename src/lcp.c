@@ -24,6 +24,7 @@ cr_lcp_options cr_lcp_default_options(void)
     o.tolerance = 1e-12;
     o.residual = true;
     o.lemke_max_rows = 240;
+    o.lemke_joints = true;
     return o;
 }
 
@@ -66,6 +67,7 @@ void cr_lcp_workspace_destroy(cr_lcp_workspace *ws)
     free(ws->cperm);
     free(ws->state);
     free(ws->lemke_t);
+    free(ws->lemke_m);
     free(ws->lemke_var);
     free(ws);
 }
@@ -238,6 +240,13 @@ static uint32_t build_islands(const cr_lcp_row *rows, uint32_t row_count, uint32
     return count;
 }
 
+static bool has_joint(const cr_lcp_row *rows, const cr_lcp_island *isl)
+{
+    for (uint32_t j = 0; j < isl->n; ++j)
+        if (rows[isl->rows[j]].kind == CR_ROW_EQUALITY) return true;
+    return false;
+}
+
 cr_status cr_lcp_solve(cr_lcp_row *rows, uint32_t row_count, cr_lcp_body *bodies, uint32_t body_count,
                        const cr_lcp_options *opt, cr_lcp_workspace *ws, cr_lcp_stats *stats)
 {
@@ -297,10 +306,9 @@ cr_status cr_lcp_solve(cr_lcp_row *rows, uint32_t row_count, cr_lcp_body *bodies
                  * which ends; PGS (from the nearest point the active set
                  * met) only where it ends in a ray or inexactly. */
                 st.fallbacks++;
-                bool lemke = !ws->no_lemke && isl.n <= o.lemke_max_rows;
+                bool lemke = !ws->no_lemke && isl.n <= o.lemke_max_rows && (o.lemke_joints || !has_joint(rows, &isl));
                 if (lemke && !cr_lcp_lemke_reserve(ws, isl.n)) return CR_ERR_OUT_OF_MEMORY;
-                if (!lemke || !cr_lcp_lemke_solve(rows, &isl, ws, ws->x) ||
-                    !cr_lcp_dense_accept(rows, &isl, ws, ws->x, &res)) {
+                if (!lemke || !cr_lcp_lemke_solve(rows, &isl, ws, ws->x, &res)) {
                     if (!cr_lcp_pgs_reserve(ws, isl.n)) return CR_ERR_OUT_OF_MEMORY;
                     st.pgs_fallbacks++;
                     res = cr_lcp_pgs_solve(rows, &isl, o.pgs_iterations, o.pgs_stop, want_residual, ws);

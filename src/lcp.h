@@ -47,7 +47,8 @@ typedef struct cr_lcp_options {
     double tolerance;             /* relative, default 1e-12 */
     bool residual;                /* stats->max_residual taken (a pass over PGS islands' rows); default true */
     uint32_t lemke_max_rows;      /* a dense island whose active set gave up goes to Lemke's method if it has
-                                     at most this many rows (and no joint rows); default 240; 0: never */
+                                     at most this many rows; default 240; 0: never */
+    bool lemke_joints;            /* ... islands with joint (equality) rows too; default true */
 } cr_lcp_options;
 /* fallbacks: dense islands whose active set gave up (cycled or hit its
  * bound), then solved by Lemke's method; pgs_fallbacks: those of them that

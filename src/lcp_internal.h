@@ -55,9 +55,10 @@ struct cr_lcp_workspace {
     uint32_t *unknown, *colof, *perm, *cperm;
     uint8_t *state;         /* 2 n: the rows' states, then a saved set (cycle detection) */
     size_t dense_cap;       /* rows the dense buffers hold */
-    /* Lemke's method (src/lcp_lemke.c): the tableau, N x (2 N + 2), and 4 N
-     * indices, N up to lemke_cap = 3 rows */
-    double *lemke_t;
+    /* Lemke's method (src/lcp_lemke.c): the tableau, N x (2 N + 2), a
+     * basis' own system (N x N + 4 N), and 15 lemke_cap indices, N up to
+     * lemke_cap = 3 rows */
+    double *lemke_t, *lemke_m;
     uint32_t *lemke_var;
     size_t lemke_cap;
 };
@@ -93,10 +94,12 @@ double cr_lcp_cap_work(const cr_lcp_row *rows, const cr_lcp_island *isl, const c
                        cr_lcp_workspace *ws, double residual);
 /* src/lcp_lemke.c: Lemke's method on the island's LCP (ws->A, ws->b as
  * cr_lcp_dense_solve left them), for an island whose active set gave up.
- * lam (n) gets the multipliers; false on a ray, the pivot bound, or a
- * non-finite result. cr_lcp_lemke_reserve first. */
+ * True when a result within 1e-9 of a solution was found: it is then the
+ * island's (cr_lcp_dense_accept: ws->lambda); lam (n) is scratch,
+ * *residual gets the last result's residual. cr_lcp_lemke_reserve first. */
 bool cr_lcp_lemke_reserve(cr_lcp_workspace *ws, uint32_t n);
-bool cr_lcp_lemke_solve(const cr_lcp_row *rows, const cr_lcp_island *isl, cr_lcp_workspace *ws, double *lam);
+bool cr_lcp_lemke_solve(const cr_lcp_row *rows, const cr_lcp_island *isl, cr_lcp_workspace *ws, double *lam,
+                        double *residual);
 /* src/lcp_dense.c: lam (n, the island's rows) from another method,
  * clamped to its bounds: if its largest natural residual is within 1e-9 of
  * the island's velocity scale (max(max |b|, max A_ii max |lambda|)), it

@@ -180,8 +180,9 @@ static void test_chain_scene_never_gains_energy(void **state)
            "M g min(d, cap); %llu islands cycled, %llu of them not solved by Lemke's method\n",
            e0, prev, worst, worst_step, worst_share, (unsigned long long)st->lcp_fallbacks,
            (unsigned long long)st->lcp_inexact);
-    /* the world reports its solver's fallbacks, all finished by PGS (the
-     * world gives none to Lemke's method: src/rigid.h) */
+    /* the world reports its solver's fallbacks, all finished by PGS: every
+     * cycling island here holds hinge rows, and the world gives islands
+     * with joints not to Lemke's method (lemke_joints false, src/rigid.h) */
     assert_true(st->lcp_fallbacks >= 100);
     assert_true(st->lcp_inexact == st->lcp_fallbacks);
     cr_scene_free(&sc);
