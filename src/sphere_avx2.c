@@ -23,6 +23,10 @@ _Static_assert(offsetof(cr_sphere_body, inv_mass) == 3 * sizeof(double) &&
                    sizeof(cr_sphere_body) == 8 * sizeof(double),
                "cr_sphere_body is two rows of four doubles");
 _Static_assert(sizeof(cr_sphere_shift) == 4 * sizeof(double), "cr_sphere_shift is a row of four doubles");
+/* The quad's rows of doubles on 32-byte boundaries (the quads 64-byte
+ * aligned): no row straddles a cache line. */
+_Static_assert(offsetof(cr_sphere_quad, lambda_n) == 0 && sizeof(cr_sphere_quad) % 32 == 0,
+               "cr_sphere_quad's rows of doubles are 32-byte aligned");
 
 /* v4 and its operations: lanes_avx2.h. The bodies' loads and stores are
  * inlined by force (GCC kept load_side a call: 9 % of the pit's samples). */
@@ -112,6 +116,7 @@ FN __m256d eq(__m256d a, __m256d b) { return _mm256_cmp_pd(a, b, _CMP_EQ_OQ); }
 FN __m256d mask_or(__m256d a, __m256d b) { return _mm256_or_pd(a, b); }
 FN __m256d blend(__m256d a, __m256d b, __m256d m) { return _mm256_blendv_pd(a, b, m); }
 #define FIELD(q, f) load((q)->f)
+#define WIDEN(q, f) _mm256_cvtps_pd(_mm_loadu_ps((q)->f))
 #define STORE(q, f, x) _mm256_storeu_pd((q)->f, (x))
 
 #include "sphere_lanes.h"
