@@ -25,11 +25,18 @@ typedef struct cr_sphere_body {
 } cr_sphere_body;
 
 /* A body's displacement since the step's start, a row of its own (the
- * solve reads it, the warm start does not; written by the positions). */
+ * solve reads it, the warm start does not; written by the positions), in
+ * single precision (x, y, z, and a float unused: 16 bytes, half the row
+ * of doubles), widened exactly where the solve reads it (docs/physics/
+ * substep.md, "Spheres": its rounding against the 1 % r limit). */
 typedef struct cr_sphere_shift {
-    cr_vec3 dp;
-    double unused;
+    float dp[4];
 } cr_sphere_shift;
+
+static inline cr_vec3 cr_sphere_shift_get(const cr_sphere_shift *s)
+{
+    return cr_v3((double)s->dp[0], (double)s->dp[1], (double)s->dp[2]);
+}
 
 /* One point, as the plain kernels take it (read from its quad, below:
  * its constants widened exactly from single precision). */

@@ -327,7 +327,9 @@ static void integrate_positions(cr_world *w, const sphere_body *sb, cr_sphere_sh
         if (!cr_slot_alive(b, i) || b->type[i] == CR_BODY_STATIC || b->asleep[i]) continue;
         const sphere_body *s = &sb[i];
         b->x[i] = cr_v3_madd(b->x[i], s->v, h);
-        shift[i].dp = cr_v3_madd(shift[i].dp, s->v, h);
+        /* rounded to single precision each substep (sphere_points.h) */
+        cr_vec3 dp = cr_v3_madd(cr_sphere_shift_get(&shift[i]), s->v, h);
+        shift[i].dp[0] = (float)dp.x, shift[i].dp[1] = (float)dp.y, shift[i].dp[2] = (float)dp.z;
         spin[i] = cr_v3_madd(spin[i], s->w, h);
     }
 }
