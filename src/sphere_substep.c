@@ -17,8 +17,9 @@
  * the cone is as cheap, and isotropic). The separation after the bodies'
  * displacements is s0 + n . (dp_a - dp_b) exactly to first order: a turn of
  * a sphere moves no point of the line of centres along n. A point is 72
- * bytes (its constants in single precision: sphere_points.h) and a body
- * 96, against 288 and 176 in the general kernel.
+ * bytes and a body 80 (the point's constants and the body's displacement
+ * in single precision: sphere_points.h), against 288 and 176 in the
+ * general kernel.
  *
  * Orientations: nothing here depends on them, so each sphere turns once a
  * step, by the sum of its w h over the substeps (the general kernel turns
