@@ -71,4 +71,14 @@ grep -q "checksum" "$work/bad.err" || { echo "FAIL: message: $(cat "$work/bad.er
 } > "$work/dem.json"
 "$carom" run "$work/dem.json" --out "$work/dem_straight" --checkpoint-every 0.013 --quiet
 same_as_straight dem_straight "$work/dem_straight/checkpoint.bin" dem_resumed dem
+
+# The sub-stepped solver of spheres (checkpoint version 4: the last step's
+# contacts, the pair list, sleeping): the pit on rigid_substeps 4 with
+# sleep_time 0.2 s. The run's last checkpoint (t = 0.6 of 0.8), resumed,
+# writes exactly the uninterrupted run's samples from there on.
+sed -e 's/"method": "impulse",/"method": "impulse", "rigid_substeps": 4, "sleep_time": 0.2,/' \
+    -e 's/"duration": 2.0,/"duration": 0.8,/' "$scene" > "$work/pit_substep.json"
+grep -q '"rigid_substeps": 4' "$work/pit_substep.json" || { echo "FAIL: pit.json changed: no rigid_substeps set"; exit 1; }
+"$carom" run "$work/pit_substep.json" --out "$work/sub_straight" --checkpoint-every 0.3 --quiet
+same_as_straight sub_straight "$work/sub_straight/checkpoint.bin" sub_resumed substep
 echo "ok"
