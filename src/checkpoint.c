@@ -9,9 +9,10 @@
  * counters; with method dem (version 3) the contact history, the last
  * step's forces and the centres of the last list build (src/dem_state.c:
  * the list is rebuilt from those, the same list); on the rigid pipeline
- * (version 4) the bodies' sleeping state, the last step's contacts and the
- * sphere path's pair list (src/rigid_state.c, src/checkpoint_rigid.c: the
- * list is rebuilt from its grown boxes). Everything else is
+ * (version 4) the bodies' shapes, tensors and sleeping state, the joints,
+ * the last step's contacts, the pairs apart and the sphere path's pair
+ * list (src/rigid_state.c, src/checkpoint_rigid.c, src/checkpoint_shape.c:
+ * the list is rebuilt from its grown boxes). Everything else is
  * rebuilt at the start of each step (plans, broad phase, events), so a
  * resumed run is bit-identical.
  */
@@ -174,13 +175,16 @@ cr_status cr_world_save_buffer(const cr_world *w, const void *app, size_t app_si
     *data = NULL;
     *size = 0;
     if (w->in_callback) return fail(msg, msg_size, CR_ERR_REENTRANT, "called from a world callback");
-    /* The format holds spheres, planes and surfaces, DEM's carry and the
-     * rigid pipeline's contacts and pair list; shapes and joints are not in
-     * the format yet: refused whole rather than saved in part. */
-    if (w->polyhedra > 0 || (w->rigid && w->rigid->joint_live > 0))
-        return fail(msg, msg_size, CR_ERR_INVALID_ARGUMENT,
-                    "worlds with boxes, hulls, meshes or joints cannot be saved (checkpoint version 4 holds "
-                    "spheres, planes, surfaces, method dem and the sub-stepped solver of spheres)");
+    /* The format holds spheres, boxes, hulls, joints, planes and surfaces,
+     * DEM's carry and the rigid pipeline's contacts and pair list; meshes
+     * are not in the format yet: refused whole rather than saved in part. */
+    for (uint32_t i = 0; i < w->bodies.slot_count; ++i)
+        if (cr_slot_alive(&w->bodies, i) && w->bodies.shape[i] &&
+            cr_shape_get_type(w->bodies.shape[i]) == CR_SHAPE_MESH)
+            return failn(msg, msg_size,
+                         "checkpoint: body %llu is a mesh: worlds with meshes cannot be saved (checkpoint version 4 "
+                         "holds spheres, boxes, hulls, joints, planes, surfaces and every method's state)",
+                         i);
     cr_dem_sync(w); /* method dem: the bodies' state into the world's slots */
     cr_dem_carry carry;
     if (!cr_dem_carry_get(w, &carry)) return fail(msg, msg_size, CR_ERR_OUT_OF_MEMORY, "out of memory");
@@ -387,7 +391,8 @@ static bool read_bodies(reader *r, cr_world *w)
             (b->surface[i] != CR_NO_SURFACE && b->surface[i] >= w->surfaces.count))
             r->bad = true;
         b->ball_state[i] = (uint8_t)state;
-        /* spheres only (rigid-body worlds are refused): scalar inertia */
+        /* a sphere's (scalar inertia); version 4's rigid state gives
+         * boxes and hulls their shapes and tensors */
         b->shape[i] = NULL;
         b->still[i] = 0.0;
         b->asleep[i] = 0;

@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "checkpoint_rigid.h"
+#include "checkpoint_shape.h"
 
 void cr_ckpt_write_rigid_settings(writer *o, const cr_world_def *d)
 {
@@ -89,22 +90,105 @@ static void read_contact(reader *r, cr_rigid_contact *c)
     c->ref_q.z = get_f64(r);
 }
 
-void cr_ckpt_write_rigid(writer *o, const cr_world *w)
+static void put_mat(writer *o, const cr_mat3 *m)
+{
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) put_f64(o, m->m[i][j]);
+}
+
+static void get_mat(reader *r, cr_mat3 *m)
+{
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) m->m[i][j] = get_f64(r);
+}
+
+/* The shapes of the live bodies, each once in the order of its first body
+ * (bodies may share one), then per live slot its sleeping state, its
+ * shape's number (0: none, k + 1: shape k) and with a shape its inertia
+ * tensors in its own frame. */
+static void write_bodies(writer *o, const cr_world *w)
 {
     const cr_bodies *b = &w->bodies;
-    put_u64(o, w->stats.lcp_fallbacks);
-    put_u64(o, w->stats.lcp_inexact);
+    uint32_t *index = malloc(sizeof *index * (b->slot_count ? b->slot_count : 1));
+    const cr_shape **table = malloc(sizeof *table * (b->slot_count ? b->slot_count : 1));
+    if (!index || !table) {
+        free(index), free(table);
+        o->oom = true;
+        return;
+    }
+    uint32_t shapes = 0;
+    for (uint32_t i = 0; i < b->slot_count; ++i) {
+        index[i] = 0;
+        if (!cr_slot_alive(b, i) || !b->shape[i]) continue;
+        uint32_t k = 0;
+        while (k < shapes && table[k] != b->shape[i]) ++k; /* most worlds have a few shapes, the last one most often */
+        if (k == shapes) table[shapes++] = b->shape[i];
+        index[i] = k + 1;
+    }
+    put_u32(o, shapes);
+    for (uint32_t k = 0; k < shapes; ++k) cr_ckpt_write_shape(o, table[k]);
     for (uint32_t i = 0; i < b->slot_count; ++i) {
         if (!cr_slot_alive(b, i)) continue;
         put_f64(o, b->still[i]);
         put_u32(o, b->asleep[i]);
         put_u32(o, b->island[i]);
+        put_u32(o, index[i]);
+        if (!index[i]) continue;
+        put_mat(o, &b->inertia_local[i]);
+        put_mat(o, &b->inv_inertia_local[i]);
     }
+    free(index), free(table);
+}
+
+static void write_joints(writer *o, const cr_rigid *r)
+{
+    uint32_t count = r ? r->joint_count : 0;
+    put_u32(o, count);
+    for (uint32_t k = 0; k < count; ++k) {
+        const cr_joint *j = &r->joints[k];
+        put_u32(o, (uint32_t)j->type);
+        put_u32(o, j->generation);
+        put_u32(o, j->a);
+        put_u32(o, j->b);
+        put_vec(o, j->la);
+        put_vec(o, j->lb);
+        put_vec(o, j->axis_a);
+        put_vec(o, j->axis_b);
+        put_vec(o, j->perp_a[0]);
+        put_vec(o, j->perp_a[1]);
+        put_f64(o, j->q_rel.w);
+        put_f64(o, j->q_rel.x);
+        put_f64(o, j->q_rel.y);
+        put_f64(o, j->q_rel.z);
+        put_f64(o, j->length);
+        for (int m = 0; m < 6; ++m) put_f64(o, j->lambda[m]);
+    }
+}
+#define JOINT_BYTES (8 * 33)
+
+void cr_ckpt_write_rigid(writer *o, const cr_world *w)
+{
+    put_u64(o, w->stats.lcp_fallbacks);
+    put_u64(o, w->stats.lcp_inexact);
+    write_bodies(o, w);
+    write_joints(o, w->rigid);
     cr_rigid_carry c;
     cr_rigid_carry_get(w, &c);
     put_u32(o, c.contacts);
     put_u32(o, c.warm);
     for (uint32_t k = 0; k < c.contacts; ++k) write_contact(o, &c.c[k]);
+    put_u32(o, c.apart);
+    for (uint32_t k = 0; k < c.apart; ++k) {
+        const cr_rigid_apart *p = &c.a[k];
+        put_u32(o, p->a);
+        put_u32(o, p->b);
+        put_f64(o, p->gap);
+        put_vec(o, p->ref_x);
+        put_f64(o, p->ref_q.w);
+        put_f64(o, p->ref_q.x);
+        put_f64(o, p->ref_q.y);
+        put_f64(o, p->ref_q.z);
+    }
     put_u64(o, c.list_builds);
     put_u32(o, c.list_slots);
     put_f64(o, c.list_slots ? c.list_hint : 0.0);
@@ -116,7 +200,7 @@ void cr_ckpt_write_rigid(writer *o, const cr_world *w)
 
 void cr_ckpt_rigid_carry_free(cr_rigid_carry *c)
 {
-    free(c->c), free(c->lo), free(c->hi);
+    free(c->c), free(c->a), free(c->lo), free(c->hi);
     memset(c, 0, sizeof *c);
 }
 
@@ -154,25 +238,97 @@ static bool check_contact(const cr_world *w, const cr_rigid_contact *c, uint32_t
     return true;
 }
 
-bool cr_ckpt_read_rigid(reader *r, cr_world *w, cr_rigid_carry *c, char *msg, size_t size)
+/* The shapes, then each live body's sleeping state and shape (write_bodies). */
+static bool read_bodies(reader *r, cr_world *w, cr_shape **table, uint32_t shapes, char *msg, size_t size)
 {
     cr_bodies *b = &w->bodies;
-    memset(c, 0, sizeof *c);
-    w->stats.lcp_fallbacks = get_u64(r);
-    w->stats.lcp_inexact = get_u64(r);
     for (uint32_t i = 0; i < b->slot_count && !r->bad; ++i) {
         if (!cr_slot_alive(b, i)) continue;
         b->still[i] = get_f64(r);
-        uint32_t asleep = get_u32(r), island = get_u32(r);
+        uint32_t asleep = get_u32(r), island = get_u32(r), shape = get_u32(r);
         if (r->bad) return false;
         if (!(b->still[i] >= 0.0))
             return refuse(msg, size, "checkpoint: rigid state: body %u: still time %.17g, not >= 0", i, b->still[i]);
         if (asleep > 1) return refuse(msg, size, "checkpoint: rigid state: body %u: asleep flag %u, not 0 or 1", i, asleep);
         if (island >= b->slot_count)
             return refuse(msg, size, "checkpoint: rigid state: body %u: island %u is not a slot", i, island);
+        if (shape > shapes)
+            return refuse(msg, size, "checkpoint: rigid state: body %u: shape %u, there are %u", i, shape, shapes);
         b->asleep[i] = (uint8_t)asleep;
         b->island[i] = island;
+        if (!shape) continue;
+        cr_shape *s = table[shape - 1];
+        cr_shape_retain(s); /* the world's reference, released with the body */
+        b->shape[i] = s;
+        if (s->type != CR_SHAPE_SPHERE) w->polyhedra++;
+        get_mat(r, &b->inertia_local[i]);
+        get_mat(r, &b->inv_inertia_local[i]);
     }
+    return !r->bad;
+}
+
+/* Joints in place, as they were (slots with their generations: ids stay
+ * valid); a live one holds live bodies, b another or the world. */
+static bool read_joints(reader *r, cr_world *w, char *msg, size_t size)
+{
+    uint32_t count = get_count(r, JOINT_BYTES);
+    if (r->bad || !count) return !r->bad;
+    if (cr_rigid_ensure(w) != CR_OK ||
+        !cr_grow(w, (void **)&w->rigid->joints, &w->rigid->joint_capacity, count, sizeof *w->rigid->joints))
+        return refuse(msg, size, "checkpoint: rigid state: out of memory");
+    cr_rigid *rg = w->rigid;
+    const cr_bodies *b = &w->bodies;
+    for (uint32_t k = 0; k < count && !r->bad; ++k) {
+        cr_joint *j = &rg->joints[k];
+        uint32_t type = get_u32(r);
+        j->type = (cr_joint_type)type;
+        j->generation = get_u32(r);
+        j->a = get_u32(r);
+        j->b = get_u32(r);
+        j->la = get_vec(r);
+        j->lb = get_vec(r);
+        j->axis_a = get_vec(r);
+        j->axis_b = get_vec(r);
+        j->perp_a[0] = get_vec(r);
+        j->perp_a[1] = get_vec(r);
+        j->q_rel.w = get_f64(r);
+        j->q_rel.x = get_f64(r);
+        j->q_rel.y = get_f64(r);
+        j->q_rel.z = get_f64(r);
+        j->length = get_f64(r);
+        for (int m = 0; m < 6; ++m) j->lambda[m] = get_f64(r);
+        if (r->bad) return false;
+        if (type > CR_JOINT_DISTANCE)
+            return refuse(msg, size, "checkpoint: rigid state: joint %u: type %u is not a joint type", k, type);
+        if (j->generation == 0)
+            return refuse(msg, size, "checkpoint: rigid state: joint %u: generation 0", k);
+        rg->joint_count = k + 1;
+        if (!(j->generation & 1u)) continue; /* removed: its id stays stale */
+        if (!cr_slot_alive(b, j->a))
+            return refuse(msg, size, "checkpoint: rigid state: joint %u: body a %u is not a live body", k, j->a);
+        if (j->b != CR_NO_BODY && (!cr_slot_alive(b, j->b) || j->b == j->a))
+            return refuse(msg, size, "checkpoint: rigid state: joint %u: body b %u is not another live body", k, j->b);
+        rg->joint_live++;
+    }
+    return !r->bad;
+}
+
+bool cr_ckpt_read_rigid(reader *r, cr_world *w, cr_rigid_carry *c, char *msg, size_t size)
+{
+    const cr_bodies *b = &w->bodies;
+    memset(c, 0, sizeof *c);
+    w->stats.lcp_fallbacks = get_u64(r);
+    w->stats.lcp_inexact = get_u64(r);
+    uint32_t shapes = get_count(r, 16);
+    if (r->bad) return false;
+    cr_shape **table = calloc(shapes ? shapes : 1, sizeof *table);
+    if (!table) return refuse(msg, size, "checkpoint: rigid state: out of memory");
+    bool ok = true;
+    for (uint32_t k = 0; k < shapes && ok; ++k) ok = (table[k] = cr_ckpt_read_shape(r, k, msg, size)) != NULL;
+    ok = ok && read_bodies(r, w, table, shapes, msg, size);
+    for (uint32_t k = 0; k < shapes; ++k) cr_shape_release(table[k]); /* the bodies hold theirs */
+    free(table);
+    if (!ok || !read_joints(r, w, msg, size)) return false;
     c->contacts = get_count(r, CONTACT_BYTES);
     c->warm = get_u32(r);
     if (r->bad) return false;
@@ -184,6 +340,27 @@ bool cr_ckpt_read_rigid(reader *r, cr_world *w, cr_rigid_carry *c, char *msg, si
     for (uint32_t k = 0; k < c->contacts && !r->bad; ++k) {
         read_contact(r, &c->c[k]);
         if (!r->bad && !check_contact(w, &c->c[k], k, k < c->warm, msg, size)) return false;
+    }
+    c->apart = get_count(r, 80);
+    c->a = malloc(sizeof *c->a * (c->apart ? c->apart : 1));
+    if (r->bad || !c->a) return r->bad ? false : refuse(msg, size, "checkpoint: rigid state: out of memory");
+    for (uint32_t k = 0; k < c->apart && !r->bad; ++k) {
+        cr_rigid_apart *p = &c->a[k];
+        p->a = get_u32(r);
+        p->b = get_u32(r);
+        p->gap = get_f64(r);
+        p->ref_x = get_vec(r);
+        p->ref_q.w = get_f64(r);
+        p->ref_q.x = get_f64(r);
+        p->ref_q.y = get_f64(r);
+        p->ref_q.z = get_f64(r);
+        if (r->bad) return false;
+        /* two live bodies, sorted by pair (the narrow phase searches them) */
+        if (!cr_slot_alive(b, p->a) || !cr_slot_alive(b, p->b) || p->a == p->b)
+            return refuse(msg, size, "checkpoint: rigid state: pair apart %u: bodies %u, %u are not two live bodies", k,
+                          p->a, p->b);
+        if (k && (p[-1].a > p->a || (p[-1].a == p->a && p[-1].b >= p->b)))
+            return refuse(msg, size, "checkpoint: rigid state: pair apart %u: (%u, %u) out of order", k, p->a, p->b);
     }
     c->list_builds = get_u64(r);
     c->list_slots = get_u32(r);

@@ -1,7 +1,8 @@
 /* Version 4's parts of a checkpoint for the rigid-body pipeline
  * (src/checkpoint_rigid.c, docs/checkpoint-format.md): its world settings,
- * and its state between steps (the fallback counts, the bodies' sleeping
- * state, src/rigid_state.h's carry). Internal, for src/checkpoint.c. */
+ * and its bodies and state between steps (the fallback counts, the
+ * bodies' shapes, tensors and sleeping state, the joints, and
+ * src/rigid_state.h's carry). Internal, for src/checkpoint.c. */
 #ifndef CAROM_CHECKPOINT_RIGID_H
 #define CAROM_CHECKPOINT_RIGID_H
 
@@ -13,8 +14,8 @@
 void cr_ckpt_write_rigid_settings(writer *o, const cr_world_def *d);
 void cr_ckpt_read_rigid_settings(reader *r, cr_world_def *d);
 
-/* The state: into w (the counts, the sleeping state of its bodies, which
- * are in place) and c (arrays from malloc: cr_ckpt_rigid_carry_free),
+/* The state: into w (the counts, the shapes, tensors and sleeping state
+ * of its bodies, which are in place, the joints) and c (arrays from malloc: cr_ckpt_rigid_carry_free),
  * which cr_rigid_carry_set then restores. False with a message naming the
  * field when a value is out of range; a truncation shows as r->bad, with
  * no message. */

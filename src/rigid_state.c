@@ -5,7 +5,9 @@
  * impulses warm-start the next step's solve (rest_n, rest_t, looked up by
  * body pair and feature: rigid_contacts.c's find_prev, sphere_contacts.c's
  * warm_of) and whose frames carry resting hulls' manifolds over
- * (collide_carry.c); and on the sphere path (cr_rigid_sphere_path) the
+ * (collide_carry.c); the pairs of hulls found apart, which the next
+ * narrow phase skips while they cannot have met (collide_apart.c); and on
+ * the sphere path (cr_rigid_sphere_path) the
  * pair list with a skin, whose order is the order of the step's contacts,
  * so of the solve's colouring and passes, and whose grown boxes decide
  * when it is built again (sphere_pairs.h).
@@ -43,6 +45,7 @@ void cr_rigid_carry_get(const cr_world *w, cr_rigid_carry *c)
          * failed: the next step warm-starts from prev as it is */
         c->contacts = c->warm = r->prev_count, c->c = r->prev;
     }
+    c->apart = r->apart_prev_count, c->a = r->apart_prev;
     const cr_sphere_pairs *L = r->sphere_pairs;
     if (!L) return;
     c->list_builds = L->builds;
@@ -53,7 +56,7 @@ void cr_rigid_carry_get(const cr_world *w, cr_rigid_carry *c)
 
 cr_status cr_rigid_carry_set(cr_world *w, const cr_rigid_carry *c)
 {
-    if (!c->contacts && !c->list_slots && !c->list_builds) return CR_OK;
+    if (!c->contacts && !c->apart && !c->list_slots && !c->list_builds) return CR_OK;
     cr_status s = cr_rigid_ensure(w);
     if (s != CR_OK) return s;
     cr_rigid *r = w->rigid;
@@ -67,6 +70,19 @@ cr_status cr_rigid_carry_set(cr_world *w, const cr_rigid_carry *c)
     r->kept_count = c->warm;
     r->prev_count = 0;
     r->prev_sorted = false;
+    /* the pairs apart as note_apart left them: sorted, and where each
+     * body's entries end (a body made since has none either way) */
+    uint32_t slots = w->bodies.slot_count;
+    if (!cr_grow(w, (void **)&r->apart_prev, &r->apart_prev_capacity, c->apart ? c->apart : 1, sizeof *r->apart_prev) ||
+        !cr_grow(w, (void **)&r->apart_end, &r->apart_end_capacity, slots ? slots : 1, sizeof *r->apart_end))
+        goto oom;
+    if (c->apart) memcpy(r->apart_prev, c->a, sizeof *r->apart_prev * c->apart);
+    r->apart_prev_count = c->apart;
+    for (uint32_t i = 0, k = 0; i < slots; ++i) {
+        while (k < c->apart && c->a[k].a == i) ++k;
+        r->apart_end[i] = k;
+    }
+    r->apart_buckets = slots;
     if (!c->list_slots && !c->list_builds) return CR_OK;
     cr_sphere_pairs *L = cr_sphere_pairs_ensure(w);
     if (!L) goto oom;

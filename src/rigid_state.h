@@ -14,6 +14,10 @@ typedef struct cr_rigid_carry {
      * step's warm start (impulses, carried manifolds) */
     uint32_t contacts, warm;
     cr_rigid_contact *c;
+    /* the pairs of hulls found or kept apart (collide_apart.c), sorted by
+     * pair: the next narrow phase skips them while they cannot have met */
+    uint32_t apart;
+    cr_rigid_apart *a;
     /* the sphere path's pair list with a skin (sphere_pairs.h): the slots
      * it covers (0: none), the lists built so far, the grid's size hint
      * and each covered slot's grown box (lo, hi) */

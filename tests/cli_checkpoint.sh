@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Checkpoints through the CLI: a run killed with SIGKILL after a checkpoint,
 # resumed from it, writes exactly (byte for byte) the samples the
-# uninterrupted run writes from that time on. A corrupt checkpoint is refused
+# uninterrupted run writes from that time on; so do runs of method dem, of
+# the sub-stepped solver and of rigid bodies resumed from their last
+# checkpoint. A corrupt checkpoint is refused
 # with exit 2 and nothing written.
 set -euo pipefail
 carom="$1"; src="$2"
@@ -81,4 +83,13 @@ sed -e 's/"method": "impulse",/"method": "impulse", "rigid_substeps": 4, "sleep_
 grep -q '"rigid_substeps": 4' "$work/pit_substep.json" || { echo "FAIL: pit.json changed: no rigid_substeps set"; exit 1; }
 "$carom" run "$work/pit_substep.json" --out "$work/sub_straight" --checkpoint-every 0.3 --quiet
 same_as_straight sub_straight "$work/sub_straight/checkpoint.bin" sub_resumed substep
+
+# Rigid bodies (checkpoint version 4: shapes, joints, contacts with carried
+# manifolds, pairs apart): the shipped pyramid of boxes (last checkpoint at
+# t = 4 of 5) and the chain of boxes on hinges (t = 3 of 4), resumed, write
+# exactly the uninterrupted runs' samples from there on.
+"$carom" run "$src/scenes/pyramid.json" --out "$work/pyr_straight" --checkpoint-every 2 --quiet
+same_as_straight pyr_straight "$work/pyr_straight/checkpoint.bin" pyr_resumed pyramid
+"$carom" run "$src/scenes/chain.json" --out "$work/chain_straight" --checkpoint-every 1.5 --quiet
+same_as_straight chain_straight "$work/chain_straight/checkpoint.bin" chain_resumed chain
 echo "ok"

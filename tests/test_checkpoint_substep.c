@@ -258,9 +258,11 @@ static void refused(const unsigned char *data, size_t size, const char *why)
 /* Where the rigid parts of a pit's checkpoint (no application bytes) lie,
  * from the end: the application byte count and the checksum (16 bytes);
  * before them the pair list (its builds, slots and hint, then 48 bytes a
- * slot); before that the contacts (their count, the warm count, 280 bytes
- * each); before those each live body's sleeping state (24 bytes) and the
- * two fallback counts. The rigid settings follow the DEM settings. */
+ * slot); before that the pairs apart (none: their count), the contacts
+ * (their count, the warm count, 280 bytes each), the joints (none: their
+ * count), each live body's sleeping state and shape number (32 bytes),
+ * the shapes (none: their count) and the two fallback counts. The rigid
+ * settings follow the DEM settings. */
 static void test_bad_checkpoints(void **state)
 {
     (void)state;
@@ -270,8 +272,9 @@ static void test_bad_checkpoints(void **state)
     unsigned char *data = save(w, &size);
     const uint32_t contacts = w->rigid->contact_count, listed = w->rigid->sphere_pairs->n,
                    live = cr_world_body_count(w);
-    const size_t list_at = size - 16 - 8 * (3 + 6 * (size_t)listed), contacts_at = list_at - 8 * (2 + 35 * (size_t)contacts),
-                 sleep_at = contacts_at - 24 * (size_t)live, settings_at = 24 + 11 * 8 + 2 * 8 + 15 * 8;
+    const size_t list_at = size - 16 - 8 * (3 + 6 * (size_t)listed),
+                 contacts_at = list_at - 8 - 8 * (2 + 35 * (size_t)contacts),
+                 sleep_at = contacts_at - 8 - 32 * (size_t)live, settings_at = 24 + 11 * 8 + 2 * 8 + 15 * 8;
     assert_true(contacts > 200 && listed == BALLS);
     assert_int_equal(ckpt_get_u64(data + contacts_at), contacts);
     assert_int_equal(ckpt_get_u64(data + list_at + 8), listed);
@@ -293,6 +296,7 @@ static void test_bad_checkpoints(void **state)
         {sleep_at + 8, 2, false, 0, "body 0: asleep flag 2"},
         {sleep_at + 16, BALLS, false, 0, "body 0: island 216"},
         {sleep_at, 0, true, -1.0, "body 0: still time -1"},
+        {sleep_at + 24, 1, false, 0, "body 0: shape 1, there are 0"},
         {sleep_at, 0, true, NAN, "malformed rigid state"}, /* a still time not finite */
         {contacts_at + 8, contacts + 1, false, 0, "warm start count"},
         {contacts_at, 1u << 30, false, 0, "malformed rigid state"}, /* more contacts than bytes */
@@ -322,23 +326,34 @@ static void test_bad_checkpoints(void **state)
     cr_world_destroy(w);
 }
 
-/* A world with a box is refused with a message naming what cannot be
- * saved, and no file is written. */
-static void test_box_refused(void **state)
+/* A world with a mesh (a static tetrahedron) is refused with a message
+ * naming the body and meshes, and no file is written. */
+static void test_mesh_refused(void **state)
 {
     (void)state;
     cr_world *w = pit(1, 0.0);
-    add_box(w, cr_v3(0.05, 0.05, 0.05), cr_v3(0, 0, 1), cr_q_identity(), 0.5, 0.0, 0.5);
+    const cr_vec3 v[4] = {{0, 0, 0}, {0.2, 0, 0}, {0, 0.2, 0}, {0, 0, 0.2}};
+    const uint32_t t[12] = {0, 2, 1, 0, 1, 3, 0, 3, 2, 1, 2, 3};
+    cr_shape *mesh;
+    char msg[256];
+    assert_int_equal(cr_shape_create_mesh(v, 4, t, 4, &mesh, msg, sizeof msg), CR_OK);
+    cr_body_def d = cr_default_body_def();
+    d.type = CR_BODY_STATIC;
+    d.shape = CR_SHAPE_MESH;
+    d.shape_ref = mesh;
+    d.mass = 1.0;
+    d.position = cr_v3(0.0, 0.0, 1.0);
+    assert_int_equal(cr_world_add_body(w, &d, NULL), CR_OK);
+    cr_shape_release(mesh);
     unsigned char *data = NULL;
     size_t size;
-    char msg[256];
     assert_int_equal(cr_world_save_buffer(w, NULL, 0, &data, &size, msg, sizeof msg), CR_ERR_INVALID_ARGUMENT);
     assert_null(data);
-    assert_non_null(strstr(msg, "boxes"));
-    remove("ckpt_box.bin");
-    assert_int_equal(cr_world_save(w, "ckpt_box.bin", NULL, 0, msg, sizeof msg), CR_ERR_INVALID_ARGUMENT);
-    assert_null(fopen("ckpt_box.bin", "rb"));
-    assert_null(fopen("ckpt_box.bin.tmp", "rb"));
+    if (!strstr(msg, "body 216 is a mesh") || !strstr(msg, "meshes cannot be saved")) fail_msg("message '%s'", msg);
+    remove("ckpt_mesh.bin");
+    assert_int_equal(cr_world_save(w, "ckpt_mesh.bin", NULL, 0, msg, sizeof msg), CR_ERR_INVALID_ARGUMENT);
+    assert_null(fopen("ckpt_mesh.bin", "rb"));
+    assert_null(fopen("ckpt_mesh.bin.tmp", "rb"));
     cr_world_destroy(w);
 }
 
@@ -349,7 +364,7 @@ int main(void)
         cmocka_unit_test(test_resume_after_changes),
         cmocka_unit_test(test_resume_asleep),
         cmocka_unit_test(test_bad_checkpoints),
-        cmocka_unit_test(test_box_refused),
+        cmocka_unit_test(test_mesh_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
