@@ -175,16 +175,6 @@ cr_status cr_world_save_buffer(const cr_world *w, const void *app, size_t app_si
     *data = NULL;
     *size = 0;
     if (w->in_callback) return fail(msg, msg_size, CR_ERR_REENTRANT, "called from a world callback");
-    /* The format holds spheres, boxes, hulls, joints, planes and surfaces,
-     * DEM's carry and the rigid pipeline's contacts and pair list; meshes
-     * are not in the format yet: refused whole rather than saved in part. */
-    for (uint32_t i = 0; i < w->bodies.slot_count; ++i)
-        if (cr_slot_alive(&w->bodies, i) && w->bodies.shape[i] &&
-            cr_shape_get_type(w->bodies.shape[i]) == CR_SHAPE_MESH)
-            return failn(msg, msg_size,
-                         "checkpoint: body %llu is a mesh: worlds with meshes cannot be saved (checkpoint version 4 "
-                         "holds spheres, boxes, hulls, joints, planes, surfaces and every method's state)",
-                         i);
     cr_dem_sync(w); /* method dem: the bodies' state into the world's slots */
     cr_dem_carry carry;
     if (!cr_dem_carry_get(w, &carry)) return fail(msg, msg_size, CR_ERR_OUT_OF_MEMORY, "out of memory");

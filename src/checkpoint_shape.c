@@ -39,7 +39,7 @@ void cr_ckpt_write_shape(writer *o, const cr_shape *s)
         put_vec(o, s->half_extents);
         return;
     }
-    const cr_hull *h = &s->hull; /* CR_SHAPE_HULL (meshes are refused before) */
+    const cr_hull *h = &s->hull; /* a hull's, or a mesh's convex hull (what it collides with moving) */
     put_f64(o, s->radius);
     put_vec(o, s->offset);
     put_f64(o, s->mass.volume);
@@ -60,6 +60,21 @@ void cr_ckpt_write_shape(writer *o, const cr_shape *s)
     for (uint32_t k = 0; k < fv; ++k) put_u32(o, h->face_vertices[k]);
     for (uint32_t e = 0; e < 2 * h->edge_count; ++e) put_u32(o, h->edges[e]);
     for (uint32_t e = 0; e < 2 * h->edge_count; ++e) put_u32(o, h->edge_faces[e]);
+    if (s->type != CR_SHAPE_MESH) return;
+    const cr_mesh *m = &s->mesh;
+    put_u32(o, m->vertex_count);
+    put_u32(o, m->triangle_count);
+    put_u32(o, m->node_count);
+    for (uint32_t v = 0; v < m->vertex_count; ++v) put_vec(o, m->vertices[v]);
+    for (uint32_t t = 0; t < 3 * m->triangle_count; ++t) put_u32(o, m->triangles[t]);
+    for (uint32_t t = 0; t < m->triangle_count; ++t) put_vec(o, m->normals[t]);
+    for (uint32_t k = 0; k < m->node_count; ++k) {
+        put_vec(o, m->nodes[k].lo);
+        put_vec(o, m->nodes[k].hi);
+        put_u32(o, m->nodes[k].first);
+        put_u32(o, m->nodes[k].count);
+    }
+    for (uint32_t t = 0; t < m->triangle_count; ++t) put_u32(o, m->order[t]);
 }
 
 static cr_shape *refuse(cr_shape *s, char *msg, size_t size, const char *fmt, ...)
@@ -79,10 +94,77 @@ static cr_shape *refuse(cr_shape *s, char *msg, size_t size, const char *fmt, ..
     return NULL;
 }
 
-/* A hull's arrays, read and checked. */
-static cr_shape *read_hull(reader *r, uint32_t k, char *msg, size_t size)
+/* The depth of the tree below node k of nodes that each name children
+ * after themselves (checked before), deepest first: at most limit + 1. */
+static uint32_t tree_depth(const cr_bvh_node *nodes, uint32_t n, uint32_t limit)
 {
-    cr_shape *s = cr_shape_alloc(CR_SHAPE_HULL);
+    uint32_t *depth = malloc(sizeof *depth * (n ? n : 1)), most = 0;
+    if (!depth) return limit + 1;
+    for (uint32_t k = n; k-- > 0;) {
+        depth[k] = 1;
+        if (!nodes[k].count) {
+            uint32_t a = depth[nodes[k].first], b = depth[nodes[k].first + 1];
+            depth[k] = 1 + (a > b ? a : b);
+            if (depth[k] > limit) depth[k] = limit + 1;
+        }
+    }
+    most = n ? depth[0] : 0;
+    free(depth);
+    return most;
+}
+
+/* A mesh's arrays after its hull's, read and checked: triangles of its
+ * vertices, leaves of its triangles, inner nodes naming two children
+ * after themselves (no cycle), and no deeper than the queries' stacks
+ * (shape_mesh.c's cr_bvh_query: 64 entries, one pending sibling a level;
+ * a balanced tree of 2^32 triangles is 33 deep). */
+#define CR_CKPT_BVH_DEPTH 60
+static cr_shape *read_mesh(reader *r, cr_shape *s, uint32_t k, char *msg, size_t size)
+{
+    cr_mesh *m = &s->mesh;
+    uint32_t vc = get_count(r, 24), tc = get_count(r, 24 + 24 + 8), nc = get_count(r, 64);
+    if (r->bad) return refuse(s, NULL, 0, "%s", "");
+    if (vc < 4 || tc < 4 || nc < 1)
+        return refuse(s, msg, size, "checkpoint: shape %u: a mesh of %u vertices, %u triangles, %u nodes", k, vc, tc, nc);
+    m->vertex_count = vc, m->triangle_count = tc, m->node_count = nc;
+    m->vertices = malloc(sizeof *m->vertices * vc);
+    m->triangles = malloc(sizeof *m->triangles * 3 * (size_t)tc);
+    m->normals = malloc(sizeof *m->normals * tc);
+    m->nodes = malloc(sizeof *m->nodes * nc);
+    m->order = malloc(sizeof *m->order * tc);
+    if (!m->vertices || !m->triangles || !m->normals || !m->nodes || !m->order)
+        return refuse(s, msg, size, "checkpoint: shape %u: out of memory", k);
+    for (uint32_t v = 0; v < vc; ++v) m->vertices[v] = get_vec(r);
+    for (uint32_t t = 0; t < 3 * tc && !r->bad; ++t)
+        if ((m->triangles[t] = get_u32(r)) >= vc && !r->bad)
+            return refuse(s, msg, size, "checkpoint: shape %u: triangle %u's vertex %u of %u", k, t / 3, m->triangles[t], vc);
+    for (uint32_t t = 0; t < tc; ++t) m->normals[t] = get_vec(r);
+    for (uint32_t n = 0; n < nc && !r->bad; ++n) {
+        cr_bvh_node *nd = &m->nodes[n];
+        nd->lo = get_vec(r);
+        nd->hi = get_vec(r);
+        nd->first = get_u32(r);
+        nd->count = get_u32(r);
+        if (r->bad) break;
+        if (nd->count ? nd->first > tc || nd->count > tc - nd->first : nd->first <= n || nd->first >= nc - 1)
+            return refuse(s, msg, size, "checkpoint: shape %u: tree node %u (first %u, count %u) out of range", k, n,
+                          nd->first, nd->count);
+    }
+    for (uint32_t t = 0; t < tc && !r->bad; ++t)
+        if ((m->order[t] = get_u32(r)) >= tc && !r->bad)
+            return refuse(s, msg, size, "checkpoint: shape %u: tree leaf entry %u is triangle %u of %u", k, t, m->order[t],
+                          tc);
+    if (r->bad) return refuse(s, NULL, 0, "%s", "");
+    if (tree_depth(m->nodes, nc, CR_CKPT_BVH_DEPTH) > CR_CKPT_BVH_DEPTH)
+        return refuse(s, msg, size, "checkpoint: shape %u: a tree deeper than %d", k, CR_CKPT_BVH_DEPTH);
+    return s;
+}
+
+/* A hull's arrays (a hull's, or a mesh's before its own), read and
+ * checked. */
+static cr_shape *read_hull(reader *r, cr_shape_type type, uint32_t k, char *msg, size_t size)
+{
+    cr_shape *s = cr_shape_alloc(type);
     if (!s) return refuse(s, msg, size, "checkpoint: shape %u: out of memory", k);
     cr_hull *h = &s->hull;
     s->radius = get_f64(r);
@@ -126,7 +208,8 @@ static cr_shape *read_hull(reader *r, uint32_t k, char *msg, size_t size)
     for (uint32_t e = 0; e < 2 * ec && !r->bad; ++e)
         if ((h->edge_faces[e] = get_u32(r)) >= fc && !r->bad)
             return refuse(s, msg, size, "checkpoint: shape %u: edge %u's face %u of %u", k, e / 2, h->edge_faces[e], fc);
-    return r->bad ? refuse(s, NULL, 0, "%s", "") : s;
+    if (r->bad) return refuse(s, NULL, 0, "%s", "");
+    return type == CR_SHAPE_MESH ? read_mesh(r, s, k, msg, size) : s;
 }
 
 cr_shape *cr_ckpt_read_shape(reader *r, uint32_t k, char *msg, size_t size)
@@ -149,8 +232,9 @@ cr_shape *cr_ckpt_read_shape(reader *r, uint32_t k, char *msg, size_t size)
         st = cr_shape_create_box(h, &s, why, sizeof why);
         break;
     }
-    case CR_SHAPE_HULL: return read_hull(r, k, msg, size);
-    default: return refuse(NULL, msg, size, "checkpoint: shape %u: type %u is not a sphere, box or hull", k, type);
+    case CR_SHAPE_HULL:
+    case CR_SHAPE_MESH: return read_hull(r, (cr_shape_type)type, k, msg, size);
+    default: return refuse(NULL, msg, size, "checkpoint: shape %u: type %u is not a sphere, box, hull or mesh", k, type);
     }
     return st == CR_OK ? s : refuse(NULL, msg, size, "checkpoint: shape %u: %s", k, why);
 }

@@ -1,9 +1,10 @@
 /* A body's shape in a checkpoint (version 4; src/checkpoint_shape.c,
  * docs/checkpoint-format.md): spheres and boxes by their sizes (made again
  * by their create functions, which are pure functions of them), convex
- * hulls whole (vertices, faces, edges, mass properties: a hull made again
- * from its centred vertices would be centred again, off in the last
- * bits). Meshes are not in the format. Internal, for src/checkpoint*.c. */
+ * hulls and meshes whole (a hull's vertices, faces, edges and mass
+ * properties; a mesh's convex hull so, then its vertices, triangles,
+ * normals and tree: one made again from its centred vertices would be
+ * centred again, off in the last bits). Internal, for src/checkpoint*.c. */
 #ifndef CAROM_CHECKPOINT_SHAPE_H
 #define CAROM_CHECKPOINT_SHAPE_H
 

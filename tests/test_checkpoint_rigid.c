@@ -26,8 +26,8 @@ typedef enum kind { MULTIPLIERS, SUBSTEPS } kind;
 /* 60 pieces in layers of 4 x 4 on a 0.14 m grid, turned at random, into an
  * open box 0.6 m square: boxes of 0.1 m and, every third, a hull of 12
  * random points (a shared box shape for half the boxes, the rest their
- * own); on the multiplier solve with sleeping after 0.3 s, or on 4
- * substeps. */
+ * own), onto a static mesh (a tetrahedron); on the multiplier solve with
+ * sleeping after 0.3 s, or on 4 substeps. */
 static cr_world *heap(kind k, uint32_t workers)
 {
     cr_world_def d = cr_default_world_def();
@@ -68,6 +68,15 @@ static cr_world *heap(kind k, uint32_t workers)
         cr_shape_release(b.shape_ref);
     }
     cr_shape_release(shared);
+    /* a static mesh, a tetrahedron on the floor in the middle */
+    const cr_vec3 v[4] = {{0, 0, 0}, {0.2, 0, 0}, {0, 0.2, 0}, {0, 0, 0.2}};
+    const uint32_t t[12] = {0, 2, 1, 0, 1, 3, 0, 3, 2, 1, 2, 3};
+    cr_body_def m = cr_default_body_def();
+    assert_int_equal(cr_shape_create_mesh(v, 4, t, 4, &m.shape_ref, msg, sizeof msg), CR_OK);
+    m.type = CR_BODY_STATIC, m.shape = CR_SHAPE_MESH, m.mass = 1.0;
+    m.position = cr_v3(-0.05, -0.05, 0.05);
+    assert_int_equal(cr_world_add_body(w, &m, NULL), CR_OK);
+    cr_shape_release(m.shape_ref);
     return w;
 }
 
@@ -154,6 +163,15 @@ static void same_shape(const cr_shape *s, const cr_shape *t)
     }
     assert_true(SAME_N(h->vertices, g->vertices, h->vertex_count) && SAME_N(h->face_vertices, g->face_vertices, fv) &&
                 SAME_N(h->edges, g->edges, 2 * h->edge_count) && SAME_N(h->edge_faces, g->edge_faces, 2 * h->edge_count));
+    const cr_mesh *m = &s->mesh, *n = &t->mesh;
+    assert_true(m->vertex_count == n->vertex_count && m->triangle_count == n->triangle_count &&
+                m->node_count == n->node_count);
+    assert_true(SAME_N(m->vertices, n->vertices, m->vertex_count) &&
+                SAME_N(m->triangles, n->triangles, 3 * m->triangle_count) &&
+                SAME_N(m->normals, n->normals, m->triangle_count) && SAME_N(m->order, n->order, m->triangle_count));
+    for (uint32_t k = 0; k < m->node_count; ++k)
+        assert_true(SAME(m->nodes[k].lo, n->nodes[k].lo) && SAME(m->nodes[k].hi, n->nodes[k].hi) &&
+                    m->nodes[k].first == n->nodes[k].first && m->nodes[k].count == n->nodes[k].count);
 }
 
 /* Every field the rigid part saves, in the loaded world r as in w: the
@@ -305,11 +323,12 @@ static void test_bad_checkpoints(void **state)
         refused(data, size, "checkpoint: ");
         data[k] ^= 0x5a;
     }
-    /* the shapes: their count (the heap's 20 hulls, 20 boxes of their own
-     * and the shared one: 41), then in the order of their first bodies a
-     * box of its own (type 1, half extents), the shared box, a hull (type
-     * 2, radius, offset, volume, centroid, inertia, counts, ...) */
-    const size_t shapes_at = find_u64(data, size, 24 + 39 * 8, 41);
+    /* the shapes: their count (the heap's 20 hulls, 20 boxes of their own,
+     * the shared one and the mesh: 42), then in the order of their first
+     * bodies a box of its own (type 1, half extents), the shared box, a
+     * hull (type 2, radius, offset, volume, centroid, inertia, counts, ...),
+     * ..., the mesh last */
+    const size_t shapes_at = find_u64(data, size, 24 + 39 * 8, 42);
     const size_t box_at = shapes_at + 8, hull_at = box_at + 64;
     assert_int_equal(ckpt_get_u64(data + box_at), CR_SHAPE_BOX);
     assert_int_equal(ckpt_get_u64(data + hull_at), CR_SHAPE_HULL);
@@ -317,7 +336,7 @@ static void test_bad_checkpoints(void **state)
     const uint32_t vc = (uint32_t)ckpt_get_u64(data + counts_at), fc = (uint32_t)ckpt_get_u64(data + counts_at + 8);
     const size_t faces_at = vertices_at + 24 * (size_t)vc, fv_at = faces_at + 48 * (size_t)fc;
     struct { size_t at; uint64_t value; bool real; double d; const char *why; } bad[] = {
-        {box_at, 3, false, 0, "shape 0: type 3 is not a sphere, box or hull"},
+        {box_at, 4, false, 0, "shape 0: type 4 is not a sphere, box, hull or mesh"},
         {box_at + 8, 0, true, -0.05, "shape 0: box half_extents[0] must be > 0"},
         {hull_at + 8, 0, true, 0.0, "shape 2: hull radius 0"},
         {counts_at, 3, false, 0, "shape 2: a hull of 3 vertices"},
@@ -373,6 +392,73 @@ static void test_bad_checkpoints(void **state)
     cr_world_destroy(w);
 }
 
+/* A mesh's tree and triangles out of range: refused, naming the field.
+ * The world: a static cube of 12 triangles (a tree of a root and two
+ * leaves) and a ball (no shape) falling on it; its one shape follows the
+ * count 1 and the mesh's type 3. */
+static void test_bad_mesh(void **state)
+{
+    (void)state;
+    cr_world_def d = cr_default_world_def();
+    d.gravity = cr_v3(0, 0, -9.81);
+    d.dt = 1.0 / 120.0;
+    cr_world *w = make_world_def(&d);
+    cr_vec3 v[8]; /* vertex x + 2 y + 4 z at (x, y, z) 0.2 */
+    for (int k = 0; k < 8; ++k) v[k] = cr_v3(0.2 * (k & 1), 0.2 * ((k >> 1) & 1), 0.2 * (k >> 2));
+    const uint32_t t[36] = {0, 2, 3, 0, 3, 1, 4, 5, 7, 4, 7, 6, 0, 1, 5, 0, 5, 4,
+                            2, 6, 7, 2, 7, 3, 0, 4, 6, 0, 6, 2, 1, 3, 7, 1, 7, 5};
+    char msg[256];
+    cr_body_def m = cr_default_body_def();
+    if (cr_shape_create_mesh(v, 8, t, 12, &m.shape_ref, msg, sizeof msg) != CR_OK) fail_msg("%s", msg);
+    m.type = CR_BODY_STATIC, m.shape = CR_SHAPE_MESH, m.mass = 1.0;
+    assert_int_equal(cr_world_add_body(w, &m, NULL), CR_OK);
+    const cr_mesh mesh = m.shape_ref->mesh;
+    const uint32_t hv = m.shape_ref->hull.vertex_count, hf = m.shape_ref->hull.face_count,
+                   he = m.shape_ref->hull.edge_count;
+    add_sphere(w, cr_v3(0.02, 0.02, 0.25), cr_v3_zero(), 0.05, 0.2, CR_INERTIA_SOLID, 0.2, 0.5);
+    step_n(w, 30);
+    size_t size;
+    unsigned char *data = save(w, &size);
+    size_t at = 0;
+    for (size_t k = 24; k + 16 < size && !at; k += 8)
+        if (ckpt_get_u64(data + k) == 1 && ckpt_get_u64(data + k + 8) == CR_SHAPE_MESH) at = k + 16;
+    assert_true(at > 0);
+    /* the hull part: 17 numbers, 4 counts, vertices, faces, face vertices, edges, edges' faces */
+    const size_t fv = ckpt_get_u64(data + at + 17 * 8 + 16);
+    const size_t mesh_at = at + 8 * (17 + 4 + 3 * (size_t)hv + 6 * (size_t)hf + fv + 4 * (size_t)he);
+    assert_int_equal(ckpt_get_u64(data + mesh_at), mesh.vertex_count);
+    assert_int_equal(ckpt_get_u64(data + mesh_at + 8), mesh.triangle_count);
+    assert_int_equal(ckpt_get_u64(data + mesh_at + 16), mesh.node_count);
+    assert_true(mesh.node_count >= 3 && mesh.nodes[0].count == 0); /* a root with two children */
+    const size_t tri_at = mesh_at + 24 + 24 * (size_t)mesh.vertex_count,
+                 nodes_at = tri_at + 48 * (size_t)mesh.triangle_count,
+                 order_at = nodes_at + 64 * (size_t)mesh.node_count;
+    struct { size_t at; uint64_t value; const char *why; } bad[] = {
+        {mesh_at, 3, "shape 0: a mesh of 3 vertices"},
+        {tri_at + 8, 8, "shape 0: triangle 0's vertex 8 of 8"},
+        {nodes_at + 48, 0, "shape 0: tree node 0 (first 0, count 0) out of range"}, /* the root its own child */
+        {nodes_at + 48, mesh.node_count - 1, "tree node 0"},                        /* a child past the last */
+        {order_at, mesh.triangle_count, "shape 0: tree leaf entry 0 is triangle 12 of 12"},
+    };
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; ++k) {
+        unsigned char was[8];
+        memcpy(was, data + bad[k].at, 8);
+        ckpt_put_u64(data + bad[k].at, bad[k].value);
+        ckpt_fix_checksum(data, size);
+        refused(data, size, bad[k].why);
+        memcpy(data + bad[k].at, was, 8);
+        ckpt_fix_checksum(data, size);
+    }
+    cr_world *r = load(data, size, 1);
+    same_state(w, r);
+    step_n(w, 30), step_n(r, 30);
+    assert_true(cr_world_state_hash(w) == cr_world_state_hash(r));
+    cr_world_destroy(r);
+    cr_shape_release(m.shape_ref);
+    free(data);
+    cr_world_destroy(w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -380,6 +466,7 @@ int main(void)
         cmocka_unit_test(test_resume_heap_substeps),
         cmocka_unit_test(test_resume_chain),
         cmocka_unit_test(test_bad_checkpoints),
+        cmocka_unit_test(test_bad_mesh),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

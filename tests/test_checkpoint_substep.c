@@ -8,7 +8,7 @@
  * islands must be the saved ones). A loaded world holds every saved field
  * as it was (the contacts, the list, the sleeping state, the settings);
  * corrupt, truncated and out-of-range rigid parts are refused whole, with
- * a message naming the field; worlds with boxes are still refused. */
+ * a message naming the field. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -326,37 +326,6 @@ static void test_bad_checkpoints(void **state)
     cr_world_destroy(w);
 }
 
-/* A world with a mesh (a static tetrahedron) is refused with a message
- * naming the body and meshes, and no file is written. */
-static void test_mesh_refused(void **state)
-{
-    (void)state;
-    cr_world *w = pit(1, 0.0);
-    const cr_vec3 v[4] = {{0, 0, 0}, {0.2, 0, 0}, {0, 0.2, 0}, {0, 0, 0.2}};
-    const uint32_t t[12] = {0, 2, 1, 0, 1, 3, 0, 3, 2, 1, 2, 3};
-    cr_shape *mesh;
-    char msg[256];
-    assert_int_equal(cr_shape_create_mesh(v, 4, t, 4, &mesh, msg, sizeof msg), CR_OK);
-    cr_body_def d = cr_default_body_def();
-    d.type = CR_BODY_STATIC;
-    d.shape = CR_SHAPE_MESH;
-    d.shape_ref = mesh;
-    d.mass = 1.0;
-    d.position = cr_v3(0.0, 0.0, 1.0);
-    assert_int_equal(cr_world_add_body(w, &d, NULL), CR_OK);
-    cr_shape_release(mesh);
-    unsigned char *data = NULL;
-    size_t size;
-    assert_int_equal(cr_world_save_buffer(w, NULL, 0, &data, &size, msg, sizeof msg), CR_ERR_INVALID_ARGUMENT);
-    assert_null(data);
-    if (!strstr(msg, "body 216 is a mesh") || !strstr(msg, "meshes cannot be saved")) fail_msg("message '%s'", msg);
-    remove("ckpt_mesh.bin");
-    assert_int_equal(cr_world_save(w, "ckpt_mesh.bin", NULL, 0, msg, sizeof msg), CR_ERR_INVALID_ARGUMENT);
-    assert_null(fopen("ckpt_mesh.bin", "rb"));
-    assert_null(fopen("ckpt_mesh.bin.tmp", "rb"));
-    cr_world_destroy(w);
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -364,7 +333,6 @@ int main(void)
         cmocka_unit_test(test_resume_after_changes),
         cmocka_unit_test(test_resume_asleep),
         cmocka_unit_test(test_bad_checkpoints),
-        cmocka_unit_test(test_mesh_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -15,9 +15,8 @@
  * What cannot be saved: callbacks (impact callback, allocator: the loader
  * takes them from a def), custom surfaces and coefficient maps (a world with
  * them is refused with a message naming the surface), bodies' user data.
- * Worlds with meshes are refused whole, with a message naming the body:
- * the format has no place for them yet. Boxes, hulls, joints and
- * sub-stepped worlds (rigid_substeps > 0) are saved (version 4).
+ * Boxes, hulls, meshes, joints and sub-stepped worlds (rigid_substeps > 0)
+ * are saved (version 4).
  */
 #ifndef CAROM_CHECKPOINT_H
 #define CAROM_CHECKPOINT_H
