@@ -25,7 +25,6 @@
 #include "checkpoint_rigid.h"
 #include "dem_state.h"
 #include "surface_internal.h"
-#include "rigid.h"
 #include "world_internal.h"
 
 static const char magic[8] = {'C', 'A', 'R', 'O', 'M', 'C', 'K', 'P'};

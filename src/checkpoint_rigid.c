@@ -104,8 +104,10 @@ static void get_mat(reader *r, cr_mat3 *m)
 
 /* The shapes of the live bodies, each once in the order of its first body
  * (bodies may share one), then per live slot its sleeping state, its
- * shape's number (0: none, k + 1: shape k) and with a shape its inertia
- * tensors in its own frame. */
+ * shape's number (0: none, k + 1: shape k) and its inertia tensor and
+ * inverse in its own frame (a sphere's too: the rigid pipeline turns it
+ * by them, and the inverse made when it was added, cr_m3_inverse of the
+ * diagonal, need not be the diagonal of 1 / I to the bit). */
 static void write_bodies(writer *o, const cr_world *w)
 {
     const cr_bodies *b = &w->bodies;
@@ -133,7 +135,6 @@ static void write_bodies(writer *o, const cr_world *w)
         put_u32(o, b->asleep[i]);
         put_u32(o, b->island[i]);
         put_u32(o, index[i]);
-        if (!index[i]) continue;
         put_mat(o, &b->inertia_local[i]);
         put_mat(o, &b->inv_inertia_local[i]);
     }
@@ -256,13 +257,13 @@ static bool read_bodies(reader *r, cr_world *w, cr_shape **table, uint32_t shape
             return refuse(msg, size, "checkpoint: rigid state: body %u: shape %u, there are %u", i, shape, shapes);
         b->asleep[i] = (uint8_t)asleep;
         b->island[i] = island;
+        get_mat(r, &b->inertia_local[i]);
+        get_mat(r, &b->inv_inertia_local[i]);
         if (!shape) continue;
         cr_shape *s = table[shape - 1];
         cr_shape_retain(s); /* the world's reference, released with the body */
         b->shape[i] = s;
         if (s->type != CR_SHAPE_SPHERE) w->polyhedra++;
-        get_mat(r, &b->inertia_local[i]);
-        get_mat(r, &b->inv_inertia_local[i]);
     }
     return !r->bad;
 }

@@ -92,4 +92,21 @@ same_as_straight sub_straight "$work/sub_straight/checkpoint.bin" sub_resumed su
 same_as_straight pyr_straight "$work/pyr_straight/checkpoint.bin" pyr_resumed pyramid
 "$carom" run "$src/scenes/chain.json" --out "$work/chain_straight" --checkpoint-every 1.5 --quiet
 same_as_straight chain_straight "$work/chain_straight/checkpoint.bin" chain_resumed chain
+
+# Every kind of body at once: a static mesh (scenes/meshes/cube.obj), two
+# boxes on a hinge, a hull and a ball, with sleeping; resumed from t = 0.5.
+cp "$src/scenes/meshes/cube.obj" "$work/cube.obj"
+cat > "$work/mixed.json" <<'JSON'
+{"gravity": [0, 0, -9.81], "dt": 0.008333333333333333, "duration": 0.6, "output": {"every": 0.1}, "sleep_time": 0.2,
+ "statics": [{"shape": "plane", "point": [0, 0, 0], "normal": [0, 0, 1]}],
+ "bodies": [
+  {"shape": "mesh", "file": "cube.obj", "type": "static", "position": [0, 0, 0.5]},
+  {"shape": "box", "half_extents": [0.2, 0.1, 0.1], "mass": 1, "position": [0.1, 0, 1.5], "angular_velocity": [0.3, 0.2, 0]},
+  {"shape": "box", "half_extents": [0.2, 0.1, 0.1], "mass": 1, "position": [0.6, 0, 1.5]},
+  {"shape": "hull", "points": [[0, 0, 0], [0.3, 0, 0], [0, 0.3, 0], [0, 0, 0.3], [0.2, 0.2, 0.2]], "mass": 1, "position": [-0.3, 0.2, 2.0]},
+  {"shape": "sphere", "radius": 0.1, "mass": 0.5, "position": [0.3, -0.3, 2.5], "velocity": [0, 0.5, 0]}],
+ "joints": [{"type": "hinge", "a": 1, "b": 2, "anchor": [0.35, 0, 1.5], "axis": [0, 1, 0]}]}
+JSON
+"$carom" run "$work/mixed.json" --out "$work/mixed_straight" --checkpoint-every 0.5 --quiet
+same_as_straight mixed_straight "$work/mixed_straight/checkpoint.bin" mixed_resumed mixed
 echo "ok"

@@ -131,10 +131,10 @@ enum {
 };
 
 /* The rigid state of a world that never ran the rigid pipeline: the two
- * fallback counts, no shapes (1), each live body's sleeping state and no
- * shape (4), no joints (1), no contacts (2), no pairs apart (1), no pair
- * list (3). */
-static size_t rigid_state_bytes(const cr_world *w) { return 8 * (10 + 4 * (size_t)cr_world_body_count(w)); }
+ * fallback counts, no shapes (1), each live body's sleeping state, no
+ * shape and its inertia tensors (4 + 18), no joints (1), no contacts (2),
+ * no pairs apart (1), no pair list (3). */
+static size_t rigid_state_bytes(const cr_world *w) { return 8 * (10 + 22 * (size_t)cr_world_body_count(w)); }
 
 static unsigned char *as_version(const cr_world *w, const unsigned char *v4, size_t size, int version,
                                  size_t *size_out)

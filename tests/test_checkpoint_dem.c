@@ -131,7 +131,8 @@ static void refused(const unsigned char *data, size_t size, const char *why)
 /* Where the parts of a chute's checkpoint (no application bytes) lie:
  * from the end, the application byte count and the checksum (16 bytes),
  * before them the rigid pipeline's state (version 4: none here, 80 bytes
- * and each live body's sleeping state and shape, 32 bytes a body), before that each
+ * and each live body's sleeping state, shape and tensors, 176 bytes a
+ * body), before that each
  * live body's build centre, force and torque (72 bytes a body), before
  * those the contacts (40 bytes each), their count and the mode. */
 static void test_bad_dem_checkpoints(void **state)
@@ -143,7 +144,7 @@ static void test_bad_dem_checkpoints(void **state)
     unsigned char *data = save(w, &size);
     cr_dem_carry c;
     assert_true(cr_dem_carry_get(w, &c));
-    const size_t rigid_bytes = 80 + 32 * (size_t)cr_world_body_count(w),
+    const size_t rigid_bytes = 80 + 176 * (size_t)cr_world_body_count(w),
                  bodies_at = size - 16 - rigid_bytes - 72 * (size_t)cr_world_body_count(w),
                  contacts_at = bodies_at - 40 * (size_t)c.contacts, mode_at = contacts_at - 16;
     assert_true(c.contacts > 1000);

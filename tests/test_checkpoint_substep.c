@@ -260,7 +260,8 @@ static void refused(const unsigned char *data, size_t size, const char *why)
  * before them the pair list (its builds, slots and hint, then 48 bytes a
  * slot); before that the pairs apart (none: their count), the contacts
  * (their count, the warm count, 280 bytes each), the joints (none: their
- * count), each live body's sleeping state and shape number (32 bytes),
+ * count), each live body's sleeping state, shape number and inertia
+ * tensors (176 bytes),
  * the shapes (none: their count) and the two fallback counts. The rigid
  * settings follow the DEM settings. */
 static void test_bad_checkpoints(void **state)
@@ -274,7 +275,7 @@ static void test_bad_checkpoints(void **state)
                    live = cr_world_body_count(w);
     const size_t list_at = size - 16 - 8 * (3 + 6 * (size_t)listed),
                  contacts_at = list_at - 8 - 8 * (2 + 35 * (size_t)contacts),
-                 sleep_at = contacts_at - 8 - 32 * (size_t)live, settings_at = 24 + 11 * 8 + 2 * 8 + 15 * 8;
+                 sleep_at = contacts_at - 8 - 176 * (size_t)live, settings_at = 24 + 11 * 8 + 2 * 8 + 15 * 8;
     assert_true(contacts > 200 && listed == BALLS);
     assert_int_equal(ckpt_get_u64(data + contacts_at), contacts);
     assert_int_equal(ckpt_get_u64(data + list_at + 8), listed);
