@@ -8,7 +8,11 @@
  * impulses of the last step's contacts (warm starting), time and the step
  * counters; with method dem (version 3) the contact history, the last
  * step's forces and the centres of the last list build (src/dem_state.c:
- * the list is rebuilt from those, the same list). Everything else is
+ * the list is rebuilt from those, the same list); on the rigid pipeline
+ * (version 4) the bodies' shapes, tensors and sleeping state, the joints,
+ * the last step's contacts, the pairs apart and the sphere path's pair
+ * list (src/rigid_state.c, src/checkpoint_rigid.c, src/checkpoint_shape.c:
+ * the list is rebuilt from its grown boxes). Everything else is
  * rebuilt at the start of each step (plans, broad phase, events), so a
  * resumed run is bit-identical.
  */
@@ -17,9 +21,10 @@
 #include <string.h>
 
 #include "carom/checkpoint.h"
+#include "checkpoint_io.h"
+#include "checkpoint_rigid.h"
 #include "dem_state.h"
 #include "surface_internal.h"
-#include "rigid.h"
 #include "world_internal.h"
 
 static const char magic[8] = {'C', 'A', 'R', 'O', 'M', 'C', 'K', 'P'};
@@ -43,90 +48,6 @@ static cr_status failn(char *msg, size_t size, const char *fmt, unsigned long lo
 {
     if (msg && size) snprintf(msg, size, fmt, a);
     return CR_ERR_INVALID_ARGUMENT;
-}
-
-/* ---- writing ------------------------------------------------------------ */
-
-typedef struct writer { unsigned char *p; size_t n, cap; bool oom; } writer;
-
-static void put_bytes(writer *w, const void *src, size_t n)
-{
-    if (w->oom) return;
-    if (w->n + n > w->cap) {
-        size_t cap = w->cap ? w->cap : 4096;
-        while (cap < w->n + n) cap *= 2;
-        unsigned char *np = realloc(w->p, cap);
-        if (!np) {
-            w->oom = true;
-            return;
-        }
-        w->p = np;
-        w->cap = cap;
-    }
-    memcpy(w->p + w->n, src, n);
-    w->n += n;
-}
-
-static void put_u64(writer *w, uint64_t v)
-{
-    unsigned char b[8];
-    for (int i = 0; i < 8; ++i) b[i] = (unsigned char)(v >> (8 * i)); /* little-endian */
-    put_bytes(w, b, 8);
-}
-static void put_u32(writer *w, uint32_t v) { put_u64(w, v); }
-static void put_f64(writer *w, double d)
-{
-    uint64_t u;
-    memcpy(&u, &d, sizeof u);
-    put_u64(w, u);
-}
-static void put_vec(writer *w, cr_vec3 v)
-{
-    put_f64(w, v.x);
-    put_f64(w, v.y);
-    put_f64(w, v.z);
-}
-
-/* ---- reading ------------------------------------------------------------ */
-
-typedef struct reader { const unsigned char *p; size_t n, off; bool bad; } reader;
-
-static uint64_t get_u64(reader *r)
-{
-    if (r->bad || r->n - r->off < 8) {
-        r->bad = true;
-        return 0;
-    }
-    uint64_t v = 0;
-    for (int i = 0; i < 8; ++i) v |= (uint64_t)r->p[r->off + i] << (8 * i);
-    r->off += 8;
-    return v;
-}
-static uint32_t get_u32(reader *r)
-{
-    uint64_t v = get_u64(r);
-    if (v > UINT32_MAX) r->bad = true;
-    return (uint32_t)v;
-}
-static double get_f64(reader *r)
-{
-    uint64_t u = get_u64(r);
-    double d;
-    memcpy(&d, &u, sizeof d);
-    if (!isfinite(d)) r->bad = true; /* every number in a checkpoint is finite */
-    return d;
-}
-static cr_vec3 get_vec(reader *r)
-{
-    double x = get_f64(r), y = get_f64(r);
-    return cr_v3(x, y, get_f64(r));
-}
-/* A count of records of at least min_size bytes each must fit what is left. */
-static uint32_t get_count(reader *r, size_t min_size)
-{
-    uint32_t c = get_u32(r);
-    if (!r->bad && (size_t)c > (r->n - r->off) / min_size) r->bad = true;
-    return r->bad ? 0 : c;
 }
 
 /* ---- the payload -------------------------------------------------------- */
@@ -253,14 +174,6 @@ cr_status cr_world_save_buffer(const cr_world *w, const void *app, size_t app_si
     *data = NULL;
     *size = 0;
     if (w->in_callback) return fail(msg, msg_size, CR_ERR_REENTRANT, "called from a world callback");
-    /* The format holds spheres, planes and surfaces, and DEM's carry; rigid
-     * bodies (shapes, joints, their contact history and warm starts) and
-     * the sub-stepped solver's state are not in the format yet: refused
-     * whole rather than saved in part. */
-    if (cr_world_is_rigid(w))
-        return fail(msg, msg_size, CR_ERR_INVALID_ARGUMENT,
-                    "worlds with boxes, hulls, meshes or joints, or with rigid_substeps > 0, cannot be saved "
-                    "(checkpoint version 3 holds spheres, planes, surfaces and method dem)");
     cr_dem_sync(w); /* method dem: the bodies' state into the world's slots */
     cr_dem_carry carry;
     if (!cr_dem_carry_get(w, &carry)) return fail(msg, msg_size, CR_ERR_OUT_OF_MEMORY, "out of memory");
@@ -282,6 +195,7 @@ cr_status cr_world_save_buffer(const cr_world *w, const void *app, size_t app_si
     put_u32(&o, (uint32_t)d->projection_passes); /* version 2 */
     put_u32(&o, d->projection_shock ? 1u : 0u);
     write_dem_settings(&o, d); /* version 3 */
+    cr_ckpt_write_rigid_settings(&o, d); /* version 4 */
     put_f64(&o, w->resting_speed);
     put_f64(&o, w->time);
     put_u64(&o, w->steps);
@@ -318,6 +232,7 @@ cr_status cr_world_save_buffer(const cr_world *w, const void *app, size_t app_si
     }
     write_dem_carry(&o, w, &carry); /* version 3 */
     cr_dem_carry_free(&carry);
+    cr_ckpt_write_rigid(&o, w); /* version 4 */
     put_u64(&o, app_size);
     if (app_size) put_bytes(&o, app, app_size);
     if (o.oom) {
@@ -465,7 +380,8 @@ static bool read_bodies(reader *r, cr_world *w)
             (b->surface[i] != CR_NO_SURFACE && b->surface[i] >= w->surfaces.count))
             r->bad = true;
         b->ball_state[i] = (uint8_t)state;
-        /* spheres only (rigid-body worlds are refused): scalar inertia */
+        /* a sphere's (scalar inertia); version 4's rigid state gives
+         * boxes and hulls their shapes and tensors */
         b->shape[i] = NULL;
         b->still[i] = 0.0;
         b->asleep[i] = 0;
@@ -588,7 +504,7 @@ cr_status cr_world_load_buffer(const unsigned char *data, size_t size, const cr_
     reader h = {data, size, 8, false};
     uint32_t version = get_u32(&h);
     if (version < 1 || version > CR_CHECKPOINT_VERSION)
-        return failn(msg, msg_size, "checkpoint: version %llu, this carom reads versions 1, 2 and 3", version);
+        return failn(msg, msg_size, "checkpoint: version %llu, this carom reads versions 1 to 4", version);
     uint64_t payload = get_u64(&h);
     if (payload != size - HEADER_SIZE - 8)
         return failn(msg, msg_size, "checkpoint: truncated or padded (the header says %llu payload bytes)", payload);
@@ -627,6 +543,7 @@ cr_status cr_world_load_buffer(const unsigned char *data, size_t size, const cr_
             return failn(msg, msg_size, "checkpoint: world settings: projection_shock flag %llu, not 0 or 1", shock);
     }
     if (version >= 3 && !read_dem_settings(&r, &d, msg, msg_size)) return CR_ERR_INVALID_ARGUMENT;
+    if (version >= 4) cr_ckpt_read_rigid_settings(&r, &d);
     char why[256];
     if (r.bad || cr_world_def_validate(&d, why, sizeof why) != CR_OK) {
         if (msg && msg_size) snprintf(msg, msg_size, "checkpoint: world settings: %s", r.bad ? "truncated" : why);
@@ -670,10 +587,20 @@ cr_status cr_world_load_buffer(const unsigned char *data, size_t size, const cr_
     cr_dem_carry carry = {0};
     if (!r.bad) where = "dem state";
     if (!r.bad && version >= 3 && !read_dem_carry(&r, w, &carry)) r.bad = true;
+    cr_rigid_carry rigid = {0};
+    if (!r.bad) where = "rigid state";
+    if (!r.bad && version >= 4 && !cr_ckpt_read_rigid(&r, w, &rigid, msg, msg_size) && !r.bad) {
+        /* a value out of range: the message names it */
+        cr_ckpt_rigid_carry_free(&rigid);
+        cr_dem_carry_free(&carry);
+        cr_world_destroy(w);
+        return CR_ERR_INVALID_ARGUMENT;
+    }
     uint64_t extra = r.bad ? 0 : get_u64(&r);
     if (!r.bad) where = "application data";
     if (!r.bad && extra != r.n - r.off) r.bad = true;
     if (r.bad) {
+        cr_ckpt_rigid_carry_free(&rigid);
         cr_dem_carry_free(&carry);
         cr_world_destroy(w);
         if (msg && msg_size) snprintf(msg, msg_size, "checkpoint: malformed %s (at byte %zu)", where, r.off);
@@ -683,7 +610,16 @@ cr_status cr_world_load_buffer(const unsigned char *data, size_t size, const cr_
     s = cr_dem_carry_set(w, &carry);
     cr_dem_carry_free(&carry);
     if (s != CR_OK) {
+        cr_ckpt_rigid_carry_free(&rigid);
         if (msg && msg_size) snprintf(msg, msg_size, "checkpoint: dem state: %s", w->error);
+        cr_world_destroy(w);
+        return s;
+    }
+    /* the rigid pipeline's contacts and pair list, the bodies in */
+    s = cr_rigid_carry_set(w, &rigid);
+    cr_ckpt_rigid_carry_free(&rigid);
+    if (s != CR_OK) {
+        if (msg && msg_size) snprintf(msg, msg_size, "checkpoint: rigid state: %s", w->error);
         cr_world_destroy(w);
         return s;
     }

@@ -2,6 +2,7 @@
  * (seed 000 c.5-c.6, eq. 5.27/5.28 with k_p; projection.c), and the
  * finiteness check. */
 #include "dem_internal.h"
+#include "item_max.h"
 #include "world_internal.h"
 
 /* The deepest overlap among broad pairs [k0, k1) and the dynamic bodies'
@@ -33,38 +34,31 @@ static double deepest(const cr_world *w, uint32_t k0, uint32_t k1, uint32_t i0, 
 typedef struct deepest_run {
     const cr_world *w;
     uint32_t pair_items;   /* items [0, pair_items) take pairs, the rest bodies */
-    double worst[64];      /* each worker's deepest */
 } deepest_run;
 
-static void deepest_items(uint32_t start, uint32_t end, uint32_t worker, void *ctx)
+/* Work item c's deepest: a chunk of the broad pairs, or of the bodies
+ * against the planes. */
+static double deepest_item(const void *ctx, uint32_t c)
 {
-    deepest_run *r = ctx;
+    const deepest_run *r = ctx;
     uint32_t pairs = r->w->broad.pair_count, slots = r->w->bodies.slot_count;
-    for (uint32_t c = start; c < end; ++c) {
-        double d;
-        if (c < r->pair_items) {
-            uint32_t k1 = (c + 1) * CR_DEEPEST_CHUNK < pairs ? (c + 1) * CR_DEEPEST_CHUNK : pairs;
-            d = deepest(r->w, c * CR_DEEPEST_CHUNK, k1, 0, 0);
-        } else {
-            uint32_t i0 = (c - r->pair_items) * CR_DEEPEST_CHUNK;
-            d = deepest(r->w, 0, 0, i0, i0 + CR_DEEPEST_CHUNK < slots ? i0 + CR_DEEPEST_CHUNK : slots);
-        }
-        r->worst[worker] = fmax(r->worst[worker], d);
+    if (c < r->pair_items) {
+        uint32_t k1 = (c + 1) * CR_DEEPEST_CHUNK < pairs ? (c + 1) * CR_DEEPEST_CHUNK : pairs;
+        return deepest(r->w, c * CR_DEEPEST_CHUNK, k1, 0, 0);
     }
+    uint32_t i0 = (c - r->pair_items) * CR_DEEPEST_CHUNK;
+    return deepest(r->w, 0, 0, i0, i0 + CR_DEEPEST_CHUNK < slots ? i0 + CR_DEEPEST_CHUNK : slots);
 }
 
-/* The step's deepest overlap (the max_penetration stat): over the workers
- * with threads, each its own maximum joined after; a maximum (fmax from
- * 0, which no NaN and no -0 can win) is the same for any split. */
+/* The step's deepest overlap (the max_penetration stat): on the caller
+ * when small, else over the workers (item_max.h: the same maximum for any
+ * split). */
 double cr_max_penetration(cr_world *w)
 {
     uint32_t pairs = w->broad.pair_count, slots = w->bodies.slot_count;
     if (!cr_parallel(w) || pairs + slots <= 2 * CR_DEEPEST_CHUNK) return deepest(w, 0, pairs, 0, slots);
-    deepest_run r = {w, (pairs + CR_DEEPEST_CHUNK - 1) / CR_DEEPEST_CHUNK, {0.0}};
-    cr_run_items(w, deepest_items, r.pair_items + (slots + CR_DEEPEST_CHUNK - 1) / CR_DEEPEST_CHUNK, &r);
-    double worst = 0.0;
-    for (uint32_t k = 0; k < 64; ++k) worst = fmax(worst, r.worst[k]);
-    return worst;
+    deepest_run r = {w, (pairs + CR_DEEPEST_CHUNK - 1) / CR_DEEPEST_CHUNK};
+    return cr_max_over_items(w, r.pair_items + (slots + CR_DEEPEST_CHUNK - 1) / CR_DEEPEST_CHUNK, deepest_item, &r);
 }
 
 cr_status cr_check_finite(cr_world *w, const char *hint)

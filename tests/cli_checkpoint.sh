@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Checkpoints through the CLI: a run killed with SIGKILL after a checkpoint,
 # resumed from it, writes exactly (byte for byte) the samples the
-# uninterrupted run writes from that time on. A corrupt checkpoint is refused
+# uninterrupted run writes from that time on; so do runs of method dem, of
+# the sub-stepped solver and of rigid bodies resumed from their last
+# checkpoint. A corrupt checkpoint is refused
 # with exit 2 and nothing written.
 set -euo pipefail
 carom="$1"; src="$2"
@@ -71,4 +73,40 @@ grep -q "checksum" "$work/bad.err" || { echo "FAIL: message: $(cat "$work/bad.er
 } > "$work/dem.json"
 "$carom" run "$work/dem.json" --out "$work/dem_straight" --checkpoint-every 0.013 --quiet
 same_as_straight dem_straight "$work/dem_straight/checkpoint.bin" dem_resumed dem
+
+# The sub-stepped solver of spheres (checkpoint version 4: the last step's
+# contacts, the pair list, sleeping): the pit on rigid_substeps 4 with
+# sleep_time 0.2 s. The run's last checkpoint (t = 0.6 of 0.8), resumed,
+# writes exactly the uninterrupted run's samples from there on.
+sed -e 's/"method": "impulse",/"method": "impulse", "rigid_substeps": 4, "sleep_time": 0.2,/' \
+    -e 's/"duration": 2.0,/"duration": 0.8,/' "$scene" > "$work/pit_substep.json"
+grep -q '"rigid_substeps": 4' "$work/pit_substep.json" || { echo "FAIL: pit.json changed: no rigid_substeps set"; exit 1; }
+"$carom" run "$work/pit_substep.json" --out "$work/sub_straight" --checkpoint-every 0.3 --quiet
+same_as_straight sub_straight "$work/sub_straight/checkpoint.bin" sub_resumed substep
+
+# Rigid bodies (checkpoint version 4: shapes, joints, contacts with carried
+# manifolds, pairs apart): the shipped pyramid of boxes (last checkpoint at
+# t = 4 of 5) and the chain of boxes on hinges (t = 3 of 4), resumed, write
+# exactly the uninterrupted runs' samples from there on.
+"$carom" run "$src/scenes/pyramid.json" --out "$work/pyr_straight" --checkpoint-every 2 --quiet
+same_as_straight pyr_straight "$work/pyr_straight/checkpoint.bin" pyr_resumed pyramid
+"$carom" run "$src/scenes/chain.json" --out "$work/chain_straight" --checkpoint-every 1.5 --quiet
+same_as_straight chain_straight "$work/chain_straight/checkpoint.bin" chain_resumed chain
+
+# Every kind of body at once: a static mesh (scenes/meshes/cube.obj), two
+# boxes on a hinge, a hull and a ball, with sleeping; resumed from t = 0.5.
+cp "$src/scenes/meshes/cube.obj" "$work/cube.obj"
+cat > "$work/mixed.json" <<'JSON'
+{"gravity": [0, 0, -9.81], "dt": 0.008333333333333333, "duration": 0.6, "output": {"every": 0.1}, "sleep_time": 0.2,
+ "statics": [{"shape": "plane", "point": [0, 0, 0], "normal": [0, 0, 1]}],
+ "bodies": [
+  {"shape": "mesh", "file": "cube.obj", "type": "static", "position": [0, 0, 0.5]},
+  {"shape": "box", "half_extents": [0.2, 0.1, 0.1], "mass": 1, "position": [0.1, 0, 1.5], "angular_velocity": [0.3, 0.2, 0]},
+  {"shape": "box", "half_extents": [0.2, 0.1, 0.1], "mass": 1, "position": [0.6, 0, 1.5]},
+  {"shape": "hull", "points": [[0, 0, 0], [0.3, 0, 0], [0, 0.3, 0], [0, 0, 0.3], [0.2, 0.2, 0.2]], "mass": 1, "position": [-0.3, 0.2, 2.0]},
+  {"shape": "sphere", "radius": 0.1, "mass": 0.5, "position": [0.3, -0.3, 2.5], "velocity": [0, 0.5, 0]}],
+ "joints": [{"type": "hinge", "a": 1, "b": 2, "anchor": [0.35, 0, 1.5], "axis": [0, 1, 0]}]}
+JSON
+"$carom" run "$work/mixed.json" --out "$work/mixed_straight" --checkpoint-every 0.5 --quiet
+same_as_straight mixed_straight "$work/mixed_straight/checkpoint.bin" mixed_resumed mixed
 echo "ok"

@@ -117,33 +117,45 @@ static void test_resume_projected_pit(void **state)
     check_resume(make_pit_projected(16, true), 120, 120);
 }
 
-/* Older versions still load. A version 3 buffer of a world that is not
- * of method dem made into version 2 (without the DEM settings after the
- * projection settings and the DEM carry's mode before the application
- * bytes) and version 1 (without the projection settings either) resumes
- * bit for bit; one of a world with 16 passes resumes with 1 from version
- * 1, which has no place for them. */
+/* Older versions still load. A version 4 buffer of a world that is not
+ * of method dem nor on the rigid pipeline made into version 3 (without the
+ * rigid settings after the DEM settings and the rigid state before the
+ * application bytes), version 2 (without the DEM settings and the DEM
+ * carry's mode either) and version 1 (without the projection settings
+ * either) resumes bit for bit; one of a world with 16 passes resumes with
+ * 1 from version 1, which has no place for them. */
 enum {
     SETTINGS_V2_AT = 24 + 11 * 8, SETTINGS_V2_BYTES = 2 * 8, /* projection_passes, projection_shock */
-    SETTINGS_V3_AT = SETTINGS_V2_AT + SETTINGS_V2_BYTES, SETTINGS_V3_BYTES = 15 * 8 /* hooke, periodic, turn */
+    SETTINGS_V3_AT = SETTINGS_V2_AT + SETTINGS_V2_BYTES, SETTINGS_V3_BYTES = 15 * 8, /* hooke, periodic, turn */
+    SETTINGS_V4_AT = SETTINGS_V3_AT + SETTINGS_V3_BYTES, SETTINGS_V4_BYTES = 11 * 8 /* the rigid pipeline's */
 };
 
-static unsigned char *as_version(const unsigned char *v3, size_t size, int version, size_t *size_out)
+/* The rigid state of a world that never ran the rigid pipeline: the two
+ * fallback counts, no shapes (1), each live body's sleeping state, no
+ * shape and its inertia tensors (4 + 18), no joints (1), no contacts (2),
+ * no pairs apart (1), no pair list (3). */
+static size_t rigid_state_bytes(const cr_world *w) { return 8 * (10 + 22 * (size_t)cr_world_body_count(w)); }
+
+static unsigned char *as_version(const cr_world *w, const unsigned char *v4, size_t size, int version,
+                                 size_t *size_out)
 {
-    /* the parts to leave out, in order: [at, at + bytes) (no application bytes: the mode is the 8 bytes
-     * before the application byte count) */
-    const size_t cut[3][2] = {{version == 1 ? SETTINGS_V2_AT : 0, version == 1 ? SETTINGS_V2_BYTES : 0},
-                              {SETTINGS_V3_AT, SETTINGS_V3_BYTES},
-                              {size - 8 - 8 - 8, 8}};
+    /* the parts to leave out, in order: [at, at + bytes) (no application bytes: the rigid state is
+     * before the application byte count, the DEM mode 8 bytes before it) */
+    const size_t rigid_at = size - 8 - 8 - rigid_state_bytes(w);
+    const size_t cut[5][2] = {{SETTINGS_V2_AT, version == 1 ? SETTINGS_V2_BYTES : 0},
+                              {SETTINGS_V3_AT, version <= 2 ? SETTINGS_V3_BYTES : 0},
+                              {SETTINGS_V4_AT, SETTINGS_V4_BYTES},
+                              {rigid_at - 8, version <= 2 ? 8 : 0},
+                              {rigid_at, rigid_state_bytes(w)}};
     unsigned char *out = malloc(size);
     assert_non_null(out);
     size_t n = 0, from = 0;
-    for (int k = 0; k < 3; ++k) {
-        memcpy(out + n, v3 + from, cut[k][0] - from);
+    for (int k = 0; k < 5; ++k) {
+        memcpy(out + n, v4 + from, cut[k][0] - from);
         n += cut[k][0] - from;
         from = cut[k][0] + cut[k][1];
     }
-    memcpy(out + n, v3 + from, size - from);
+    memcpy(out + n, v4 + from, size - from);
     n += size - from;
     ckpt_put_u64(out + 8, (uint64_t)version);
     ckpt_put_u64(out + 16, n - 24 - 8);
@@ -155,7 +167,7 @@ static unsigned char *as_version(const unsigned char *v3, size_t size, int versi
 static void test_old_versions_load(void **state)
 {
     (void)state;
-    for (int version = 1; version <= 2; ++version)
+    for (int version = 1; version <= 3; ++version)
         for (int passes = 1; passes <= 16; passes += 15) {
             cr_world *w = make_pit_projected(passes, false);
             step_n(w, 60);
@@ -163,13 +175,13 @@ static void test_old_versions_load(void **state)
             size_t size, old_size;
             char msg[256];
             assert_int_equal(cr_world_save_buffer(w, NULL, 0, &data, &size, msg, sizeof msg), CR_OK);
-            old = as_version(data, size, version, &old_size);
+            old = as_version(w, data, size, version, &old_size);
             cr_world *r = NULL;
             if (cr_world_load_buffer(old, old_size, NULL, &r, NULL, NULL, msg, sizeof msg) != CR_OK)
                 fail_msg("version %d: %s", version, msg);
             assert_int_equal(cr_world_get_def(r)->projection_passes, version == 1 ? 1 : passes);
             assert_false(cr_world_get_def(r)->projection_shock);
-            if (version == 2 || passes == 1) { /* the same run */
+            if (version >= 2 || passes == 1) { /* the same run */
                 step_n(w, 60);
                 step_n(r, 60);
                 assert_true(same_run(r, w));
@@ -213,10 +225,10 @@ static void test_bad_checkpoints(void **state)
     cr_world_load_buffer(data, size, NULL, &r, NULL, NULL, msg, sizeof msg);
     assert_non_null(strstr(msg, "checksum"));
     data[100] ^= 1;
-    data[8] = 4; /* version 4 */
+    data[8] = 5; /* version 5 */
     cr_world_load_buffer(data, size, NULL, &r, NULL, NULL, msg, sizeof msg);
-    assert_non_null(strstr(msg, "version 4"));
-    data[8] = 3;
+    assert_non_null(strstr(msg, "version 5"));
+    data[8] = 4;
     /* an out-of-range shock flag (its checksum made right) */
     data[SETTINGS_V2_AT + 8] = 2;
     ckpt_fix_checksum(data, size);

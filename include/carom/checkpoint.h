@@ -5,18 +5,18 @@
  * Format (docs/checkpoint-format.md): "CAROMCKP", a version, the payload's
  * length, the payload (world settings, time, statics, surfaces, bodies, the
  * impulses carried between steps for warm starting, method dem's contact
- * history and last forces, and the caller's own bytes), and a 64-bit FNV-1a
+ * history and last forces, the rigid pipeline's shapes, joints, contacts
+ * and pair list, and the caller's own bytes), and a 64-bit FNV-1a
  * checksum of everything before it; numbers are little-endian whatever the
  * machine. A file is written to a temporary name and renamed into place, so
  * a reader never sees half of one; a file that is truncated, corrupt or of
- * an unknown version is refused whole. Versions 1 and 2 still load.
+ * an unknown version is refused whole. Versions 1 to 3 still load.
  *
  * What cannot be saved: callbacks (impact callback, allocator: the loader
  * takes them from a def), custom surfaces and coefficient maps (a world with
  * them is refused with a message naming the surface), bodies' user data.
- * Worlds with boxes, hulls, meshes or joints, and sub-stepped worlds
- * (rigid_substeps > 0), are refused whole: the format has no place for
- * their shapes, joints and contact state yet.
+ * Boxes, hulls, meshes, joints and sub-stepped worlds (rigid_substeps > 0)
+ * are saved (version 4).
  */
 #ifndef CAROM_CHECKPOINT_H
 #define CAROM_CHECKPOINT_H
@@ -27,8 +27,11 @@
 extern "C" {
 #endif
 
-#define CR_CHECKPOINT_VERSION 3u /* 2: world settings add projection_passes and projection_shock;
-                                  * 3: method dem (its settings, contact history, last forces) */
+#define CR_CHECKPOINT_VERSION 4u /* 2: world settings add projection_passes and projection_shock;
+                                  * 3: method dem (its settings, contact history, last forces);
+                                  * 4: the rigid pipeline (its settings, shapes, joints, sleeping,
+                                  *    the last step's contacts, pairs apart, the sphere path's pair
+                                  *    list) */
 
 /* Serializes the world (and app_size bytes of the caller's own, which come
  * back on load) into a buffer from malloc; the caller frees it. */
