@@ -92,7 +92,9 @@ bool cr_box_sweep_pairs(cr_world *w, cr_box_sweep *s, const cr_vec3 *box, const 
     }
     strips st = strips_for(B, n);
     if (!cr_grow(w, (void **)&s->start, &s->start_capacity, st.count + 1, sizeof *s->start)) return false;
-    /* each box's strips; the tall ones aside, the others by lower x */
+    /* each box's strips, counted per strip (a counting sort of the
+     * (strip, box) entries); the tall ones aside, the others by lower x */
+    memset(s->start, 0, sizeof *s->start * (st.count + 1));
     uint32_t tall_count = 0, swept = 0;
     uint64_t entries = 0;
     for (uint32_t k = 0; k < n; ++k) {
@@ -104,15 +106,13 @@ bool cr_box_sweep_pairs(cr_world *w, cr_box_sweep *s, const cr_vec3 *box, const 
             continue;
         }
         s->order[swept++] = (cr_radix_item){cr_radix_key_of_double(B[k].lo.x), k};
+        for (uint32_t q = a; q <= b; ++q) s->start[q + 1]++;
         entries += b - a + 1;
     }
     if (entries > UINT32_MAX || !cr_grow(w, (void **)&s->key, &s->key_capacity, (uint32_t)entries + 1, sizeof *s->key))
         return false;
     const cr_radix_item *order = cr_radix_sort(s->order, s->order_tmp, swept);
-    /* a counting sort of the (strip, box) entries by strip, in x order */
-    memset(s->start, 0, sizeof *s->start * (st.count + 1));
-    for (uint32_t k = 0; k < swept; ++k)
-        for (uint32_t q = B[order[k].value].first; q <= B[order[k].value].last; ++q) s->start[q + 1]++;
+    /* the entries dealt into their strips in x order */
     for (uint32_t q = 0; q < st.count; ++q) s->start[q + 1] += s->start[q];
     for (uint32_t k = 0; k < swept; ++k) {
         const cr_box_sweep_box *b = &B[order[k].value];
