@@ -24,10 +24,13 @@
 #include <string.h>
 
 #include "broad_phase.h"
+#include "prefetch.h"
 #include "world_internal.h"
 
 /* Strips a box may reach and still be swept in them. */
 #define CR_SWEEP_SPAN 4u
+/* Boxes ahead that the gather fetches: the caller's boxes are scattered. */
+#define CR_SWEEP_AHEAD 16u
 /* Strip height in mean box heights. */
 #define CR_SWEEP_HEIGHTS 2.0
 
@@ -88,6 +91,11 @@ bool cr_box_sweep_pairs(cr_world *w, cr_box_sweep *s, const cr_vec3 *box, const 
     cr_box_sweep_box *B = s->box;
     for (uint32_t k = 0; k < n; ++k) {
         uint32_t id = ids[k];
+        if (k + CR_SWEEP_AHEAD < n) {
+            const cr_vec3 *next = &box[2 * ids[k + CR_SWEEP_AHEAD]];
+            CR_PREFETCH(next, 0);
+            CR_PREFETCH(&next[1].z, 0);
+        }
         B[k] = (cr_box_sweep_box){box[2 * id], box[2 * id + 1], id, 0, 0};
     }
     strips st = strips_for(B, n);
