@@ -10,18 +10,27 @@
  * pair is reported in the first strip both reach (its two boxes' first
  * strips, the later of the two), so once. A box over more than
  * CR_SWEEP_SPAN strips is not entered in them but compared with the boxes
- * of each strip it reaches (and with the other such boxes). */
+ * of each strip it reaches (and with the other such boxes).
+ *
+ * The boxes are read once, in ids[] order, into a compact copy with their
+ * strips: the caller's boxes are indexed by slot (the event groups' 17,000
+ * escaped boxes among 100,000 slots), and reading them there in each pass
+ * was a cache miss each time. The copy is sorted by lower x once (a radix
+ * sort, stable: equal x keep the ids[] order) and dealt into the strips in
+ * that order, so each strip comes out sorted without a sort of its own. */
 #include "box_sweep.h"
 
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "broad_phase.h"
+#include "prefetch.h"
 #include "world_internal.h"
 
 /* Strips a box may reach and still be swept in them. */
 #define CR_SWEEP_SPAN 4u
+/* Boxes ahead that the gather fetches: the caller's boxes are scattered. */
+#define CR_SWEEP_AHEAD 16u
 /* Strip height in mean box heights. */
 #define CR_SWEEP_HEIGHTS 2.0
 
@@ -40,32 +49,20 @@ static uint32_t strip_of(const strips *st, double y)
     return (uint32_t)t;
 }
 
-static bool tall(const strips *st, const cr_vec3 *box, uint32_t id)
+static bool overlap(const cr_box_sweep_box *b, uint32_t i, uint32_t j)
 {
-    return strip_of(st, box[2 * id + 1].y) - strip_of(st, box[2 * id].y) >= CR_SWEEP_SPAN;
-}
-
-static int by_x(const void *p, const void *q)
-{
-    const cr_box_sweep_key *a = p, *b = q;
-    return a->x < b->x ? -1 : a->x > b->x ? 1 : (a->id > b->id) - (a->id < b->id);
-}
-
-static bool overlap(const cr_vec3 *box, uint32_t i, uint32_t j)
-{
-    return cr_box_overlap(box[2 * i], box[2 * i + 1], box[2 * j], box[2 * j + 1]);
+    return cr_box_overlap(b[i].lo, b[i].hi, b[j].lo, b[j].hi);
 }
 
 /* Strips of about CR_SWEEP_HEIGHTS mean box heights over the boxes' y
  * range, at most one a box; one strip when the range is not finite. */
-static strips strips_for(const cr_vec3 *box, const uint32_t *ids, uint32_t n)
+static strips strips_for(const cr_box_sweep_box *b, uint32_t n)
 {
     double lo = INFINITY, hi = -INFINITY, sum = 0.0;
     for (uint32_t k = 0; k < n; ++k) {
-        const cr_vec3 *b = &box[2 * ids[k]];
-        lo = b[0].y < lo ? b[0].y : lo;
-        hi = b[1].y > hi ? b[1].y : hi;
-        sum += b[1].y - b[0].y;
+        lo = b[k].lo.y < lo ? b[k].lo.y : lo;
+        hi = b[k].hi.y > hi ? b[k].hi.y : hi;
+        sum += b[k].hi.y - b[k].lo.y;
     }
     strips st = {0.0, 0.0, 1};
     double h = CR_SWEEP_HEIGHTS * sum / (n ? n : 1), range = hi - lo;
@@ -78,71 +75,94 @@ static strips strips_for(const cr_vec3 *box, const uint32_t *ids, uint32_t n)
     return st;
 }
 
+static bool reserve(cr_world *w, cr_box_sweep *s, uint32_t n)
+{
+    uint32_t m = n ? n : 1;
+    return cr_grow(w, (void **)&s->box, &s->box_capacity, m, sizeof *s->box) &&
+           cr_grow(w, (void **)&s->order, &s->order_capacity, m, sizeof *s->order) &&
+           cr_grow(w, (void **)&s->order_tmp, &s->order_tmp_capacity, m, sizeof *s->order_tmp) &&
+           cr_grow(w, (void **)&s->tall, &s->tall_capacity, m, sizeof *s->tall);
+}
+
 bool cr_box_sweep_pairs(cr_world *w, cr_box_sweep *s, const cr_vec3 *box, const uint32_t *ids, uint32_t n,
                         cr_box_pair_fn *pair, void *ctx)
 {
-    strips st = strips_for(box, ids, n);
-    if (!cr_grow(w, (void **)&s->start, &s->start_capacity, st.count + 1, sizeof *s->start) ||
-        !cr_grow(w, (void **)&s->tall, &s->tall_capacity, n ? n : 1, sizeof *s->tall))
-        return false;
-    /* counting sort of the (strip, box) entries by strip */
-    memset(s->start, 0, sizeof *s->start * (st.count + 1));
-    uint32_t tall_count = 0;
-    uint64_t entries = 0;
+    if (!reserve(w, s, n)) return false;
+    cr_box_sweep_box *B = s->box;
     for (uint32_t k = 0; k < n; ++k) {
         uint32_t id = ids[k];
-        if (tall(&st, box, id)) {
-            s->tall[tall_count++] = id;
+        if (k + CR_SWEEP_AHEAD < n) {
+            const cr_vec3 *next = &box[2 * ids[k + CR_SWEEP_AHEAD]];
+            CR_PREFETCH(next, 0);
+            CR_PREFETCH(&next[1].z, 0);
+        }
+        B[k] = (cr_box_sweep_box){box[2 * id], box[2 * id + 1], id, 0, 0};
+    }
+    strips st = strips_for(B, n);
+    if (!cr_grow(w, (void **)&s->start, &s->start_capacity, st.count + 1, sizeof *s->start)) return false;
+    /* each box's strips, counted per strip (a counting sort of the
+     * (strip, box) entries); the tall ones aside, the others by lower x */
+    memset(s->start, 0, sizeof *s->start * (st.count + 1));
+    uint32_t tall_count = 0, swept = 0;
+    uint64_t entries = 0;
+    for (uint32_t k = 0; k < n; ++k) {
+        uint32_t a = strip_of(&st, B[k].lo.y), b = strip_of(&st, B[k].hi.y);
+        B[k].first = a;
+        B[k].last = b;
+        if (b - a >= CR_SWEEP_SPAN) {
+            s->tall[tall_count++] = k;
             continue;
         }
-        uint32_t a = strip_of(&st, box[2 * id].y), b = strip_of(&st, box[2 * id + 1].y);
+        s->order[swept++] = (cr_radix_item){cr_radix_key_of_double(B[k].lo.x), k};
         for (uint32_t q = a; q <= b; ++q) s->start[q + 1]++;
         entries += b - a + 1;
     }
     if (entries > UINT32_MAX || !cr_grow(w, (void **)&s->key, &s->key_capacity, (uint32_t)entries + 1, sizeof *s->key))
         return false;
+    const cr_radix_item *order = cr_radix_sort(s->order, s->order_tmp, swept);
+    /* the entries dealt into their strips in x order */
     for (uint32_t q = 0; q < st.count; ++q) s->start[q + 1] += s->start[q];
-    for (uint32_t k = 0; k < n; ++k) {
-        uint32_t id = ids[k];
-        if (tall(&st, box, id)) continue;
-        uint32_t a = strip_of(&st, box[2 * id].y), b = strip_of(&st, box[2 * id + 1].y);
-        for (uint32_t q = a; q <= b; ++q) s->key[s->start[q]++] = (cr_box_sweep_key){box[2 * id].x, id, a};
+    for (uint32_t k = 0; k < swept; ++k) {
+        const cr_box_sweep_box *b = &B[order[k].value];
+        cr_box_sweep_key key = {b->lo.x, b->hi.x, order[k].value, b->first};
+        for (uint32_t q = b->first; q <= b->last; ++q) s->key[s->start[q]++] = key;
     }
     for (uint32_t q = st.count; q > 0; --q) s->start[q] = s->start[q - 1];
     s->start[0] = 0;
     /* each strip swept along x */
     for (uint32_t q = 0; q < st.count; ++q) {
-        cr_box_sweep_key *key = s->key + s->start[q];
+        const cr_box_sweep_key *key = s->key + s->start[q];
         uint32_t m = s->start[q + 1] - s->start[q];
-        qsort(key, m, sizeof *key, by_x);
         for (uint32_t a = 0; a < m; ++a) {
-            uint32_t i = key[a].id;
-            double end = box[2 * i + 1].x;
+            uint32_t i = key[a].box;
+            double end = key[a].end;
             for (uint32_t b = a + 1; b < m && key[b].x <= end; ++b) {
-                uint32_t j = key[b].id;
+                uint32_t j = key[b].box;
                 uint32_t first = key[a].first > key[b].first ? key[a].first : key[b].first;
-                if (first == q && overlap(box, i, j)) pair(i, j, ctx);
+                if (first == q && overlap(B, i, j)) pair(B[i].id, B[j].id, ctx);
             }
         }
     }
     /* the tall boxes: against the boxes of the strips they reach, each
      * in the first strip both reach; each two tall boxes once */
     for (uint32_t t = 0; t < tall_count; ++t) {
-        uint32_t i = s->tall[t];
-        uint32_t a = strip_of(&st, box[2 * i].y), b = strip_of(&st, box[2 * i + 1].y);
-        for (uint32_t q = a; q <= b; ++q)
+        uint32_t i = s->tall[t], a = B[i].first;
+        for (uint32_t q = a; q <= B[i].last; ++q)
             for (uint32_t k = s->start[q]; k < s->start[q + 1]; ++k) {
                 const cr_box_sweep_key *key = &s->key[k];
-                if ((key->first > a ? key->first : a) == q && overlap(box, i, key->id)) pair(i, key->id, ctx);
+                if ((key->first > a ? key->first : a) == q && overlap(B, i, key->box)) pair(B[i].id, B[key->box].id, ctx);
             }
         for (uint32_t u = t + 1; u < tall_count; ++u)
-            if (overlap(box, i, s->tall[u])) pair(i, s->tall[u], ctx);
+            if (overlap(B, i, s->tall[u])) pair(B[i].id, B[s->tall[u]].id, ctx);
     }
     return true;
 }
 
 void cr_box_sweep_free(cr_world *w, cr_box_sweep *s)
 {
+    cr_free(w, s->box);
+    cr_free(w, s->order);
+    cr_free(w, s->order_tmp);
     cr_free(w, s->key);
     cr_free(w, s->start);
     cr_free(w, s->tall);

@@ -8,18 +8,29 @@
 #include <stdint.h>
 
 #include "carom/carom.h"
+#include "radix_sort.h"
 
 struct cr_world;
 
+typedef struct cr_box_sweep_box {
+    cr_vec3 lo, hi;       /* the box, copied */
+    uint32_t id;          /* its id */
+    uint32_t first, last; /* the strips it reaches */
+} cr_box_sweep_box;
+
 typedef struct cr_box_sweep_key {
-    double x;      /* the box's lower x */
-    uint32_t id;   /* the box */
+    double x, end;  /* the box's lower and upper x */
+    uint32_t box;   /* the box, in cr_box_sweep.box */
     uint32_t first; /* its first strip */
 } cr_box_sweep_key;
 
 /* Scratch kept between calls (zeroed at first; cr_box_sweep_free). */
 typedef struct cr_box_sweep {
-    cr_box_sweep_key *key;
+    cr_box_sweep_box *box;           /* the boxes, in ids[] order */
+    uint32_t box_capacity;
+    cr_radix_item *order, *order_tmp; /* the swept boxes by lower x */
+    uint32_t order_capacity, order_tmp_capacity;
+    cr_box_sweep_key *key;           /* the (strip, box) entries, by strip, each strip by x */
     uint32_t key_capacity;
     uint32_t *start, start_capacity; /* each strip's first key */
     uint32_t *tall, tall_capacity;   /* boxes over too many strips: against all */

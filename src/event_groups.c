@@ -246,8 +246,12 @@ static bool check_escaped(cr_world *w)
 {
     cr_event_groups *G = w->groups;
     uint32_t n = 0;
-    for (uint32_t i = 0; i < w->bodies.slot_count; ++i)
-        if (G->escaped[i]) G->sweep[n++] = i;
+    /* without a branch: a sixth of the slots escape at 100,000 balls, at
+     * random, and the branch on each was mispredicted (n <= i: in room) */
+    for (uint32_t i = 0; i < w->bodies.slot_count; ++i) {
+        G->sweep[n] = i;
+        n += G->escaped[i] != 0;
+    }
     return cr_box_sweep_pairs(w, &G->sweeper, G->ext, G->sweep, n, join_escaped, G);
 }
 
