@@ -110,10 +110,7 @@ static void write_bodies(writer *o, const cr_world *w)
         put_vec(o, b->x[i]);
         put_vec(o, b->v[i]);
         put_vec(o, b->w[i]);
-        put_f64(o, b->q[i].w);
-        put_f64(o, b->q[i].x);
-        put_f64(o, b->q[i].y);
-        put_f64(o, b->q[i].z);
+        put_quat(o, b->q[i]);
         put_f64(o, b->mass[i]);
         put_f64(o, b->inv_mass[i]);
         put_f64(o, b->inertia[i]);
@@ -358,10 +355,7 @@ static bool read_bodies(reader *r, cr_world *w)
         b->x[i] = get_vec(r);
         b->v[i] = get_vec(r);
         b->w[i] = get_vec(r);
-        b->q[i].w = get_f64(r);
-        b->q[i].x = get_f64(r);
-        b->q[i].y = get_f64(r);
-        b->q[i].z = get_f64(r);
+        b->q[i] = get_quat(r);
         b->mass[i] = get_f64(r);
         b->inv_mass[i] = get_f64(r);
         b->inertia[i] = get_f64(r);

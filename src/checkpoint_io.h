@@ -55,6 +55,18 @@ static inline void put_vec(writer *w, cr_vec3 v)
     put_f64(w, v.y);
     put_f64(w, v.z);
 }
+static inline void put_quat(writer *w, cr_quat q)
+{
+    put_f64(w, q.w);
+    put_f64(w, q.x);
+    put_f64(w, q.y);
+    put_f64(w, q.z);
+}
+static inline void put_mat(writer *w, const cr_mat3 *m)
+{
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) put_f64(w, m->m[i][j]);
+}
 
 /* ---- reading ------------------------------------------------------------ */
 
@@ -89,6 +101,20 @@ static inline cr_vec3 get_vec(reader *r)
 {
     double x = get_f64(r), y = get_f64(r);
     return cr_v3(x, y, get_f64(r));
+}
+static inline cr_quat get_quat(reader *r)
+{
+    cr_quat q;
+    q.w = get_f64(r);
+    q.x = get_f64(r);
+    q.y = get_f64(r);
+    q.z = get_f64(r);
+    return q;
+}
+static inline void get_mat(reader *r, cr_mat3 *m)
+{
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) m->m[i][j] = get_f64(r);
 }
 /* A count of records of at least min_size bytes each must fit what is left. */
 static inline uint32_t get_count(reader *r, size_t min_size)

@@ -57,10 +57,7 @@ static void write_contact(writer *o, const cr_rigid_contact *c)
     put_vec(o, c->lb);
     put_vec(o, c->nb);
     put_vec(o, c->ref_x);
-    put_f64(o, c->ref_q.w);
-    put_f64(o, c->ref_q.x);
-    put_f64(o, c->ref_q.y);
-    put_f64(o, c->ref_q.z);
+    put_quat(o, c->ref_q);
 }
 #define CONTACT_BYTES (8 * 35)
 
@@ -84,22 +81,7 @@ static void read_contact(reader *r, cr_rigid_contact *c)
     c->lb = get_vec(r);
     c->nb = get_vec(r);
     c->ref_x = get_vec(r);
-    c->ref_q.w = get_f64(r);
-    c->ref_q.x = get_f64(r);
-    c->ref_q.y = get_f64(r);
-    c->ref_q.z = get_f64(r);
-}
-
-static void put_mat(writer *o, const cr_mat3 *m)
-{
-    for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j) put_f64(o, m->m[i][j]);
-}
-
-static void get_mat(reader *r, cr_mat3 *m)
-{
-    for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j) m->m[i][j] = get_f64(r);
+    c->ref_q = get_quat(r);
 }
 
 /* The shapes of the live bodies, each once in the order of its first body
@@ -157,10 +139,7 @@ static void write_joints(writer *o, const cr_rigid *r)
         put_vec(o, j->axis_b);
         put_vec(o, j->perp_a[0]);
         put_vec(o, j->perp_a[1]);
-        put_f64(o, j->q_rel.w);
-        put_f64(o, j->q_rel.x);
-        put_f64(o, j->q_rel.y);
-        put_f64(o, j->q_rel.z);
+        put_quat(o, j->q_rel);
         put_f64(o, j->length);
         for (int m = 0; m < 6; ++m) put_f64(o, j->lambda[m]);
     }
@@ -185,10 +164,7 @@ void cr_ckpt_write_rigid(writer *o, const cr_world *w)
         put_u32(o, p->b);
         put_f64(o, p->gap);
         put_vec(o, p->ref_x);
-        put_f64(o, p->ref_q.w);
-        put_f64(o, p->ref_q.x);
-        put_f64(o, p->ref_q.y);
-        put_f64(o, p->ref_q.z);
+        put_quat(o, p->ref_q);
     }
     put_u64(o, c.list_builds);
     put_u32(o, c.list_slots);
@@ -292,10 +268,7 @@ static bool read_joints(reader *r, cr_world *w, char *msg, size_t size)
         j->axis_b = get_vec(r);
         j->perp_a[0] = get_vec(r);
         j->perp_a[1] = get_vec(r);
-        j->q_rel.w = get_f64(r);
-        j->q_rel.x = get_f64(r);
-        j->q_rel.y = get_f64(r);
-        j->q_rel.z = get_f64(r);
+        j->q_rel = get_quat(r);
         j->length = get_f64(r);
         for (int m = 0; m < 6; ++m) j->lambda[m] = get_f64(r);
         if (r->bad) return false;
@@ -351,10 +324,7 @@ bool cr_ckpt_read_rigid(reader *r, cr_world *w, cr_rigid_carry *c, char *msg, si
         p->b = get_u32(r);
         p->gap = get_f64(r);
         p->ref_x = get_vec(r);
-        p->ref_q.w = get_f64(r);
-        p->ref_q.x = get_f64(r);
-        p->ref_q.y = get_f64(r);
-        p->ref_q.z = get_f64(r);
+        p->ref_q = get_quat(r);
         if (r->bad) return false;
         /* two live bodies, sorted by pair (the narrow phase searches them) */
         if (!cr_slot_alive(b, p->a) || !cr_slot_alive(b, p->b) || p->a == p->b)

@@ -7,18 +7,6 @@
 
 #include "checkpoint_shape.h"
 
-static void put_mat(writer *o, const cr_mat3 *m)
-{
-    for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j) put_f64(o, m->m[i][j]);
-}
-
-static void get_mat(reader *r, cr_mat3 *m)
-{
-    for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j) m->m[i][j] = get_f64(r);
-}
-
 /* The length of a hull's face_vertices: the end of its last run. */
 static uint32_t face_vertex_count(const cr_hull *h)
 {

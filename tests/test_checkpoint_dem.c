@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "checkpoint_bytes.h"
+#include "checkpoint_calls.h"
 #include "dem_chute.h"
 #include "dem_state.h"
 #include "test_helpers.h"
@@ -26,22 +27,10 @@ static cr_dem_carry_mode carry_mode(const cr_world *w)
     return m;
 }
 
-static unsigned char *save(const cr_world *w, size_t *size)
-{
-    unsigned char *data;
-    char msg[256];
-    if (cr_world_save_buffer(w, NULL, 0, &data, size, msg, sizeof msg) != CR_OK) fail_msg("%s", msg);
-    return data;
-}
-
 /* The buffer restored on workers threads, run to step STEPS: its hash. */
 static uint64_t resumed_hash(const unsigned char *data, size_t size, uint32_t workers)
 {
-    cr_world_def threads = cr_default_world_def();
-    threads.worker_count = workers;
-    cr_world *r;
-    char msg[256];
-    if (cr_world_load_buffer(data, size, &threads, &r, NULL, NULL, msg, sizeof msg) != CR_OK) fail_msg("%s", msg);
+    cr_world *r = ckpt_load(data, size, workers);
     assert_int_equal(cr_world_get_def(r)->worker_count, workers);
     step_n(r, STEPS - (long)cr_world_step_count(r));
     uint64_t h = cr_world_state_hash(r);
@@ -65,7 +54,7 @@ static void test_resume_chute(void **state)
         cr_world *w = test_chute(workers, NULL);
         saved s[5];
         int n = 0, built = 0;
-        s[n].data = save(w, &s[n].size), s[n++].step = 0;
+        s[n].data = ckpt_save(w, &s[n].size), s[n++].step = 0;
         assert_int_equal(carry_mode(w), CR_DEM_CARRY_NONE);
         for (long k = 1; k < STEPS; ++k) {
             uint64_t b = cr_dem_build_count(w);
@@ -74,7 +63,7 @@ static void test_resume_chute(void **state)
             if (k == 1 || k == 150 || (now_built && built < 2)) {
                 assert_int_equal(carry_mode(w), CR_DEM_CARRY_FORCES);
                 built += now_built;
-                s[n].data = save(w, &s[n].size), s[n++].step = k;
+                s[n].data = ckpt_save(w, &s[n].size), s[n++].step = k;
             }
         }
         assert_int_equal(built, 2);
@@ -110,22 +99,13 @@ static void test_resume_after_changes(void **state)
     assert_int_equal(cr_world_add_body(w, &d, NULL), CR_OK);
     assert_int_equal(carry_mode(w), CR_DEM_CARRY_HISTORY);
     size_t size;
-    unsigned char *data = save(w, &size);
+    unsigned char *data = ckpt_save(w, &size);
     step_n(w, STEPS - 120);
     const uint64_t want = cr_world_state_hash(w);
     assert_true(resumed_hash(data, size, 1) == want);
     assert_true(resumed_hash(data, size, 2) == want);
     free(data);
     cr_world_destroy(w);
-}
-
-static void refused(const unsigned char *data, size_t size, const char *why)
-{
-    cr_world *r = NULL;
-    char msg[256] = "";
-    assert_int_equal(cr_world_load_buffer(data, size, NULL, &r, NULL, NULL, msg, sizeof msg), CR_ERR_INVALID_ARGUMENT);
-    assert_null(r);
-    if (!strstr(msg, why)) fail_msg("message '%s', want '%s' in it", msg, why);
 }
 
 /* Where the parts of a chute's checkpoint (no application bytes) lie:
@@ -141,7 +121,7 @@ static void test_bad_dem_checkpoints(void **state)
     cr_world *w = test_chute(1, NULL);
     step_n(w, 30);
     size_t size;
-    unsigned char *data = save(w, &size);
+    unsigned char *data = ckpt_save(w, &size);
     cr_dem_carry c;
     assert_true(cr_dem_carry_get(w, &c));
     const size_t rigid_bytes = 80 + 176 * (size_t)cr_world_body_count(w),
@@ -152,10 +132,10 @@ static void test_bad_dem_checkpoints(void **state)
     assert_int_equal(ckpt_get_u64(data + mode_at + 8), c.contacts);
     assert_int_equal(ckpt_get_u64(data + contacts_at), c.a[0]);
     cr_dem_carry_free(&c);
-    for (size_t cut = 0; cut < size; cut += size / 97 + 1) refused(data, cut, "checkpoint: ");
+    for (size_t cut = 0; cut < size; cut += size / 97 + 1) ckpt_refused(data, cut, "checkpoint: ");
     for (size_t k = 0; k < size; k += size / 61 + 1) {
         data[k] ^= 0x5a;
-        refused(data, size, "checkpoint: ");
+        ckpt_refused(data, size, "checkpoint: ");
         data[k] ^= 0x5a;
     }
     /* out of range, the checksum made right: each refused with where */
@@ -175,7 +155,7 @@ static void test_bad_dem_checkpoints(void **state)
         else
             ckpt_put_u64(data + bad[k].at, bad[k].value);
         ckpt_fix_checksum(data, size);
-        refused(data, size, bad[k].why);
+        ckpt_refused(data, size, bad[k].why);
         memcpy(data + bad[k].at, was, 8);
         ckpt_fix_checksum(data, size);
     }

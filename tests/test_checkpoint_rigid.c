@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "checkpoint_bytes.h"
+#include "checkpoint_calls.h"
 #include "rigid.h"
 #include "rigid_helpers.h"
 #include "shape_internal.h"
@@ -130,27 +131,6 @@ static cr_world *chain(uint32_t workers)
     return w;
 }
 
-static unsigned char *save(const cr_world *w, size_t *size)
-{
-    unsigned char *data;
-    char msg[256];
-    if (cr_world_save_buffer(w, NULL, 0, &data, size, msg, sizeof msg) != CR_OK) fail_msg("%s", msg);
-    return data;
-}
-
-static cr_world *load(const unsigned char *data, size_t size, uint32_t workers)
-{
-    cr_world_def threads = cr_default_world_def();
-    threads.worker_count = workers;
-    cr_world *r;
-    char msg[256];
-    if (cr_world_load_buffer(data, size, &threads, &r, NULL, NULL, msg, sizeof msg) != CR_OK) fail_msg("%s", msg);
-    return r;
-}
-
-#define SAME(x, y) (memcmp(&(x), &(y), sizeof(x)) == 0)
-#define SAME_N(p, q, n) ((n) == 0 || memcmp((p), (q), sizeof *(p) * (n)) == 0)
-
 static void same_shape(const cr_shape *s, const cr_shape *t)
 {
     assert_int_equal(s->type, t->type);
@@ -245,8 +225,8 @@ static void check_resume(cr_world *(*make)(kind, uint32_t), kind k, long steps, 
             step_n(w, at[m] - (long)cr_world_step_count(w));
             apart |= w->rigid && w->rigid->apart_prev_count > 0;
             carried |= cr_world_stats(w)->carried_contacts > 0;
-            data[m] = save(w, &size[m]);
-            cr_world *r = load(data[m], size[m], 1);
+            data[m] = ckpt_save(w, &size[m]);
+            cr_world *r = ckpt_load(data[m], size[m], 1);
             if (m) same_state(w, r);
             cr_world_destroy(r);
         }
@@ -257,7 +237,7 @@ static void check_resume(cr_world *(*make)(kind, uint32_t), kind k, long steps, 
         cr_world_destroy(w);
         for (int m = 0; m < 3; ++m) {
             for (uint32_t on = 1; on <= 2; ++on) {
-                cr_world *r = load(data[m], size[m], on);
+                cr_world *r = ckpt_load(data[m], size[m], on);
                 step_n(r, steps - (long)cr_world_step_count(r));
                 if (cr_world_state_hash(r) != want)
                     fail_msg("saved at step %ld on %u workers, resumed on %u: another run", at[m], workers, on);
@@ -292,15 +272,6 @@ static void test_resume_chain(void **state)
     check_resume(chain_of, MULTIPLIERS, 150, false);
 }
 
-static void refused(const unsigned char *data, size_t size, const char *why)
-{
-    cr_world *r = NULL;
-    char msg[256] = "";
-    assert_int_equal(cr_world_load_buffer(data, size, NULL, &r, NULL, NULL, msg, sizeof msg), CR_ERR_INVALID_ARGUMENT);
-    assert_null(r);
-    if (!strstr(msg, why)) fail_msg("message '%s', want '%s' in it", msg, why);
-}
-
 /* The first bytes of value v (8 bytes) at or after from: its offset. */
 static size_t find_u64(const unsigned char *data, size_t size, size_t from, uint64_t v)
 {
@@ -321,11 +292,11 @@ static void test_bad_checkpoints(void **state)
     cr_world *w = heap(MULTIPLIERS, 1);
     step_n(w, 20);
     size_t size;
-    unsigned char *data = save(w, &size);
-    for (size_t cut = 0; cut < size; cut += size / 97 + 1) refused(data, cut, "checkpoint: ");
+    unsigned char *data = ckpt_save(w, &size);
+    for (size_t cut = 0; cut < size; cut += size / 97 + 1) ckpt_refused(data, cut, "checkpoint: ");
     for (size_t k = 0; k < size; k += size / 61 + 1) {
         data[k] ^= 0x5a;
-        refused(data, size, "checkpoint: ");
+        ckpt_refused(data, size, "checkpoint: ");
         data[k] ^= 0x5a;
     }
     /* the shapes: their count (the heap's 13 hulls, 13 boxes of their own,
@@ -357,11 +328,11 @@ static void test_bad_checkpoints(void **state)
         else
             ckpt_put_u64(data + bad[k].at, bad[k].value);
         ckpt_fix_checksum(data, size);
-        refused(data, size, bad[k].why);
+        ckpt_refused(data, size, bad[k].why);
         memcpy(data + bad[k].at, was, 8);
         ckpt_fix_checksum(data, size);
     }
-    cr_world_destroy(load(data, size, 1));
+    cr_world_destroy(ckpt_load(data, size, 1));
     free(data);
     cr_world_destroy(w);
 
@@ -369,7 +340,7 @@ static void test_bad_checkpoints(void **state)
      * a, b, ...; the first a hinge (type 1) of generation 1 */
     w = chain(1);
     step_n(w, 10);
-    data = save(w, &size);
+    data = ckpt_save(w, &size);
     size_t joints_at = 0;
     for (size_t k = 24; k + 24 < size && !joints_at; k += 8)
         if (ckpt_get_u64(data + k) == 10 && ckpt_get_u64(data + k + 8) == CR_JOINT_HINGE && ckpt_get_u64(data + k + 16) == 1)
@@ -388,11 +359,11 @@ static void test_bad_checkpoints(void **state)
         memcpy(was, data + badj[k].at, 8);
         ckpt_put_u64(data + badj[k].at, badj[k].value);
         ckpt_fix_checksum(data, size);
-        refused(data, size, badj[k].why);
+        ckpt_refused(data, size, badj[k].why);
         memcpy(data + badj[k].at, was, 8);
         ckpt_fix_checksum(data, size);
     }
-    cr_world_destroy(load(data, size, 1));
+    cr_world_destroy(ckpt_load(data, size, 1));
     free(data);
     cr_world_destroy(w);
 }
@@ -423,7 +394,7 @@ static void test_bad_mesh(void **state)
     add_sphere(w, cr_v3(0.02, 0.02, 0.25), cr_v3_zero(), 0.05, 0.2, CR_INERTIA_SOLID, 0.2, 0.5);
     step_n(w, 30);
     size_t size;
-    unsigned char *data = save(w, &size);
+    unsigned char *data = ckpt_save(w, &size);
     size_t at = 0;
     for (size_t k = 24; k + 16 < size && !at; k += 8)
         if (ckpt_get_u64(data + k) == 1 && ckpt_get_u64(data + k + 8) == CR_SHAPE_MESH) at = k + 16;
@@ -450,11 +421,11 @@ static void test_bad_mesh(void **state)
         memcpy(was, data + bad[k].at, 8);
         ckpt_put_u64(data + bad[k].at, bad[k].value);
         ckpt_fix_checksum(data, size);
-        refused(data, size, bad[k].why);
+        ckpt_refused(data, size, bad[k].why);
         memcpy(data + bad[k].at, was, 8);
         ckpt_fix_checksum(data, size);
     }
-    cr_world *r = load(data, size, 1);
+    cr_world *r = ckpt_load(data, size, 1);
     same_state(w, r);
     step_n(w, 30), step_n(r, 30);
     assert_true(cr_world_state_hash(w) == cr_world_state_hash(r));

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "checkpoint_bytes.h"
+#include "checkpoint_calls.h"
 #include "rigid.h"
 #include "rigid_helpers.h"
 #include "sphere_pairs.h"
@@ -55,26 +56,6 @@ static cr_world *pit(uint32_t workers, double sleep_time)
     }
     return w;
 }
-
-static unsigned char *save(const cr_world *w, size_t *size)
-{
-    unsigned char *data;
-    char msg[256];
-    if (cr_world_save_buffer(w, NULL, 0, &data, size, msg, sizeof msg) != CR_OK) fail_msg("%s", msg);
-    return data;
-}
-
-static cr_world *load(const unsigned char *data, size_t size, uint32_t workers)
-{
-    cr_world_def threads = cr_default_world_def();
-    threads.worker_count = workers;
-    cr_world *r;
-    char msg[256];
-    if (cr_world_load_buffer(data, size, &threads, &r, NULL, NULL, msg, sizeof msg) != CR_OK) fail_msg("%s", msg);
-    return r;
-}
-
-#define SAME(x, y) (memcmp(&(x), &(y), sizeof(x)) == 0)
 
 /* Every saved field of the loaded world r is the original w's, to the bit:
  * the settings, the fallback counts, the bodies' sleeping state, the last
@@ -128,7 +109,7 @@ static void same_state(const cr_world *w, const cr_world *r)
  * STEPS: its hash. */
 static uint64_t resumed_hash(const unsigned char *data, size_t size, uint32_t workers, const cr_world *w)
 {
-    cr_world *r = load(data, size, workers);
+    cr_world *r = ckpt_load(data, size, workers);
     if (w) same_state(w, r);
     step_n(r, STEPS - (long)cr_world_step_count(r));
     uint64_t h = cr_world_state_hash(r);
@@ -153,16 +134,16 @@ static void test_resume_pit(void **state)
         cr_world *w = pit(workers, 0.0);
         saved s[6];
         int n = 0, built = 0;
-        s[n].data = save(w, &s[n].size), s[n++].step = 0;
-        cr_world_destroy(load(s[0].data, s[0].size, 1));
+        s[n].data = ckpt_save(w, &s[n].size), s[n++].step = 0;
+        cr_world_destroy(ckpt_load(s[0].data, s[0].size, 1));
         for (long k = 1; k < STEPS; ++k) {
             uint64_t b = cr_sphere_pair_builds(w);
             step_n(w, 1);
             bool now_built = cr_sphere_pair_builds(w) > b && k > 1;
             if (k == 1 || k == 100 || (now_built && built < 2)) {
                 built += now_built;
-                s[n].data = save(w, &s[n].size), s[n].step = k;
-                cr_world *r = load(s[n].data, s[n].size, 1);
+                s[n].data = ckpt_save(w, &s[n].size), s[n].step = k;
+                cr_world *r = ckpt_load(s[n].data, s[n].size, 1);
                 same_state(w, r);
                 cr_world_destroy(r);
                 ++n;
@@ -197,14 +178,14 @@ static void test_resume_after_changes(void **state)
         w->rigid->contacts[k].ref_q = (cr_quat){0.5, 0.5, -0.5, 0.5};
     }
     size_t size;
-    unsigned char *removed = save(w, &size);
-    cr_world *r = load(removed, size, 1);
+    unsigned char *removed = ckpt_save(w, &size);
+    cr_world *r = ckpt_load(removed, size, 1);
     same_state(w, r);
     assert_int_equal(r->rigid->kept_count, 0);
     cr_world_destroy(r);
     add_sphere(w, cr_v3(0.0, 0.0, 0.6), cr_v3_zero(), 0.04, 0.2, CR_INERTIA_SOLID, 0.3, 0.5);
     size_t size2;
-    unsigned char *added = save(w, &size2);
+    unsigned char *added = ckpt_save(w, &size2);
     step_n(w, STEPS - 60);
     const uint64_t want = cr_world_state_hash(w);
     assert_true(resumed_hash(added, size2, 1, NULL) == want);
@@ -225,8 +206,8 @@ static void test_resume_asleep(void **state)
     while (cr_world_stats(w)->sleeping < 20 && k < 2000) step_n(w, 1), ++k;
     assert_true(cr_world_stats(w)->sleeping >= 20);
     size_t size;
-    unsigned char *data = save(w, &size);
-    cr_world *r = load(data, size, 2);
+    unsigned char *data = ckpt_save(w, &size);
+    cr_world *r = ckpt_load(data, size, 2);
     same_state(w, r);
     cr_world *both[2] = {w, r};
     uint32_t woken = UINT32_MAX;
@@ -246,15 +227,6 @@ static void test_resume_asleep(void **state)
     cr_world_destroy(w);
 }
 
-static void refused(const unsigned char *data, size_t size, const char *why)
-{
-    cr_world *r = NULL;
-    char msg[256] = "";
-    assert_int_equal(cr_world_load_buffer(data, size, NULL, &r, NULL, NULL, msg, sizeof msg), CR_ERR_INVALID_ARGUMENT);
-    assert_null(r);
-    if (!strstr(msg, why)) fail_msg("message '%s', want '%s' in it", msg, why);
-}
-
 /* Where the rigid parts of a pit's checkpoint (no application bytes) lie,
  * from the end: the application byte count and the checksum (16 bytes);
  * before them the pair list (its builds, slots and hint, then 48 bytes a
@@ -270,7 +242,7 @@ static void test_bad_checkpoints(void **state)
     cr_world *w = pit(1, 0.0);
     step_n(w, 30);
     size_t size;
-    unsigned char *data = save(w, &size);
+    unsigned char *data = ckpt_save(w, &size);
     const uint32_t contacts = w->rigid->contact_count, listed = w->rigid->sphere_pairs->n,
                    live = cr_world_body_count(w);
     const size_t list_at = size - 16 - 8 * (3 + 6 * (size_t)listed),
@@ -280,10 +252,10 @@ static void test_bad_checkpoints(void **state)
     assert_int_equal(ckpt_get_u64(data + contacts_at), contacts);
     assert_int_equal(ckpt_get_u64(data + list_at + 8), listed);
     assert_int_equal(ckpt_get_u64(data + settings_at + 7 * 8), 4); /* rigid_substeps */
-    for (size_t cut = 0; cut < size; cut += size / 97 + 1) refused(data, cut, "checkpoint: ");
+    for (size_t cut = 0; cut < size; cut += size / 97 + 1) ckpt_refused(data, cut, "checkpoint: ");
     for (size_t k = 0; k < size; k += size / 61 + 1) {
         data[k] ^= 0x5a;
-        refused(data, size, "checkpoint: ");
+        ckpt_refused(data, size, "checkpoint: ");
         data[k] ^= 0x5a;
     }
     /* out of range, the checksum made right: each refused, naming the field */
@@ -317,12 +289,12 @@ static void test_bad_checkpoints(void **state)
         else
             ckpt_put_u64(data + bad[k].at, bad[k].value);
         ckpt_fix_checksum(data, size);
-        refused(data, size, bad[k].why);
+        ckpt_refused(data, size, bad[k].why);
         memcpy(data + bad[k].at, was, 8);
         ckpt_fix_checksum(data, size);
     }
     /* and the buffer as it was still loads */
-    cr_world_destroy(load(data, size, 1));
+    cr_world_destroy(ckpt_load(data, size, 1));
     free(data);
     cr_world_destroy(w);
 }

@@ -1,0 +1,45 @@
+/* The save and load calls the checkpoint tests share: a call that fails
+ * fails the test with the library's message. */
+#ifndef CAROM_TEST_CHECKPOINT_CALLS_H
+#define CAROM_TEST_CHECKPOINT_CALLS_H
+
+#include <string.h>
+
+#include "test_helpers.h"
+#include "carom/checkpoint.h"
+
+static inline unsigned char *ckpt_save(const cr_world *w, size_t *size)
+{
+    unsigned char *data;
+    char msg[256];
+    if (cr_world_save_buffer(w, NULL, 0, &data, size, msg, sizeof msg) != CR_OK) fail_msg("%s", msg);
+    return data;
+}
+
+/* The buffer restored on workers threads. */
+static inline cr_world *ckpt_load(const unsigned char *data, size_t size, uint32_t workers)
+{
+    cr_world_def threads = cr_default_world_def();
+    threads.worker_count = workers;
+    cr_world *r;
+    char msg[256];
+    if (cr_world_load_buffer(data, size, &threads, &r, NULL, NULL, msg, sizeof msg) != CR_OK) fail_msg("%s", msg);
+    return r;
+}
+
+/* The buffer is refused as invalid, no world made, with why in the message. */
+static inline void ckpt_refused(const unsigned char *data, size_t size, const char *why)
+{
+    cr_world *r = NULL;
+    char msg[256] = "";
+    assert_int_equal(cr_world_load_buffer(data, size, NULL, &r, NULL, NULL, msg, sizeof msg), CR_ERR_INVALID_ARGUMENT);
+    assert_null(r);
+    if (!strstr(msg, why)) fail_msg("message '%s', want '%s' in it", msg, why);
+}
+
+/* A saved field and its loaded copy are the same to the bit (one value, or
+ * n elements). */
+#define SAME(x, y) (memcmp(&(x), &(y), sizeof(x)) == 0)
+#define SAME_N(p, q, n) ((n) == 0 || memcmp((p), (q), sizeof *(p) * (n)) == 0)
+
+#endif
