@@ -22,11 +22,7 @@ _Static_assert(offsetof(cr_sphere_body, inv_mass) == 3 * sizeof(double) &&
                    offsetof(cr_sphere_body, inv_inertia) == 7 * sizeof(double) &&
                    sizeof(cr_sphere_body) == 8 * sizeof(double),
                "cr_sphere_body is two rows of four doubles");
-_Static_assert(sizeof(cr_sphere_shift) == 4 * sizeof(float), "cr_sphere_shift is a row of four floats");
-/* The quad's rows of doubles on 32-byte boundaries (the quads 64-byte
- * aligned): no row straddles a cache line. */
-_Static_assert(offsetof(cr_sphere_quad, lambda_n) == 0 && sizeof(cr_sphere_quad) % 32 == 0,
-               "cr_sphere_quad's rows of doubles are 32-byte aligned");
+_Static_assert(sizeof(cr_sphere_shift) == 4 * sizeof(double), "cr_sphere_shift is a row of four doubles");
 
 /* v4 and its operations: lanes_avx2.h. The bodies' loads and stores are
  * inlined by force (GCC kept load_side a call: 9 % of the pit's samples). */
@@ -57,19 +53,15 @@ FN_INLINE void load_side(const cr_sphere_body *sb, const cr_sphere_quad *q, int 
     s->w = (v4){g[0], g[1], g[2]}, s->inv_inertia = g[3];
 }
 
-/* A shift's row of four floats, widened exactly. */
-FN_INLINE __m256d load_shift(const cr_sphere_shift *s) { return _mm256_cvtps_pd(_mm_loadu_ps(s->dp)); }
-
-/* The four lanes' dp_a - dp_b: each lane's rows widened and subtracted,
- * then transposed (the same differences as the two sides' rows transposed
- * and subtracted, one transpose fewer). */
+/* The four lanes' dp_a - dp_b: each lane's rows subtracted, then
+ * transposed (the same differences as the two sides' rows transposed and
+ * subtracted, one transpose fewer). */
 FN_INLINE v4 load_shift_diff(const cr_sphere_shift *sh, const cr_sphere_quad *q)
 {
     const uint32_t *a = q->a, *b = q->b;
     __m256d f[4];
-    dem_transpose4(sub(load_shift(&sh[a[0]]), load_shift(&sh[b[0]])), sub(load_shift(&sh[a[1]]), load_shift(&sh[b[1]])),
-                   sub(load_shift(&sh[a[2]]), load_shift(&sh[b[2]])), sub(load_shift(&sh[a[3]]), load_shift(&sh[b[3]])),
-                   f);
+    dem_transpose4(sub(load(&sh[a[0]].dp.x), load(&sh[b[0]].dp.x)), sub(load(&sh[a[1]].dp.x), load(&sh[b[1]].dp.x)),
+                   sub(load(&sh[a[2]].dp.x), load(&sh[b[2]].dp.x)), sub(load(&sh[a[3]].dp.x), load(&sh[b[3]].dp.x)), f);
     return (v4){f[0], f[1], f[2]};
 }
 
@@ -120,7 +112,6 @@ FN __m256d eq(__m256d a, __m256d b) { return _mm256_cmp_pd(a, b, _CMP_EQ_OQ); }
 FN __m256d mask_or(__m256d a, __m256d b) { return _mm256_or_pd(a, b); }
 FN __m256d blend(__m256d a, __m256d b, __m256d m) { return _mm256_blendv_pd(a, b, m); }
 #define FIELD(q, f) load((q)->f)
-#define WIDEN(q, f) _mm256_cvtps_pd(_mm_loadu_ps((q)->f))
 #define STORE(q, f, x) _mm256_storeu_pd((q)->f, (x))
 
 #include "sphere_lanes.h"

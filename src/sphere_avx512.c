@@ -20,8 +20,8 @@
 #define FN static CR_AVX512_FN inline
 #define LANES_FN FN __attribute__((always_inline))
 
-_Static_assert(sizeof(cr_sphere_body) == 8 * sizeof(double) && sizeof(cr_sphere_shift) == 4 * sizeof(float),
-               "a body is two rows of four doubles, a shift a row of four floats (sphere_avx2.c)");
+_Static_assert(sizeof(cr_sphere_body) == 8 * sizeof(double) && sizeof(cr_sphere_shift) == 4 * sizeof(double),
+               "a body is two rows of four doubles, a shift one (sphere_avx2.c)");
 
 typedef __m512d vd;
 typedef __mmask8 vmask;
@@ -67,12 +67,6 @@ LANES_FN __m512d join(const double *lo, const double *hi)
 /* A field of the two quads at q: lanes 0-3 quad q[0]'s, 4-7 q[1]'s. */
 #define FIELD(q, f) join((q)[0].f, (q)[1].f)
 #define STORE(q, f, x) store_halves((q)[0].f, (q)[1].f, (x))
-/* A single-precision field of the two quads, widened exactly (vcvtps2pd). */
-#define WIDEN(q, f) widen((q)[0].f, (q)[1].f)
-LANES_FN __m512d widen(const float *lo, const float *hi)
-{
-    return _mm512_cvtps_pd(_mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(lo)), _mm_loadu_ps(hi), 1));
-}
 LANES_FN void store_halves(double *lo, double *hi, __m512d x)
 {
     _mm256_storeu_pd(lo, _mm512_castpd512_pd256(x));
@@ -118,18 +112,18 @@ LANES_FN void load_side(const cr_sphere_body *sb, const cr_sphere_quad *q, int s
     s->w = (vv){g[0], g[1], g[2]}, s->inv_inertia = g[3];
 }
 
-/* The eight lanes' dp_a - dp_b: each lane's rows widened and subtracted,
- * then transposed (as sphere_avx2.c's). */
+/* The eight lanes' dp_a - dp_b: each lane's rows subtracted, then
+ * transposed (as sphere_avx2.c's). */
 LANES_FN vv load_shift_diff(const cr_sphere_shift *sh, const cr_sphere_quad *q)
 {
     uint32_t a[8], b[8];
     side_index(q, 0, a);
     side_index(q, 1, b);
     __m512d f[4];
-    transpose8x4(sub(widen(sh[a[0]].dp, sh[a[2]].dp), widen(sh[b[0]].dp, sh[b[2]].dp)),
-                 sub(widen(sh[a[1]].dp, sh[a[3]].dp), widen(sh[b[1]].dp, sh[b[3]].dp)),
-                 sub(widen(sh[a[4]].dp, sh[a[6]].dp), widen(sh[b[4]].dp, sh[b[6]].dp)),
-                 sub(widen(sh[a[5]].dp, sh[a[7]].dp), widen(sh[b[5]].dp, sh[b[7]].dp)), f);
+    transpose8x4(sub(join(&sh[a[0]].dp.x, &sh[a[2]].dp.x), join(&sh[b[0]].dp.x, &sh[b[2]].dp.x)),
+                 sub(join(&sh[a[1]].dp.x, &sh[a[3]].dp.x), join(&sh[b[1]].dp.x, &sh[b[3]].dp.x)),
+                 sub(join(&sh[a[4]].dp.x, &sh[a[6]].dp.x), join(&sh[b[4]].dp.x, &sh[b[6]].dp.x)),
+                 sub(join(&sh[a[5]].dp.x, &sh[a[7]].dp.x), join(&sh[b[5]].dp.x, &sh[b[7]].dp.x)), f);
     return (vv){f[0], f[1], f[2]};
 }
 

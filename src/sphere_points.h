@@ -25,21 +25,13 @@ typedef struct cr_sphere_body {
 } cr_sphere_body;
 
 /* A body's displacement since the step's start, a row of its own (the
- * solve reads it, the warm start does not; written by the positions), in
- * single precision (x, y, z, and a float unused: 16 bytes, half the row
- * of doubles), widened exactly where the solve reads it (docs/physics/
- * substep.md, "Spheres": its rounding against the 1 % r limit). */
+ * solve reads it, the warm start does not; written by the positions). */
 typedef struct cr_sphere_shift {
-    float dp[4];
+    cr_vec3 dp;
+    double unused;
 } cr_sphere_shift;
 
-static inline cr_vec3 cr_sphere_shift_get(const cr_sphere_shift *s)
-{
-    return cr_v3((double)s->dp[0], (double)s->dp[1], (double)s->dp[2]);
-}
-
-/* One point, as the plain kernels take it (read from its quad, below:
- * its constants widened exactly from single precision). */
+/* One point, as the plain kernels take it (read from its quad, below). */
 typedef struct cr_sphere_point {
     uint32_t a, b;     /* body indices (b: the world's index for planes); first: soft_colour.h */
     cr_vec3 n;         /* from b towards a */
@@ -53,26 +45,16 @@ typedef struct cr_sphere_point {
  * four in a row (point k is lane k % 4 of quad k / 4), so that the lanes
  * (sphere_avx2.c) load a field of four points with one load, and store
  * the impulses with one store, where the points as structures took 4x4
- * transposes. What stays the same through the step (n, ra, rb, s0, mu) is
- * kept in single precision, rounded once at the set-up (cr_sphere_set)
- * and widened exactly at each load (the lanes' vcvtps2pd, the plain
- * kernels' conversion: the same doubles), so every pass of the step works
- * on the same point, in double; the impulses, which the passes add to,
- * stay double (docs/physics/substep.md, "Spheres": why single precision
- * is enough). 288 bytes, 72 a point (96 in double): the rows of doubles on
- * 32-byte boundaries (a quad a multiple of 32 bytes; the quads are 64-byte
- * aligned), so that no row straddles a cache line. A point's side, fixed
- * or not, is read off its bodies' inverse masses. */
+ * transposes. 384 bytes, 96 a point (a point's side, fixed or not, is
+ * read off its bodies' inverse masses). */
 typedef struct cr_sphere_quad {
-    /* the impulses: read by the warm start and the solve, written by the solve */
-    double lambda_n[4], ltx[4], lty[4], ltz[4];
-    /* read by the warm start and the solve (its masses 1 / k_nn, 1 / k_tt
-     * it works out from the bodies it loads: cr_sphere_masses) */
+    /* what the warm start reads: the first five cache lines of six */
     uint32_t a[4], b[4];
-    float nx[4], ny[4], nz[4], ra[4], rb[4];
-    /* read by the solve only */
-    float s0[4], mu[4];
-    float unused[4]; /* to a multiple of 32 bytes */
+    double nx[4], ny[4], nz[4], ra[4], rb[4];
+    double lambda_n[4], ltx[4], lty[4], ltz[4];
+    /* and what the solve reads besides (its masses 1 / k_nn, 1 / k_tt it
+     * works out from the bodies it loads: cr_sphere_masses) */
+    double s0[4], mu[4];
 } cr_sphere_quad;
 
 /* What the substeps do not read, four points to a quad as the points: the
@@ -86,15 +68,9 @@ static inline cr_sphere_point cr_sphere_get(const cr_sphere_quad *q, uint32_t k)
 {
     const cr_sphere_quad *p = &q[k / 4];
     uint32_t l = k % 4;
-    return (cr_sphere_point){p->a[l],
-                             p->b[l],
-                             cr_v3((double)p->nx[l], (double)p->ny[l], (double)p->nz[l]),
-                             (double)p->ra[l],
-                             (double)p->rb[l],
-                             (double)p->s0[l],
-                             (double)p->mu[l],
-                             p->lambda_n[l],
-                             cr_v3(p->ltx[l], p->lty[l], p->ltz[l])};
+    return (cr_sphere_point){p->a[l],  p->b[l],  cr_v3(p->nx[l], p->ny[l], p->nz[l]),
+                             p->ra[l], p->rb[l], p->s0[l],
+                             p->mu[l], p->lambda_n[l], cr_v3(p->ltx[l], p->lty[l], p->ltz[l])};
 }
 
 static inline void cr_sphere_set_lambdas(cr_sphere_quad *q, uint32_t k, double n, cr_vec3 t)
@@ -104,17 +80,14 @@ static inline void cr_sphere_set_lambdas(cr_sphere_quad *q, uint32_t k, double n
     p->lambda_n[l] = n, p->ltx[l] = t.x, p->lty[l] = t.y, p->ltz[l] = t.z;
 }
 
-/* Writes point k, its constants rounded to single precision (to nearest);
- * cr_sphere_get gives the point the passes work on. */
 static inline void cr_sphere_set(cr_sphere_quad *q, uint32_t k, const cr_sphere_point *s)
 {
     cr_sphere_quad *p = &q[k / 4];
     uint32_t l = k % 4;
     p->a[l] = s->a, p->b[l] = s->b;
-    p->nx[l] = (float)s->n.x, p->ny[l] = (float)s->n.y, p->nz[l] = (float)s->n.z;
-    p->ra[l] = (float)s->ra, p->rb[l] = (float)s->rb;
-    p->s0[l] = (float)s->s0, p->mu[l] = (float)s->mu;
-    p->unused[l] = 0.0f;
+    p->nx[l] = s->n.x, p->ny[l] = s->n.y, p->nz[l] = s->n.z;
+    p->ra[l] = s->ra, p->rb[l] = s->rb;
+    p->s0[l] = s->s0, p->mu[l] = s->mu;
     cr_sphere_set_lambdas(q, k, s->lambda_n, s->lambda_t);
 }
 

@@ -33,8 +33,7 @@ void cr_sphere_solve(cr_sphere_body *sb, cr_sphere_quad *q, uint32_t begin, uint
     for (uint32_t k = begin; k < end; ++k) {
         const cr_sphere_point pk = cr_sphere_get(q, k), *p = &pk;
         cr_sphere_body *A = &sb[p->a], *B = &sb[p->b];
-        cr_vec3 dpa = cr_sphere_shift_get(&pass->shift[p->a]), dpb = cr_sphere_shift_get(&pass->shift[p->b]);
-        double sep = p->s0 + cr_v3_dot(p->n, cr_v3_sub(dpa, dpb));
+        double sep = p->s0 + cr_v3_dot(p->n, cr_v3_sub(pass->shift[p->a].dp, pass->shift[p->b].dp));
         double bias = 0.0, mass_scale = 1.0, impulse_scale = 0.0;
         if (sep > 0.0) {
             bias = sep * pass->inv_h; /* speculative: close the gap within h, no more */

@@ -16,10 +16,8 @@
  * kernel's pyramid needs two fixed friction directions; with a diagonal K
  * the cone is as cheap, and isotropic). The separation after the bodies'
  * displacements is s0 + n . (dp_a - dp_b) exactly to first order: a turn of
- * a sphere moves no point of the line of centres along n. A point is 72
- * bytes and a body 80 (the point's constants and the body's displacement
- * in single precision: sphere_points.h), against 288 and 176 in the
- * general kernel.
+ * a sphere moves no point of the line of centres along n. A point is 96
+ * bytes and a body 96, against 288 and 176 in the general kernel.
  *
  * Orientations: nothing here depends on them, so each sphere turns once a
  * step, by the sum of its w h over the substeps (the general kernel turns
@@ -269,13 +267,10 @@ static bool prepare_points(cr_world *w, cr_sphere_substep *s, double substeps, d
         p.lambda_n = c->rest_n / substeps;
         p.lambda_t = cr_v3_scale(cr_v3_reject(c->rest_t, c->normal), 1.0 / substeps);
         cr_sphere_set(s->quads, k, &p);
-        /* the point as the passes take it (its constants in single
-         * precision), so that restitution's vn0 is along the n it uses */
-        p = cr_sphere_get(s->quads, k);
         cr_sphere_totals *t = &s->totals[k / 4];
         t->n[l] = t->tx[l] = t->ty[l] = t->tz[l] = 0.0;
         t->e[l] = c->restitution;
-        t->vn0[l] = cr_v3_dot(p.n, cr_sphere_rel_vel(A, B, &p));
+        t->vn0[l] = cr_v3_dot(c->normal, cr_sphere_rel_vel(A, B, &p));
         bounce |= t->e[l] != 0.0 && !(t->vn0[l] > -threshold); /* restitution's skip, negated */
     }
     return bounce;
@@ -328,9 +323,7 @@ static void integrate_positions(cr_world *w, const sphere_body *sb, cr_sphere_sh
         if (!cr_slot_alive(b, i) || b->type[i] == CR_BODY_STATIC || b->asleep[i]) continue;
         const sphere_body *s = &sb[i];
         b->x[i] = cr_v3_madd(b->x[i], s->v, h);
-        /* rounded to single precision each substep (sphere_points.h) */
-        cr_vec3 dp = cr_v3_madd(cr_sphere_shift_get(&shift[i]), s->v, h);
-        shift[i].dp[0] = (float)dp.x, shift[i].dp[1] = (float)dp.y, shift[i].dp[2] = (float)dp.z;
+        shift[i].dp = cr_v3_madd(shift[i].dp, s->v, h);
         spin[i] = cr_v3_madd(spin[i], s->w, h);
     }
 }
