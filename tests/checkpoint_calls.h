@@ -5,6 +5,7 @@
 
 #include <string.h>
 
+#include "checkpoint_bytes.h"
 #include "test_helpers.h"
 #include "carom/checkpoint.h"
 
@@ -35,6 +36,39 @@ static inline void ckpt_refused(const unsigned char *data, size_t size, const ch
     assert_int_equal(cr_world_load_buffer(data, size, NULL, &r, NULL, NULL, msg, sizeof msg), CR_ERR_INVALID_ARGUMENT);
     assert_null(r);
     if (!strstr(msg, why)) fail_msg("message '%s', want '%s' in it", msg, why);
+}
+
+/* Every cut of the buffer and every byte flipped (a sample of each): refused. */
+static inline void ckpt_refuse_damage(unsigned char *data, size_t size)
+{
+    for (size_t cut = 0; cut < size; cut += size / 97 + 1) ckpt_refused(data, cut, "checkpoint: ");
+    for (size_t k = 0; k < size; k += size / 61 + 1) {
+        data[k] ^= 0x5a;
+        ckpt_refused(data, size, "checkpoint: ");
+        data[k] ^= 0x5a;
+    }
+}
+
+/* An out-of-range value at byte at: the number value, or the double d
+ * where real; why is what the refusal must say. */
+typedef struct ckpt_edit { size_t at; uint64_t value; bool real; double d; const char *why; } ckpt_edit;
+
+/* Each edit alone, the checksum made right so that the content checks are
+ * what refuse it, is refused naming why; the bytes are restored after. */
+static inline void ckpt_refuse_edits(unsigned char *data, size_t size, const ckpt_edit *e, size_t n)
+{
+    for (size_t k = 0; k < n; ++k) {
+        unsigned char was[8];
+        memcpy(was, data + e[k].at, 8);
+        if (e[k].real)
+            ckpt_put_f64(data + e[k].at, e[k].d);
+        else
+            ckpt_put_u64(data + e[k].at, e[k].value);
+        ckpt_fix_checksum(data, size);
+        ckpt_refused(data, size, e[k].why);
+        memcpy(data + e[k].at, was, 8);
+        ckpt_fix_checksum(data, size);
+    }
 }
 
 /* A saved field and its loaded copy are the same to the bit (one value, or

@@ -132,33 +132,17 @@ static void test_bad_dem_checkpoints(void **state)
     assert_int_equal(ckpt_get_u64(data + mode_at + 8), c.contacts);
     assert_int_equal(ckpt_get_u64(data + contacts_at), c.a[0]);
     cr_dem_carry_free(&c);
-    for (size_t cut = 0; cut < size; cut += size / 97 + 1) ckpt_refused(data, cut, "checkpoint: ");
-    for (size_t k = 0; k < size; k += size / 61 + 1) {
-        data[k] ^= 0x5a;
-        ckpt_refused(data, size, "checkpoint: ");
-        data[k] ^= 0x5a;
-    }
+    ckpt_refuse_damage(data, size);
     /* out of range, the checksum made right: each refused with where */
-    struct { size_t at; uint64_t value; bool real; const char *why; } bad[] = {
-        {mode_at, 3, false, "malformed dem state"},                             /* no such mode */
-        {contacts_at, 1296, false, "malformed dem state"},                      /* a slot past the last */
-        {contacts_at + 8, ckpt_get_u64(data + contacts_at), false, "malformed dem state"}, /* a pair of one body */
-        {mode_at + 8, 1u << 30, false, "malformed dem state"},                  /* more contacts than bytes */
-        {bodies_at + 72 * (size_t)cr_world_body_count(w) - 8, 0, true, "malformed dem state"}, /* a torque NaN */
-        {24 + 13 * 8 + 5 * 8, 2, false, "periodic.x flag 2"},                   /* a flag not 0 or 1 */
+    ckpt_edit bad[] = {
+        {mode_at, 3, false, 0, "malformed dem state"},                             /* no such mode */
+        {contacts_at, 1296, false, 0, "malformed dem state"},                      /* a slot past the last */
+        {contacts_at + 8, ckpt_get_u64(data + contacts_at), false, 0, "malformed dem state"}, /* a pair of one body */
+        {mode_at + 8, 1u << 30, false, 0, "malformed dem state"},                  /* more contacts than bytes */
+        {bodies_at + 72 * (size_t)cr_world_body_count(w) - 8, 0, true, NAN, "malformed dem state"}, /* a torque NaN */
+        {24 + 13 * 8 + 5 * 8, 2, false, 0, "periodic.x flag 2"},                   /* a flag not 0 or 1 */
     };
-    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; ++k) {
-        unsigned char was[8];
-        memcpy(was, data + bad[k].at, 8);
-        if (bad[k].real)
-            ckpt_put_f64(data + bad[k].at, NAN);
-        else
-            ckpt_put_u64(data + bad[k].at, bad[k].value);
-        ckpt_fix_checksum(data, size);
-        ckpt_refused(data, size, bad[k].why);
-        memcpy(data + bad[k].at, was, 8);
-        ckpt_fix_checksum(data, size);
-    }
+    ckpt_refuse_edits(data, size, bad, sizeof bad / sizeof bad[0]);
     /* and the buffer as it was still loads */
     cr_world *r = NULL;
     char msg[256];

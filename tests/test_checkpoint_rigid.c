@@ -293,12 +293,7 @@ static void test_bad_checkpoints(void **state)
     step_n(w, 20);
     size_t size;
     unsigned char *data = ckpt_save(w, &size);
-    for (size_t cut = 0; cut < size; cut += size / 97 + 1) ckpt_refused(data, cut, "checkpoint: ");
-    for (size_t k = 0; k < size; k += size / 61 + 1) {
-        data[k] ^= 0x5a;
-        ckpt_refused(data, size, "checkpoint: ");
-        data[k] ^= 0x5a;
-    }
+    ckpt_refuse_damage(data, size);
     /* the shapes: their count (the heap's 13 hulls, 13 boxes of their own,
      * the shared one and the mesh: 28), then in the order of their first
      * bodies a box of its own (type 1, half extents), the shared box, a
@@ -311,7 +306,7 @@ static void test_bad_checkpoints(void **state)
     const size_t counts_at = hull_at + 8 + 8 * (1 + 3 + 1 + 3 + 9), vertices_at = counts_at + 32;
     const uint32_t vc = (uint32_t)ckpt_get_u64(data + counts_at), fc = (uint32_t)ckpt_get_u64(data + counts_at + 8);
     const size_t faces_at = vertices_at + 24 * (size_t)vc, fv_at = faces_at + 48 * (size_t)fc;
-    struct { size_t at; uint64_t value; bool real; double d; const char *why; } bad[] = {
+    ckpt_edit bad[] = {
         {box_at, 4, false, 0, "shape 0: type 4 is not a sphere, box, hull or mesh"},
         {box_at + 8, 0, true, -0.05, "shape 0: box half_extents[0] must be > 0"},
         {hull_at + 8, 0, true, 0.0, "shape 2: hull radius 0"},
@@ -320,18 +315,7 @@ static void test_bad_checkpoints(void **state)
         {fv_at, vc, false, 0, "shape 2: face vertex 0 is vertex"},
         {shapes_at, 1u << 30, false, 0, "malformed rigid state"},
     };
-    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; ++k) {
-        unsigned char was[8];
-        memcpy(was, data + bad[k].at, 8);
-        if (bad[k].real)
-            ckpt_put_f64(data + bad[k].at, bad[k].d);
-        else
-            ckpt_put_u64(data + bad[k].at, bad[k].value);
-        ckpt_fix_checksum(data, size);
-        ckpt_refused(data, size, bad[k].why);
-        memcpy(data + bad[k].at, was, 8);
-        ckpt_fix_checksum(data, size);
-    }
+    ckpt_refuse_edits(data, size, bad, sizeof bad / sizeof bad[0]);
     cr_world_destroy(ckpt_load(data, size, 1));
     free(data);
     cr_world_destroy(w);
@@ -347,22 +331,14 @@ static void test_bad_checkpoints(void **state)
             joints_at = k;
     assert_true(joints_at > 0);
     const size_t j0 = joints_at + 8;
-    struct { size_t at; uint64_t value; const char *why; } badj[] = {
-        {j0, 4, "joint 0: type 4 is not a joint type"},
-        {j0 + 8, 0, "joint 0: generation 0"},
-        {j0 + 16, 100, "joint 0: body a 100 is not a live body"},
-        {j0 + 24, ckpt_get_u64(data + j0 + 16), "joint 0: body b"},
-        {joints_at, 1u << 30, "malformed rigid state"},
+    ckpt_edit badj[] = {
+        {j0, 4, false, 0, "joint 0: type 4 is not a joint type"},
+        {j0 + 8, 0, false, 0, "joint 0: generation 0"},
+        {j0 + 16, 100, false, 0, "joint 0: body a 100 is not a live body"},
+        {j0 + 24, ckpt_get_u64(data + j0 + 16), false, 0, "joint 0: body b"},
+        {joints_at, 1u << 30, false, 0, "malformed rigid state"},
     };
-    for (size_t k = 0; k < sizeof badj / sizeof badj[0]; ++k) {
-        unsigned char was[8];
-        memcpy(was, data + badj[k].at, 8);
-        ckpt_put_u64(data + badj[k].at, badj[k].value);
-        ckpt_fix_checksum(data, size);
-        ckpt_refused(data, size, badj[k].why);
-        memcpy(data + badj[k].at, was, 8);
-        ckpt_fix_checksum(data, size);
-    }
+    ckpt_refuse_edits(data, size, badj, sizeof badj / sizeof badj[0]);
     cr_world_destroy(ckpt_load(data, size, 1));
     free(data);
     cr_world_destroy(w);
@@ -409,22 +385,14 @@ static void test_bad_mesh(void **state)
     const size_t tri_at = mesh_at + 24 + 24 * (size_t)mesh.vertex_count,
                  nodes_at = tri_at + 48 * (size_t)mesh.triangle_count,
                  order_at = nodes_at + 64 * (size_t)mesh.node_count;
-    struct { size_t at; uint64_t value; const char *why; } bad[] = {
-        {mesh_at, 3, "shape 0: a mesh of 3 vertices"},
-        {tri_at + 8, 8, "shape 0: triangle 0's vertex 8 of 8"},
-        {nodes_at + 48, 0, "shape 0: tree node 0 (first 0, count 0) out of range"}, /* the root its own child */
-        {nodes_at + 48, mesh.node_count - 1, "tree node 0"},                        /* a child past the last */
-        {order_at, mesh.triangle_count, "shape 0: tree leaf entry 0 is triangle 12 of 12"},
+    ckpt_edit bad[] = {
+        {mesh_at, 3, false, 0, "shape 0: a mesh of 3 vertices"},
+        {tri_at + 8, 8, false, 0, "shape 0: triangle 0's vertex 8 of 8"},
+        {nodes_at + 48, 0, false, 0, "shape 0: tree node 0 (first 0, count 0) out of range"}, /* the root its own child */
+        {nodes_at + 48, mesh.node_count - 1, false, 0, "tree node 0"},                        /* a child past the last */
+        {order_at, mesh.triangle_count, false, 0, "shape 0: tree leaf entry 0 is triangle 12 of 12"},
     };
-    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; ++k) {
-        unsigned char was[8];
-        memcpy(was, data + bad[k].at, 8);
-        ckpt_put_u64(data + bad[k].at, bad[k].value);
-        ckpt_fix_checksum(data, size);
-        ckpt_refused(data, size, bad[k].why);
-        memcpy(data + bad[k].at, was, 8);
-        ckpt_fix_checksum(data, size);
-    }
+    ckpt_refuse_edits(data, size, bad, sizeof bad / sizeof bad[0]);
     cr_world *r = ckpt_load(data, size, 1);
     same_state(w, r);
     step_n(w, 30), step_n(r, 30);

@@ -252,18 +252,13 @@ static void test_bad_checkpoints(void **state)
     assert_int_equal(ckpt_get_u64(data + contacts_at), contacts);
     assert_int_equal(ckpt_get_u64(data + list_at + 8), listed);
     assert_int_equal(ckpt_get_u64(data + settings_at + 7 * 8), 4); /* rigid_substeps */
-    for (size_t cut = 0; cut < size; cut += size / 97 + 1) ckpt_refused(data, cut, "checkpoint: ");
-    for (size_t k = 0; k < size; k += size / 61 + 1) {
-        data[k] ^= 0x5a;
-        ckpt_refused(data, size, "checkpoint: ");
-        data[k] ^= 0x5a;
-    }
+    ckpt_refuse_damage(data, size);
     /* out of range, the checksum made right: each refused, naming the field */
     const size_t c0 = contacts_at + 16; /* the first contact */
     const size_t last = c0 + 280 * (size_t)(contacts - 1); /* the contacts: the pairs', then the planes' */
     assert_int_equal(ckpt_get_u64(data + c0 + 16), 0);
     assert_int_equal(ckpt_get_u64(data + last + 16), 1);
-    struct { size_t at; uint64_t value; bool real; double d; const char *why; } bad[] = {
+    ckpt_edit bad[] = {
         {settings_at + 7 * 8, 65, false, 0, "rigid_substeps"},
         {settings_at + 10 * 8, 0, true, -1.0, "contact_damping_ratio"},
         {sleep_at + 8, 2, false, 0, "body 0: asleep flag 2"},
@@ -281,18 +276,7 @@ static void test_bad_checkpoints(void **state)
         {list_at + 16, 0, true, 0.0, "size hint 0"},
         {list_at + 24, 0, true, NAN, "malformed rigid state"}, /* a grown box not finite */
     };
-    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; ++k) {
-        unsigned char was[8];
-        memcpy(was, data + bad[k].at, 8);
-        if (bad[k].real)
-            ckpt_put_f64(data + bad[k].at, bad[k].d);
-        else
-            ckpt_put_u64(data + bad[k].at, bad[k].value);
-        ckpt_fix_checksum(data, size);
-        ckpt_refused(data, size, bad[k].why);
-        memcpy(data + bad[k].at, was, 8);
-        ckpt_fix_checksum(data, size);
-    }
+    ckpt_refuse_edits(data, size, bad, sizeof bad / sizeof bad[0]);
     /* and the buffer as it was still loads */
     cr_world_destroy(ckpt_load(data, size, 1));
     free(data);
