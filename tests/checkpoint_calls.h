@@ -28,6 +28,16 @@ static inline cr_world *ckpt_load(const unsigned char *data, size_t size, uint32
     return r;
 }
 
+/* A restored world r run on to step `to` (from the step it was saved
+ * at): its state hash. r is destroyed. */
+static inline uint64_t ckpt_hash_at(cr_world *r, long to)
+{
+    step_n(r, to - (long)cr_world_step_count(r));
+    uint64_t h = cr_world_state_hash(r);
+    cr_world_destroy(r);
+    return h;
+}
+
 /* The buffer is refused as invalid, no world made, with why in the message. */
 static inline void ckpt_refused(const unsigned char *data, size_t size, const char *why)
 {
