@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "dem_internal.h"
+#include "radix_sort.h"
 
 /* Grow p from old to new elements (contents kept). */
 static bool regrow(cr_world *w, void **p, uint32_t old, uint32_t cap, size_t elem)
@@ -106,50 +107,32 @@ static inline uint32_t spread3(uint32_t v)
 }
 
 /* rank[c]: position of linear cell c along the Morton curve of the grid
- * (codes of 30 bits: three stable passes of a radix sort by 10 bits, linear
- * in the cells where qsort took most of the first build). */
+ * (codes of 30 bits, sorted by radix_sort.h: linear in the cells where
+ * qsort took most of the first build; the codes are distinct, so the
+ * order is the curve's). */
 static bool morton_ranks(cr_world *w, cr_dem *d, const int32_t dims[3], uint32_t cells, const bool periodic[3])
 {
     if (d->rank && d->rank_dims[0] == dims[0] && d->rank_dims[1] == dims[1] && d->rank_dims[2] == dims[2]) return true;
     if (!cr_grow(w, (void **)&d->rank, &d->rank_cap, cells, sizeof *d->rank)) return false;
-    uint64_t *key = cr_alloc(w, sizeof *key * 2 * (size_t)cells);
-    uint32_t *count = cr_alloc(w, sizeof *count * 1024);
-    if (!key || !count) {
-        cr_free(w, key), cr_free(w, count);
-        return false;
-    }
-    uint64_t *tmp = key + cells;
+    cr_radix_item *item = cr_alloc(w, sizeof *item * 2 * (size_t)cells);
+    if (!item) return false;
     for (uint32_t c = 0; c < cells; ++c) {
         uint32_t x = c % (uint32_t)dims[0], y = c / (uint32_t)dims[0] % (uint32_t)dims[1],
                  z = c / ((uint32_t)dims[0] * (uint32_t)dims[1]);
-        uint64_t m = spread3(x) | (spread3(y) << 1) | ((uint64_t)spread3(z) << 2);
-        key[c] = (m << 32) | c;
+        item[c] = (cr_radix_item){spread3(x) | (spread3(y) << 1) | ((uint64_t)spread3(z) << 2), c};
     }
-    for (int pass = 0; pass < 3; ++pass) {
-        const int shift = 32 + 10 * pass;
-        memset(count, 0, sizeof *count * 1024);
-        for (uint32_t c = 0; c < cells; ++c) count[(key[c] >> shift) & 1023u]++;
-        for (uint32_t b = 0, sum = 0; b < 1024; ++b) {
-            uint32_t k = count[b];
-            count[b] = sum, sum += k;
-        }
-        for (uint32_t c = 0; c < cells; ++c) tmp[count[(key[c] >> shift) & 1023u]++] = key[c];
-        uint64_t *t = key;
-        key = tmp, tmp = t;
-    }
-    /* three passes: the sorted keys are in the second half */
-    for (uint32_t r = 0; r < cells; ++r) d->rank[(uint32_t)key[r]] = r;
-    cr_free(w, count);
+    const cr_radix_item *curve = cr_radix_sort(item, item + cells, cells);
+    for (uint32_t r = 0; r < cells; ++r) d->rank[curve[r].value] = r;
     /* the upper stencils (the grid has 3 cells or more along a periodic
      * axis: no cell is its own neighbour twice) */
     if (!cr_grow(w, (void **)&d->up_start, &d->up_start_cap, cells + 1, sizeof *d->up_start) ||
         !cr_grow(w, (void **)&d->up, &d->up_cap, 27 * cells, sizeof *d->up)) {
-        cr_free(w, key < tmp ? key : tmp);
+        cr_free(w, item);
         return false;
     }
     uint32_t u = 0;
     for (uint32_t r = 0; r < cells; ++r) {
-        const uint32_t c = (uint32_t)key[r];
+        const uint32_t c = curve[r].value;
         const int32_t cx = (int32_t)(c % (uint32_t)dims[0]), cy = (int32_t)(c / (uint32_t)dims[0] % (uint32_t)dims[1]),
                       cz = (int32_t)(c / ((uint32_t)dims[0] * (uint32_t)dims[1]));
         d->up_start[r] = u;
@@ -178,7 +161,7 @@ static bool morton_ranks(cr_world *w, cr_dem *d, const int32_t dims[3], uint32_t
         }
     }
     d->up_start[cells] = u;
-    cr_free(w, key < tmp ? key : tmp);
+    cr_free(w, item);
     memcpy(d->rank_dims, dims, sizeof d->rank_dims);
     return true;
 }

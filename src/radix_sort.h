@@ -1,6 +1,7 @@
 /* A stable sort of (64-bit key, 32-bit value) records by key, least
  * significant byte first (LSD radix). Internal (the box sweep's boxes by
- * their lower x, box_sweep.c). */
+ * their lower x, box_sweep.c; the DEM grid's cells along the Morton curve,
+ * dem_list.c). */
 #ifndef CAROM_RADIX_SORT_H
 #define CAROM_RADIX_SORT_H
 
