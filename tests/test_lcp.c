@@ -1029,6 +1029,76 @@ static void test_tall_stack_timing(void **state)
 
 #include "lcp_fixture_conflict.h"
 
+/* J^T d: the impulse (linear, angular) that multipliers d put on each body
+ * that can move (6 numbers a body; the static box and the world get none). */
+static void net_impulse(const cr_lcp_row *rows, uint32_t nr, const double *d, const cr_lcp_body *b, uint32_t nb,
+                        double *f)
+{
+    memset(f, 0, 6 * nb * sizeof *f);
+    for (uint32_t i = 0; i < nr; ++i) {
+        const cr_lcp_row *r = &rows[i];
+        const uint32_t body[2] = {r->a, r->b};
+        const cr_vec3 *blk[2][2] = {{&r->ja_lin, &r->ja_ang}, {&r->jb_lin, &r->jb_ang}};
+        for (int s = 0; s < 2; ++s) {
+            if (body[s] == CR_LCP_FIXED || b[body[s]].inv_mass == 0.0) continue;
+            for (int k = 0; k < 3; ++k) {
+                f[6 * body[s] + k] += d[i] * cr_v3_get(*blk[s][0], k);
+                f[6 * body[s] + 3 + k] += d[i] * cr_v3_get(*blk[s][1], k);
+            }
+        }
+    }
+}
+
+/* A Farkas certificate that the island's rows have no solution: multipliers
+ * d with d >= 0 on the contact rows (any sign on the joint rows), J^T d = 0
+ * on every body that moves and d . target > 0. For any impulses lambda the
+ * displacement dx = M^-1 J^T lambda gives d^T (J dx - target) = (J^T d) . dx
+ * - d . target = -d . target, while a solution needs J dx = target on the
+ * joint rows and J dx >= target on the contacts, so d^T (J dx - target) >= 0:
+ * none exists. More: if the rows are met to within v (|w| <= v on the joint
+ * rows, w >= -v on the contacts), d^T w >= -v |d|_1, so no result can come
+ * nearer than v = d . target / |d|_1 (with a residual J^T d = r of
+ * roundoff, (d . target - r . dx) / |d|_1 >= (d . target - |r| |dx|) / |d|_1:
+ * no displacement under d . target / |r| meets the rows). Here d is
+ * contacts c1, c2 (unit multipliers) and the joint rows' multipliers that
+ * best cancel their impulse (least squares over the 40 hinge rows); fills d
+ * (DUMP_ROWS) and *residual (|r|), returns |r| / |J^T (c1 + c2)|. */
+static double farkas(uint32_t c1, uint32_t c2, double *d, double *residual)
+{
+    enum { NE = 40, NF = 6 * DUMP_BODIES };
+    static double F[NE][NF], G[NE * NE], Gs[NE * NE], t[3 * NE], rhs[NE], x[NE], g[NF], r[NF];
+    static uint32_t perm[NE];
+    double e[DUMP_ROWS] = {0.0};
+    for (uint32_t q = 0; q < DUMP_ROWS; ++q) assert_true((q < NE) == (dump_rows[q].kind == CR_ROW_EQUALITY));
+    for (uint32_t q = 0; q < NE; ++q) { /* each joint row's own impulse, a column */
+        e[q] = 1.0;
+        net_impulse(dump_rows, DUMP_ROWS, e, dump_bodies, DUMP_BODIES, F[q]);
+        e[q] = 0.0;
+    }
+    memset(d, 0, DUMP_ROWS * sizeof *d);
+    d[c1] = d[c2] = 1.0;
+    net_impulse(dump_rows, DUMP_ROWS, d, dump_bodies, DUMP_BODIES, g);
+    for (uint32_t i = 0; i < NE; ++i) {
+        rhs[i] = 0.0;
+        for (uint32_t k = 0; k < NF; ++k) rhs[i] -= F[i][k] * g[k];
+        for (uint32_t j = 0; j < NE; ++j) {
+            double s = 0.0;
+            for (uint32_t k = 0; k < NF; ++k) s += F[i][k] * F[j][k];
+            G[i * NE + j] = s;
+        }
+    }
+    cr_lcp_spd_solve(G, NE, rhs, x, 1e-13, Gs, t, perm);
+    for (uint32_t i = 0; i < NE; ++i) d[i] = x[i];
+    net_impulse(dump_rows, DUMP_ROWS, d, dump_bodies, DUMP_BODIES, r);
+    double rn = 0.0, gn = 0.0;
+    for (uint32_t k = 0; k < NF; ++k) {
+        rn += r[k] * r[k];
+        gn += g[k] * g[k];
+    }
+    *residual = sqrt(rn);
+    return sqrt(rn / gn);
+}
+
 /* The active set can settle on a set of states whose equations are
  * inconsistent: with no flip left, the rank-revealing least-squares lambda
  * used to stand as the island's solution. On this island of
@@ -1038,10 +1108,19 @@ static void test_tall_stack_timing(void **state)
  * (with lemke_joints on) another, in the contact solve, a residual of
  * 11 m/s that put 0.57 J into the chain in one step. Such a set now counts
  * as a solution only within 1e-9, like another method's result; else the
- * island falls back. Here Lemke's method ends in a ray (A is positive
- * semidefinite and there is no friction, so M is copositive-plus and a ray
- * says, up to roundoff, that no lambda meets these lifts with the joints
- * held) and PGS finishes it from the nearest iterate: 1.0e-5. */
+ * island falls back. Here Lemke's method ends in a ray and PGS finishes it
+ * from the nearest iterate: 1.0e-5. That no solution exists is certified
+ * (farkas above): rows 46 and 47 are the contacts of links 5 and 6 on both
+ * sides of their hinge (arms +0.02 and -0.02 m about its axis, the links'
+ * half thickness), each asking to push the two end faces apart along the
+ * chain; their impulses, equal, are balanced by the hinge's own rows (its
+ * anchor sits between them, so the faces cannot part there) and their
+ * targets sum to more than zero: 1.03e-16 m. The chain is at rest and the
+ * lifts asked are roundoff (1e-17 to 1e-14 m), so is the conflict; yet no
+ * displacement under 0.1 m meets these rows, and a method that reports the
+ * island solved is wrong (with the acceptance loosened from 1e-9 to 1e-4,
+ * Lemke's last basis was taken, missing by 5.2e-17 m: the check on
+ * pgs_fallbacks fails, the violation bound of before did not). */
 static void test_settled_conflict(void **state)
 {
     (void)state;
@@ -1050,12 +1129,40 @@ static void test_settled_conflict(void **state)
     memcpy(r, dump_rows, sizeof r);
     memcpy(b, dump_bodies, sizeof b);
     memcpy(before, b, sizeof b);
+    /* the certificate */
+    double d[DUMP_ROWS], dt = 0.0, d1 = 0.0, rn;
+    double rel = farkas(46, 47, d, &rn);
+    for (uint32_t q = 0; q < DUMP_ROWS; ++q) {
+        if (dump_rows[q].kind == CR_ROW_NORMAL) assert_true(d[q] >= 0.0);
+        dt += d[q] * dump_rows[q].target;
+        d1 += fabs(d[q]);
+    }
+    assert_true(rel <= 1e-12);
+    assert_true(dt > 0.0);
+    assert_true(dt / rn > 0.05); /* no displacement under 5 cm (the links are 15 cm) is a solution */
     cr_lcp_stats st;
     assert_int_equal(solve(r, DUMP_ROWS, b, DUMP_BODIES, NULL, &st), CR_OK);
     double v = violation(r, DUMP_ROWS, before, b);
-    printf("settled conflict: %u rows, %u fallbacks (%u to PGS), violation %.3g\n", DUMP_ROWS, st.fallbacks,
-           st.pgs_fallbacks, v);
+    /* how far the result misses the rows, absolutely (m): |w| on the
+     * hinges, -w on the contacts; and r . dx, what the certificate's
+     * residual can explain of it */
+    double miss = 0.0, rdx = 0.0, f[6 * DUMP_BODIES];
+    for (uint32_t q = 0; q < DUMP_ROWS; ++q) {
+        double w = row_vel(&r[q], b) - r[q].target;
+        miss = fmax(miss, r[q].kind == CR_ROW_EQUALITY ? fabs(w) : -w);
+    }
+    net_impulse(dump_rows, DUMP_ROWS, d, dump_bodies, DUMP_BODIES, f);
+    for (uint32_t i = 0; i < DUMP_BODIES; ++i)
+        rdx += cr_v3_dot(cr_v3(f[6 * i], f[6 * i + 1], f[6 * i + 2]), b[i].v) +
+               cr_v3_dot(cr_v3(f[6 * i + 3], f[6 * i + 4], f[6 * i + 5]), b[i].w);
+    printf("settled conflict: %u rows, %u fallbacks (%u to PGS), violation %.3g; no solution (Farkas: d . target "
+           "%.3g m, |J^T d| %.2g of its parts: none within %.2g m), none nearer than %.3g m, the result misses by "
+           "%.3g m\n",
+           DUMP_ROWS, st.fallbacks, st.pgs_fallbacks, v, dt, rel, dt / rn, (dt - fabs(rdx)) / d1, miss);
     assert_int_equal(st.fallbacks, 1);
+    /* no method may take it as solved: Lemke's ends in a ray, PGS finishes */
+    assert_int_equal(st.pgs_fallbacks, 1);
+    assert_true(miss >= (dt - fabs(rdx)) / d1);
     assert_true(v <= 1e-4);
 }
 
