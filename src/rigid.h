@@ -176,19 +176,22 @@ double cr_joint_error(const cr_world *w, const cr_joint *j);
  * from the warm start, whichever is nearer (docs/physics/rigid.md); big
  * islands get the world's pgs_iterations passes. */
 #define CR_RIGID_ACTIVE_SET_ITERATIONS 32
-/* Cycling islands of up to this many rows without joints go to Lemke's
- * method (src/lcp_lemke.c), which since branch rigid7 solves every one
- * measured (no rays; tests/test_lcp.c): 1e-12 where the PGS fallback left
- * up to 3.5e-3. Its cost, the whole solve of one of the 80 cycling random
+/* Cycling islands of up to this many rows go to Lemke's method
+ * (src/lcp_lemke.c), which since branch rigid7 solves every one measured
+ * (no rays; tests/test_lcp.c): 1e-12 where the PGS fallback left up to
+ * 3.5e-3. Its cost, the whole solve of one of the 80 cycling random
  * islands of test_cycling_solved (15 to 120 rows): 0.0-7.4 ms, 68 ms for
  * all 80, against 23 ms with the PGS fallback; the 17-box tall stack (204
- * rows) 28 ms. Islands with joints stay with the PGS fallback
- * (lemke_joints false): with them solved exactly in the contact solve,
- * the energy of scenes/chain.json rose by 1.64e-5 J in step 146 (a link
- * rose 1.55 um) where tests/test_rigid_joints.c allows M g d = 5.7e-6 J
- * for the deepest overlap d = 0.3 um; whether the bound or the step is
- * wrong is not known yet (docs/physics/contact-lagrange.md, known
- * limits). */
+ * rows) 28 ms. Islands with joints too since branch rigid8 (lemke_joints):
+ * scenes/chain.json then stops on the box with overlaps of 0.3 um instead
+ * of 5.5 mm, its largest rise of energy in a step is 1.6e-5 J instead of
+ * 0.028 J, and it comes to rest at the same energy (17.1163516789 J). That
+ * rise, 2.9 M g d for the deepest overlap d where the test had allowed
+ * M g d, is the drift correction's correct answer, not the solve's: an
+ * overlap between two hinged links at r = 0.02 m from their hinge is taken
+ * out by turning the hinge k_p d / r, which lifts the chain by up to its
+ * length times that (docs/physics/contact-lagrange.md, "Joints and the
+ * drift correction's lever"). */
 #define CR_RIGID_LEMKE_ROWS 240
 static inline cr_lcp_options cr_rigid_lcp_options(const cr_world *w)
 {
@@ -197,7 +200,7 @@ static inline cr_lcp_options cr_rigid_lcp_options(const cr_world *w)
     o.pgs_iterations = (uint32_t)w->def.pgs_iterations;
     o.residual = false; /* nothing reads it, and it is a pass over the rows */
     o.lemke_max_rows = CR_RIGID_LEMKE_ROWS;
-    o.lemke_joints = false;
+    o.lemke_joints = true;
     return o;
 }
 /* The solve's fallbacks into the world's running totals (cr_step_stats). */

@@ -762,8 +762,8 @@ static void world_targets(uint64_t *s, cr_lcp_row *r, uint32_t n, cr_lcp_body *b
  * ended in a ray on 9 of the 40 without joints and was not given the
  * jointed ones (it ended in rays on all of chain.json's); PGS alone leaves
  * violations up to 3.5e-3. With lemke_joints false (the rigid world's
- * setting, src/rigid.h) the islands with joints get the PGS fallback's
- * result bit for bit and the others Lemke's. */
+ * setting before branch rigid8) the islands with joints get the PGS
+ * fallback's result bit for bit and the others Lemke's. */
 static void cycling_solved(bool joints, uint64_t seed)
 {
     uint64_t s = seed;
@@ -801,11 +801,11 @@ static void cycling_solved(bool joints, uint64_t seed)
         assert_int_equal(solve(r0, n, bp, nb, NULL, &st), CR_OK);
         no_lemke = false;
         worst_before = fmax(worst_before, violation(r0, n, before, bp));
-        /* lemke_joints false (the rigid world's setting): an island with
-         * joint rows gets the PGS fallback's result, bit for bit, one
-         * without them Lemke's (the rows of a case can form several
-         * islands: every row must be one or the other, a joint row the
-         * PGS fallback's) */
+        /* lemke_joints false (the option; the rigid world's setting before
+         * branch rigid8): an island with joint rows gets the PGS
+         * fallback's result, bit for bit, one without them Lemke's (the
+         * rows of a case can form several islands: every row must be one
+         * or the other, a joint row the PGS fallback's) */
         cr_lcp_options o = cr_lcp_default_options();
         o.lemke_joints = false;
         memcpy(bp, before, nb * sizeof *b);
