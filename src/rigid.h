@@ -190,8 +190,10 @@ double cr_joint_error(const cr_world *w, const cr_joint *j);
  * M g d, is the drift correction's correct answer, not the solve's: an
  * overlap between two hinged links at r = 0.02 m from their hinge is taken
  * out by turning the hinge k_p d / r, which lifts the chain by up to its
- * length times that (docs/physics/contact-lagrange.md, "Joints and the
- * drift correction's lever"). */
+ * length times that; the overlap was the correction's own, which bends a
+ * hinge over onto contacts that only touch (docs/physics/contact-lagrange.md,
+ * "Joints and the drift correction's lever"). Cost: chain.json 16 % slower
+ * (its resting drift islands' roundoff conflicts end in rays). */
 #define CR_RIGID_LEMKE_ROWS 240
 static inline cr_lcp_options cr_rigid_lcp_options(const cr_world *w)
 {

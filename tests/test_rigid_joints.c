@@ -141,14 +141,16 @@ static void test_chain_of_joints_holds(void **state)
  * may rise by at most M g (L / r) min(d_prev, drift_max_speed dt), d_prev
  * the deepest overlap the step before left, plus 1e-9 of the energy for
  * rounding. Measured (branch rigid8, Lemke's method on the jointed
- * islands): the chain stops on the box's edge in step 140 and sinks
- * 1.6e-5 J in the next five steps while the overlap between links 1 and 2
- * grows to 0.3 um, and in step 146 the correction gives it back, 1.64e-5 J:
- * link 1 turns 1.19e-5 rad about the pivot and links 2 to 8 2.0e-6 rad the
- * other way about the box's edge, and the hinge between them, 0.15 m from
- * the pivot, rises 1.56 um to open the corners by k_p d = 0.24 um (6.4
- * times; a chain held at both ends rises a b / ((a + b) r) = 6.6 times
- * that at a hinge a and b from its supports). That is 2.9 M g d: the bound
+ * islands): the chain stops on the box in step 140 and sinks 1.6e-5 J in
+ * the next five steps while the drift correction, whose rows are the
+ * overlapping contacts only, bends hinge 1-2 over to its other side every
+ * step, the kink growing to 0.3 um; in step 146 the correction opens it by
+ * k_p and gives the energy back, 1.64e-5 J: link 1 turns 1.19e-5 rad about
+ * the pivot, and the hinge at its far end, 0.15 m out, rises 1.56 um to
+ * open the corners by k_p d = 0.24 um (6.4 times; a chain held at both
+ * ends rises a b / ((a + b) r) = 6.6 times that at a hinge a and b from
+ * its supports; docs/physics/contact-lagrange.md, "Joints and the drift
+ * correction's lever"). That is 2.9 M g d: the bound
  * of M g min(d_prev, cap) that this test had, which held no hinge's lever,
  * failed there. Before, with the PGS fallback on jointed islands, the
  * chain gained +2.28 J in step 143 with the active set cut off while
