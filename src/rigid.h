@@ -96,7 +96,7 @@ typedef struct cr_rigid {
     uint32_t job_capacity, manifold_capacity;
     uint8_t *jointed;           /* per slot, while joints live: held by a joint (no carried manifolds) */
     uint32_t jointed_capacity;
-    cr_pose *poses;             /* per slot: the poses the step's end measures its contacts at (rigid_finish.c) */
+    cr_pose *poses;             /* per slot: the poses the step's end measures its contacts at (rigid_finish.c; not the sphere path's) */
     uint32_t pose_capacity;
     /* pairs found apart: this step's, and the last step's sorted by pair */
     cr_rigid_apart *apart, *apart_prev;

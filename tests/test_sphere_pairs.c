@@ -16,7 +16,9 @@
  * - the warm start by the list's order (the walk) gives every step the
  *   look-up's bits, through list builds, slots emptied, filled and added,
  *   a ball moved by hand and a box added and removed, on 1 and 3 workers
- *   and the backwards task system. */
+ *   and the backwards task system;
+ * - the deepest-overlap stat is the deepest overlap of any two balls or a
+ *   ball and a plane by their centres, to the bit, on 1, 2 and 3 workers. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -442,6 +444,80 @@ static void test_warm_start_walk_is_the_look_up(void **state)
     }
 }
 
+/* The sphere path's deepest-overlap stat (rigid_finish.c: by the balls'
+ * centres, in the one run over the workers that also checks finiteness):
+ * every step it is, to the bit, the deepest overlap at the step's end of
+ * any two balls (|x_a - x_b| - r_a - r_b) or of a ball and a plane, found
+ * by testing them all. 1,440 spinning balls of mixed sizes packed in a box
+ * of five planes, neighbours and the bottom layer overlapping at first
+ * (two work items of contacts), on 1, 2 and 3 workers. The general path's
+ * measure, the surface points carried in the bodies' frames, turns with a
+ * spinning ball off the line of centres and is not it. */
+static void test_deepest_overlap_is_the_centres(void **state)
+{
+    (void)state;
+    enum { SIDE = 12, LAYERS = 10, BALLS = SIDE * SIDE * LAYERS, PLANES = 5, STEPS = 30 };
+    const double half = 0.5 * SIDE * 0.0495 + 0.001;
+    const cr_vec3 pp[PLANES] = {{0, 0, 0}, {-half, 0, 0}, {half, 0, 0}, {0, -half, 0}, {0, half, 0}};
+    const cr_vec3 pn[PLANES] = {{0, 0, 1}, {1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}};
+    static double radius[BALLS];
+    static cr_vec3 x[BALLS];
+    const uint32_t workers[3] = {1, 2, 3};
+    for (int run = 0; run < 3; ++run) {
+        cr_world_def def = substep_world_def(4, 120.0);
+        test_use_tasks(&def, workers[run], NULL);
+        cr_world *w = make_world_def(&def);
+        add_plane(w, pp[0], pn[0]);
+        add_side_walls(w, half); /* planes 1 to 4, as pp and pn */
+        uint64_t s = 31;
+        cr_body_id ids[BALLS];
+        cr_body_def d = cr_default_body_def();
+        for (int i = 0; i < BALLS; ++i) {
+            int layer = i / (SIDE * SIDE), in = i % (SIDE * SIDE);
+            d.radius = radius[i] = test_rand(&s, 0.0235, 0.0255);
+            d.mass = 4.0 * d.radius * d.radius * d.radius * 1000.0;
+            d.position = cr_v3(0.0495 * (in % SIDE - SIDE / 2 + 0.5), 0.0495 * (in / SIDE - SIDE / 2 + 0.5),
+                               0.023 + 0.0495 * layer);
+            d.velocity = test_rand_vec(&s, -0.2, 0.2);
+            d.angular_velocity = test_rand_vec(&s, -30.0, 30.0);
+            d.restitution = sqrt(0.5), d.friction = sqrt(0.5);
+            assert_int_equal(cr_world_add_body(w, &d, &ids[i]), CR_OK);
+        }
+        int overlapping = 0, on_planes = 0;
+        uint32_t most = 0;
+        for (int step = 0; step < STEPS; ++step) {
+            assert_int_equal(cr_world_step(w), CR_OK);
+            most = cr_world_contact_count(w) > most ? cr_world_contact_count(w) : most;
+            for (int i = 0; i < BALLS; ++i) x[i] = state_of(w, ids[i]).position;
+            double deepest = 0.0;
+            bool plane = false;
+            for (int i = 0; i < BALLS; ++i) {
+                for (int j = i + 1; j < BALLS; ++j) {
+                    double depth = -(cr_v3_len(cr_v3_sub(x[i], x[j])) - radius[i] - radius[j]);
+                    if (depth > deepest) deepest = depth, plane = false;
+                }
+                for (int k = 0; k < PLANES; ++k) {
+                    double depth = -(cr_v3_dot(pn[k], x[i]) - cr_v3_dot(pn[k], pp[k]) - radius[i]);
+                    if (depth > deepest) deepest = depth, plane = true;
+                }
+            }
+            double stat = cr_world_stats(w)->max_penetration, serial = cr_rigid_max_overlap(w, NULL, NULL);
+            assert_memory_equal(&stat, &deepest, sizeof stat);
+            assert_memory_equal(&serial, &deepest, sizeof serial);
+            overlapping += deepest > 0.0;
+            on_planes += deepest > 0.0 && plane;
+        }
+        if (run == 0)
+            printf("deepest overlap by the centres: %d of %d steps overlapping, %d of them on a plane, up to %u "
+                   "contacts\n",
+                   overlapping, STEPS, on_planes, most);
+        assert_true(overlapping > STEPS / 2);
+        assert_true(on_planes > 0 && on_planes < overlapping); /* both kinds the deepest */
+        assert_true(most > 4096);                              /* two items of contacts */
+        cr_world_destroy(w);
+    }
+}
+
 /* The finish's finiteness check, over the workers with the poses
  * (rigid_finish.c): 5,000 balls (three items of bodies), two of them put
  * where one more step overflows; on 1, 2 and 3 workers the step fails and
@@ -486,6 +562,7 @@ int main(void)
         cmocka_unit_test(test_only_moving_balls_make_points),
         cmocka_unit_test(test_warm_start_walk_is_the_look_up),
         cmocka_unit_test(test_non_finite_names_the_first_body_on_any_worker_count),
+        cmocka_unit_test(test_deepest_overlap_is_the_centres),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
