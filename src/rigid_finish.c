@@ -80,6 +80,12 @@ static double sphere_separation(const cr_world *w, const cr_rigid_contact *c)
     return cr_v3_len(cr_v3_sub(b->x[c->a], b->x[c->b])) - b->radius[c->a] - b->radius[c->b];
 }
 
+/* Whether a contact was made by the sphere path (sphere_contacts.c), which
+ * carries no frames: its nb is zero, where a carried normal is a unit
+ * vector. Such a contact is measured by sphere_separation, also when a box
+ * has come into the world since (cr_world_max_overlap between steps). */
+static bool by_centres(const cr_rigid_contact *c) { return c->nb.x == 0.0 && c->nb.y == 0.0 && c->nb.z == 0.0; }
+
 /* n things split for the workers into at most max_items items of at least
  * min_size things: the item size, and the items in *items. Fixed by n, not
  * by the workers, so each item's result is the same on any worker count. */
@@ -242,10 +248,9 @@ static cr_status correct_drift(cr_world *w)
 double cr_rigid_max_overlap(const cr_world *w, cr_body_id *a, cr_body_id *b)
 {
     double worst = 0.0;
-    bool spheres = cr_rigid_sphere_path(w);
     for (uint32_t k = 0; w->rigid && k < w->rigid->contact_count; ++k) {
         const cr_rigid_contact *c = &w->rigid->contacts[k];
-        double depth = -(spheres ? sphere_separation(w, c) : separation_now(w, NULL, c, NULL));
+        double depth = -(by_centres(c) ? sphere_separation(w, c) : separation_now(w, NULL, c, NULL));
         if (!(depth > worst)) continue;
         worst = depth;
         if (a) *a = cr_world_body_at(w, c->a);

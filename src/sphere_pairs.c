@@ -49,7 +49,7 @@ void cr_sphere_pairs_free(cr_world *w)
     cr_free(w, L->box_keep);
     cr_free(w, L->ball_block);
     cr_free(w, L->reach);
-    cr_free(w, L->frame);
+    cr_free(w, L->material);
     cr_free(w, L->box);
     cr_free(w, L->entry);
     cr_free(w, L->key);

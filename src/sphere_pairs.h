@@ -27,13 +27,12 @@ typedef struct cr_sphere_ball {
 } cr_sphere_ball;
 
 /* What pass two of the narrow phase (sphere_contacts.c) reads of a ball
- * besides its entry: its orientation (the contact's frames) and its
- * restitution and friction, in one place (they were a pose and two arrays:
- * four cache lines of a ball at random, where this is two). */
-typedef struct cr_sphere_frame {
-    cr_mat3 R;
+ * besides its entry: its restitution and friction, in one place (two
+ * arrays at random before; until branch pit21 its orientation too, for the
+ * contact's carried frames, which the sphere path does not make). */
+typedef struct cr_sphere_material {
     double restitution, friction;
-} cr_sphere_frame;
+} cr_sphere_material;
 
 typedef struct cr_sphere_pairs {
     cr_broad_phase grid; /* the grown boxes (lo, hi per slot; empty for an empty slot) and their pairs: the list */
@@ -53,8 +52,8 @@ typedef struct cr_sphere_pairs {
     cr_sphere_ball *ball; /* per slot: the narrow phase's, 32-byte aligned in ball_block */
     void *ball_block;
     double *reach;        /* per slot: |v| + |w| r, the speculative margin's speed */
-    cr_sphere_frame *frame; /* per slot */
-    uint32_t ball_capacity, reach_capacity, frame_capacity;
+    cr_sphere_material *material; /* per slot */
+    uint32_t ball_capacity, reach_capacity, material_capacity;
     cr_vec3 *box;        /* per slot: its box (lo at 2 i, hi at 2 i + 1), as w->broad's, in one place for the filter */
     uint32_t box_copy_capacity;
     uint32_t *entry;     /* per pair of w->broad: its entry (index) in the list */

@@ -450,9 +450,11 @@ static void test_warm_start_walk_is_the_look_up(void **state)
  * any two balls (|x_a - x_b| - r_a - r_b) or of a ball and a plane, found
  * by testing them all. 1,440 spinning balls of mixed sizes packed in a box
  * of five planes, neighbours and the bottom layer overlapping at first
- * (two work items of contacts), on 1, 2 and 3 workers. The general path's
- * measure, the surface points carried in the bodies' frames, turns with a
- * spinning ball off the line of centres and is not it. */
+ * (two work items of contacts), on 1, 2 and 3 workers; and still after a
+ * box comes into the world (cr_world_max_overlap on the last step's
+ * contacts, which carry no frames). The general path's measure, the
+ * surface points carried in the bodies' frames, turns with a spinning ball
+ * off the line of centres and is not it. */
 static void test_deepest_overlap_is_the_centres(void **state)
 {
     (void)state;
@@ -485,11 +487,12 @@ static void test_deepest_overlap_is_the_centres(void **state)
         }
         int overlapping = 0, on_planes = 0;
         uint32_t most = 0;
+        double deepest = 0.0;
         for (int step = 0; step < STEPS; ++step) {
             assert_int_equal(cr_world_step(w), CR_OK);
             most = cr_world_contact_count(w) > most ? cr_world_contact_count(w) : most;
             for (int i = 0; i < BALLS; ++i) x[i] = state_of(w, ids[i]).position;
-            double deepest = 0.0;
+            deepest = 0.0;
             bool plane = false;
             for (int i = 0; i < BALLS; ++i) {
                 for (int j = i + 1; j < BALLS; ++j) {
@@ -514,6 +517,10 @@ static void test_deepest_overlap_is_the_centres(void **state)
         assert_true(overlapping > STEPS / 2);
         assert_true(on_planes > 0 && on_planes < overlapping); /* both kinds the deepest */
         assert_true(most > 4096);                              /* two items of contacts */
+        add_box(w, cr_v3(0.03, 0.03, 0.03), cr_v3(0, 0, 2.0), cr_q_identity(), 0.2, 0.5, 0.5);
+        assert_false(cr_rigid_sphere_path(w));
+        double after = cr_world_max_overlap(w, NULL, NULL);
+        assert_memory_equal(&after, &deepest, sizeof after);
         cr_world_destroy(w);
     }
 }
