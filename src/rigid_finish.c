@@ -5,6 +5,7 @@
 #include "item_max.h"
 #include "rigid.h"
 #include "soft_sections.h" /* cr_soft_run, cr_soft_item_range */
+#include "sphere_pairs.h"  /* the contacts' keys */
 
 /* Joint passes of the drift correction: the joint error is nonlinear in the
  * poses, so a few Newton steps take it to rounding. */
@@ -70,14 +71,18 @@ static double separation_now(const cr_world *w, const cr_pose *poses, const cr_r
  * transforms were most of the finish (docs/benchmarks.md, pit21). Exact for
  * spheres, where the carried points turn with a rolling ball and so drift
  * off the line of centres. */
+static inline double balls_apart(const cr_bodies *b, uint32_t i, uint32_t j)
+{
+    return cr_v3_len(cr_v3_sub(b->x[i], b->x[j])) - b->radius[i] - b->radius[j];
+}
+static inline double ball_above(const cr_world *w, uint32_t i, uint32_t k)
+{
+    const cr_plane_def *p = &w->planes.def[k];
+    return cr_v3_dot(p->normal, w->bodies.x[i]) - cr_v3_dot(p->normal, p->point) - w->bodies.radius[i];
+}
 static double sphere_separation(const cr_world *w, const cr_rigid_contact *c)
 {
-    const cr_bodies *b = &w->bodies;
-    if (c->is_plane) {
-        const cr_plane_def *p = &w->planes.def[c->b];
-        return cr_v3_dot(p->normal, b->x[c->a]) - cr_v3_dot(p->normal, p->point) - b->radius[c->a];
-    }
-    return cr_v3_len(cr_v3_sub(b->x[c->a], b->x[c->b])) - b->radius[c->a] - b->radius[c->b];
+    return c->is_plane ? ball_above(w, c->a, c->b) : balls_apart(&w->bodies, c->a, c->b);
 }
 
 /* Whether a contact was made by the sphere path (sphere_contacts.c), which
@@ -296,11 +301,16 @@ static double deepest_overlap(cr_world *w)
  * items of contacts (their deepest overlap by sphere_separation, no poses
  * needed), the maximum joined by item_max.h: the same on any worker count.
  * One run where the general path takes two (the poses, then the contacts
- * at them). */
+ * at them). A contact's bodies are read from its key (sphere_pairs.h: 8
+ * bytes, and the list's pair for two balls, in the list's order) rather
+ * than from the contact, a 328-byte stride: a cache line of each of the
+ * 69,000 contacts at 27,000 balls. */
 typedef struct sphere_end_run {
     const cr_world *w;
     uint32_t body_items, body_size, contact_size;
-    bool *bad; /* per item of bodies */
+    bool *bad;            /* per item of bodies */
+    const uint64_t *key;  /* per contact: its key; NULL: read the contacts */
+    const cr_broad_pair *list;
 } sphere_end_run;
 
 static double sphere_end_item(const void *ctx, uint32_t item)
@@ -321,7 +331,15 @@ static double sphere_end_item(const void *ctx, uint32_t item)
     cr_soft_item_range(item - t->body_items, item - t->body_items + 1, t->contact_size, r->contact_count, &i0, &i1);
     double worst = 0.0;
     for (uint32_t k = i0; k < i1; ++k) {
-        double depth = -sphere_separation(t->w, &r->contacts[k]);
+        double depth;
+        if (!t->key) {
+            depth = -sphere_separation(t->w, &r->contacts[k]);
+        } else if (t->key[k] & CR_SPHERE_PLANE_KEY) {
+            depth = -ball_above(t->w, (uint32_t)(t->key[k] >> 32) & INT32_MAX, (uint32_t)t->key[k]);
+        } else {
+            const cr_broad_pair *p = &t->list[t->key[k]];
+            depth = -balls_apart(b, p->a, p->b);
+        }
         if (depth > worst) worst = depth;
     }
     return worst;
@@ -332,8 +350,17 @@ static double sphere_end(cr_world *w, bool *finite)
 {
     bool bad[CR_POSE_ITEMS];
     uint32_t bodies, contacts;
-    sphere_end_run t = {w, 0, item_size(w->bodies.slot_count, CR_POSE_ITEM, CR_POSE_ITEMS, &bodies),
-                        item_size(w->rigid->contact_count, CR_OVERLAP_ITEM, CR_OVERLAP_ITEMS, &contacts), bad};
+    const cr_sphere_pairs *L = w->rigid->sphere_pairs;
+    /* the keys of this step's contacts (made by this step's narrow phase),
+     * a body's slot in 31 bits */
+    bool keyed = L && L->key_step == w->steps + 1 && w->bodies.slot_count <= INT32_MAX;
+    sphere_end_run t = {w,
+                        0,
+                        item_size(w->bodies.slot_count, CR_POSE_ITEM, CR_POSE_ITEMS, &bodies),
+                        item_size(w->rigid->contact_count, CR_OVERLAP_ITEM, CR_OVERLAP_ITEMS, &contacts),
+                        bad,
+                        keyed ? L->key : NULL,
+                        keyed ? L->grid.pairs : NULL};
     t.body_items = bodies;
     double worst = cr_max_over_items(w, bodies + contacts, sphere_end_item, &t);
     *finite = true;

@@ -64,9 +64,7 @@ static const cr_rigid_contact *find_prev(const cr_rigid *r, uint32_t a, bool is_
  * search) instead of looking each up among all of body a's keys: the same
  * contact as cr_rigid_find_pair's (same bodies, same plane, same feature),
  * read in order. */
-#define CR_PLANE_KEY (UINT64_C(1) << 63)
-
-static uint64_t plane_key(uint32_t a, uint32_t k) { return CR_PLANE_KEY | (uint64_t)a << 32 | k; }
+static uint64_t plane_key(uint32_t a, uint32_t k) { return CR_SPHERE_PLANE_KEY | (uint64_t)a << 32 | k; }
 
 /* The first of keys[0..n) at or after key (n if none). */
 static uint32_t first_at(const uint64_t *keys, uint32_t n, uint64_t key)

@@ -34,6 +34,9 @@ typedef struct cr_sphere_material {
     double restitution, friction;
 } cr_sphere_material;
 
+/* A contact's key on a plane (above: the pair list's entries are below). */
+#define CR_SPHERE_PLANE_KEY (UINT64_C(1) << 63)
+
 typedef struct cr_sphere_pairs {
     cr_broad_phase grid; /* the grown boxes (lo, hi per slot; empty for an empty slot) and their pairs: the list */
     uint32_t n;          /* the slots the list covers; 0: no list */
@@ -61,8 +64,9 @@ typedef struct cr_sphere_pairs {
     /* The warm start by the list's order (sphere_contacts.c): per contact
      * of this step (key) and of the last (prev_key), its place in the
      * contact list's order: a pair's list entry, a (body a, plane k)'s
-     * 1 << 63 | a << 32 | k; rising along each list. Each with the step
-     * (w->steps) and list (builds) it was made in. */
+     * CR_SPHERE_PLANE_KEY | a << 32 | k; rising along each list. Each with
+     * the step (w->steps) and list (builds) it was made in. The finish
+     * reads the step's contacts' bodies from them (rigid_finish.c). */
     uint64_t *key, *prev_key;
     uint32_t key_capacity, prev_key_capacity;
     uint64_t key_step, prev_key_step, key_builds, prev_key_builds;

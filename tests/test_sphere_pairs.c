@@ -449,7 +449,7 @@ static void test_warm_start_walk_is_the_look_up(void **state)
  * every step it is, to the bit, the deepest overlap at the step's end of
  * any two balls (|x_a - x_b| - r_a - r_b) or of a ball and a plane, found
  * by testing them all. 1,440 spinning balls of mixed sizes packed in a box
- * of five planes, neighbours and the bottom layer overlapping at first
+ * of five planes, neighbours, walls and floor overlapping at first
  * (two work items of contacts), on 1, 2 and 3 workers; and still after a
  * box comes into the world (cr_world_max_overlap on the last step's
  * contacts, which carry no frames). The general path's measure, the
@@ -459,7 +459,7 @@ static void test_deepest_overlap_is_the_centres(void **state)
 {
     (void)state;
     enum { SIDE = 12, LAYERS = 10, BALLS = SIDE * SIDE * LAYERS, PLANES = 5, STEPS = 30 };
-    const double half = 0.5 * SIDE * 0.0495 + 0.001;
+    const double half = 0.5 * SIDE * 0.0495 - 0.002;
     const cr_vec3 pp[PLANES] = {{0, 0, 0}, {-half, 0, 0}, {half, 0, 0}, {0, -half, 0}, {0, half, 0}};
     const cr_vec3 pn[PLANES] = {{0, 0, 1}, {1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}};
     static double radius[BALLS];
@@ -485,7 +485,7 @@ static void test_deepest_overlap_is_the_centres(void **state)
             d.restitution = sqrt(0.5), d.friction = sqrt(0.5);
             assert_int_equal(cr_world_add_body(w, &d, &ids[i]), CR_OK);
         }
-        int overlapping = 0, on_planes = 0;
+        int overlapping = 0, on_planes = 0, on_walls = 0;
         uint32_t most = 0;
         double deepest = 0.0;
         for (int step = 0; step < STEPS; ++step) {
@@ -493,29 +493,30 @@ static void test_deepest_overlap_is_the_centres(void **state)
             most = cr_world_contact_count(w) > most ? cr_world_contact_count(w) : most;
             for (int i = 0; i < BALLS; ++i) x[i] = state_of(w, ids[i]).position;
             deepest = 0.0;
-            bool plane = false;
+            int plane = -1;
             for (int i = 0; i < BALLS; ++i) {
                 for (int j = i + 1; j < BALLS; ++j) {
                     double depth = -(cr_v3_len(cr_v3_sub(x[i], x[j])) - radius[i] - radius[j]);
-                    if (depth > deepest) deepest = depth, plane = false;
+                    if (depth > deepest) deepest = depth, plane = -1;
                 }
                 for (int k = 0; k < PLANES; ++k) {
                     double depth = -(cr_v3_dot(pn[k], x[i]) - cr_v3_dot(pn[k], pp[k]) - radius[i]);
-                    if (depth > deepest) deepest = depth, plane = true;
+                    if (depth > deepest) deepest = depth, plane = k;
                 }
             }
             double stat = cr_world_stats(w)->max_penetration, serial = cr_rigid_max_overlap(w, NULL, NULL);
             assert_memory_equal(&stat, &deepest, sizeof stat);
             assert_memory_equal(&serial, &deepest, sizeof serial);
             overlapping += deepest > 0.0;
-            on_planes += deepest > 0.0 && plane;
+            on_planes += deepest > 0.0 && plane >= 0;
+            on_walls += deepest > 0.0 && plane > 0;
         }
         if (run == 0)
-            printf("deepest overlap by the centres: %d of %d steps overlapping, %d of them on a plane, up to %u "
-                   "contacts\n",
-                   overlapping, STEPS, on_planes, most);
+            printf("deepest overlap by the centres: %d of %d steps overlapping, %d of them on a plane (%d on a "
+                   "wall), up to %u contacts\n",
+                   overlapping, STEPS, on_planes, on_walls, most);
         assert_true(overlapping > STEPS / 2);
-        assert_true(on_planes > 0 && on_planes < overlapping); /* both kinds the deepest */
+        assert_true(on_walls > 0 && on_planes < overlapping); /* a wall, and two balls, the deepest */
         assert_true(most > 4096);                              /* two items of contacts */
         add_box(w, cr_v3(0.03, 0.03, 0.03), cr_v3(0, 0, 2.0), cr_q_identity(), 0.2, 0.5, 0.5);
         assert_false(cr_rigid_sphere_path(w));
