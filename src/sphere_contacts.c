@@ -38,6 +38,9 @@
  * hits ahead: at random among 27,000 balls, it missed a core's L2 on most
  * contacts. */
 #define CR_MATERIAL_AHEAD 8
+/* and the walk's last-step contact (its identity and warm start, the
+ * first 48 bytes) this many contacts ahead */
+#define CR_PREV_AHEAD 16
 /* and pass one the second ball's entry, this many pairs ahead */
 #define CR_BALL_AHEAD 16
 
@@ -206,6 +209,8 @@ static void narrow_items(uint32_t start, uint32_t end, uint32_t worker, void *ct
                     uint32_t a = w->broad.pairs[hit[h]].a, b = w->broad.pairs[hit[h]].b;
                     if (h + CR_MATERIAL_AHEAD < t->hits[item])
                         CR_PREFETCH(&material[w->broad.pairs[hit[h + CR_MATERIAL_AHEAD]].b], 0);
+                    if (walk.prev_key && walk.at + CR_PREV_AHEAD < r->prev_count)
+                        CR_PREFETCH(&r->prev[walk.at + CR_PREV_AHEAD], 0);
                     cr_contact_point p;
                     cr_sphere_sphere_point(ball[a].x, ball_radius(&ball[a]), ball[b].x, ball_radius(&ball[b]), hit_dist[h],
                                            &p);
