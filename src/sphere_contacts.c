@@ -261,7 +261,9 @@ static void narrow_items(uint32_t start, uint32_t end, uint32_t worker, void *ct
  * arrays per ball): its centre, radius and whether it moves (the radius's
  * sign), and apart the speed its surface can reach (rigid_contacts.c's
  * pair_margin per pair, summed per body); and what pass two reads (its
- * restitution and friction); once, in items of bodies. */
+ * restitution and friction); once, in items of bodies. The broad phase's
+ * pass over the bodies makes them (cr_sphere_fill_ball); this pass only
+ * when it did not, or a ball may have woken since (cr_rigid_wake_touched). */
 static void body_items(uint32_t start, uint32_t end, uint32_t worker, void *ctx)
 {
     (void)worker;
@@ -269,14 +271,8 @@ static void body_items(uint32_t start, uint32_t end, uint32_t worker, void *ctx)
     cr_world *w = t->w;
     const cr_bodies *bs = &w->bodies;
     uint32_t i1 = end * CR_SPHERE_BODY_ITEM < bs->slot_count ? end * CR_SPHERE_BODY_ITEM : bs->slot_count;
-    for (uint32_t i = start * CR_SPHERE_BODY_ITEM; i < i1; ++i) {
-        if (!cr_slot_alive(bs, i)) continue;
-        t->material[i] = (cr_sphere_material){bs->restitution[i], bs->friction[i]};
-        cr_sphere_ball *b = &t->ball[i];
-        b->x = bs->x[i];
-        b->radius = cr_rigid_moves(bs, i) ? bs->radius[i] : -bs->radius[i];
-        t->reach[i] = cr_v3_len(bs->v[i]) + cr_v3_len(bs->w[i]) * bs->radius[i];
-    }
+    for (uint32_t i = start * CR_SPHERE_BODY_ITEM; i < i1; ++i)
+        if (cr_slot_alive(bs, i)) cr_sphere_fill_ball(bs, w->rigid->sphere_pairs, i);
 }
 
 cr_status cr_sphere_find_contacts(cr_world *w)
@@ -309,17 +305,13 @@ cr_status cr_sphere_find_contacts(cr_world *w)
     uint32_t bodies = (n + CR_SPHERE_BODY_ITEM - 1) / CR_SPHERE_BODY_ITEM;
     uint32_t pairs = (w->broad.pair_count + CR_SPHERE_PAIR_ITEM - 1) / CR_SPHERE_PAIR_ITEM;
     uint32_t items = pairs + (w->planes.count ? bodies : 0);
-    if (!cr_grow(w, (void **)&L->material, &L->material_capacity, n, sizeof *L->material) ||
-        !cr_grow(w, &L->ball_block, &L->ball_capacity, n + 1, sizeof *L->ball) ||
-        !cr_grow(w, (void **)&L->reach, &L->reach_capacity, n, sizeof *L->reach) ||
+    if (!cr_sphere_balls_reserve(w, L, n) ||
         !cr_grow(w, (void **)&L->item_first, &L->item_capacity, 2 * items + 1, sizeof *L->item_first) ||
         !cr_grow(w, (void **)&L->hit, &L->hit_capacity, w->broad.pair_count + 1, sizeof *L->hit) ||
         !cr_grow(w, (void **)&L->hit_dist, &L->dist_capacity, w->broad.pair_count + 1, sizeof *L->hit_dist) ||
         (uint64_t)n * w->planes.count >= UINT32_MAX ||
         !cr_grow(w, (void **)&L->plane_hit, &L->plane_hit_capacity, n * w->planes.count + 1, sizeof *L->plane_hit))
         goto oom;
-    /* the balls' entries from a 32-byte boundary (the block has one more) */
-    L->ball = (cr_sphere_ball *)(((uintptr_t)L->ball_block + 31) & ~(uintptr_t)31);
     narrow t = {w,        cr_v3_len(w->def.gravity) * w->def.dt,
                 pairs,    L->ball, L->material, L->reach,
                 L->item_first, L->item_first + items,
@@ -327,7 +319,7 @@ cr_status cr_sphere_find_contacts(cr_world *w)
                 L->plane_hit, L->entry,
                 NULL,     walk ? L->prev_key : NULL,
                 false};
-    cr_soft_run(w, body_items, bodies, &t);
+    if (L->balls_step != w->steps + 1 || w->def.sleep_time > 0.0) cr_soft_run(w, body_items, bodies, &t);
     uint64_t total = 0;
     if (items > 1 && cr_parallel(w)) {
         cr_run_items(w, narrow_items, items, &t);

@@ -57,6 +57,7 @@ typedef struct cr_sphere_pairs {
     double *reach;        /* per slot: |v| + |w| r, the speculative margin's speed */
     cr_sphere_material *material; /* per slot */
     uint32_t ball_capacity, reach_capacity, material_capacity;
+    uint64_t balls_step; /* the step (w->steps + 1) whose boxes' pass made ball, reach and material; 0: none */
     cr_vec3 *box;        /* per slot: its box (lo at 2 i, hi at 2 i + 1), as w->broad's, in one place for the filter */
     uint32_t box_copy_capacity;
     uint32_t *entry;     /* per pair of w->broad: its entry (index) in the list */
@@ -75,8 +76,17 @@ typedef struct cr_sphere_pairs {
 } cr_sphere_pairs;
 
 /* Fills w->broad's boxes with box (as cr_broad_phase_boxes) and its pairs
- * from the list, building the list first when it no longer covers them. */
+ * from the list, building the list first when it no longer covers them;
+ * in the same pass over the bodies, the narrow phase's entries of each
+ * live ball (cr_sphere_fill_ball; balls_step). */
 cr_status cr_sphere_broad_phase(cr_world *w, cr_body_box_fn *box);
+/* The narrow phase's per-slot entries (ball, 32-byte aligned; reach;
+ * material) for n slots; false when out of memory. */
+bool cr_sphere_balls_reserve(cr_world *w, cr_sphere_pairs *L, uint32_t n);
+/* Live ball i's entries: its centre and radius (negative when it does not
+ * move: static, kinematic or asleep), the speed its surface can reach
+ * (|v| + |w| r) and its restitution and friction. */
+void cr_sphere_fill_ball(const cr_bodies *bs, cr_sphere_pairs *L, uint32_t i);
 /* The world's list, made (empty) on first use; NULL when out of memory. */
 cr_sphere_pairs *cr_sphere_pairs_ensure(cr_world *w);
 void cr_sphere_pairs_free(cr_world *w);

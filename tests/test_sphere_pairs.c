@@ -18,7 +18,8 @@
  *   a ball moved by hand and a box added and removed, on 1 and 3 workers
  *   and the backwards task system;
  * - the deepest-overlap stat is the deepest overlap of any two balls or a
- *   ball and a plane by their centres, to the bit, on 1, 2 and 3 workers. */
+ *   ball and a plane by their centres, to the bit, on 1, 2 and 3 workers;
+ * - balls woken by the narrow phase make their points in that step. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -526,6 +527,53 @@ static void test_deepest_overlap_is_the_centres(void **state)
     }
 }
 
+/* Balls woken in the narrow phase make their points that step (the
+ * entries the broad phase's pass made of them, asleep, are made again
+ * when the world sleeps: sphere_contacts.c's body_items): two balls
+ * resting side by side on the floor fall asleep as one island; a third,
+ * rolled at one of them, wakes both in the step its box first meets it,
+ * and that step has the sleepers' points with each other and the floor,
+ * as the step before had none. */
+static void test_woken_balls_make_points(void **state)
+{
+    (void)state;
+    const double r = 0.05;
+    cr_world_def def = substep_world_def(4, 120.0);
+    def.sleep_time = 0.2;
+    cr_world *w = make_world_def(&def);
+    add_plane(w, cr_v3_zero(), cr_v3(0, 0, 1));
+    cr_body_id a = add_sphere(w, cr_v3(0, 0, r), cr_v3_zero(), r, 1.0, CR_INERTIA_SOLID, 0.5, 0.5);
+    cr_body_id b = add_sphere(w, cr_v3(2.0 * r - 0.0005, 0, r), cr_v3_zero(), r, 1.0, CR_INERTIA_SOLID, 0.5, 0.5);
+    int step = 0;
+    for (; step < 400 && !(cr_body_is_asleep(w, a) && cr_body_is_asleep(w, b)); ++step)
+        assert_int_equal(cr_world_step(w), CR_OK);
+    assert_true(cr_body_is_asleep(w, a) && cr_body_is_asleep(w, b));
+    assert_int_equal(cr_world_step(w), CR_OK);
+    assert_int_equal(cr_world_contact_count(w), 0); /* asleep: no points */
+    cr_body_id c = add_sphere(w, cr_v3(-1.0, 0, r), cr_v3(2.0, 0, 0), r, 1.0, CR_INERTIA_SOLID, 0.5, 0.5);
+    int woke = -1;
+    for (int k = 0; k < 200 && woke < 0; ++k) {
+        assert_int_equal(cr_world_step(w), CR_OK);
+        if (!cr_body_is_asleep(w, a)) woke = k;
+    }
+    assert_true(woke > 0);
+    int pair = 0, floor_a = 0, floor_b = 0;
+    for (uint32_t k = 0; k < cr_world_contact_count(w); ++k) {
+        cr_contact_report rep;
+        assert_int_equal(cr_world_get_contact(w, k, &rep), CR_OK);
+        bool plane = rep.static_id.generation != 0;
+        pair += !plane && ((rep.a.index == a.index && rep.b.index == b.index) ||
+                           (rep.a.index == b.index && rep.b.index == a.index));
+        floor_a += plane && rep.a.index == a.index;
+        floor_b += plane && rep.a.index == b.index;
+    }
+    assert_int_equal(pair, 1);
+    assert_int_equal(floor_a, 1);
+    assert_int_equal(floor_b, 1);
+    (void)c;
+    cr_world_destroy(w);
+}
+
 /* The finish's finiteness check, over the workers with the poses
  * (rigid_finish.c): 5,000 balls (three items of bodies), two of them put
  * where one more step overflows; on 1, 2 and 3 workers the step fails and
@@ -571,6 +619,7 @@ int main(void)
         cmocka_unit_test(test_warm_start_walk_is_the_look_up),
         cmocka_unit_test(test_non_finite_names_the_first_body_on_any_worker_count),
         cmocka_unit_test(test_deepest_overlap_is_the_centres),
+        cmocka_unit_test(test_woken_balls_make_points),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
