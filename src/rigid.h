@@ -97,7 +97,8 @@ typedef struct cr_rigid {
     uint32_t job_capacity, manifold_capacity;
     uint8_t *jointed;           /* per slot, while joints live: held by a joint (no carried manifolds) */
     uint32_t jointed_capacity;
-    cr_pose *poses;             /* per slot: the poses the step's end measures its contacts at (rigid_finish.c; not the sphere path's) */
+    cr_pose *poses;             /* per slot: the poses the step's end measures its contacts at (rigid_finish.c;
+                                 * not the sphere path's, which measures by the centres) */
     uint32_t pose_capacity;
     /* pairs found apart: this step's, and the last step's sorted by pair */
     cr_rigid_apart *apart, *apart_prev;
