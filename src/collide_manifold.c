@@ -2,21 +2,6 @@
  * for warm starting and the reduction of a contact patch to a few points. */
 #include "collide_poly.h"
 
-static uint64_t mix64(uint64_t z)
-{
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
-uint32_t cr_feature_id(uint32_t kind, uint32_t i, uint32_t j, uint64_t k)
-{
-    uint64_t h = mix64(((uint64_t)kind << 32) ^ i);
-    h = mix64(h ^ ((uint64_t)j * 0x9E3779B97F4A7C15ull));
-    h = mix64(h ^ k);
-    return (uint32_t)(h ^ (h >> 32));
-}
-
 static void swap_points(cr_contact_point *p, uint32_t i, uint32_t j)
 {
     cr_contact_point t = p[i];

@@ -40,7 +40,8 @@ typedef struct cr_rigid_contact {
     double restitution, friction;
     double jn;                  /* normal impulse of the step: collisions plus resting contact */
     cr_vec3 jt;                 /* friction impulse of the step on a, world */
-    cr_vec3 la, lb, nb;         /* A's and B's surface points and the normal in their own frames (projection) */
+    cr_vec3 la, lb, nb;         /* A's and B's surface points and the normal in their own frames (projection);
+                                 * zero on the sphere path's contacts, measured by the centres (rigid_finish.c) */
     cr_vec3 t1, t2;             /* friction directions */
     /* two hulls: the relative pose (a's position in b's frame, conj(q_b) q_a)
      * when the narrow phase made the manifold; the manifold is carried over
@@ -96,7 +97,8 @@ typedef struct cr_rigid {
     uint32_t job_capacity, manifold_capacity;
     uint8_t *jointed;           /* per slot, while joints live: held by a joint (no carried manifolds) */
     uint32_t jointed_capacity;
-    cr_pose *poses;             /* per slot: the poses the step's end measures its contacts at (rigid_finish.c) */
+    cr_pose *poses;             /* per slot: the poses the step's end measures its contacts at (rigid_finish.c;
+                                 * not the sphere path's, which measures by the centres) */
     uint32_t pose_capacity;
     /* pairs found apart: this step's, and the last step's sorted by pair */
     cr_rigid_apart *apart, *apart_prev;

@@ -5,6 +5,7 @@
 #include "item_max.h"
 #include "rigid.h"
 #include "soft_sections.h" /* cr_soft_run, cr_soft_item_range */
+#include "sphere_pairs.h"  /* the contacts' keys */
 
 /* Joint passes of the drift correction: the joint error is nonlinear in the
  * poses, so a few Newton steps take it to rounding. */
@@ -60,6 +61,35 @@ static double separation_now(const cr_world *w, const cr_pose *poses, const cr_r
     cr_pose pb = cr_rigid_pose(w, c->b);
     return cr_carry_point(pa, &pb, c->la, c->lb, c->nb, NULL, normal);
 }
+
+/* A contact of the sphere path (cr_rigid_sphere_path: two spheres, or a
+ * sphere and a plane) at the bodies' present positions: the centres'
+ * distance less the radii, or the centre's height over the plane less the
+ * radius (the narrow phase's own tests, sphere_contacts.c). No pose: the
+ * carried points (separation_now) need both bodies' orientations, and at
+ * 27,000 balls their poses (2.6 MB written a step) and the 69,000 contacts'
+ * transforms were most of the finish (docs/benchmarks.md, pit21). Exact for
+ * spheres, where the carried points turn with a rolling ball and so drift
+ * off the line of centres. */
+static inline double balls_apart(const cr_bodies *b, uint32_t i, uint32_t j)
+{
+    return cr_v3_len(cr_v3_sub(b->x[i], b->x[j])) - b->radius[i] - b->radius[j];
+}
+static inline double ball_above(const cr_world *w, uint32_t i, uint32_t k)
+{
+    const cr_plane_def *p = &w->planes.def[k];
+    return cr_v3_dot(p->normal, w->bodies.x[i]) - cr_v3_dot(p->normal, p->point) - w->bodies.radius[i];
+}
+static double sphere_separation(const cr_world *w, const cr_rigid_contact *c)
+{
+    return c->is_plane ? ball_above(w, c->a, c->b) : balls_apart(&w->bodies, c->a, c->b);
+}
+
+/* Whether a contact was made by the sphere path (sphere_contacts.c), which
+ * carries no frames: its nb is zero, where a carried normal is a unit
+ * vector. Such a contact is measured by sphere_separation, also when a box
+ * has come into the world since (cr_world_max_overlap between steps). */
+static bool by_centres(const cr_rigid_contact *c) { return c->nb.x == 0.0 && c->nb.y == 0.0 && c->nb.z == 0.0; }
 
 /* n things split for the workers into at most max_items items of at least
  * min_size things: the item size, and the items in *items. Fixed by n, not
@@ -225,7 +255,7 @@ double cr_rigid_max_overlap(const cr_world *w, cr_body_id *a, cr_body_id *b)
     double worst = 0.0;
     for (uint32_t k = 0; w->rigid && k < w->rigid->contact_count; ++k) {
         const cr_rigid_contact *c = &w->rigid->contacts[k];
-        double depth = -separation_now(w, NULL, c, NULL);
+        double depth = -(by_centres(c) ? sphere_separation(w, c) : separation_now(w, NULL, c, NULL));
         if (!(depth > worst)) continue;
         worst = depth;
         if (a) *a = cr_world_body_at(w, c->a);
@@ -266,6 +296,78 @@ static double deepest_overlap(cr_world *w)
     return cr_max_over_items(w, items, overlap_item, &t);
 }
 
+/* The sphere path's end of the step in one run over the workers: items of
+ * bodies (the finiteness check, each item's flag as pose_items') and then
+ * items of contacts (their deepest overlap by sphere_separation, no poses
+ * needed), the maximum joined by item_max.h: the same on any worker count.
+ * One run where the general path takes two (the poses, then the contacts
+ * at them). A contact's bodies are read from its key (sphere_pairs.h: 8
+ * bytes, and the list's pair for two balls, in the list's order) rather
+ * than from the contact, a 328-byte stride: a cache line of each of the
+ * 69,000 contacts at 27,000 balls. */
+typedef struct sphere_end_run {
+    const cr_world *w;
+    uint32_t body_items, body_size, contact_size;
+    bool *bad;            /* per item of bodies */
+    const uint64_t *key;  /* per contact: its key; NULL: read the contacts */
+    const cr_broad_pair *list;
+} sphere_end_run;
+
+static double sphere_end_item(const void *ctx, uint32_t item)
+{
+    const sphere_end_run *t = ctx;
+    const cr_bodies *b = &t->w->bodies;
+    const cr_rigid *r = t->w->rigid;
+    uint32_t i0, i1;
+    if (item < t->body_items) {
+        cr_soft_item_range(item, item + 1, t->body_size, b->slot_count, &i0, &i1);
+        bool bad = false;
+        for (uint32_t i = i0; i < i1; ++i)
+            bad |= cr_slot_alive(b, i) &&
+                   !(cr_v3_isfinite(b->x[i]) && cr_v3_isfinite(b->v[i]) && cr_v3_isfinite(b->w[i]));
+        t->bad[item] = bad;
+        return 0.0;
+    }
+    cr_soft_item_range(item - t->body_items, item - t->body_items + 1, t->contact_size, r->contact_count, &i0, &i1);
+    double worst = 0.0;
+    for (uint32_t k = i0; k < i1; ++k) {
+        double depth;
+        if (!t->key) {
+            depth = -sphere_separation(t->w, &r->contacts[k]);
+        } else if (t->key[k] & CR_SPHERE_PLANE_KEY) {
+            depth = -ball_above(t->w, (uint32_t)(t->key[k] >> 32) & INT32_MAX, (uint32_t)t->key[k]);
+        } else {
+            const cr_broad_pair *p = &t->list[t->key[k]];
+            depth = -balls_apart(b, p->a, p->b);
+        }
+        if (depth > worst) worst = depth;
+    }
+    return worst;
+}
+
+/* *finite as fill_poses'; the step's deepest overlap. */
+static double sphere_end(cr_world *w, bool *finite)
+{
+    bool bad[CR_POSE_ITEMS];
+    uint32_t bodies, contacts;
+    const cr_sphere_pairs *L = w->rigid->sphere_pairs;
+    /* the keys of this step's contacts (made by this step's narrow phase),
+     * a body's slot in 31 bits */
+    bool keyed = L && L->key_step == w->steps + 1 && w->bodies.slot_count <= INT32_MAX;
+    sphere_end_run t = {w,
+                        0,
+                        item_size(w->bodies.slot_count, CR_POSE_ITEM, CR_POSE_ITEMS, &bodies),
+                        item_size(w->rigid->contact_count, CR_OVERLAP_ITEM, CR_OVERLAP_ITEMS, &contacts),
+                        bad,
+                        keyed ? L->key : NULL,
+                        keyed ? L->grid.pairs : NULL};
+    t.body_items = bodies;
+    double worst = cr_max_over_items(w, bodies + contacts, sphere_end_item, &t);
+    *finite = true;
+    for (uint32_t k = 0; k < bodies; ++k) *finite = *finite && !bad[k];
+    return worst;
+}
+
 cr_status cr_rigid_finish(cr_world *w)
 {
     cr_bodies *b = &w->bodies;
@@ -283,12 +385,13 @@ cr_status cr_rigid_finish(cr_world *w)
     }
     /* the poses after the drift correction, and the finiteness check in
      * the same pass over the bodies (cr_check_finite's error only when
-     * something is not finite) */
-    bool finite;
-    if (!fill_poses(w, w->rigid->contact_count > 0, &finite))
+     * something is not finite); the sphere path needs no poses */
+    bool finite, spheres = cr_rigid_sphere_path(w);
+    double deepest = spheres ? sphere_end(w, &finite) : 0.0;
+    if (!spheres && !fill_poses(w, w->rigid->contact_count > 0, &finite))
         return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "rigid bodies: out of memory");
     if (!finite && (s = cr_check_finite(w, "")) != CR_OK) return s;
-    w->stats.max_penetration = deepest_overlap(w);
+    w->stats.max_penetration = spheres ? deepest : deepest_overlap(w);
     if ((s = cr_rigid_update_sleep(w)) != CR_OK) return s;
     cr_rigid_keep_contacts(w);
     w->steps++;

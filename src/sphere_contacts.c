@@ -3,8 +3,10 @@
  * broad-phase pair within the speculative margin and per body and plane,
  * in the order of rigid_contacts.c's (the pairs in the broad phase's
  * order, then each moving body against the planes), with the same points,
- * normals, separations and frames. What it leaves out is what spheres do
- * not need: carried manifolds and pairs kept apart (hulls), the manifold
+ * normals and separations. What it leaves out is what spheres do not
+ * need: the frames carried in the bodies' (la, lb, nb: zero; the finish
+ * measures a sphere's contacts by the centres, rigid_finish.c), carried
+ * manifolds and pairs kept apart (hulls), the manifold
  * buffers of the threaded jobs (a sphere pair has one point, written
  * straight into the contact list), and the warm start's binary search over
  * all of last step's contacts: while the pair list stays, the last step's
@@ -32,10 +34,13 @@
  * the workers depends on them, never the contacts. */
 #define CR_SPHERE_PAIR_ITEM 2048
 #define CR_SPHERE_BODY_ITEM 1024
-/* Pass two fetches the frame entry of the pair's second ball this many
- * hits ahead: at random among 27,000 balls (2.4 MB of entries), it missed
- * a core's L2 on most contacts. */
-#define CR_FRAME_AHEAD 8
+/* Pass two fetches the material entry of the pair's second ball this many
+ * hits ahead: at random among 27,000 balls, it missed a core's L2 on most
+ * contacts. */
+#define CR_MATERIAL_AHEAD 8
+/* and the walk's last-step contact (its identity and warm start, the
+ * first 48 bytes) this many contacts ahead */
+#define CR_PREV_AHEAD 16
 /* and pass one the second ball's entry, this many pairs ahead */
 #define CR_BALL_AHEAD 16
 
@@ -62,9 +67,7 @@ static const cr_rigid_contact *find_prev(const cr_rigid *r, uint32_t a, bool is_
  * search) instead of looking each up among all of body a's keys: the same
  * contact as cr_rigid_find_pair's (same bodies, same plane, same feature),
  * read in order. */
-#define CR_PLANE_KEY (UINT64_C(1) << 63)
-
-static uint64_t plane_key(uint32_t a, uint32_t k) { return CR_PLANE_KEY | (uint64_t)a << 32 | k; }
+static uint64_t plane_key(uint32_t a, uint32_t k) { return CR_SPHERE_PLANE_KEY | (uint64_t)a << 32 | k; }
 
 /* The first of keys[0..n) at or after key (n if none). */
 static uint32_t first_at(const uint64_t *keys, uint32_t n, uint64_t key)
@@ -98,19 +101,22 @@ static const cr_rigid_contact *warm_of(warm_walk *k, uint64_t key, uint32_t a, b
     return old && old->feature == feature ? old : NULL;
 }
 
-/* Writes the point p of a and b (a plane when is_plane) to c; pa, pb:
- * their poses (pb identity at the origin for a plane); e, mu: the pair's
- * restitution and friction (the product of the two sides'); old: its
- * last-step contact (warm_of) or NULL. */
+/* Writes the point p of a and b (a plane when is_plane) to c; e, mu: the
+ * pair's restitution and friction (the product of the two sides'); old:
+ * its last-step contact (warm_of) or NULL. No frames (la, lb, nb zero):
+ * nothing on the sphere path reads them (the finish measures by the
+ * centres), and their transforms by both balls' matrices, with each
+ * ball's matrix made and fetched, were about a third of this stage at
+ * 27,000 balls (docs/benchmarks.md, pit21). */
 static void set_contact(cr_rigid_contact *c, uint32_t a, uint32_t b, bool is_plane, const cr_contact_point *p,
-                        const cr_pose *pa, const cr_pose *pb, double e, double mu, const cr_rigid_contact *old)
+                        double e, double mu, const cr_rigid_contact *old)
 {
     c->a = a, c->b = b, c->is_plane = is_plane, c->feature = p->id;
     c->point = p->point, c->normal = p->normal, c->separation = p->separation;
     c->t1 = c->t2 = c->jt = cr_v3_zero();
     c->restitution = e, c->friction = mu;
     c->jn = 0.0;
-    cr_carry_frames(pa, pb, p, &c->la, &c->lb, &c->nb);
+    c->la = c->lb = c->nb = cr_v3_zero();
     c->ref_x = cr_v3_zero(), c->ref_q = cr_q_identity();
     c->rest_n = old ? old->rest_n : 0.0;
     c->rest_t = old ? old->rest_t : cr_v3_zero();
@@ -121,7 +127,7 @@ typedef struct narrow {
     double fall;            /* |g| dt: the speed gravity adds in the step */
     uint32_t pair_items;    /* items [0, pair_items) take pairs, the rest bodies */
     cr_sphere_ball *ball;   /* per slot */
-    cr_sphere_frame *frame; /* per slot */
+    cr_sphere_material *material; /* per slot */
     double *reach;          /* per slot: |v| + |w| r */
     uint32_t *first;        /* per item: its first contact */
     uint32_t *hits;         /* per item: its points */
@@ -173,9 +179,8 @@ static void narrow_items(uint32_t start, uint32_t end, uint32_t worker, void *ct
     cr_world *w = t->w;
     const cr_bodies *bs = &w->bodies;
     cr_rigid *r = w->rigid;
-    const cr_pose world = {cr_v3_zero(), cr_m3_identity()};
     const cr_sphere_ball *ball = t->ball;
-    const cr_sphere_frame *frame = t->frame;
+    const cr_sphere_material *material = t->material;
     const double *reach = t->reach;
     cr_manifold m;
     double margin;
@@ -202,17 +207,16 @@ static void narrow_items(uint32_t start, uint32_t end, uint32_t worker, void *ct
                 if (walk.prev_key && t->hits[item]) walk.at = first_at(walk.prev_key, r->prev_count, t->entry[hit[0]]);
                 for (uint32_t h = 0; h < t->hits[item]; ++h) {
                     uint32_t a = w->broad.pairs[hit[h]].a, b = w->broad.pairs[hit[h]].b;
-                    if (h + CR_FRAME_AHEAD < t->hits[item]) {
-                        const cr_sphere_frame *f = &frame[w->broad.pairs[hit[h + CR_FRAME_AHEAD]].b];
-                        CR_PREFETCH(f, 0), CR_PREFETCH((const char *)f + sizeof *f - 1, 0);
-                    }
+                    if (h + CR_MATERIAL_AHEAD < t->hits[item])
+                        CR_PREFETCH(&material[w->broad.pairs[hit[h + CR_MATERIAL_AHEAD]].b], 0);
+                    if (walk.prev_key && walk.at + CR_PREV_AHEAD < r->prev_count)
+                        CR_PREFETCH(&r->prev[walk.at + CR_PREV_AHEAD], 0);
                     cr_contact_point p;
                     cr_sphere_sphere_point(ball[a].x, ball_radius(&ball[a]), ball[b].x, ball_radius(&ball[b]), hit_dist[h],
                                            &p);
                     key[h] = t->entry[hit[h]];
-                    cr_pose pa = {ball[a].x, frame[a].R}, pb = {ball[b].x, frame[b].R};
-                    set_contact(c++, a, b, false, &p, &pa, &pb, frame[a].restitution * frame[b].restitution,
-                                frame[a].friction * frame[b].friction, warm_of(&walk, key[h], a, false, b, p.id));
+                    set_contact(c++, a, b, false, &p, material[a].restitution * material[b].restitution,
+                                material[a].friction * material[b].friction, warm_of(&walk, key[h], a, false, b, p.id));
                 }
             }
         } else {
@@ -244,9 +248,8 @@ static void narrow_items(uint32_t start, uint32_t end, uint32_t worker, void *ct
                     cr_collide_sphere_plane(bs->x[a], bs->radius[a], p->normal, cr_v3_dot(p->normal, p->point), margin,
                                             &m);
                     key[h] = plane_key(a, k);
-                    cr_pose pa = {ball[a].x, frame[a].R};
-                    set_contact(c++, a, k, true, &m.p[0], &pa, &world, frame[a].restitution * p->restitution,
-                                frame[a].friction * p->friction, warm_of(&walk, key[h], a, true, k, m.p[0].id));
+                    set_contact(c++, a, k, true, &m.p[0], material[a].restitution * p->restitution,
+                                material[a].friction * p->friction, warm_of(&walk, key[h], a, true, k, m.p[0].id));
                 }
             }
         }
@@ -258,8 +261,9 @@ static void narrow_items(uint32_t start, uint32_t end, uint32_t worker, void *ct
  * arrays per ball): its centre, radius and whether it moves (the radius's
  * sign), and apart the speed its surface can reach (rigid_contacts.c's
  * pair_margin per pair, summed per body); and what pass two reads (its
- * orientation, cr_rigid_pose's matrix, and its restitution and friction);
- * once, in items of bodies. */
+ * restitution and friction); once, in items of bodies. The broad phase's
+ * pass over the bodies makes them (cr_sphere_fill_ball); this pass only
+ * when it did not, or a ball may have woken since (cr_rigid_wake_touched). */
 static void body_items(uint32_t start, uint32_t end, uint32_t worker, void *ctx)
 {
     (void)worker;
@@ -267,14 +271,8 @@ static void body_items(uint32_t start, uint32_t end, uint32_t worker, void *ctx)
     cr_world *w = t->w;
     const cr_bodies *bs = &w->bodies;
     uint32_t i1 = end * CR_SPHERE_BODY_ITEM < bs->slot_count ? end * CR_SPHERE_BODY_ITEM : bs->slot_count;
-    for (uint32_t i = start * CR_SPHERE_BODY_ITEM; i < i1; ++i) {
-        if (!cr_slot_alive(bs, i)) continue;
-        t->frame[i] = (cr_sphere_frame){cr_q_to_m3(bs->q[i]), bs->restitution[i], bs->friction[i]};
-        cr_sphere_ball *b = &t->ball[i];
-        b->x = bs->x[i];
-        b->radius = cr_rigid_moves(bs, i) ? bs->radius[i] : -bs->radius[i];
-        t->reach[i] = cr_v3_len(bs->v[i]) + cr_v3_len(bs->w[i]) * bs->radius[i];
-    }
+    for (uint32_t i = start * CR_SPHERE_BODY_ITEM; i < i1; ++i)
+        if (cr_slot_alive(bs, i)) cr_sphere_fill_ball(bs, w->rigid->sphere_pairs, i);
 }
 
 cr_status cr_sphere_find_contacts(cr_world *w)
@@ -307,25 +305,21 @@ cr_status cr_sphere_find_contacts(cr_world *w)
     uint32_t bodies = (n + CR_SPHERE_BODY_ITEM - 1) / CR_SPHERE_BODY_ITEM;
     uint32_t pairs = (w->broad.pair_count + CR_SPHERE_PAIR_ITEM - 1) / CR_SPHERE_PAIR_ITEM;
     uint32_t items = pairs + (w->planes.count ? bodies : 0);
-    if (!cr_grow(w, (void **)&L->frame, &L->frame_capacity, n, sizeof *L->frame) ||
-        !cr_grow(w, &L->ball_block, &L->ball_capacity, n + 1, sizeof *L->ball) ||
-        !cr_grow(w, (void **)&L->reach, &L->reach_capacity, n, sizeof *L->reach) ||
+    if (!cr_sphere_balls_reserve(w, L, n) ||
         !cr_grow(w, (void **)&L->item_first, &L->item_capacity, 2 * items + 1, sizeof *L->item_first) ||
         !cr_grow(w, (void **)&L->hit, &L->hit_capacity, w->broad.pair_count + 1, sizeof *L->hit) ||
         !cr_grow(w, (void **)&L->hit_dist, &L->dist_capacity, w->broad.pair_count + 1, sizeof *L->hit_dist) ||
         (uint64_t)n * w->planes.count >= UINT32_MAX ||
         !cr_grow(w, (void **)&L->plane_hit, &L->plane_hit_capacity, n * w->planes.count + 1, sizeof *L->plane_hit))
         goto oom;
-    /* the balls' entries from a 32-byte boundary (the block has one more) */
-    L->ball = (cr_sphere_ball *)(((uintptr_t)L->ball_block + 31) & ~(uintptr_t)31);
     narrow t = {w,        cr_v3_len(w->def.gravity) * w->def.dt,
-                pairs,    L->ball, L->frame, L->reach,
+                pairs,    L->ball, L->material, L->reach,
                 L->item_first, L->item_first + items,
                 L->hit,   L->hit_dist,
                 L->plane_hit, L->entry,
                 NULL,     walk ? L->prev_key : NULL,
                 false};
-    cr_soft_run(w, body_items, bodies, &t);
+    if (L->balls_step != w->steps + 1 || w->def.sleep_time > 0.0) cr_soft_run(w, body_items, bodies, &t);
     uint64_t total = 0;
     if (items > 1 && cr_parallel(w)) {
         cr_run_items(w, narrow_items, items, &t);

@@ -49,13 +49,33 @@ void cr_sphere_pairs_free(cr_world *w)
     cr_free(w, L->box_keep);
     cr_free(w, L->ball_block);
     cr_free(w, L->reach);
-    cr_free(w, L->frame);
+    cr_free(w, L->material);
     cr_free(w, L->box);
     cr_free(w, L->entry);
     cr_free(w, L->key);
     cr_free(w, L->prev_key);
     cr_free(w, L);
     w->rigid->sphere_pairs = NULL;
+}
+
+bool cr_sphere_balls_reserve(cr_world *w, cr_sphere_pairs *L, uint32_t n)
+{
+    if (!cr_grow(w, (void **)&L->material, &L->material_capacity, n, sizeof *L->material) ||
+        !cr_grow(w, &L->ball_block, &L->ball_capacity, n + 1, sizeof *L->ball) ||
+        !cr_grow(w, (void **)&L->reach, &L->reach_capacity, n, sizeof *L->reach))
+        return false;
+    /* the balls' entries from a 32-byte boundary (the block has one more) */
+    L->ball = (cr_sphere_ball *)(((uintptr_t)L->ball_block + 31) & ~(uintptr_t)31);
+    return true;
+}
+
+void cr_sphere_fill_ball(const cr_bodies *bs, cr_sphere_pairs *L, uint32_t i)
+{
+    L->material[i] = (cr_sphere_material){bs->restitution[i], bs->friction[i]};
+    cr_sphere_ball *b = &L->ball[i];
+    b->x = bs->x[i];
+    b->radius = cr_rigid_moves(bs, i) ? bs->radius[i] : -bs->radius[i];
+    L->reach[i] = cr_v3_len(bs->v[i]) + cr_v3_len(bs->w[i]) * bs->radius[i];
 }
 
 uint64_t cr_sphere_pair_builds(const cr_world *w)
@@ -105,7 +125,10 @@ typedef struct broad_run {
 } broad_run;
 
 /* Items of bodies: each body's box, and whether it is still inside its
- * grown box (an empty slot: still empty). */
+ * grown box (an empty slot: still empty); and the narrow phase's entries
+ * of each live ball, while its arrays are read here anyway (one pass over
+ * the bodies, and one run over the workers, fewer a step: before, the
+ * narrow phase made them in a pass of its own). */
 static void box_items(uint32_t start, uint32_t end, uint32_t worker, void *ctx)
 {
     (void)worker;
@@ -127,6 +150,7 @@ static void box_items(uint32_t start, uint32_t end, uint32_t worker, void *ctx)
                 continue;
             }
             double r = t->box(w, i, &bp->lo[i], &bp->hi[i]);
+            cr_sphere_fill_ball(b, t->L, i);
             if (r > rmax) rmax = r;
             copy[2 * i] = bp->lo[i], copy[2 * i + 1] = bp->hi[i];
             keep = keep && cr_box_inside(bp->lo[i], bp->hi[i], glo[i], ghi[i]);
@@ -173,10 +197,12 @@ cr_status cr_sphere_broad_phase(cr_world *w, cr_body_box_fn *box)
     if (!L || !cr_broad_reserve(w, bp, n) ||
         !cr_grow(w, (void **)&L->box_rmax, &L->box_capacity, boxes + 1, sizeof *L->box_rmax) ||
         !cr_grow(w, (void **)&L->box_keep, &L->keep_capacity, boxes + 1, sizeof *L->box_keep) ||
-        !cr_grow(w, (void **)&L->box, &L->box_copy_capacity, 2 * n + 2, sizeof *L->box))
+        !cr_grow(w, (void **)&L->box, &L->box_copy_capacity, 2 * n + 2, sizeof *L->box) ||
+        !cr_sphere_balls_reserve(w, L, n))
         goto oom;
     broad_run t = {w, L, box, L->box_rmax, L->box_keep, NULL};
     cr_soft_run(w, box_items, boxes, &t);
+    L->balls_step = w->steps + 1;
     double rmax = 0.0;
     bool keep = n > 0;
     for (uint32_t k = 0; k < boxes; ++k) {

@@ -27,13 +27,15 @@ typedef struct cr_sphere_ball {
 } cr_sphere_ball;
 
 /* What pass two of the narrow phase (sphere_contacts.c) reads of a ball
- * besides its entry: its orientation (the contact's frames) and its
- * restitution and friction, in one place (they were a pose and two arrays:
- * four cache lines of a ball at random, where this is two). */
-typedef struct cr_sphere_frame {
-    cr_mat3 R;
+ * besides its entry: its restitution and friction, in one place (two
+ * arrays at random before; until branch pit21 its orientation too, for the
+ * contact's carried frames, which the sphere path does not make). */
+typedef struct cr_sphere_material {
     double restitution, friction;
-} cr_sphere_frame;
+} cr_sphere_material;
+
+/* A contact's key on a plane (above: the pair list's entries are below). */
+#define CR_SPHERE_PLANE_KEY (UINT64_C(1) << 63)
 
 typedef struct cr_sphere_pairs {
     cr_broad_phase grid; /* the grown boxes (lo, hi per slot; empty for an empty slot) and their pairs: the list */
@@ -53,8 +55,9 @@ typedef struct cr_sphere_pairs {
     cr_sphere_ball *ball; /* per slot: the narrow phase's, 32-byte aligned in ball_block */
     void *ball_block;
     double *reach;        /* per slot: |v| + |w| r, the speculative margin's speed */
-    cr_sphere_frame *frame; /* per slot */
-    uint32_t ball_capacity, reach_capacity, frame_capacity;
+    cr_sphere_material *material; /* per slot */
+    uint32_t ball_capacity, reach_capacity, material_capacity;
+    uint64_t balls_step; /* the step (w->steps + 1) whose boxes' pass made ball, reach and material; 0: none */
     cr_vec3 *box;        /* per slot: its box (lo at 2 i, hi at 2 i + 1), as w->broad's, in one place for the filter */
     uint32_t box_copy_capacity;
     uint32_t *entry;     /* per pair of w->broad: its entry (index) in the list */
@@ -62,8 +65,9 @@ typedef struct cr_sphere_pairs {
     /* The warm start by the list's order (sphere_contacts.c): per contact
      * of this step (key) and of the last (prev_key), its place in the
      * contact list's order: a pair's list entry, a (body a, plane k)'s
-     * 1 << 63 | a << 32 | k; rising along each list. Each with the step
-     * (w->steps) and list (builds) it was made in. */
+     * CR_SPHERE_PLANE_KEY | a << 32 | k; rising along each list. Each with
+     * the step (w->steps) and list (builds) it was made in. The finish
+     * reads the step's contacts' bodies from them (rigid_finish.c). */
     uint64_t *key, *prev_key;
     uint32_t key_capacity, prev_key_capacity;
     uint64_t key_step, prev_key_step, key_builds, prev_key_builds;
@@ -72,8 +76,17 @@ typedef struct cr_sphere_pairs {
 } cr_sphere_pairs;
 
 /* Fills w->broad's boxes with box (as cr_broad_phase_boxes) and its pairs
- * from the list, building the list first when it no longer covers them. */
+ * from the list, building the list first when it no longer covers them;
+ * in the same pass over the bodies, the narrow phase's entries of each
+ * live ball (cr_sphere_fill_ball; balls_step). */
 cr_status cr_sphere_broad_phase(cr_world *w, cr_body_box_fn *box);
+/* The narrow phase's per-slot entries (ball, 32-byte aligned; reach;
+ * material) for n slots; false when out of memory. */
+bool cr_sphere_balls_reserve(cr_world *w, cr_sphere_pairs *L, uint32_t n);
+/* Live ball i's entries: its centre and radius (negative when it does not
+ * move: static, kinematic or asleep), the speed its surface can reach
+ * (|v| + |w| r) and its restitution and friction. */
+void cr_sphere_fill_ball(const cr_bodies *bs, cr_sphere_pairs *L, uint32_t i);
 /* The world's list, made (empty) on first use; NULL when out of memory. */
 cr_sphere_pairs *cr_sphere_pairs_ensure(cr_world *w);
 void cr_sphere_pairs_free(cr_world *w);

@@ -16,7 +16,10 @@
  * - the warm start by the list's order (the walk) gives every step the
  *   look-up's bits, through list builds, slots emptied, filled and added,
  *   a ball moved by hand and a box added and removed, on 1 and 3 workers
- *   and the backwards task system. */
+ *   and the backwards task system;
+ * - the deepest-overlap stat is the deepest overlap of any two balls or a
+ *   ball and a plane by their centres, to the bit, on 1, 2 and 3 workers;
+ * - balls woken by the narrow phase make their points in that step. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -442,6 +445,135 @@ static void test_warm_start_walk_is_the_look_up(void **state)
     }
 }
 
+/* The sphere path's deepest-overlap stat (rigid_finish.c: by the balls'
+ * centres, in the one run over the workers that also checks finiteness):
+ * every step it is, to the bit, the deepest overlap at the step's end of
+ * any two balls (|x_a - x_b| - r_a - r_b) or of a ball and a plane, found
+ * by testing them all. 1,440 spinning balls of mixed sizes packed in a box
+ * of five planes, neighbours, walls and floor overlapping at first
+ * (two work items of contacts), on 1, 2 and 3 workers; and still after a
+ * box comes into the world (cr_world_max_overlap on the last step's
+ * contacts, which carry no frames). The general path's measure, the
+ * surface points carried in the bodies' frames, turns with a spinning ball
+ * off the line of centres and is not it. */
+static void test_deepest_overlap_is_the_centres(void **state)
+{
+    (void)state;
+    enum { SIDE = 12, LAYERS = 10, BALLS = SIDE * SIDE * LAYERS, PLANES = 5, STEPS = 30 };
+    const double half = 0.5 * SIDE * 0.0495 - 0.002;
+    const cr_vec3 pp[PLANES] = {{0, 0, 0}, {-half, 0, 0}, {half, 0, 0}, {0, -half, 0}, {0, half, 0}};
+    const cr_vec3 pn[PLANES] = {{0, 0, 1}, {1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}};
+    static double radius[BALLS];
+    static cr_vec3 x[BALLS];
+    const uint32_t workers[3] = {1, 2, 3};
+    for (int run = 0; run < 3; ++run) {
+        cr_world_def def = substep_world_def(4, 120.0);
+        test_use_tasks(&def, workers[run], NULL);
+        cr_world *w = make_world_def(&def);
+        add_plane(w, pp[0], pn[0]);
+        add_side_walls(w, half); /* planes 1 to 4, as pp and pn */
+        uint64_t s = 31;
+        cr_body_id ids[BALLS];
+        cr_body_def d = cr_default_body_def();
+        for (int i = 0; i < BALLS; ++i) {
+            int layer = i / (SIDE * SIDE), in = i % (SIDE * SIDE);
+            d.radius = radius[i] = test_rand(&s, 0.0235, 0.0255);
+            d.mass = 4.0 * d.radius * d.radius * d.radius * 1000.0;
+            d.position = cr_v3(0.0495 * (in % SIDE - SIDE / 2 + 0.5), 0.0495 * (in / SIDE - SIDE / 2 + 0.5),
+                               0.023 + 0.0495 * layer);
+            d.velocity = test_rand_vec(&s, -0.2, 0.2);
+            d.angular_velocity = test_rand_vec(&s, -30.0, 30.0);
+            d.restitution = sqrt(0.5), d.friction = sqrt(0.5);
+            assert_int_equal(cr_world_add_body(w, &d, &ids[i]), CR_OK);
+        }
+        int overlapping = 0, on_planes = 0, on_walls = 0;
+        uint32_t most = 0;
+        double deepest = 0.0;
+        for (int step = 0; step < STEPS; ++step) {
+            assert_int_equal(cr_world_step(w), CR_OK);
+            most = cr_world_contact_count(w) > most ? cr_world_contact_count(w) : most;
+            for (int i = 0; i < BALLS; ++i) x[i] = state_of(w, ids[i]).position;
+            deepest = 0.0;
+            int plane = -1;
+            for (int i = 0; i < BALLS; ++i) {
+                for (int j = i + 1; j < BALLS; ++j) {
+                    double depth = -(cr_v3_len(cr_v3_sub(x[i], x[j])) - radius[i] - radius[j]);
+                    if (depth > deepest) deepest = depth, plane = -1;
+                }
+                for (int k = 0; k < PLANES; ++k) {
+                    double depth = -(cr_v3_dot(pn[k], x[i]) - cr_v3_dot(pn[k], pp[k]) - radius[i]);
+                    if (depth > deepest) deepest = depth, plane = k;
+                }
+            }
+            double stat = cr_world_stats(w)->max_penetration, serial = cr_rigid_max_overlap(w, NULL, NULL);
+            assert_memory_equal(&stat, &deepest, sizeof stat);
+            assert_memory_equal(&serial, &deepest, sizeof serial);
+            overlapping += deepest > 0.0;
+            on_planes += deepest > 0.0 && plane >= 0;
+            on_walls += deepest > 0.0 && plane > 0;
+        }
+        if (run == 0)
+            printf("deepest overlap by the centres: %d of %d steps overlapping, %d of them on a plane (%d on a "
+                   "wall), up to %u contacts\n",
+                   overlapping, STEPS, on_planes, on_walls, most);
+        assert_true(overlapping > STEPS / 2);
+        assert_true(on_walls > 0 && on_planes < overlapping); /* a wall, and two balls, the deepest */
+        assert_true(most > 4096);                              /* two items of contacts */
+        add_box(w, cr_v3(0.03, 0.03, 0.03), cr_v3(0, 0, 2.0), cr_q_identity(), 0.2, 0.5, 0.5);
+        assert_false(cr_rigid_sphere_path(w));
+        double after = cr_world_max_overlap(w, NULL, NULL);
+        assert_memory_equal(&after, &deepest, sizeof after);
+        cr_world_destroy(w);
+    }
+}
+
+/* Balls woken in the narrow phase make their points that step (the
+ * entries the broad phase's pass made of them, asleep, are made again
+ * when the world sleeps: sphere_contacts.c's body_items): two balls
+ * resting side by side on the floor fall asleep as one island; a third,
+ * rolled at one of them, wakes both in the step its box first meets it,
+ * and that step has the sleepers' points with each other and the floor,
+ * as the step before had none. */
+static void test_woken_balls_make_points(void **state)
+{
+    (void)state;
+    const double r = 0.05;
+    cr_world_def def = substep_world_def(4, 120.0);
+    def.sleep_time = 0.2;
+    cr_world *w = make_world_def(&def);
+    add_plane(w, cr_v3_zero(), cr_v3(0, 0, 1));
+    cr_body_id a = add_sphere(w, cr_v3(0, 0, r), cr_v3_zero(), r, 1.0, CR_INERTIA_SOLID, 0.5, 0.5);
+    cr_body_id b = add_sphere(w, cr_v3(2.0 * r - 0.0005, 0, r), cr_v3_zero(), r, 1.0, CR_INERTIA_SOLID, 0.5, 0.5);
+    int step = 0;
+    for (; step < 400 && !(cr_body_is_asleep(w, a) && cr_body_is_asleep(w, b)); ++step)
+        assert_int_equal(cr_world_step(w), CR_OK);
+    assert_true(cr_body_is_asleep(w, a) && cr_body_is_asleep(w, b));
+    assert_int_equal(cr_world_step(w), CR_OK);
+    assert_int_equal(cr_world_contact_count(w), 0); /* asleep: no points */
+    cr_body_id c = add_sphere(w, cr_v3(-1.0, 0, r), cr_v3(2.0, 0, 0), r, 1.0, CR_INERTIA_SOLID, 0.5, 0.5);
+    int woke = -1;
+    for (int k = 0; k < 200 && woke < 0; ++k) {
+        assert_int_equal(cr_world_step(w), CR_OK);
+        if (!cr_body_is_asleep(w, a)) woke = k;
+    }
+    assert_true(woke > 0);
+    int pair = 0, floor_a = 0, floor_b = 0;
+    for (uint32_t k = 0; k < cr_world_contact_count(w); ++k) {
+        cr_contact_report rep;
+        assert_int_equal(cr_world_get_contact(w, k, &rep), CR_OK);
+        bool plane = rep.static_id.generation != 0;
+        pair += !plane && ((rep.a.index == a.index && rep.b.index == b.index) ||
+                           (rep.a.index == b.index && rep.b.index == a.index));
+        floor_a += plane && rep.a.index == a.index;
+        floor_b += plane && rep.a.index == b.index;
+    }
+    assert_int_equal(pair, 1);
+    assert_int_equal(floor_a, 1);
+    assert_int_equal(floor_b, 1);
+    (void)c;
+    cr_world_destroy(w);
+}
+
 /* The finish's finiteness check, over the workers with the poses
  * (rigid_finish.c): 5,000 balls (three items of bodies), two of them put
  * where one more step overflows; on 1, 2 and 3 workers the step fails and
@@ -486,6 +618,8 @@ int main(void)
         cmocka_unit_test(test_only_moving_balls_make_points),
         cmocka_unit_test(test_warm_start_walk_is_the_look_up),
         cmocka_unit_test(test_non_finite_names_the_first_body_on_any_worker_count),
+        cmocka_unit_test(test_deepest_overlap_is_the_centres),
+        cmocka_unit_test(test_woken_balls_make_points),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
