@@ -194,8 +194,9 @@ double cr_joint_error(const cr_world *w, const cr_joint *j);
  * out by turning the hinge k_p d / r, which lifts the chain by up to its
  * length times that; the overlap was the correction's own, which bends a
  * hinge over onto contacts that only touch (docs/physics/contact-lagrange.md,
- * "Joints and the drift correction's lever"). Cost: chain.json 16 % slower
- * (its resting drift islands' roundoff conflicts end in rays). */
+ * "Joints and the drift correction's lever"). The drift correction keeps
+ * jointed islands from it (rigid_finish.c's project: its resting chain's
+ * roundoff conflicts end in rays, and cost chain.json 16 %). */
 #define CR_RIGID_LEMKE_ROWS 240
 static inline cr_lcp_options cr_rigid_lcp_options(const cr_world *w)
 {
