@@ -32,22 +32,29 @@ cr_sphere_grid cr_sphere_grid_make(cr_vec3 lo, cr_vec3 hi, uint32_t moving, uint
     return g;
 }
 
-void cr_sphere_sort_groups(const uint32_t *pairs, const uint32_t *group, uint32_t n, uint32_t groups, uint32_t *first,
-                           uint32_t *perm, uint32_t *sorted_pairs)
+void cr_sphere_group_places(uint32_t *at, uint32_t items, uint32_t groups, uint32_t *first)
 {
-    for (uint32_t g = 0; g <= groups; ++g) first[g] = 0;
-    for (uint32_t k = 0; k < n; ++k) first[group[k] + 1]++;
-    for (uint32_t g = 0; g < groups; ++g) first[g + 1] += first[g];
-    /* stable: each group's points in contact order (first[g], group g's
-     * start, is its end after this loop, then moved back) */
-    for (uint32_t k = 0; k < n; ++k) {
-        uint32_t at = first[group[k]]++;
-        perm[at] = k;
-        sorted_pairs[2 * at] = pairs[2 * k];
-        sorted_pairs[2 * at + 1] = pairs[2 * k + 1];
+    uint32_t sum = 0;
+    for (uint32_t g = 0; g < groups; ++g) {
+        first[g] = sum;
+        for (uint32_t item = 0; item < items; ++item) {
+            uint32_t count = at[(size_t)item * groups + g];
+            at[(size_t)item * groups + g] = sum;
+            sum += count;
+        }
     }
-    for (uint32_t g = groups; g > 0; --g) first[g] = first[g - 1];
-    first[0] = 0;
+    first[groups] = sum;
+}
+
+void cr_sphere_scatter_groups(const uint32_t *pairs, const uint32_t *group, uint32_t begin, uint32_t end, uint32_t *at,
+                              uint32_t *perm, uint32_t *sorted_pairs)
+{
+    for (uint32_t k = begin; k < end; ++k) {
+        uint32_t i = at[group[k]]++;
+        perm[i] = k;
+        sorted_pairs[2 * i] = pairs[2 * k];
+        sorted_pairs[2 * i + 1] = pairs[2 * k + 1];
+    }
 }
 
 void cr_sphere_colour_group(const uint32_t *sorted_pairs, const uint32_t *first, uint32_t g, uint32_t min_runs,

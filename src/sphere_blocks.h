@@ -68,12 +68,17 @@ static inline uint32_t cr_sphere_group_of(uint32_t ba, uint32_t bb, uint32_t cro
     return bb == CR_SPHERE_NO_BLOCK || bb == ba ? ba : cross;
 }
 
-/* The n points' pairs (a, b at 2 k, 2 k + 1) sorted by their groups
- * (0 .. groups - 1; stable: each group's in contact order): perm[i] the
- * point at place i, sorted_pairs its pair; group g's places
- * [first[g], first[g + 1]) (groups + 1 entries). */
-void cr_sphere_sort_groups(const uint32_t *pairs, const uint32_t *group, uint32_t n, uint32_t groups, uint32_t *first,
-                           uint32_t *perm, uint32_t *sorted_pairs);
+/* The points sorted by their groups (0 .. groups - 1), a counting sort
+ * over work items of consecutive points: stable, each group's points in
+ * contact order, on any worker count. at[item groups + g]: item's count
+ * of group g's points, made the place of its first (serial); group g's
+ * places are [first[g], first[g + 1]) (groups + 1 entries). */
+void cr_sphere_group_places(uint32_t *at, uint32_t items, uint32_t groups, uint32_t *first);
+/* An item's points [begin, end) (pairs a, b at 2 k, 2 k + 1) to their
+ * places from its row of at (advanced): perm[i] the point at place i,
+ * sorted_pairs its pair. */
+void cr_sphere_scatter_groups(const uint32_t *pairs, const uint32_t *group, uint32_t begin, uint32_t end, uint32_t *at,
+                              uint32_t *perm, uint32_t *sorted_pairs);
 /* Colours group g's points on their own into out[g] (cr_soft_colour_min,
  * colours of fewer than min_runs points to the overflow; its order the
  * places within the group); its scratch and lists at the group's places

@@ -83,8 +83,10 @@ typedef struct cr_sphere_substep {
     cr_vec3 *bounds;     /* per work item of the bodies' load: its moving bodies' lo, hi at 2 i, 2 i + 1 */
     uint32_t *block;     /* per body: its block, or CR_SPHERE_NO_BLOCK (does not move; the world) */
     uint32_t *group;     /* per contact: its point's group */
-    uint32_t *perm, *sorted_pairs; /* the points sorted by group (cr_sphere_sort_groups) */
+    uint32_t *perm, *sorted_pairs; /* the points sorted by group (cr_sphere_group_places) */
+    uint32_t *at;        /* per item of the contacts and group: its count, then its first place */
     uint32_t *first;     /* per group: its first place in perm (grid.count + 2 entries) */
+    uint32_t *slot_first; /* per group: its first slot (grid.count + 2 entries) */
     /* per group: its colouring, and its colours' sections in slots:
      * start[c] (a multiple of 4), run_count its overflow's end (order and
      * run_start unused); each group from a quad's start */
@@ -94,6 +96,7 @@ typedef struct cr_sphere_substep {
     uint32_t contact_slot_capacity, shift_capacity;
     uint32_t mask_capacity, colour_capacity, start_capacity, order_capacity, bounce_capacity;
     uint32_t bounds_capacity, block_capacity, group_capacity, perm_capacity, sorted_capacity, first_capacity;
+    uint32_t at_capacity, slot_first_capacity;
     uint32_t colours_capacity, slots_capacity;
 } cr_sphere_substep;
 
@@ -120,6 +123,8 @@ void cr_sphere_substep_free(cr_world *w)
     cr_free(w, s->perm);
     cr_free(w, s->sorted_pairs);
     cr_free(w, s->first);
+    cr_free(w, s->at);
+    cr_free(w, s->slot_first);
     cr_free(w, s->colours);
     cr_free(w, s->slots);
     cr_free(w, s);
@@ -187,7 +192,9 @@ static cr_sphere_substep *ensure(cr_world *w, uint32_t bodies, uint32_t points)
 static bool ensure_groups(cr_world *w, cr_sphere_substep *s, uint32_t points, uint32_t groups)
 {
     uint32_t slots = slot_count_for(points, groups);
+    uint32_t items = points / CR_SPHERE_CONTACT_ITEM + 1;
     bool blocks = groups > 1;
+    if ((uint64_t)items * groups > UINT32_MAX) return false;
     return grow_aligned(w, &s->quad_block, (void **)&s->quads, &s->quad_capacity, slots / 4, sizeof *s->quads) &&
            grow_aligned(w, &s->total_block, (void **)&s->totals, &s->total_capacity, slots / 4, sizeof *s->totals) &&
            cr_grow(w, (void **)&s->slot_contact, &s->slot_capacity, slots, sizeof *s->slot_contact) &&
@@ -198,7 +205,10 @@ static bool ensure_groups(cr_world *w, cr_sphere_substep *s, uint32_t points, ui
                         cr_grow(w, (void **)&s->perm, &s->perm_capacity, points, sizeof *s->perm) &&
                         cr_grow(w, (void **)&s->sorted_pairs, &s->sorted_capacity, 2 * points,
                                 sizeof *s->sorted_pairs) &&
-                        cr_grow(w, (void **)&s->first, &s->first_capacity, groups + 1, sizeof *s->first)));
+                        cr_grow(w, (void **)&s->first, &s->first_capacity, groups + 1, sizeof *s->first) &&
+                        cr_grow(w, (void **)&s->slot_first, &s->slot_first_capacity, groups + 1,
+                                sizeof *s->slot_first) &&
+                        cr_grow(w, (void **)&s->at, &s->at_capacity, items * groups, sizeof *s->at)));
 }
 
 /* As rigid_substep.c's load_bodies, bodies [begin, end): a body the
@@ -250,16 +260,21 @@ static void load_blocks(const cr_world *w, const cr_sphere_substep *s, uint32_t 
 }
 
 /* Each contact's point's bodies (b: the world's index for a plane),
- * contacts [begin, end); with blocks, its group. */
-static void load_pairs(const cr_world *w, cr_sphere_substep *s, uint32_t begin, uint32_t end)
+ * contacts [begin, end) (of one item); with blocks, its group, counted in
+ * the item's row of at. */
+static void load_pairs(const cr_world *w, cr_sphere_substep *s, uint32_t begin, uint32_t end, uint32_t *at)
 {
     const cr_rigid *r = w->rigid;
     uint32_t *pairs = s->pairs, blocks = s->grid.count;
+    if (blocks) memset(at, 0, (blocks + 1) * sizeof *at);
     for (uint32_t k = begin; k < end; ++k) {
         const cr_rigid_contact *c = &r->contacts[k];
         pairs[2 * k] = c->a;
         pairs[2 * k + 1] = c->is_plane ? w->bodies.slot_count : c->b;
-        if (blocks) s->group[k] = cr_sphere_group_of(s->block[pairs[2 * k]], s->block[pairs[2 * k + 1]], blocks);
+        if (blocks) {
+            s->group[k] = cr_sphere_group_of(s->block[pairs[2 * k]], s->block[pairs[2 * k + 1]], blocks);
+            at[s->group[k]]++;
+        }
     }
 }
 
@@ -428,7 +443,7 @@ typedef enum pass_kind {
     /* over the bodies (items of CR_SPHERE_BODY_ITEM) */
     PASS_LOAD_BODIES, PASS_BLOCKS, PASS_GRAVITY, PASS_POSITIONS, PASS_STORE_BODIES,
     /* over the contacts (items of CR_SPHERE_CONTACT_ITEM) */
-    PASS_CONTACTS, PASS_PAIRS = PASS_CONTACTS, PASS_PREPARE, PASS_STORE_CONTACTS,
+    PASS_CONTACTS, PASS_PAIRS = PASS_CONTACTS, PASS_SCATTER, PASS_PREPARE, PASS_STORE_CONTACTS,
     /* coloured, over a colour's points (items of CR_SPHERE_POINT_ITEM),
      * or over the blocks (an item a block) */
     PASS_WARM_START, PASS_SOLVE, PASS_RESTITUTION
@@ -492,8 +507,16 @@ static void pass_items(uint32_t start, uint32_t end, uint32_t worker, void *ctx)
         uint32_t n = p->w->rigid->contact_count, first = start * CR_SPHERE_CONTACT_ITEM,
                  last = end * CR_SPHERE_CONTACT_ITEM;
         if (last > n) last = n;
-        if (p->kind == PASS_PAIRS) load_pairs(p->w, s, first, last);
-        else if (p->kind == PASS_PREPARE) {
+        uint32_t groups = s->grid.count + 1;
+        if (p->kind == PASS_PAIRS || p->kind == PASS_SCATTER) { /* an item at a time: its row of at */
+            for (uint32_t item = start; item < end; ++item) {
+                uint32_t i0 = item * CR_SPHERE_CONTACT_ITEM;
+                uint32_t i1 = i0 + CR_SPHERE_CONTACT_ITEM < n ? i0 + CR_SPHERE_CONTACT_ITEM : n;
+                uint32_t *at = groups > 1 ? s->at + (size_t)item * groups : NULL;
+                if (p->kind == PASS_PAIRS) load_pairs(p->w, s, i0, i1, at);
+                else cr_sphere_scatter_groups(s->pairs, s->group, i0, i1, at, s->perm, s->sorted_pairs);
+            }
+        } else if (p->kind == PASS_PREPARE) {
             bool bounce = prepare_points(p->w, s, p->substeps, p->w->resting_speed, first, last);
             for (uint32_t item = start; item < end; ++item) s->bounce[item] = bounce;
         }
@@ -564,10 +587,33 @@ static void colour_items(uint32_t start, uint32_t end, uint32_t worker, void *ct
                                s->run_start, s->order, s->colours);
 }
 
+/* Groups [start, end) laid out in slots, each from its first slot (its
+ * own slots, quads and contacts: at once). */
+static void lay_out_items(uint32_t start, uint32_t end, uint32_t worker, void *ctx)
+{
+    (void)worker;
+    const pass *p = ctx;
+    cr_sphere_substep *s = p->s;
+    for (uint32_t g = start; g < end; ++g)
+        lay_out_slots(s, g, s->perm, s->first[g], s->slot_first[g], p->w->bodies.slot_count);
+}
+
+/* The slots group g's colours take, each colour's and the overflow's
+ * filled up to a whole quad (lay_out_slots). */
+static uint32_t group_slots(const cr_soft_colours *c)
+{
+    uint32_t n = 0;
+    for (uint32_t col = 0; col <= c->count; ++col)
+        n += ((col < c->count ? c->start[col + 1] : c->run_count) - c->start[col] + 3) / 4 * 4;
+    return n;
+}
+
 /* The points coloured and laid out in slots: without blocks all in one
- * group, in contact order; with blocks sorted into groups, the cross group
- * coloured first (on the masks load_bodies set), its bodies' masks cleared,
- * then each block's; the slots block after block, then the cross group. */
+ * group, in contact order; with blocks sorted into groups (the counts of
+ * PASS_PAIRS' items, then PASS_SCATTER), the cross group coloured first
+ * (on the masks load_bodies set), its bodies' masks cleared, then the
+ * blocks' at once; the slots block after block, then the cross group's,
+ * laid out at once from each group's first slot. */
 static void colour_points(pass *p)
 {
     cr_sphere_substep *s = p->s;
@@ -578,12 +624,15 @@ static void colour_points(pass *p)
         lay_out_slots(s, 0, NULL, 0, 0, world);
         return;
     }
-    cr_sphere_sort_groups(s->pairs, s->group, nc, blocks + 1, s->first, s->perm, s->sorted_pairs);
+    cr_sphere_group_places(s->at, (nc + CR_SPHERE_CONTACT_ITEM - 1) / CR_SPHERE_CONTACT_ITEM, blocks + 1, s->first);
+    run_pass(p, PASS_SCATTER);
     cr_sphere_colour_group(s->sorted_pairs, s->first, blocks, CR_SOFT_MIN_COLOUR, s->mask, s->colour, s->run_start,
                            s->order, s->colours);
     cr_sphere_clear_masks(s->sorted_pairs, s->first[blocks], nc, s->mask);
     cr_soft_run(p->w, colour_items, blocks, p);
-    for (uint32_t g = 0, k = 0; g <= blocks; ++g) k = lay_out_slots(s, g, s->perm, s->first[g], k, world);
+    s->slot_first[0] = 0;
+    for (uint32_t g = 0; g <= blocks; ++g) s->slot_first[g + 1] = s->slot_first[g] + group_slots(&s->colours[g]);
+    cr_soft_run(p->w, lay_out_items, blocks + 1, p);
 }
 
 cr_status cr_sphere_substep_solve(cr_world *w)
