@@ -3,10 +3,10 @@
 
 #include <math.h>
 
-cr_sphere_grid cr_sphere_grid_make(cr_vec3 lo, cr_vec3 hi, uint32_t moving, uint32_t per_block)
+cr_sphere_grid cr_sphere_grid_make(cr_vec3 lo, cr_vec3 hi, uint32_t bodies, uint32_t per_block)
 {
     cr_sphere_grid g = {0, 1, 1, 0, 1, 0.0, 0.0, 0.0, 0.0};
-    uint32_t want = per_block > 0 ? moving / per_block : 0;
+    uint32_t want = per_block > 0 ? bodies / per_block : 0;
     if (want < 2) return g;
     double e[3] = {hi.x - lo.x, hi.y - lo.y, hi.z - lo.z};
     for (int k = 0; k < 3; ++k)

@@ -21,9 +21,9 @@
 #include "carom/math.h"
 #include "soft_colour.h"
 
-/* Moving bodies a block holds, about (a block's bodies, 96 bytes each with
- * their displacements, and its points' quads share a core's L2); fewer
- * than two blocks' worth: no blocks. Never the worker count. */
+/* Bodies (the world's slots) to a block, about (a block's bodies, 96 bytes
+ * each with their displacements, and its points' quads share a core's
+ * L2); fewer than two blocks' worth: no blocks. Never the worker count. */
 #define CR_SPHERE_BLOCK_BODIES 2048u
 /* A block's colour of fewer points than this joins its overflow (taken
  * plain): one worker takes the block, so a colour costs no barrier, only
@@ -40,9 +40,9 @@ typedef struct cr_sphere_grid {
     double u0, v0, inv_du, inv_dv;
 } cr_sphere_grid;
 
-/* The grid over the moving bodies' bounds [lo, hi] for moving bodies,
+/* The grid over the moving bodies' bounds [lo, hi] for bodies (slots),
  * about per_block to a block. */
-cr_sphere_grid cr_sphere_grid_make(cr_vec3 lo, cr_vec3 hi, uint32_t moving, uint32_t per_block);
+cr_sphere_grid cr_sphere_grid_make(cr_vec3 lo, cr_vec3 hi, uint32_t bodies, uint32_t per_block);
 
 /* The column (0 .. n - 1) of coordinate c, from c0 cells of 1 / inv_d
  * (outside, or not a number: the nearest end). */
