@@ -111,6 +111,7 @@ typedef struct cr_rigid {
     struct cr_sphere_pairs *sphere_pairs; /* their broad phase's pair list with a skin (sphere_pairs.c) */
     bool substep_portable;      /* tests: the sub-stepped solve without AVX2 even where it is (the same bits) */
     bool substep_lanes4;        /* tests: the sphere passes on AVX2 lanes even where AVX-512 is (the same bits) */
+    uint32_t sphere_block_bodies; /* tests: the sphere solver's bodies a block (sphere_blocks.h); 0: its default */
 } cr_rigid;
 
 static inline bool cr_world_is_rigid(const cr_world *w)
@@ -260,6 +261,8 @@ cr_status cr_sphere_substep_solve(cr_world *w);
 void cr_sphere_substep_free(cr_world *w);
 /* The colours kept at the last sphere sub-stepped step (tests). */
 uint32_t cr_sphere_substep_colours(const cr_world *w);
+/* The blocks (sphere_blocks.h) of the last sphere sub-stepped step (tests). */
+uint32_t cr_sphere_substep_blocks(const cr_world *w);
 /* The colours (soft_colour.h) the last sub-stepped solve kept, not counting
  * the overflow (tests). */
 uint32_t cr_rigid_substep_colours(const cr_world *w);

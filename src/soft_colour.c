@@ -39,6 +39,12 @@ void cr_soft_colour_pairs(const double *inv_mass, size_t body_size, uint32_t bod
 void cr_soft_colour_masked(const void *points, size_t point_size, uint32_t n, bool manifolds, uint32_t *mask,
                            uint8_t *colour, cr_soft_colours *out)
 {
+    cr_soft_colour_min(points, point_size, n, manifolds, CR_SOFT_MIN_COLOUR, mask, colour, out);
+}
+
+void cr_soft_colour_min(const void *points, size_t point_size, uint32_t n, bool manifolds, uint32_t min_runs,
+                        uint32_t *mask, uint8_t *colour, cr_soft_colours *out)
+{
     uint32_t runs = 0, size[CR_SOFT_COLOURS + 1] = {0};
     for (uint32_t k = 0; k < n; ++k) {
         const uint32_t *ab = pair_of(points, point_size, k);
@@ -64,7 +70,7 @@ void cr_soft_colour_masked(const void *points, size_t point_size, uint32_t n, bo
     /* small colours join the overflow; the kept ones are renumbered in order */
     uint8_t map[CR_SOFT_COLOURS + 1];
     uint32_t kept = 0;
-    for (uint32_t c = 0; c < CR_SOFT_COLOURS; ++c) map[c] = size[c] >= CR_SOFT_MIN_COLOUR ? (uint8_t)kept++ : 0xff;
+    for (uint32_t c = 0; c < CR_SOFT_COLOURS; ++c) map[c] = size[c] >= min_runs ? (uint8_t)kept++ : 0xff;
     for (uint32_t c = 0; c <= CR_SOFT_COLOURS; ++c)
         if (c == CR_SOFT_COLOURS || map[c] == 0xff) map[c] = (uint8_t)kept;
     /* counting sort by colour, stable: each colour's runs in contact order */

@@ -62,5 +62,11 @@ void cr_soft_colour_pairs(const double *inv_mass, size_t body_size, uint32_t bod
  * serial colouring does not miss the cache on the bodies). Same colours. */
 void cr_soft_colour_masked(const void *points, size_t point_size, uint32_t n, bool manifolds, uint32_t *mask,
                            uint8_t *colour, cr_soft_colours *out);
+/* cr_soft_colour_masked with colours of fewer than min_runs runs (not
+ * CR_SOFT_MIN_COLOUR) joining the overflow: for points taken by one
+ * worker, where a colour costs no synchronisation (the sphere solver's
+ * blocks, sphere_blocks.h). */
+void cr_soft_colour_min(const void *points, size_t point_size, uint32_t n, bool manifolds, uint32_t min_runs,
+                        uint32_t *mask, uint8_t *colour, cr_soft_colours *out);
 
 #endif

@@ -45,6 +45,7 @@
 #include "simd.h"
 #include "soft_colour.h"
 #include "soft_sections.h"
+#include "sphere_blocks.h"
 #include "sphere_points.h"
 
 /* A work item of a coloured pass takes this many points of one colour; of
@@ -75,14 +76,28 @@ typedef struct cr_sphere_substep {
     uint8_t *bounce;     /* per item of the set-up: whether one of its points may take restitution */
     uint8_t *colour;     /* per point (cr_soft_colour_masked's scratch) */
     uint32_t *run_start, *order;
-    cr_soft_colours colours;
-    /* the colours' sections in slots: start[c] (a multiple of 4 for a
-     * colour), run_count the slots in use (order and run_start unused) */
-    cr_soft_colours slots;
+    /* The blocks (sphere_blocks.h): grid.count of them, and the points in
+     * groups, group g < grid.count the points of block g, group
+     * grid.count those across blocks (without blocks: every point). */
+    cr_sphere_grid grid;
+    cr_vec3 *bounds;     /* per work item of the bodies' load: its moving bodies' lo, hi at 2 i, 2 i + 1 */
+    uint32_t *block;     /* per body: its block, or CR_SPHERE_NO_BLOCK (does not move; the world) */
+    uint32_t *group;     /* per contact: its point's group */
+    uint32_t *perm, *sorted_pairs; /* the points sorted by group (cr_sphere_group_places) */
+    uint32_t *at;        /* per item of the contacts and group: its count, then its first place */
+    uint32_t *first;     /* per group: its first place in perm (grid.count + 2 entries) */
+    uint32_t *slot_first; /* per group: its first slot (grid.count + 2 entries) */
+    /* per group: its colouring, and its colours' sections in slots:
+     * start[c] (a multiple of 4), run_count its overflow's end (order and
+     * run_start unused); each group from a quad's start */
+    cr_soft_colours *colours, *slots;
     void *body_block, *shift_block, *quad_block, *total_block;
     uint32_t body_capacity, spin_capacity, pair_capacity, quad_capacity, total_capacity, slot_capacity;
     uint32_t contact_slot_capacity, shift_capacity;
     uint32_t mask_capacity, colour_capacity, start_capacity, order_capacity, bounce_capacity;
+    uint32_t bounds_capacity, block_capacity, group_capacity, perm_capacity, sorted_capacity, first_capacity;
+    uint32_t at_capacity, slot_first_capacity;
+    uint32_t colours_capacity, slots_capacity;
 } cr_sphere_substep;
 
 void cr_sphere_substep_free(cr_world *w)
@@ -102,6 +117,16 @@ void cr_sphere_substep_free(cr_world *w)
     cr_free(w, s->colour);
     cr_free(w, s->run_start);
     cr_free(w, s->order);
+    cr_free(w, s->bounds);
+    cr_free(w, s->block);
+    cr_free(w, s->group);
+    cr_free(w, s->perm);
+    cr_free(w, s->sorted_pairs);
+    cr_free(w, s->first);
+    cr_free(w, s->at);
+    cr_free(w, s->slot_first);
+    cr_free(w, s->colours);
+    cr_free(w, s->slots);
     cr_free(w, s);
     w->rigid->sphere_substep = NULL;
 }
@@ -127,10 +152,15 @@ static bool grow_aligned(cr_world *w, void **raw, void **aligned, uint32_t *capa
     return true;
 }
 
-/* Slots for n points: each colour, and the overflow, filled up to a whole
- * quad at most. */
-static uint32_t slot_count_for(uint32_t points) { return points + 4 * (CR_SOFT_COLOURS + 1); }
+/* Slots for n points in groups: each group's colours, and its overflow,
+ * filled up to a whole quad at most. */
+static uint32_t slot_count_for(uint32_t points, uint32_t groups)
+{
+    return points + 4 * (CR_SOFT_COLOURS + 1) * groups;
+}
 
+/* The arrays sized by the bodies and the points (those sized by the
+ * groups: ensure_groups). */
 static cr_sphere_substep *ensure(cr_world *w, uint32_t bodies, uint32_t points)
 {
     cr_rigid *r = w->rigid;
@@ -140,25 +170,45 @@ static cr_sphere_substep *ensure(cr_world *w, uint32_t bodies, uint32_t points)
         memset(r->sphere_substep, 0, sizeof *r->sphere_substep);
     }
     cr_sphere_substep *s = r->sphere_substep;
-    uint32_t slots = slot_count_for(points);
+    uint32_t items = (bodies + CR_SPHERE_BODY_ITEM - 1) / CR_SPHERE_BODY_ITEM;
     if (!grow_aligned(w, &s->body_block, (void **)&s->bodies, &s->body_capacity, bodies, sizeof *s->bodies) ||
         !grow_aligned(w, &s->shift_block, (void **)&s->shift, &s->shift_capacity, bodies, sizeof *s->shift) ||
         !cr_grow(w, (void **)&s->spin, &s->spin_capacity, bodies, sizeof *s->spin) ||
         !cr_grow(w, (void **)&s->pairs, &s->pair_capacity, 2 * points, sizeof *s->pairs) ||
-        !grow_aligned(w, &s->quad_block, (void **)&s->quads, &s->quad_capacity, slots / 4, sizeof *s->quads) ||
-        !grow_aligned(w, &s->total_block, (void **)&s->totals, &s->total_capacity, slots / 4, sizeof *s->totals) ||
-        !cr_grow(w, (void **)&s->slot_contact, &s->slot_capacity, slots, sizeof *s->slot_contact) ||
         !cr_grow(w, (void **)&s->contact_slot, &s->contact_slot_capacity, points, sizeof *s->contact_slot) ||
         !cr_grow(w, (void **)&s->mask, &s->mask_capacity, bodies, sizeof *s->mask) ||
         !cr_grow(w, (void **)&s->bounce, &s->bounce_capacity, points / CR_SPHERE_CONTACT_ITEM + 1,
                  sizeof *s->bounce) ||
         !cr_grow(w, (void **)&s->colour, &s->colour_capacity, points, sizeof *s->colour) ||
-        !cr_grow(w, (void **)&s->run_start, &s->start_capacity, points + 1, sizeof *s->run_start) ||
-        !cr_grow(w, (void **)&s->order, &s->order_capacity, points, sizeof *s->order))
+        !cr_grow(w, (void **)&s->order, &s->order_capacity, points, sizeof *s->order) ||
+        !cr_grow(w, (void **)&s->bounds, &s->bounds_capacity, 2 * items, sizeof *s->bounds) ||
+        !cr_grow(w, (void **)&s->block, &s->block_capacity, bodies, sizeof *s->block))
         return NULL;
-    s->colours.run_start = s->run_start;
-    s->colours.order = s->order;
     return s;
+}
+
+/* The arrays sized by the groups (the blocks' and the cross one): false
+ * when out of memory. */
+static bool ensure_groups(cr_world *w, cr_sphere_substep *s, uint32_t points, uint32_t groups)
+{
+    uint32_t slots = slot_count_for(points, groups);
+    uint32_t items = points / CR_SPHERE_CONTACT_ITEM + 1;
+    bool blocks = groups > 1;
+    if ((uint64_t)items * groups > UINT32_MAX) return false;
+    return grow_aligned(w, &s->quad_block, (void **)&s->quads, &s->quad_capacity, slots / 4, sizeof *s->quads) &&
+           grow_aligned(w, &s->total_block, (void **)&s->totals, &s->total_capacity, slots / 4, sizeof *s->totals) &&
+           cr_grow(w, (void **)&s->slot_contact, &s->slot_capacity, slots, sizeof *s->slot_contact) &&
+           cr_grow(w, (void **)&s->run_start, &s->start_capacity, points + groups, sizeof *s->run_start) &&
+           cr_grow(w, (void **)&s->colours, &s->colours_capacity, groups, sizeof *s->colours) &&
+           cr_grow(w, (void **)&s->slots, &s->slots_capacity, groups, sizeof *s->slots) &&
+           (!blocks || (cr_grow(w, (void **)&s->group, &s->group_capacity, points, sizeof *s->group) &&
+                        cr_grow(w, (void **)&s->perm, &s->perm_capacity, points, sizeof *s->perm) &&
+                        cr_grow(w, (void **)&s->sorted_pairs, &s->sorted_capacity, 2 * points,
+                                sizeof *s->sorted_pairs) &&
+                        cr_grow(w, (void **)&s->first, &s->first_capacity, groups + 1, sizeof *s->first) &&
+                        cr_grow(w, (void **)&s->slot_first, &s->slot_first_capacity, groups + 1,
+                                sizeof *s->slot_first) &&
+                        cr_grow(w, (void **)&s->at, &s->at_capacity, items * groups, sizeof *s->at)));
 }
 
 /* As rigid_substep.c's load_bodies, bodies [begin, end): a body the
@@ -190,15 +240,41 @@ static void load_bodies(const cr_world *w, sphere_body *sb, cr_sphere_shift *shi
     }
 }
 
+/* The bounds of the moving bodies of [begin, end) (mask 0: set by
+ * load_bodies) at lo, hi (lo > hi: none). */
+static void moving_bounds(const cr_world *w, const uint32_t *mask, uint32_t begin, uint32_t end, cr_vec3 *lo,
+                          cr_vec3 *hi)
+{
+    const cr_vec3 *x = w->bodies.x;
+    *lo = cr_v3(INFINITY, INFINITY, INFINITY), *hi = cr_v3(-INFINITY, -INFINITY, -INFINITY);
+    for (uint32_t i = begin; i < end; ++i)
+        if (!mask[i]) *lo = cr_box_min(*lo, x[i]), *hi = cr_box_max(*hi, x[i]);
+}
+
+/* The blocks of bodies [begin, end): a moving one's by its position. */
+static void load_blocks(const cr_world *w, const cr_sphere_substep *s, uint32_t begin, uint32_t end)
+{
+    const cr_vec3 *x = w->bodies.x;
+    for (uint32_t i = begin; i < end; ++i)
+        s->block[i] = s->mask[i] ? CR_SPHERE_NO_BLOCK : cr_sphere_block_of(&s->grid, x[i]);
+}
+
 /* Each contact's point's bodies (b: the world's index for a plane),
- * contacts [begin, end). */
-static void load_pairs(const cr_world *w, uint32_t *pairs, uint32_t begin, uint32_t end)
+ * contacts [begin, end) (of one item); with blocks, its group, counted in
+ * the item's row of at. */
+static void load_pairs(const cr_world *w, cr_sphere_substep *s, uint32_t begin, uint32_t end, uint32_t *at)
 {
     const cr_rigid *r = w->rigid;
+    uint32_t *pairs = s->pairs, blocks = s->grid.count;
+    if (blocks) memset(at, 0, (blocks + 1) * sizeof *at);
     for (uint32_t k = begin; k < end; ++k) {
         const cr_rigid_contact *c = &r->contacts[k];
         pairs[2 * k] = c->a;
         pairs[2 * k + 1] = c->is_plane ? w->bodies.slot_count : c->b;
+        if (blocks) {
+            s->group[k] = cr_sphere_group_of(s->block[pairs[2 * k]], s->block[pairs[2 * k + 1]], blocks);
+            at[s->group[k]]++;
+        }
     }
 }
 
@@ -214,27 +290,32 @@ static void pad_slot(cr_sphere_substep *s, uint32_t k, uint32_t world)
     s->slot_contact[k] = CR_SPHERE_PAD;
 }
 
-/* The slots of the colours (s->colours): each colour's points in its
- * order from a quad's start, its last quad filled up with pads, then the
- * overflow's; s->slots the sections in slots, contact_slot the inverse of
- * slot_contact. */
-static void lay_out_slots(cr_sphere_substep *s, uint32_t world)
+/* The slots of group g's colours (s->colours[g]) from slot k (a quad's
+ * start): each colour's points in its order from a quad's start, its last
+ * quad filled up with pads, then the overflow's; s->slots[g] the sections
+ * in slots, contact_slot the inverse of slot_contact. The group's places
+ * from first (perm: the contact at each place; NULL: the place is the
+ * contact). Returns where the next group starts. */
+static uint32_t lay_out_slots(cr_sphere_substep *s, uint32_t g, const uint32_t *perm, uint32_t first, uint32_t k,
+                              uint32_t world)
 {
-    const cr_soft_colours *c = &s->colours;
-    uint32_t k = 0;
+    const cr_soft_colours *c = &s->colours[g];
+    cr_soft_colours *out = &s->slots[g];
     for (uint32_t col = 0; col <= c->count; ++col) {
         uint32_t end = col < c->count ? c->start[col + 1] : c->run_count;
-        s->slots.start[col] = k;
+        out->start[col] = k;
         for (uint32_t i = c->start[col]; i < end; ++i, ++k) { /* a point is a run */
-            s->slot_contact[k] = c->order[i];
-            s->contact_slot[c->order[i]] = k;
+            uint32_t j = perm ? perm[first + c->order[i]] : c->order[i];
+            s->slot_contact[k] = j;
+            s->contact_slot[j] = k;
         }
         if (col < c->count)
             for (; k % 4; ++k) pad_slot(s, k, world);
     }
-    s->slots.count = c->count;
-    s->slots.run_count = k;
+    out->count = c->count;
+    out->run_count = k;
     for (; k % 4; ++k) pad_slot(s, k, world);
+    return k;
 }
 
 /* The points of contacts [begin, end), each into its slot: read in
@@ -360,10 +441,11 @@ static void store_contacts(cr_world *w, const cr_sphere_substep *s, double subst
  * a colour's points (a coloured pass). */
 typedef enum pass_kind {
     /* over the bodies (items of CR_SPHERE_BODY_ITEM) */
-    PASS_LOAD_BODIES, PASS_GRAVITY, PASS_POSITIONS, PASS_STORE_BODIES,
+    PASS_LOAD_BODIES, PASS_BLOCKS, PASS_GRAVITY, PASS_POSITIONS, PASS_STORE_BODIES,
     /* over the contacts (items of CR_SPHERE_CONTACT_ITEM) */
-    PASS_CONTACTS, PASS_PAIRS = PASS_CONTACTS, PASS_PREPARE, PASS_STORE_CONTACTS,
-    /* coloured, over a colour's points (items of CR_SPHERE_POINT_ITEM) */
+    PASS_CONTACTS, PASS_PAIRS = PASS_CONTACTS, PASS_SCATTER, PASS_PREPARE, PASS_STORE_CONTACTS,
+    /* coloured, over a colour's points (items of CR_SPHERE_POINT_ITEM),
+     * or over the blocks (an item a block) */
     PASS_WARM_START, PASS_SOLVE, PASS_RESTITUTION
 } pass_kind;
 
@@ -374,8 +456,26 @@ typedef struct pass {
     cr_soft_section sec; /* the colour's slots: [sec.begin, sec.begin + sec.count) */
     cr_sphere_pass solve;
     double h, substeps;
+    bool avx2;   /* the colours' points on lanes (not the overflows') */
     bool lanes8; /* a colour's points on AVX-512 lanes, two quads at a time (sec.lanes: on lanes) */
 } pass;
+
+/* Slots [first, last) of one colour (lanes: on the lanes) or of an
+ * overflow, in the coloured pass p->kind. */
+static void points_pass(const pass *p, uint32_t first, uint32_t last, bool lanes)
+{
+    cr_sphere_substep *s = p->s;
+    if (p->kind == PASS_RESTITUTION)
+        restitution(s->bodies, s->quads, s->totals, first, last, p->w->resting_speed);
+    else if (p->kind == PASS_WARM_START)
+        (!lanes      ? cr_sphere_warm_start
+         : p->lanes8 ? cr_sphere_warm_start_avx512
+                     : cr_sphere_warm_start_avx2)(s->bodies, s->quads, first, last);
+    else
+        (!lanes      ? cr_sphere_solve
+         : p->lanes8 ? cr_sphere_solve_avx512
+                     : cr_sphere_solve_avx2)(s->bodies, s->quads, first, last, &p->solve);
+}
 
 /* Work items [start, end) of a pass: bodies, contacts, or points of the
  * colour. */
@@ -388,7 +488,15 @@ static void pass_items(uint32_t start, uint32_t end, uint32_t worker, void *ctx)
         uint32_t n = p->w->bodies.slot_count, first = start * CR_SPHERE_BODY_ITEM, last = end * CR_SPHERE_BODY_ITEM;
         if (last > n) last = n;
         switch (p->kind) {
-        case PASS_LOAD_BODIES: load_bodies(p->w, s->bodies, s->shift, s->spin, s->mask, first, last); break;
+        case PASS_LOAD_BODIES:
+            load_bodies(p->w, s->bodies, s->shift, s->spin, s->mask, first, last);
+            for (uint32_t item = start; item < end; ++item) {
+                uint32_t i1 = (item + 1) * CR_SPHERE_BODY_ITEM < n ? (item + 1) * CR_SPHERE_BODY_ITEM : n;
+                moving_bounds(p->w, s->mask, item * CR_SPHERE_BODY_ITEM, i1, &s->bounds[2 * item],
+                              &s->bounds[2 * item + 1]);
+            }
+            break;
+        case PASS_BLOCKS: load_blocks(p->w, s, first, last); break;
         case PASS_GRAVITY: integrate_velocities(p->w, s->bodies, p->h, first, last); break;
         case PASS_POSITIONS: integrate_positions(p->w, s->bodies, s->shift, s->spin, p->h, first, last); break;
         default: store_bodies(p->w, s, first, last); break;
@@ -399,8 +507,16 @@ static void pass_items(uint32_t start, uint32_t end, uint32_t worker, void *ctx)
         uint32_t n = p->w->rigid->contact_count, first = start * CR_SPHERE_CONTACT_ITEM,
                  last = end * CR_SPHERE_CONTACT_ITEM;
         if (last > n) last = n;
-        if (p->kind == PASS_PAIRS) load_pairs(p->w, s->pairs, first, last);
-        else if (p->kind == PASS_PREPARE) {
+        uint32_t groups = s->grid.count + 1;
+        if (p->kind == PASS_PAIRS || p->kind == PASS_SCATTER) { /* an item at a time: its row of at */
+            for (uint32_t item = start; item < end; ++item) {
+                uint32_t i0 = item * CR_SPHERE_CONTACT_ITEM;
+                uint32_t i1 = i0 + CR_SPHERE_CONTACT_ITEM < n ? i0 + CR_SPHERE_CONTACT_ITEM : n;
+                uint32_t *at = groups > 1 ? s->at + (size_t)item * groups : NULL;
+                if (p->kind == PASS_PAIRS) load_pairs(p->w, s, i0, i1, at);
+                else cr_sphere_scatter_groups(s->pairs, s->group, i0, i1, at, s->perm, s->sorted_pairs);
+            }
+        } else if (p->kind == PASS_PREPARE) {
             bool bounce = prepare_points(p->w, s, p->substeps, p->w->resting_speed, first, last);
             for (uint32_t item = start; item < end; ++item) s->bounce[item] = bounce;
         }
@@ -409,24 +525,34 @@ static void pass_items(uint32_t start, uint32_t end, uint32_t worker, void *ctx)
     }
     uint32_t first = start * CR_SPHERE_POINT_ITEM, last = end * CR_SPHERE_POINT_ITEM;
     if (last > p->sec.count) last = p->sec.count;
-    first += p->sec.begin, last += p->sec.begin;
-    if (p->kind == PASS_RESTITUTION)
-        restitution(s->bodies, s->quads, s->totals, first, last, p->w->resting_speed);
-    else if (p->kind == PASS_WARM_START)
-        (!p->sec.lanes ? cr_sphere_warm_start
-         : p->lanes8   ? cr_sphere_warm_start_avx512
-                       : cr_sphere_warm_start_avx2)(s->bodies, s->quads, first, last);
-    else
-        (!p->sec.lanes ? cr_sphere_solve
-         : p->lanes8   ? cr_sphere_solve_avx512
-                       : cr_sphere_solve_avx2)(s->bodies, s->quads, first, last, &p->solve);
+    points_pass(p, first + p->sec.begin, last + p->sec.begin, p->sec.lanes);
 }
 
-/* A coloured pass of kind (soft_sections.h) over the slots. */
-static void coloured_pass(pass *p, pass_kind kind, bool avx2)
+/* Blocks [start, end) of a coloured pass, each on its own: its colours one
+ * after the other, then its overflow, on this worker (a block's points
+ * share no moving body with another block's). */
+static void block_items(uint32_t start, uint32_t end, uint32_t worker, void *ctx)
+{
+    (void)worker;
+    const pass *p = ctx;
+    for (uint32_t g = start; g < end; ++g) {
+        const cr_soft_colours *c = &p->s->slots[g];
+        for (uint32_t col = 0; col <= c->count; ++col)
+            points_pass(p, c->start[col], col < c->count ? c->start[col + 1] : c->run_count,
+                        p->avx2 && col < c->count);
+    }
+}
+
+/* A coloured pass of kind: the blocks' points, the blocks at once, then
+ * the points across them (every point without blocks) colour by colour
+ * (soft_sections.h). The Gauss-Seidel order is the blocks' and then the
+ * cross group's colours'. */
+static void coloured_pass(pass *p, pass_kind kind)
 {
     p->kind = kind;
-    cr_soft_coloured_pass(p->w, &p->s->slots, CR_SPHERE_POINT_ITEM, avx2, &p->sec, pass_items, p);
+    uint32_t blocks = p->s->grid.count;
+    cr_soft_run(p->w, block_items, blocks, p);
+    cr_soft_coloured_pass(p->w, &p->s->slots[blocks], CR_SPHERE_POINT_ITEM, p->avx2, &p->sec, pass_items, p);
 }
 
 /* A pass over the bodies or the contacts (not coloured: each item writes
@@ -437,6 +563,76 @@ static void run_pass(pass *p, pass_kind kind)
     uint32_t size = kind < PASS_CONTACTS ? CR_SPHERE_BODY_ITEM : CR_SPHERE_CONTACT_ITEM;
     p->kind = kind;
     cr_soft_run(p->w, pass_items, (n + size - 1) / size, p);
+}
+
+/* The blocks' grid, from the moving bodies' bounds (the load's items'). */
+static void make_grid(const cr_world *w, cr_sphere_substep *s)
+{
+    uint32_t n = w->bodies.slot_count, items = (n + CR_SPHERE_BODY_ITEM - 1) / CR_SPHERE_BODY_ITEM;
+    cr_vec3 lo = cr_v3(INFINITY, INFINITY, INFINITY), hi = cr_v3(-INFINITY, -INFINITY, -INFINITY);
+    for (uint32_t item = 0; item < items; ++item)
+        lo = cr_box_min(lo, s->bounds[2 * item]), hi = cr_box_max(hi, s->bounds[2 * item + 1]);
+    uint32_t per_block = w->rigid->sphere_block_bodies ? w->rigid->sphere_block_bodies : CR_SPHERE_BLOCK_BODIES;
+    s->grid = cr_sphere_grid_make(lo, hi, n, per_block);
+}
+
+/* Blocks [start, end)'s points coloured, each block's on its own (its
+ * moving bodies are no other block's: the same colours at once). */
+static void colour_items(uint32_t start, uint32_t end, uint32_t worker, void *ctx)
+{
+    (void)worker;
+    cr_sphere_substep *s = ((const pass *)ctx)->s;
+    for (uint32_t g = start; g < end; ++g)
+        cr_sphere_colour_group(s->sorted_pairs, s->first, g, CR_SPHERE_BLOCK_MIN_COLOUR, s->mask, s->colour,
+                               s->run_start, s->order, s->colours);
+}
+
+/* Groups [start, end) laid out in slots, each from its first slot (its
+ * own slots, quads and contacts: at once). */
+static void lay_out_items(uint32_t start, uint32_t end, uint32_t worker, void *ctx)
+{
+    (void)worker;
+    const pass *p = ctx;
+    cr_sphere_substep *s = p->s;
+    for (uint32_t g = start; g < end; ++g)
+        lay_out_slots(s, g, s->perm, s->first[g], s->slot_first[g], p->w->bodies.slot_count);
+}
+
+/* The slots group g's colours take, each colour's and the overflow's
+ * filled up to a whole quad (lay_out_slots). */
+static uint32_t group_slots(const cr_soft_colours *c)
+{
+    uint32_t n = 0;
+    for (uint32_t col = 0; col <= c->count; ++col)
+        n += ((col < c->count ? c->start[col + 1] : c->run_count) - c->start[col] + 3) / 4 * 4;
+    return n;
+}
+
+/* The points coloured and laid out in slots: without blocks all in one
+ * group, in contact order; with blocks sorted into groups (the counts of
+ * PASS_PAIRS' items, then PASS_SCATTER), the cross group coloured first
+ * (on the masks load_bodies set), its bodies' masks cleared, then the
+ * blocks' at once; the slots block after block, then the cross group's,
+ * laid out at once from each group's first slot. */
+static void colour_points(pass *p)
+{
+    cr_sphere_substep *s = p->s;
+    uint32_t nc = p->w->rigid->contact_count, world = p->w->bodies.slot_count, blocks = s->grid.count;
+    if (!blocks) {
+        s->colours[0].run_start = s->run_start, s->colours[0].order = s->order;
+        cr_soft_colour_masked(s->pairs, 2 * sizeof *s->pairs, nc, false, s->mask, s->colour, &s->colours[0]);
+        lay_out_slots(s, 0, NULL, 0, 0, world);
+        return;
+    }
+    cr_sphere_group_places(s->at, (nc + CR_SPHERE_CONTACT_ITEM - 1) / CR_SPHERE_CONTACT_ITEM, blocks + 1, s->first);
+    run_pass(p, PASS_SCATTER);
+    cr_sphere_colour_group(s->sorted_pairs, s->first, blocks, CR_SOFT_MIN_COLOUR, s->mask, s->colour, s->run_start,
+                           s->order, s->colours);
+    cr_sphere_clear_masks(s->sorted_pairs, s->first[blocks], nc, s->mask);
+    cr_soft_run(p->w, colour_items, blocks, p);
+    s->slot_first[0] = 0;
+    for (uint32_t g = 0; g <= blocks; ++g) s->slot_first[g + 1] = s->slot_first[g] + group_slots(&s->colours[g]);
+    cr_soft_run(p->w, lay_out_items, blocks + 1, p);
 }
 
 cr_status cr_sphere_substep_solve(cr_world *w)
@@ -450,28 +646,34 @@ cr_status cr_sphere_substep_solve(cr_world *w)
     cr_soft_contact_softness(w->def.contact_hertz, w->def.contact_damping_ratio, h, soft);
     bool avx2 = cr_use_avx2(r->substep_portable);
     pass p = {w, s, PASS_LOAD_BODIES, {0, 0, false}, {s->shift, {soft[0], soft[1]}, inv_h, true, NULL}, h, S,
-              avx2 && !r->substep_lanes4 && cr_sphere_lanes8()};
+              avx2, avx2 && !r->substep_lanes4 && cr_sphere_lanes8()};
     run_pass(&p, PASS_LOAD_BODIES);
     load_bodies(w, s->bodies, s->shift, s->spin, s->mask, nb, nb + 1); /* the world's */
+    make_grid(w, s);
+    if (!ensure_groups(w, s, nc, s->grid.count + 1)) {
+        s->grid.count = 0;
+        return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "sphere sub-stepped solve: out of memory");
+    }
+    s->block[nb] = CR_SPHERE_NO_BLOCK;
+    if (s->grid.count) run_pass(&p, PASS_BLOCKS);
     run_pass(&p, PASS_PAIRS);
-    cr_soft_colour_masked(s->pairs, 2 * sizeof *s->pairs, nc, false, s->mask, s->colour, &s->colours);
-    lay_out_slots(s, nb);
+    colour_points(&p);
     run_pass(&p, PASS_PREPARE);
     for (int i = 0; i < w->def.rigid_substeps; ++i) {
         run_pass(&p, PASS_GRAVITY);
-        coloured_pass(&p, PASS_WARM_START, avx2);
+        coloured_pass(&p, PASS_WARM_START);
         p.solve.use_bias = true, p.solve.totals = NULL;
-        for (int k = 0; k < w->def.substep_iterations; ++k) coloured_pass(&p, PASS_SOLVE, avx2);
+        for (int k = 0; k < w->def.substep_iterations; ++k) coloured_pass(&p, PASS_SOLVE);
         run_pass(&p, PASS_POSITIONS);
         /* the relax pass ends the substep: it adds the lambdas to the totals */
         p.solve.use_bias = false, p.solve.totals = s->totals;
-        coloured_pass(&p, PASS_SOLVE, avx2);
+        coloured_pass(&p, PASS_SOLVE);
     }
     /* restitution, unless no point may take it (at rest, most steps) */
     uint8_t bounce = 0;
     for (uint32_t item = 0; item < (nc + CR_SPHERE_CONTACT_ITEM - 1) / CR_SPHERE_CONTACT_ITEM; ++item)
         bounce |= s->bounce[item];
-    if (bounce) coloured_pass(&p, PASS_RESTITUTION, avx2);
+    if (bounce) coloured_pass(&p, PASS_RESTITUTION);
     run_pass(&p, PASS_STORE_BODIES);
     run_pass(&p, PASS_STORE_CONTACTS);
     return CR_OK;
@@ -480,5 +682,14 @@ cr_status cr_sphere_substep_solve(cr_world *w)
 uint32_t cr_sphere_substep_colours(const cr_world *w)
 {
     const cr_sphere_substep *s = w->rigid ? w->rigid->sphere_substep : NULL;
-    return s ? s->colours.count : 0;
+    uint32_t most = 0;
+    for (uint32_t g = 0; s && s->colours && g <= s->grid.count; ++g)
+        most = s->colours[g].count > most ? s->colours[g].count : most;
+    return most;
+}
+
+uint32_t cr_sphere_substep_blocks(const cr_world *w)
+{
+    const cr_sphere_substep *s = w->rigid ? w->rigid->sphere_substep : NULL;
+    return s ? s->grid.count : 0;
 }

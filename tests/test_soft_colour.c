@@ -109,7 +109,8 @@ static void test_colours_share_no_moving_body(void **state)
  * the overflow: against a plain count over the same random heaps, as
  * manifolds (cr_soft_colour), each point a run (cr_soft_colour_pairs), and
  * with the masks set by the caller (cr_soft_colour_masked, the sphere
- * solver's), which must give the same colouring. */
+ * solver's), which must give the same colouring; and with a smaller
+ * smallest colour, 8 (cr_soft_colour_min, the sphere solver's blocks). */
 static void section_of_runs(const cr_soft_colours *c, uint32_t *section)
 {
     for (uint32_t k = 0; k <= c->count; ++k) {
@@ -127,11 +128,12 @@ static void test_greedy_lowest_free_colour(void **state)
     static uint32_t first[MAX_POINTS], expected[MAX_POINTS], taken[BODIES + 1][CR_SOFT_COLOURS];
     static uint8_t colour[MAX_POINTS];
     uint64_t seed = 4242;
-    uint32_t overflowed = 0;
+    uint32_t overflowed = 0, small_kept = 0;
     for (int trial = 0; trial < 100; ++trial) {
         uint32_t n = random_heap(&seed, bodies, p);
-        for (int kind = 0; kind < 3; ++kind) {
+        for (int kind = 0; kind < 4; ++kind) {
             bool manifolds = kind == 0;
+            uint32_t min_runs = kind == 3 ? 8 : CR_SOFT_MIN_COLOUR;
             /* the reference: the runs, each one's greedy colour by a scan */
             uint32_t runs = 0, size[CR_SOFT_COLOURS + 1] = {0};
             memset(taken, 0, sizeof taken);
@@ -148,7 +150,7 @@ static void test_greedy_lowest_free_colour(void **state)
             }
             uint32_t kept = 0, renumber[CR_SOFT_COLOURS + 1];
             for (uint32_t g = 0; g < CR_SOFT_COLOURS; ++g)
-                renumber[g] = size[g] >= CR_SOFT_MIN_COLOUR ? kept++ : UINT32_MAX;
+                renumber[g] = size[g] >= min_runs ? kept++ : UINT32_MAX;
             for (uint32_t g = 0; g <= CR_SOFT_COLOURS; ++g)
                 if (g == CR_SOFT_COLOURS || renumber[g] == UINT32_MAX) renumber[g] = kept;
             cr_soft_colours c = {0};
@@ -159,10 +161,13 @@ static void test_greedy_lowest_free_colour(void **state)
                                      colour, &c);
             else {
                 for (uint32_t i = 0; i <= BODIES; ++i) mask[i] = bodies[i].inv_mass > 0.0 ? 0u : CR_SOFT_FIXED;
-                cr_soft_colour_masked(p, sizeof *p, n, false, mask, colour, &c);
+                if (kind == 2) cr_soft_colour_masked(p, sizeof *p, n, false, mask, colour, &c);
+                else cr_soft_colour_min(p, sizeof *p, n, false, min_runs, mask, colour, &c);
             }
             assert_int_equal(c.run_count, runs);
             assert_int_equal(c.count, kept);
+            for (uint32_t g = 0; kind == 3 && g < CR_SOFT_COLOURS; ++g)
+                small_kept += size[g] >= 8 && size[g] < CR_SOFT_MIN_COLOUR;
             section_of_runs(&c, section);
             for (uint32_t r = 0; r < runs; ++r) {
                 assert_int_equal(run_start[r], first[r]);
@@ -173,8 +178,10 @@ static void test_greedy_lowest_free_colour(void **state)
             }
         }
     }
-    print_message("random heaps: %u runs in the overflows\n", (unsigned)overflowed);
+    print_message("random heaps: %u runs in the overflows, %u colours of 8 to 63 runs kept\n", (unsigned)overflowed,
+                  (unsigned)small_kept);
     assert_true(overflowed > 0);
+    assert_true(small_kept > 0); /* the smaller smallest colour kept some */
 }
 
 /* The AVX2 lanes' plan (src/soft_lanes.c) over the same random heaps: each

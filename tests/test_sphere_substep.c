@@ -161,6 +161,7 @@ typedef struct pit_run {
     double rise, deepest;
     int lost;
     uint32_t colours; /* the most colours of a step's coloured passes */
+    uint32_t blocks;  /* the most blocks of a step (sphere_blocks.h) */
 } pit_run;
 
 #define PIT_MAX 1200
@@ -170,13 +171,16 @@ typedef struct pit_run {
  * the same bits on each. */
 typedef enum pit_lanes { LANES_PLAIN, LANES_FOUR, LANES_WIDEST } pit_lanes;
 
+/* per_block: the solver's bodies a block (0: its default, which makes no
+ * blocks of these pits). */
 static pit_run run_pit_on(const cr_world_def *def, int per_row, int layers, int steps, double throw_speed,
-                          cr_body_state *end, pit_lanes lanes)
+                          cr_body_state *end, pit_lanes lanes, uint32_t per_block)
 {
     cr_world *w = make_world_def(def);
     assert_int_equal(cr_rigid_ensure(w), CR_OK);
     w->rigid->substep_portable = lanes == LANES_PLAIN;
     w->rigid->substep_lanes4 = lanes == LANES_FOUR;
+    w->rigid->sphere_block_bodies = per_block;
     const double spacing = 0.11, side = per_row * spacing;
     int n = per_row * per_row * layers;
     cr_plane_def pd = cr_default_plane_def();
@@ -197,11 +201,12 @@ static pit_run run_pit_on(const cr_world_def *def, int per_row, int layers, int 
         ids[i] = add_sphere(w, x, test_rand_vec(&s, -throw_speed, throw_speed), R, MASS, CR_INERTIA_SOLID, sqrt(0.5),
                             sqrt(0.3));
     }
-    pit_run out = {-INFINITY, 0.0, 0, 0};
+    pit_run out = {-INFINITY, 0.0, 0, 0, 0};
     double e0 = cr_world_energy(w).total;
     for (int k = 0; k < steps; ++k) {
         assert_int_equal(cr_world_step(w), CR_OK);
         if (cr_sphere_substep_colours(w) > out.colours) out.colours = cr_sphere_substep_colours(w);
+        if (cr_sphere_substep_blocks(w) > out.blocks) out.blocks = cr_sphere_substep_blocks(w);
         out.rise = fmax(out.rise, cr_world_energy(w).total - e0);
         out.deepest = fmax(out.deepest, cr_world_stats(w)->max_penetration);
     }
@@ -216,27 +221,31 @@ static pit_run run_pit_on(const cr_world_def *def, int per_row, int layers, int 
 }
 
 static pit_run run_pit(const cr_world_def *def, int per_row, int layers, int steps, double throw_speed,
-                       cr_body_state *end)
+                       cr_body_state *end, uint32_t per_block)
 {
-    return run_pit_on(def, per_row, layers, steps, throw_speed, end, LANES_WIDEST);
+    return run_pit_on(def, per_row, layers, steps, throw_speed, end, LANES_WIDEST, per_block);
 }
 
 /* A pit of 360 balls (10 layers) thrown in at random (up to 0.5 m/s each way) never
  * gains energy (kinetic + potential over its start: the soft push-out and
  * the restitution pass must not pump) and loses none; dropped as the ball
  * pit's are, at the settings docs/benchmarks.md gives for it (8 substeps,
- * 480 Hz), it overlaps less than 1 % of r. */
+ * 480 Hz), it overlaps less than 1 % of r. The same in blocks of 60 balls
+ * (branch pit20: six columns, their points block by block, then those
+ * across them). */
 static void test_pit_never_gains_energy_nor_loses_balls(void **state)
 {
     (void)state;
-    const int substeps[] = {4, 8, 8};
-    const double hertz[] = {120.0, 480.0, 480.0}, thrown[] = {0.5, 0.5, 0.0};
-    for (int k = 0; k < 3; ++k) {
+    const int substeps[] = {4, 8, 8, 4, 8};
+    const double hertz[] = {120.0, 480.0, 480.0, 120.0, 480.0}, thrown[] = {0.5, 0.5, 0.0, 0.5, 0.0};
+    const uint32_t per_block[] = {0, 0, 0, 60, 60};
+    for (int k = 0; k < 5; ++k) {
         cr_world_def def = substep_world_def(substeps[k], hertz[k]);
-        pit_run r = run_pit(&def, 6, 10, 240, thrown[k], NULL);
-        printf("pit of 360 thrown at %g m/s, %d substeps at %g Hz: energy rose by at most %.3g J, deepest overlap "
-               "%.3g m, lost %d\n",
-               thrown[k], substeps[k], hertz[k], r.rise, r.deepest, r.lost);
+        pit_run r = run_pit(&def, 6, 10, 240, thrown[k], NULL, per_block[k]);
+        printf("pit of 360 thrown at %g m/s, %d substeps at %g Hz, %u blocks: energy rose by at most %.3g J, deepest "
+               "overlap %.3g m, lost %d\n",
+               thrown[k], substeps[k], hertz[k], (unsigned)r.blocks, r.rise, r.deepest, r.lost);
+        assert_true(per_block[k] ? r.blocks >= 4 : r.blocks == 0);
         assert_true(r.rise <= 0.0);
         assert_int_equal(r.lost, 0);
         if (thrown[k] == 0.0) assert_true(r.deepest <= 0.01 * R);
@@ -252,7 +261,10 @@ static void test_pit_never_gains_energy_nor_loses_balls(void **state)
  * warm start too, branch pit12), with the same IEEE operations; the passes
  * over the bodies and the contacts (branch pit12: the set-up, gravity,
  * positions, the store) write each its own entries. A pit of 360 balls (up
- * to 6 colours) and one of 1,152, over several items of 512 bodies. */
+ * to 6 colours) and one of 1,152, over several items of 512 bodies; each
+ * without blocks and in blocks of 100 balls (branch pit20: 3 and 11
+ * blocks, each block's points on one worker, the blocks at once, then the
+ * points across them coloured). */
 static void test_same_bits_for_any_worker_count(void **state)
 {
     (void)state;
@@ -263,17 +275,20 @@ static void test_same_bits_for_any_worker_count(void **state)
     const pit_lanes lanes[WORLDS] = {LANES_WIDEST, LANES_WIDEST, LANES_WIDEST, LANES_WIDEST,
                                      LANES_PLAIN,  LANES_PLAIN,  LANES_FOUR,   LANES_FOUR};
     const int per_row[2] = {6, 12}, layers[2] = {10, 8}, steps[2] = {120, 40};
-    for (int size = 0; size < 2; ++size) {
-        int enqueued = 0, balls = per_row[size] * per_row[size] * layers[size];
+    for (int run = 0; run < 4; ++run) {
+        int size = run % 2, enqueued = 0, balls = per_row[size] * per_row[size] * layers[size];
+        uint32_t per_block = run < 2 ? 0 : 100;
         for (int k = 0; k < WORLDS; ++k) {
             cr_world_def def = substep_world_def(4, 120.0);
             test_use_tasks(&def, workers[k], backwards[k] ? &enqueued : NULL);
-            pit_run r = run_pit_on(&def, per_row[size], layers[size], steps[size], 0.5, end[k], lanes[k]);
+            pit_run r = run_pit_on(&def, per_row[size], layers[size], steps[size], 0.5, end[k], lanes[k], per_block);
             if (k == 0) {
-                print_message("pit of %d: up to %u colours; AVX2 %s, AVX-512 %s\n", balls, (unsigned)r.colours,
+                print_message("pit of %d: up to %u colours, %u blocks; AVX2 %s, AVX-512 %s\n", balls,
+                              (unsigned)r.colours, (unsigned)r.blocks,
                               cr_use_avx2(false) ? "taken" : "not available: plain on all",
                               cr_use_avx2(false) && cr_sphere_lanes8() ? "taken" : "not available");
                 assert_true(r.colours >= 3); /* the coloured passes ran, over several items */
+                assert_true(per_block ? r.blocks >= 3 : r.blocks == 0);
             }
         }
         assert_true(enqueued > 0);
