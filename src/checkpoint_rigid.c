@@ -1,11 +1,9 @@
 /* Version 4's rigid-body parts of a checkpoint (src/checkpoint_rigid.h;
  * the layout in docs/checkpoint-format.md, what each field is for in
  * src/rigid_state.c). */
-#include <stdarg.h>
-#include <stdio.h>
-
 #include "checkpoint_rigid.h"
 #include "checkpoint_shape.h"
+#include "message.h"
 
 void cr_ckpt_write_rigid_settings(writer *o, const cr_world_def *d)
 {
@@ -181,21 +179,8 @@ void cr_ckpt_rigid_carry_free(cr_rigid_carry *c)
     memset(c, 0, sizeof *c);
 }
 
-static bool refuse(char *msg, size_t size, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
-static bool refuse(char *msg, size_t size, const char *fmt, ...)
-{
-    if (msg && size) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(msg, size, fmt, ap);
-        va_end(ap);
-    }
-    return false;
-}
+/* A value out of range: the message naming it (src/message.h), false. */
+#define refuse(msg, size, ...) (cr_msgf((msg), (size), __VA_ARGS__), false)
 
 /* A contact's bodies: a a body, b a plane or another body; live bodies in
  * a contact of the warm start (warm), slots in one only reported (after a

@@ -2,10 +2,8 @@
  * checked so that every index the narrow phase follows stays inside its
  * arrays (faces' vertex runs, their vertices, the edges' vertices and
  * faces); its geometry is taken as saved. */
-#include <stdarg.h>
-#include <stdio.h>
-
 #include "checkpoint_shape.h"
+#include "message.h"
 
 /* The length of a hull's face_vertices: the end of its last run. */
 static uint32_t face_vertex_count(const cr_hull *h)
@@ -65,22 +63,9 @@ void cr_ckpt_write_shape(writer *o, const cr_shape *s)
     for (uint32_t t = 0; t < m->triangle_count; ++t) put_u32(o, m->order[t]);
 }
 
-static cr_shape *refuse(cr_shape *s, char *msg, size_t size, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 4, 5)))
-#endif
-    ;
-static cr_shape *refuse(cr_shape *s, char *msg, size_t size, const char *fmt, ...)
-{
-    cr_shape_release(s);
-    if (msg && size) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(msg, size, fmt, ap);
-        va_end(ap);
-    }
-    return NULL;
-}
+/* A value out of range: the message naming it (src/message.h; formatted
+ * first, its arguments may read s), shape s (may be NULL) released, NULL. */
+#define refuse(s, msg, size, ...) (cr_msgf((msg), (size), __VA_ARGS__), cr_shape_release(s), (cr_shape *)NULL)
 
 /* The depth of the tree below node k of nodes that each name children
  * after themselves (checked before), deepest first: at most limit + 1. */
