@@ -23,12 +23,13 @@
 #include "carom/checkpoint.h"
 #include "checkpoint_io.h"
 #include "checkpoint_rigid.h"
+#include "checkpoint_seal.h"
 #include "dem_state.h"
+#include "message.h"
 #include "surface_internal.h"
 #include "world_internal.h"
 
 static const char magic[8] = {'C', 'A', 'R', 'O', 'M', 'C', 'K', 'P'};
-#define HEADER_SIZE 24 /* magic, version, payload length */
 
 uint64_t cr_fnv1a64(const void *data, size_t size)
 {
@@ -40,13 +41,13 @@ uint64_t cr_fnv1a64(const void *data, size_t size)
 
 static cr_status fail(char *msg, size_t size, cr_status s, const char *text)
 {
-    if (msg && size) snprintf(msg, size, "checkpoint: %s", text);
+    cr_msgf(msg, size, "checkpoint: %s", text);
     return s;
 }
 
 static cr_status failn(char *msg, size_t size, const char *fmt, unsigned long long a)
 {
-    if (msg && size) snprintf(msg, size, fmt, a);
+    cr_msgf(msg, size, fmt, a);
     return CR_ERR_INVALID_ARGUMENT;
 }
 
@@ -177,8 +178,7 @@ cr_status cr_world_save_buffer(const cr_world *w, const void *app, size_t app_si
     writer o = {0};
     put_bytes(&o, magic, sizeof magic);
     put_u32(&o, CR_CHECKPOINT_VERSION);
-    put_u64(&o, 0); /* payload length, filled in below */
-    size_t start = o.n;
+    put_u64(&o, 0); /* the payload length: cr_ckpt_seal below */
     const cr_world_def *d = &w->def;
     put_vec(&o, d->gravity);
     put_f64(&o, d->dt);
@@ -236,13 +236,12 @@ cr_status cr_world_save_buffer(const cr_world *w, const void *app, size_t app_si
         free(o.p);
         return fail(msg, msg_size, CR_ERR_OUT_OF_MEMORY, "out of memory");
     }
-    uint64_t payload = o.n - start;
-    for (int i = 0; i < 8; ++i) o.p[16 + i] = (unsigned char)(payload >> (8 * i));
-    put_u64(&o, cr_fnv1a64(o.p, o.n));
+    put_u64(&o, 0); /* the checksum */
     if (o.oom) {
         free(o.p);
         return fail(msg, msg_size, CR_ERR_OUT_OF_MEMORY, "out of memory");
     }
+    cr_ckpt_seal(o.p, o.n);
     *data = o.p;
     *size = o.n;
     return CR_OK;
@@ -271,7 +270,7 @@ cr_status cr_world_save(const cr_world *w, const char *path, const void *app, si
     if (ok && rename(tmp, path) != 0) ok = false;
     if (!ok) {
         remove(tmp);
-        if (msg && msg_size) snprintf(msg, msg_size, "checkpoint: cannot write '%s'", path);
+        cr_msgf(msg, msg_size, "checkpoint: cannot write '%s'", path);
     }
     free(tmp);
     free(data);
@@ -324,7 +323,7 @@ static cr_status read_surfaces(reader *r, cr_world *w, char *msg, size_t size)
         free(hills);
         free(ctrl);
         if (s != CR_OK) {
-            if (msg && size) snprintf(msg, size, "checkpoint: surface %u: %s", k, r->bad ? "truncated" : w->error);
+            cr_msgf(msg, size, "checkpoint: surface %u: %s", k, r->bad ? "truncated" : w->error);
             return CR_ERR_INVALID_ARGUMENT;
         }
     }
@@ -442,7 +441,7 @@ static bool read_dem_settings(reader *r, cr_world_def *d, char *msg, size_t size
     static const char *const name[4] = {"periodic.x", "periodic.y", "periodic.z", "integrate_orientation"};
     for (int k = 0; k < 4 && !r->bad; ++k)
         if (flag[k] > 1) {
-            if (msg && size) snprintf(msg, size, "checkpoint: world settings: %s flag %u, not 0 or 1", name[k], flag[k]);
+            cr_msgf(msg, size, "checkpoint: world settings: %s flag %u, not 0 or 1", name[k], flag[k]);
             return false;
         }
     d->periodic.x = flag[0] != 0, d->periodic.y = flag[1] != 0, d->periodic.z = flag[2] != 0;
@@ -493,20 +492,19 @@ cr_status cr_world_load_buffer(const unsigned char *data, size_t size, const cr_
     *out = NULL;
     if (app) *app = NULL;
     if (app_size) *app_size = 0;
-    if (size < HEADER_SIZE + 8 || memcmp(data, magic, sizeof magic) != 0)
+    if (size < CR_CKPT_FRAME_SIZE || memcmp(data, magic, sizeof magic) != 0)
         return failn(msg, msg_size, "checkpoint: not a carom checkpoint (%llu bytes)", size);
-    reader h = {data, size, 8, false};
-    uint32_t version = get_u32(&h);
+    uint64_t version = cr_ckpt_le64(data + 8);
     if (version < 1 || version > CR_CHECKPOINT_VERSION)
         return failn(msg, msg_size, "checkpoint: version %llu, this carom reads versions 1 to 4", version);
-    uint64_t payload = get_u64(&h);
-    if (payload != size - HEADER_SIZE - 8)
+    /* the frame cr_ckpt_seal writes */
+    uint64_t payload = cr_ckpt_le64(data + 16);
+    if (payload != cr_ckpt_payload_length(size))
         return failn(msg, msg_size, "checkpoint: truncated or padded (the header says %llu payload bytes)", payload);
-    reader tail = {data, size, size - 8, false};
-    if (get_u64(&tail) != cr_fnv1a64(data, size - 8))
+    if (cr_ckpt_le64(data + size - 8) != cr_ckpt_checksum(data, size))
         return fail(msg, msg_size, CR_ERR_INVALID_ARGUMENT, "checksum mismatch: the file is corrupt");
 
-    reader r = {data, size - 8, HEADER_SIZE, false};
+    reader r = {data, size - 8, CR_CKPT_HEADER_SIZE, false};
     cr_world_def d = cr_default_world_def();
     if (callbacks_from && callbacks_from->internal_magic == CR_MAGIC_WORLD_DEF) {
         d.on_impact = callbacks_from->on_impact;
@@ -540,7 +538,7 @@ cr_status cr_world_load_buffer(const unsigned char *data, size_t size, const cr_
     if (version >= 4) cr_ckpt_read_rigid_settings(&r, &d);
     char why[256];
     if (r.bad || cr_world_def_validate(&d, why, sizeof why) != CR_OK) {
-        if (msg && msg_size) snprintf(msg, msg_size, "checkpoint: world settings: %s", r.bad ? "truncated" : why);
+        cr_msgf(msg, msg_size, "checkpoint: world settings: %s", r.bad ? "truncated" : why);
         return CR_ERR_INVALID_ARGUMENT;
     }
     cr_world *w;
@@ -597,7 +595,7 @@ cr_status cr_world_load_buffer(const unsigned char *data, size_t size, const cr_
         cr_ckpt_rigid_carry_free(&rigid);
         cr_dem_carry_free(&carry);
         cr_world_destroy(w);
-        if (msg && msg_size) snprintf(msg, msg_size, "checkpoint: malformed %s (at byte %zu)", where, r.off);
+        cr_msgf(msg, msg_size, "checkpoint: malformed %s (at byte %zu)", where, r.off);
         return CR_ERR_INVALID_ARGUMENT;
     }
     /* the DEM's list, history and forces, now that the bodies are in */
@@ -605,7 +603,7 @@ cr_status cr_world_load_buffer(const unsigned char *data, size_t size, const cr_
     cr_dem_carry_free(&carry);
     if (s != CR_OK) {
         cr_ckpt_rigid_carry_free(&rigid);
-        if (msg && msg_size) snprintf(msg, msg_size, "checkpoint: dem state: %s", w->error);
+        cr_msgf(msg, msg_size, "checkpoint: dem state: %s", w->error);
         cr_world_destroy(w);
         return s;
     }
@@ -613,7 +611,7 @@ cr_status cr_world_load_buffer(const unsigned char *data, size_t size, const cr_
     s = cr_rigid_carry_set(w, &rigid);
     cr_ckpt_rigid_carry_free(&rigid);
     if (s != CR_OK) {
-        if (msg && msg_size) snprintf(msg, msg_size, "checkpoint: rigid state: %s", w->error);
+        cr_msgf(msg, msg_size, "checkpoint: rigid state: %s", w->error);
         cr_world_destroy(w);
         return s;
     }
@@ -636,7 +634,7 @@ cr_status cr_world_load(const char *path, const cr_world_def *callbacks_from, cr
     *out = NULL;
     FILE *f = fopen(path, "rb");
     if (!f) {
-        if (msg && msg_size) snprintf(msg, msg_size, "checkpoint: cannot open '%s'", path);
+        cr_msgf(msg, msg_size, "checkpoint: cannot open '%s'", path);
         return CR_ERR_INVALID_ARGUMENT;
     }
     unsigned char *data = NULL;
