@@ -315,7 +315,9 @@ static cr_status read_surfaces(reader *r, cr_world *w, char *msg, size_t size)
         d.u_max = get_f64(r);
         d.v_min = get_f64(r);
         d.v_max = get_f64(r);
-        d.flip_normal = get_u32(r) != 0;
+        uint32_t flip = get_u32(r);
+        if (flip > 1) r->bad = true; /* a flag: 0 or 1, as saved */
+        d.flip_normal = flip != 0;
         d.restitution = get_f64(r);
         d.friction = get_f64(r);
         d.rolling_friction = get_f64(r);
@@ -413,10 +415,11 @@ static bool read_contacts(reader *r, cr_world *w)
         memset(c, 0, sizeof *c);
         c->a = get_u32(r);
         c->b = get_u32(r);
-        c->is_plane = get_u32(r) != 0;
+        uint32_t plane = get_u32(r);
+        c->is_plane = plane != 0;
         c->jn = get_f64(r);
         c->jt = get_vec(r);
-        if (c->a >= w->bodies.slot_count || c->b >= (c->is_plane ? w->planes.count : w->bodies.slot_count))
+        if (plane > 1 || c->a >= w->bodies.slot_count || c->b >= (c->is_plane ? w->planes.count : w->bodies.slot_count))
             r->bad = true;
     }
     w->prev_count = r->bad ? 0 : count;
@@ -554,7 +557,14 @@ cr_status cr_world_load_buffer(const unsigned char *data, size_t size, const cr_
     w->stats.total_contacts = get_u64(&r);
     w->stats.total_events = get_u64(&r);
     w->stats.law_fallbacks = get_u64(&r);
-    w->failed = get_u32(&r) != 0;
+    uint32_t failed = get_u32(&r);
+    if (failed > 1) r.bad = true; /* a flag: 0 or 1, as saved */
+    w->failed = failed != 0;
+    /* A world stopped by a non-finite step (its message was not saved)
+     * refuses steps as it did; the message says why. */
+    if (w->failed)
+        (void)cr_fail(w, CR_ERR_NON_FINITE,
+                      "the world stopped before this checkpoint was saved (a step met a non-finite value)");
     uint32_t planes = get_count(&r, 64);
     for (uint32_t k = 0; k < planes && !r.bad; ++k) {
         cr_plane_def p = cr_default_plane_def();
@@ -563,6 +573,14 @@ cr_status cr_world_load_buffer(const unsigned char *data, size_t size, const cr_
         p.restitution = get_f64(&r);
         p.friction = get_f64(&r);
         if (!r.bad && cr_world_add_plane(w, &p, NULL) != CR_OK) r.bad = true;
+        /* the world keeps the normal normalised, and saved it so: a normal
+         * that normalises to other bits would save back otherwise */
+        if (!r.bad && memcmp(&w->planes.def[k].normal, &p.normal, sizeof p.normal) != 0) {
+            cr_msgf(msg, msg_size, "checkpoint: plane %u: normal [%.17g, %.17g, %.17g] is not of unit length", k,
+                    p.normal.x, p.normal.y, p.normal.z);
+            cr_world_destroy(w);
+            return CR_ERR_INVALID_ARGUMENT;
+        }
     }
     const char *where = "statics";
     if (!r.bad) {

@@ -204,6 +204,7 @@ static bool check_contact(const cr_world *w, const cr_rigid_contact *c, uint32_t
 static bool read_bodies(reader *r, cr_world *w, cr_shape **table, uint32_t shapes, char *msg, size_t size)
 {
     cr_bodies *b = &w->bodies;
+    uint32_t used = 0; /* shapes named so far: the table is in the order of first use (write_bodies) */
     for (uint32_t i = 0; i < b->slot_count && !r->bad; ++i) {
         if (!cr_slot_alive(b, i)) continue;
         b->still[i] = get_f64(r);
@@ -216,6 +217,10 @@ static bool read_bodies(reader *r, cr_world *w, cr_shape **table, uint32_t shape
             return refuse(msg, size, "checkpoint: rigid state: body %u: island %u is not a slot", i, island);
         if (shape > shapes)
             return refuse(msg, size, "checkpoint: rigid state: body %u: shape %u, there are %u", i, shape, shapes);
+        if (shape > used + 1) /* so that the world saves back to the same bytes */
+            return refuse(msg, size, "checkpoint: rigid state: body %u: shape %u before shape %u was used", i, shape,
+                          used + 1);
+        if (shape == used + 1) ++used;
         b->asleep[i] = (uint8_t)asleep;
         b->island[i] = island;
         get_mat(r, &b->inertia_local[i]);
@@ -226,6 +231,8 @@ static bool read_bodies(reader *r, cr_world *w, cr_shape **table, uint32_t shape
         b->shape[i] = s;
         if (s->type != CR_SHAPE_SPHERE) w->polyhedra++;
     }
+    if (!r->bad && used != shapes)
+        return refuse(msg, size, "checkpoint: rigid state: %u shapes, the bodies use %u", shapes, used);
     return !r->bad;
 }
 
@@ -327,6 +334,8 @@ bool cr_ckpt_read_rigid(reader *r, cr_world *w, cr_rigid_carry *c, char *msg, si
                       c->list_slots, b->slot_count);
     if (c->list_slots && !(c->list_hint > 0.0))
         return refuse(msg, size, "checkpoint: rigid state: the pair list's size hint %.17g, not > 0", c->list_hint);
+    if (!c->list_slots && (c->list_hint != 0.0 || signbit(c->list_hint))) /* written as +0 without a list */
+        return refuse(msg, size, "checkpoint: rigid state: a size hint %.17g without a pair list", c->list_hint);
     if (!c->list_slots) return true;
     if ((size_t)c->list_slots > (r->n - r->off) / 48) {
         r->bad = true;
