@@ -332,8 +332,34 @@ static cr_status read_surfaces(reader *r, cr_world *w, char *msg, size_t size)
     return CR_OK;
 }
 
-/* Restores the slots as they were (same indices, generations and free list). */
-static bool read_bodies(reader *r, cr_world *w)
+/* A live body's values as cr_body_def_validate checks a body added
+ * (restitution in [0, 1], friction >= 0, a unit orientation, ...): what a
+ * world holds, so what a step may rely on (a friction of -0.3 made the
+ * rigid solve's multipliers non-finite). */
+static bool body_in_range(const cr_bodies *b, uint32_t i, char *msg, size_t size)
+{
+    cr_body_def d = cr_default_body_def();
+    d.type = (cr_body_type)b->type[i];
+    d.radius = b->radius[i];
+    d.mass = b->mass[i];
+    d.inertia_kind = (cr_inertia_kind)b->inertia_kind[i];
+    d.inertia = b->inertia[i];
+    d.position = b->x[i], d.velocity = b->v[i], d.angular_velocity = b->w[i];
+    d.orientation = b->q[i];
+    d.restitution = b->restitution[i];
+    d.friction = b->friction[i];
+    d.rolling_friction = b->rolling_friction[i];
+    d.inner_radius = b->inner_radius[i];
+    char why[200];
+    if (cr_body_def_validate(&d, why, sizeof why) == CR_OK) return true;
+    cr_msgf(msg, size, "checkpoint: body %u: %s", i, why);
+    return false;
+}
+
+/* Restores the slots as they were (same indices, generations and free
+ * list). False when the bytes end early (r->bad) or, with a message, when
+ * a body's value is out of range. */
+static bool read_bodies(reader *r, cr_world *w, char *msg, size_t size)
 {
     cr_bodies *b = &w->bodies;
     uint32_t slots = get_count(r, 8);
@@ -392,6 +418,7 @@ static bool read_bodies(reader *r, cr_world *w)
         b->stamp[i] = b->events[i] = b->visit[i] = 0;
         b->energy_on[i] = b->replanned[i] = b->plan_end_on[i] = 0;
         b->rest[i].count = 0;
+        if (!r->bad && !body_in_range(b, i, msg, size)) return false; /* the slot set up: the world can be destroyed */
     }
     /* The free list names exactly the free slots, each once. */
     for (uint32_t k = 0; k < free_count && !r->bad; ++k) {
@@ -591,7 +618,10 @@ cr_status cr_world_load_buffer(const unsigned char *data, size_t size, const cr_
         }
     }
     if (!r.bad) where = "bodies";
-    if (!r.bad && !read_bodies(&r, w)) r.bad = true;
+    if (!r.bad && !read_bodies(&r, w, msg, msg_size) && !r.bad) { /* a value out of range: the message names it */
+        cr_world_destroy(w);
+        return CR_ERR_INVALID_ARGUMENT;
+    }
     if (!r.bad) where = "contacts";
     if (!r.bad && !read_contacts(&r, w)) r.bad = true;
     cr_dem_carry carry = {0};
