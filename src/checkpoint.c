@@ -364,7 +364,14 @@ static bool read_bodies(reader *r, cr_world *w, char *msg, size_t size)
     cr_bodies *b = &w->bodies;
     uint32_t slots = get_count(r, 8);
     uint32_t free_count = get_count(r, 8);
-    if (r->bad || free_count > slots || !cr_bodies_reserve(w, slots)) return false;
+    if (r->bad || free_count > slots) {
+        r->bad = true;
+        return false;
+    }
+    if (!cr_bodies_reserve(w, slots)) {
+        cr_msgf(msg, size, "checkpoint: bodies: out of memory");
+        return false;
+    }
     b->slot_count = slots;
     b->free_count = free_count;
     for (uint32_t k = 0; k < free_count; ++k) b->free_slots[k] = get_u32(r);
