@@ -208,8 +208,8 @@ ckpt_scenes = {
     "impulse": ({"dt": 0.002, "duration": 0.2, "law": "stronge", "projection_passes": 2, "projection_shock": True,
                  "statics": [FLOOR] + WALLS,
                  "bodies": [{"radius": 0.1, "type": "kinematic", "position": [0, 0, 0.3], "velocity": [0.5, 0, 0]}],
-                 "generate": [{"lattice": {"count": [2, 2, 2], "origin": [-0.3, -0.3, 0.1], "spacing": [0.5, 0.5, 0.3],
-                                           "speed": 1, "seed": 2}, "body": {"radius": 0.06, "restitution": 0.7}}]}, 0.1),
+                 "generate": [{"lattice": {"count": [2, 2, 2], "origin": [-0.3, -0.3, 0.0601], "spacing": [0.5, 0.5, 0.13],
+                                           "speed": 0.1, "seed": 2}, "body": {"radius": 0.06, "restitution": 0.2}}]}, 0.1),
 }
 ckpt_files = {"chain": "scenes/chain.json"}
 

@@ -316,11 +316,16 @@ static cr_status read_surfaces(reader *r, cr_world *w, char *msg, size_t size)
         d.v_min = get_f64(r);
         d.v_max = get_f64(r);
         uint32_t flip = get_u32(r);
-        if (flip > 1) r->bad = true; /* a flag: 0 or 1, as saved */
         d.flip_normal = flip != 0;
         d.restitution = get_f64(r);
         d.friction = get_f64(r);
         d.rolling_friction = get_f64(r);
+        if (!r->bad && flip > 1) { /* a flag: 0 or 1, as saved */
+            free(hills);
+            free(ctrl);
+            cr_msgf(msg, size, "checkpoint: surface %u: flip flag %u, not 0 or 1", k, flip);
+            return CR_ERR_INVALID_ARGUMENT;
+        }
         cr_status s = r->bad || (points && !ctrl) ? CR_ERR_INVALID_ARGUMENT : cr_world_add_surface(w, &d, NULL);
         free(hills);
         free(ctrl);
