@@ -213,6 +213,22 @@ ckpt_scenes = {
 }
 ckpt_files = {"chain": "scenes/chain.json"}
 
+# The same worlds as scenes for the scene targets, with the rigid pipeline's
+# settings of the last sessions spelled out (sub-stepping, soft contact,
+# sleeping, the drift correction, the collision order).
+scene_tweaks = {
+    "substep_pit": {"substep_iterations": 2, "contact_hertz": 60, "contact_damping_ratio": 5},
+    "boxes": {"pgs_iterations": 30, "drift_iterations": 20, "drift_tolerance": 1e-4, "drift_max_speed": 0.5,
+              "collision_order": "simultaneous", "sleep_speed": 0.02},
+    "joints": {"collision_order": "rounds", "sleep_time": 0.5},
+    "dem": {"integrate_orientation": False},
+}
+for name, (scene, _) in ckpt_scenes.items():
+    if name == "mesh":
+        continue  # its OBJ files lie beside the scene, which the string loader has not
+    for target in ("scene", "scene_step"):
+        write(target, "ckpt-" + name + ".json", json.dumps(dict(scene, **scene_tweaks.get(name, {})), indent=1) + "\n")
+
 
 def checkpoint_seeds():
     carom = os.environ.get("CAROM", os.path.join(root, "build", "carom"))
