@@ -660,6 +660,7 @@ cr_status cr_world_load_buffer(const unsigned char *data, size_t size, const cr_
     }
     /* the DEM's list, history and forces, now that the bodies are in */
     s = cr_dem_carry_set(w, &carry);
+    if (s == CR_OK && carry.mode != CR_DEM_CARRY_NONE) s = cr_dem_carry_kept(w, &carry);
     cr_dem_carry_free(&carry);
     if (s != CR_OK) {
         cr_ckpt_rigid_carry_free(&rigid);
