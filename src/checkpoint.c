@@ -53,46 +53,51 @@ static cr_status failn(char *msg, size_t size, const char *fmt, unsigned long lo
 
 /* ---- the payload -------------------------------------------------------- */
 
+/* One surface's def as the world keeps it (not a custom one). */
+static void write_surface(writer *o, const cr_surface_def *d)
+{
+    put_u32(o, (uint32_t)d->type);
+    put_vec(o, d->point);
+    put_vec(o, d->normal);
+    put_f64(o, d->height);
+    put_u32(o, d->hill_count);
+    for (uint32_t h = 0; h < d->hill_count; ++h) {
+        put_f64(o, d->hills[h].amplitude);
+        put_f64(o, d->hills[h].x);
+        put_f64(o, d->hills[h].y);
+        put_f64(o, d->hills[h].width);
+    }
+    put_f64(o, d->wave_amplitude);
+    put_f64(o, d->wave_length_x);
+    put_f64(o, d->wave_length_y);
+    put_vec(o, d->center);
+    put_f64(o, d->radius);
+    put_u32(o, (uint32_t)d->degree);
+    uint32_t points = d->type == CR_SURFACE_BSPLINE ? d->count_u * d->count_v : 0;
+    put_u32(o, d->count_u);
+    put_u32(o, d->count_v);
+    for (uint32_t c = 0; c < points; ++c) put_vec(o, d->control_points[c]);
+    /* The domain as given (built-ins set their own from their parameters). */
+    put_f64(o, isfinite(d->u_min) ? d->u_min : -1.0);
+    put_f64(o, isfinite(d->u_max) ? d->u_max : 1.0);
+    put_f64(o, isfinite(d->v_min) ? d->v_min : -1.0);
+    put_f64(o, isfinite(d->v_max) ? d->v_max : 1.0);
+    put_u32(o, d->flip_normal);
+    put_f64(o, d->restitution);
+    put_f64(o, d->friction);
+    put_f64(o, d->rolling_friction);
+}
+
 static cr_status write_surfaces(writer *o, const cr_world *w, char *msg, size_t size)
 {
     put_u32(o, w->surfaces.count);
     for (uint32_t k = 0; k < w->surfaces.count; ++k) {
-        const cr_surface *s = w->surfaces.surface[k];
-        const cr_surface_def *d = &s->def;
+        const cr_surface_def *d = &w->surfaces.surface[k]->def;
         if (d->type == CR_SURFACE_CUSTOM || d->coefficients)
             return failn(msg, size,
                          "checkpoint: surface %llu has a callback (custom map or coefficient map) that cannot be saved",
                          k);
-        put_u32(o, (uint32_t)d->type);
-        put_vec(o, d->point);
-        put_vec(o, d->normal);
-        put_f64(o, d->height);
-        put_u32(o, d->hill_count);
-        for (uint32_t h = 0; h < d->hill_count; ++h) {
-            put_f64(o, d->hills[h].amplitude);
-            put_f64(o, d->hills[h].x);
-            put_f64(o, d->hills[h].y);
-            put_f64(o, d->hills[h].width);
-        }
-        put_f64(o, d->wave_amplitude);
-        put_f64(o, d->wave_length_x);
-        put_f64(o, d->wave_length_y);
-        put_vec(o, d->center);
-        put_f64(o, d->radius);
-        put_u32(o, (uint32_t)d->degree);
-        uint32_t points = d->type == CR_SURFACE_BSPLINE ? d->count_u * d->count_v : 0;
-        put_u32(o, d->count_u);
-        put_u32(o, d->count_v);
-        for (uint32_t c = 0; c < points; ++c) put_vec(o, d->control_points[c]);
-        /* The domain as given (built-ins set their own from their parameters). */
-        put_f64(o, isfinite(d->u_min) ? d->u_min : -1.0);
-        put_f64(o, isfinite(d->u_max) ? d->u_max : 1.0);
-        put_f64(o, isfinite(d->v_min) ? d->v_min : -1.0);
-        put_f64(o, isfinite(d->v_max) ? d->v_max : 1.0);
-        put_u32(o, d->flip_normal);
-        put_f64(o, d->restitution);
-        put_f64(o, d->friction);
-        put_f64(o, d->rolling_friction);
+        write_surface(o, d);
     }
     return CR_OK;
 }
@@ -283,6 +288,7 @@ static cr_status read_surfaces(reader *r, cr_world *w, char *msg, size_t size)
 {
     uint32_t count = get_count(r, 8);
     for (uint32_t k = 0; k < count && !r->bad; ++k) {
+        const size_t start = r->off;
         cr_surface_def d = cr_default_surface_def();
         d.type = (cr_surface_type)get_u32(r);
         d.point = get_vec(r);
@@ -331,6 +337,22 @@ static cr_status read_surfaces(reader *r, cr_world *w, char *msg, size_t size)
         free(ctrl);
         if (s != CR_OK) {
             cr_msgf(msg, size, "checkpoint: surface %u: %s", k, r->bad ? "truncated" : w->error);
+            return CR_ERR_INVALID_ARGUMENT;
+        }
+        /* As the world keeps it, or it would save back otherwise: the
+         * builder normalises the normal, a built-in sets its own domain, a
+         * bowl or hills ignore what is not theirs, ... */
+        writer kept = {0};
+        write_surface(&kept, &w->surfaces.surface[k]->def);
+        size_t at = 0, n = r->off - start;
+        while (!kept.oom && at < n && at < kept.n && kept.p[at] == r->p[start + at]) ++at;
+        bool same = !kept.oom && kept.n == n && at == n;
+        free(kept.p);
+        if (!same) {
+            cr_msgf(msg, size,
+                    "checkpoint: surface %u: byte %zu of its %zu is not what the world keeps (a value the surface "
+                    "sets itself, or one a surface of its type does not have)",
+                    k, at, n);
             return CR_ERR_INVALID_ARGUMENT;
         }
     }

@@ -227,6 +227,12 @@ static bool read_bodies(reader *r, cr_world *w, cr_shape **table, uint32_t shape
         get_mat(r, &b->inv_inertia_local[i]);
         if (!shape) continue;
         cr_shape *s = table[shape - 1];
+        /* what cr_world_add_body refuses, so no saved world holds it */
+        if (s->type != CR_SHAPE_SPHERE && (w->surfaces.count || w->def.method != CR_METHOD_IMPULSE))
+            return refuse(msg, size,
+                          "checkpoint: rigid state: body %u: a box, hull or mesh needs the impulse method and no "
+                          "parametric surfaces",
+                          i);
         cr_shape_retain(s); /* the world's reference, released with the body */
         b->shape[i] = s;
         if (s->type != CR_SHAPE_SPHERE) w->polyhedra++;
@@ -270,6 +276,9 @@ static bool read_joints(reader *r, cr_world *w, char *msg, size_t size)
             return refuse(msg, size, "checkpoint: rigid state: joint %u: generation 0", k);
         rg->joint_count = k + 1;
         if (!(j->generation & 1u)) continue; /* removed: its id stays stale */
+        if (w->surfaces.count || w->def.method != CR_METHOD_IMPULSE) /* as cr_world_add_joint refuses */
+            return refuse(msg, size, "checkpoint: rigid state: joint %u: joints need the impulse method and no "
+                                     "parametric surfaces", k);
         if (!cr_slot_alive(b, j->a))
             return refuse(msg, size, "checkpoint: rigid state: joint %u: body a %u is not a live body", k, j->a);
         if (j->b != CR_NO_BODY && (!cr_slot_alive(b, j->b) || j->b == j->a))
