@@ -150,6 +150,16 @@ cr_status cr_dem_carry_kept(cr_world *w, const cr_dem_carry *c)
                     "dem: contact %u of %u (bodies %u, %u) is not the list's touching pair %u of %u (a pair the list "
                     "does not hold, twice, or out of list order)",
                     k, c->contacts, k < c->contacts ? c->a[k] : 0u, k < c->contacts ? c->b[k] : 0u, k, now.contacts);
+    /* mode 2: each live body's build centre, force and torque (a centre
+     * outside a periodic box comes back wrapped into it) */
+    for (uint32_t i = 0; s == CR_OK && c->mode == CR_DEM_CARRY_FORCES && i < c->slots; ++i)
+        if (cr_slot_alive(&w->bodies, i) && (memcmp(&c->x_build[i], &now.x_build[i], sizeof c->x_build[i]) != 0 ||
+                                             memcmp(&c->f[i], &now.f[i], sizeof c->f[i]) != 0 ||
+                                             memcmp(&c->t[i], &now.t[i], sizeof c->t[i]) != 0))
+            s = cr_fail(w, CR_ERR_INVALID_ARGUMENT,
+                        "dem: body %u's build centre, force or torque does not come back as read (a centre outside "
+                        "the periodic box?)",
+                        i);
     cr_dem_carry_free(&now);
     return s;
 }
