@@ -60,8 +60,12 @@ static void write_surface(writer *o, const cr_surface_def *d)
     put_vec(o, d->point);
     put_vec(o, d->normal);
     put_f64(o, d->height);
-    put_u32(o, d->hill_count);
-    for (uint32_t h = 0; h < d->hill_count; ++h) {
+    /* only hills have bumps: another type keeps the def's hills pointer as
+     * its caller gave it (cr_surface_create copies them for hills only),
+     * which may be gone by now */
+    const uint32_t hills = d->type == CR_SURFACE_HILLS ? d->hill_count : 0;
+    put_u32(o, hills);
+    for (uint32_t h = 0; h < hills; ++h) {
         put_f64(o, d->hills[h].amplitude);
         put_f64(o, d->hills[h].x);
         put_f64(o, d->hills[h].y);
@@ -326,10 +330,14 @@ static cr_status read_surfaces(reader *r, cr_world *w, char *msg, size_t size)
         d.restitution = get_f64(r);
         d.friction = get_f64(r);
         d.rolling_friction = get_f64(r);
-        if (!r->bad && flip > 1) { /* a flag: 0 or 1, as saved */
+        if (!r->bad && (flip > 1 || (d.hill_count && d.type != CR_SURFACE_HILLS))) { /* as the saver writes */
             free(hills);
             free(ctrl);
-            cr_msgf(msg, size, "checkpoint: surface %u: flip flag %u, not 0 or 1", k, flip);
+            if (flip > 1)
+                cr_msgf(msg, size, "checkpoint: surface %u: flip flag %u, not 0 or 1", k, flip);
+            else
+                cr_msgf(msg, size, "checkpoint: surface %u: %u hills on a surface of type %u", k, d.hill_count,
+                        (unsigned)d.type);
             return CR_ERR_INVALID_ARGUMENT;
         }
         cr_status s = r->bad || (points && !ctrl) ? CR_ERR_INVALID_ARGUMENT : cr_world_add_surface(w, &d, NULL);
