@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "checkpoint_seal.h"
+#include "fuzz_util.h"
 
 size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t max_size);
 size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsigned int seed);
@@ -31,20 +32,6 @@ static uint64_t fz_ckpt_next(uint64_t *s) /* splitmix64 */
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
     return z ^ (z >> 31);
-}
-
-static uint64_t fz_ckpt_bits(double d)
-{
-    uint64_t u;
-    memcpy(&u, &d, sizeof u);
-    return u;
-}
-
-static double fz_ckpt_real(uint64_t u)
-{
-    double d;
-    memcpy(&d, &u, sizeof d);
-    return d;
 }
 
 /* A new value for the number v. */
@@ -58,9 +45,9 @@ static uint64_t fz_ckpt_value(uint64_t v, const uint8_t *data, size_t words, uin
     case 1: return v - 1;
     case 2: return (r >> 8) % 8;
     case 3: return (r >> 8) & 1 ? 0xffffffffull : 0x100000000ull;
-    case 4: return fz_ckpt_bits(edges[(r >> 8) % (sizeof edges / sizeof edges[0])]);
-    case 5: return fz_ckpt_bits(fz_ckpt_real(v) * 0.5);
-    case 6: return fz_ckpt_bits(fz_ckpt_real(v) * 2.0);
+    case 4: return fz_bits(edges[(r >> 8) % (sizeof edges / sizeof edges[0])]);
+    case 5: return fz_bits(fz_real(v) * 0.5);
+    case 6: return fz_bits(fz_real(v) * 2.0);
     case 7: return v ^ 0x8000000000000000ull; /* the sign of a real */
     case 8: return v ^ (1ull << ((r >> 8) % 52)); /* one bit of a real's mantissa, or of a count */
     default: return cr_ckpt_le64(data + 8 + 8 * ((r >> 8) % words));

@@ -15,20 +15,6 @@
 #include "checkpoint_seal.h"
 #include "fuzz_checkpoint.c"
 
-static double fz_sweep_real(uint64_t u)
-{
-    double d;
-    memcpy(&d, &u, sizeof d);
-    return d;
-}
-
-static uint64_t fz_sweep_bits(double d)
-{
-    uint64_t u;
-    memcpy(&u, &d, sizeof u);
-    return u;
-}
-
 /* One input swept in place (restored after); the number of broken runs. */
 static unsigned fz_sweep(const char *name, uint8_t *data, size_t size, unsigned *runs)
 {
@@ -36,10 +22,10 @@ static unsigned fz_sweep(const char *name, uint8_t *data, size_t size, unsigned 
     for (size_t at = 8; size >= CR_CKPT_FRAME_SIZE && at + 16 <= size; at += 8) {
         if (at == 16) continue; /* the payload length: the seal writes it */
         const uint64_t was = cr_ckpt_le64(data + at);
-        const double d = fz_sweep_real(was);
-        const uint64_t values[] = {was + 1, was - 1, 0, 1, 2, 0xffffffffull, fz_sweep_bits(-0.0), fz_sweep_bits(-1.0),
-                                   fz_sweep_bits(1e300), fz_sweep_bits(-d), fz_sweep_bits(2.0 * d),
-                                   fz_sweep_bits(4.9406564584124654e-324), fz_sweep_bits(0.5)};
+        const double d = fz_real(was);
+        const uint64_t values[] = {was + 1, was - 1, 0, 1, 2, 0xffffffffull, fz_bits(-0.0), fz_bits(-1.0),
+                                   fz_bits(1e300), fz_bits(-d), fz_bits(2.0 * d),
+                                   fz_bits(4.9406564584124654e-324), fz_bits(0.5)};
         for (size_t k = 0; k < sizeof values / sizeof values[0]; ++k) {
             if (values[k] == was) continue;
             cr_ckpt_set_le64(data + at, values[k]);
@@ -49,7 +35,7 @@ static unsigned fz_sweep(const char *name, uint8_t *data, size_t size, unsigned 
             if (carom_fuzz_checkpoint(data, size, why, sizeof why) == CAROM_FUZZ_BROKEN) {
                 ++broken;
                 printf("%s: byte %zu = %llu (%.17g): %s\n", name, at, (unsigned long long)values[k],
-                       fz_sweep_real(values[k]), why);
+                       fz_real(values[k]), why);
                 fflush(stdout);
             }
         }
