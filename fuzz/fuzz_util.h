@@ -41,4 +41,18 @@ static inline char *fz_text(const uint8_t *data, size_t size)
 
 static inline bool fz_finite3(double x, double y, double z) { return isfinite(x) && isfinite(y) && isfinite(z); }
 
+/* A double's IEEE-754 bit pattern, and back (the checkpoint format's reals). */
+static inline uint64_t fz_bits(double d)
+{
+    uint64_t u;
+    memcpy(&u, &d, sizeof u);
+    return u;
+}
+static inline double fz_real(uint64_t u)
+{
+    double d;
+    memcpy(&d, &u, sizeof d);
+    return d;
+}
+
 #endif

@@ -2,11 +2,15 @@
 """Writes the seed corpora of the fuzz targets (fuzz/corpus/<target>/) from
 what carom ships and tests: scenes/*.json and a few scenes of tests/test_scene.c
 for the scene targets, the inputs of tests/cli_collide.sh for collide, and
-binary encodings of the same collisions for stronge (layout in fuzz_stronge.c).
+binary encodings of the same collisions for stronge (layout in fuzz_stronge.c),
+and for checkpoint the version 4 checkpoints of small worlds of every kind,
+written by `carom run --checkpoint-every` (the CLI built in build/, or the one
+$CAROM names; without it those seeds are left as they are). The version 2 and
+3 seeds (bounce, bowl, dem_box) were written by older carom and are kept.
 Run from the repository root; the files are committed, so this is needed only
 to regenerate them. libFuzzer adds what it finds to a scratch copy (make fuzz),
 never to these directories."""
-import glob, os, re, struct
+import glob, json, os, re, shutil, struct, subprocess, tempfile
 
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 corpus = os.path.join(root, "fuzz", "corpus")
@@ -131,4 +135,121 @@ seeds = {
 }
 for name, data in seeds.items():
     write("stronge", name + ".bin", data)
+
+# ---- checkpoint: version 4 checkpoints of small worlds of every kind --------
+FLOOR = {"shape": "plane", "point": [0, 0, 0], "normal": [0, 0, 1]}
+WALLS = [{"shape": "plane", "point": p, "normal": n} for p, n in
+         (([-0.5, 0, 0], [1, 0, 0]), ([0.5, 0, 0], [-1, 0, 0]), ([0, -0.5, 0], [0, 1, 0]), ([0, 0.5, 0], [0, -1, 0]))]
+GEM = [[0, 0, 0.2], [0.15, 0, 0], [0, 0.15, 0], [-0.15, 0, 0], [0, -0.15, 0], [0, 0, -0.2], [0.1, 0.1, 0.05]]
+BOX = {"shape": "box", "half_extents": [0.1, 0.08, 0.06], "mass": 1, "friction": 0.5}
+ckpt_scenes = {
+    # 12 balls on 2 substeps with sleeping: contacts, warm starts, the pair
+    # list, islands (asleep at the end)
+    "substep_pit": ({"dt": 1 / 240, "duration": 1.5, "rigid_substeps": 2, "sleep_time": 0.2, "sleep_speed": 0.2,
+                     "statics": [FLOOR] + WALLS,
+                     "generate": [{"lattice": {"count": [3, 2, 2], "origin": [-0.2, -0.1, 0.06], "spacing": [0.2, 0.2, 0.11],
+                                               "jitter": 0.002, "seed": 4},
+                                   "body": {"radius": 0.05, "friction": 0.6, "restitution": 0.1, "rolling_friction": 0.05}}]}, 0.75),
+    # boxes stacked, on the multiplier solve, asleep by the end
+    "boxes": ({"dt": 1 / 120, "duration": 1.0, "sleep_time": 0.2, "statics": [FLOOR],
+               "bodies": [dict(BOX, position=[0, 0, 0.06]), dict(BOX, position=[0.02, 0, 0.18]),
+                          dict(BOX, position=[0, 0.01, 0.30], angular_velocity=[0, 0, 0.5])]}, 0.5),
+    # two hulls resting apart and one on the other (carried manifolds, pairs apart)
+    "hulls": ({"dt": 1 / 120, "duration": 0.6, "statics": [FLOOR],
+               "bodies": [{"shape": "hull", "points": GEM, "mass": 1, "position": [0, 0, 0.3]},
+                          {"shape": "hull", "points": GEM, "mass": 1, "position": [0.6, 0, 0.3], "velocity": [-0.2, 0, 0]},
+                          {"shape": "hull", "points": [[0, 0, 0], [0.2, 0, 0], [0, 0.2, 0], [0, 0, 0.2]], "mass": 0.5,
+                           "position": [0.02, 0.01, 0.8]}]}, 0.3),
+    # a static mesh (triangles and tree), a moving one (its hull), a box and a ball
+    "mesh": ({"dt": 1 / 120, "duration": 0.6, "sleep_time": 0.2, "statics": [FLOOR],
+              "bodies": [{"shape": "mesh", "file": "cube.obj", "type": "static", "position": [0, 0, 0.5]},
+                         {"shape": "mesh", "file": "gem.obj", "mass": 1, "position": [0.1, 0, 1.4]},
+                         dict(BOX, position=[-0.2, 0.1, 1.3]),
+                         {"shape": "sphere", "radius": 0.08, "mass": 0.5, "position": [0.2, -0.2, 1.6]}]}, 0.3),
+    # every joint type, one to the world, between boxes, a hull and a ball
+    "joints": ({"dt": 1 / 120, "duration": 0.5, "statics": [FLOOR],
+                "bodies": [dict(BOX, position=[0, 0, 1]), dict(BOX, position=[0.25, 0, 1]),
+                           {"shape": "hull", "points": GEM, "mass": 1, "position": [0.5, 0, 1]},
+                           {"shape": "sphere", "radius": 0.07, "mass": 0.3, "position": [0.5, 0, 0.6]},
+                           dict(BOX, position=[-0.4, 0, 0.5])],
+                "joints": [{"type": "hinge", "a": 0, "anchor": [-0.1, 0, 1], "axis": [0, 1, 0]},
+                           {"type": "ball", "a": 0, "b": 1, "anchor": [0.125, 0, 1]},
+                           {"type": "fixed", "a": 1, "b": 2, "anchor": [0.375, 0, 1]},
+                           {"type": "distance", "a": 2, "b": 3, "anchor": [0.5, 0, 0.95], "anchor_b": [0.5, 0, 0.67]},
+                           {"type": "distance", "a": 4, "anchor": [-0.4, 0, 0.56], "anchor_b": [-0.4, 0, 1.2], "length": 0.5}]},
+               0.25),
+    # method dem (version 4's file): 12 spheres in a periodic box, list and forces
+    "dem": ({"method": "dem", "dt": 1e-4, "duration": 0.004, "gravity": [0, 0, -1], "allow_overlap": True,
+             "hooke": {"kn": 2e5, "kt": 57142, "gamma_n": 50, "mu": 0.5},
+             "periodic": {"x": True, "y": True, "lo": [0, 0, -1], "hi": [2, 2, 4]},
+             "generate": [{"lattice": {"count": [2, 2, 3], "origin": [0.5, 0.5, 0.49], "spacing": [0.97, 0.97, 0.97],
+                                       "speed": 2, "seed": 7}, "body": {"radius": 0.5, "mass": 1}}]}, 0.002),
+    # method event, rolling law: balls rolling on hills, in a bowl and on a
+    # B-spline (surface contact parameters, ball states)
+    "surfaces": ({"dt": 0.005, "duration": 0.3, "method": "event", "law": "rolling",
+                  "statics": [{"shape": "plane", "point": [0, 0, -2], "normal": [0, 0, 1]},
+                              {"shape": "surface", "type": "hills", "min": [-1, -1], "max": [1, 1],
+                               "hills": [{"amplitude": 0.2, "center": [0.3, -0.2], "width": 0.3}],
+                               "waves": {"amplitude": 0.03, "length": [0.9, 1.1]}},
+                              {"shape": "surface", "type": "bspline", "degree": 2,
+                               "control_points": [[[9, 0, 0], [9, 1, 0.1], [9, 2, 0]],
+                                                  [[10, 0, 0.2], [10, 1, 0.3], [10, 2, 0.2]],
+                                                  [[11, 0, 0], [11, 1, 0.1], [11, 2, 0.5]]]}],
+                  "bodies": [{"radius": 0.05, "position": [10, 1, 0.6]},
+                             {"radius": 0.04, "position": [0.3, -0.2, 0.35], "velocity": [0.3, 0, 0]},
+                             {"radius": 0.04, "position": [-0.5, 0.4, 0.2], "inertia": "hollow", "inner_radius": 0.03,
+                              "rolling_friction": 0.01}]}, 0.15),
+    # a bowl (the space inside it is free): balls rolling round it, the event method
+    "bowl4": ({"dt": 0.005, "duration": 0.3, "method": "event",
+               "statics": [{"shape": "surface", "type": "bowl", "center": [0, 0, 1], "radius": 1, "friction": 0.4}],
+               "bodies": [{"radius": 0.05, "position": [0.3, 0, 0.1], "velocity": [0, 0.6, 0]},
+                          {"radius": 0.05, "position": [-0.2, 0.1, 0.3]}]}, 0.15),
+    # method impulse, Stronge's law, two projection passes with shocks, a kinematic ball
+    "impulse": ({"dt": 0.002, "duration": 0.2, "law": "stronge", "projection_passes": 2, "projection_shock": True,
+                 "statics": [FLOOR] + WALLS,
+                 "bodies": [{"radius": 0.1, "type": "kinematic", "position": [0, 0, 0.3], "velocity": [0.5, 0, 0]}],
+                 "generate": [{"lattice": {"count": [2, 2, 2], "origin": [-0.3, -0.3, 0.0601], "spacing": [0.5, 0.5, 0.13],
+                                           "speed": 0.1, "seed": 2}, "body": {"radius": 0.06, "restitution": 0.2}}]}, 0.1),
+}
+ckpt_files = {"chain": "scenes/chain.json"}
+
+# The same worlds as scenes for the scene targets, with the rigid pipeline's
+# settings of the last sessions spelled out (sub-stepping, soft contact,
+# sleeping, the drift correction, the collision order).
+scene_tweaks = {
+    "substep_pit": {"substep_iterations": 2, "contact_hertz": 60, "contact_damping_ratio": 5},
+    "boxes": {"pgs_iterations": 30, "drift_iterations": 20, "drift_tolerance": 1e-4, "drift_max_speed": 0.5,
+              "collision_order": "simultaneous", "sleep_speed": 0.02},
+    "joints": {"collision_order": "rounds", "sleep_time": 0.5},
+    "dem": {"integrate_orientation": False},
+}
+for name, (scene, _) in ckpt_scenes.items():
+    if name == "mesh":
+        continue  # its OBJ files lie beside the scene, which the string loader has not
+    for target in ("scene", "scene_step"):
+        write(target, "ckpt-" + name + ".json", json.dumps(dict(scene, **scene_tweaks.get(name, {})), indent=1) + "\n")
+
+
+def checkpoint_seeds():
+    carom = os.environ.get("CAROM", os.path.join(root, "build", "carom"))
+    if not os.access(carom, os.X_OK):
+        print("no", carom, "(build it, or set CAROM): checkpoint seeds left as they are")
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        for mesh in ("cube.obj", "gem.obj"):
+            shutil.copy(os.path.join(root, "scenes", "meshes", mesh), tmp)
+        jobs = [(n, os.path.join(tmp, n + ".json"), every) for n, (_, every) in ckpt_scenes.items()]
+        for n, (scene, _) in ckpt_scenes.items():
+            with open(os.path.join(tmp, n + ".json"), "w") as f:
+                json.dump(scene, f)
+        # shipped scenes: their own durations; a checkpoint every half of it
+        jobs += [(n, os.path.join(root, path), json.load(open(os.path.join(root, path)))["duration"] / 2)
+                 for n, path in ckpt_files.items()]
+        for name, scene, every in jobs:
+            out = os.path.join(tmp, name)
+            subprocess.run([carom, "run", scene, "--out", out, "--checkpoint-every", repr(every), "--quiet"], check=True)
+            write("checkpoint", name + ".bin", open(os.path.join(out, "checkpoint.bin"), "rb").read())
+
+
+checkpoint_seeds()
 print("seed corpora written under", corpus)

@@ -23,12 +23,13 @@
 #include "carom/checkpoint.h"
 #include "checkpoint_io.h"
 #include "checkpoint_rigid.h"
+#include "checkpoint_seal.h"
 #include "dem_state.h"
+#include "message.h"
 #include "surface_internal.h"
 #include "world_internal.h"
 
 static const char magic[8] = {'C', 'A', 'R', 'O', 'M', 'C', 'K', 'P'};
-#define HEADER_SIZE 24 /* magic, version, payload length */
 
 uint64_t cr_fnv1a64(const void *data, size_t size)
 {
@@ -40,58 +41,67 @@ uint64_t cr_fnv1a64(const void *data, size_t size)
 
 static cr_status fail(char *msg, size_t size, cr_status s, const char *text)
 {
-    if (msg && size) snprintf(msg, size, "checkpoint: %s", text);
+    cr_msgf(msg, size, "checkpoint: %s", text);
     return s;
 }
 
 static cr_status failn(char *msg, size_t size, const char *fmt, unsigned long long a)
 {
-    if (msg && size) snprintf(msg, size, fmt, a);
+    cr_msgf(msg, size, fmt, a);
     return CR_ERR_INVALID_ARGUMENT;
 }
 
 /* ---- the payload -------------------------------------------------------- */
 
+/* One surface's def as the world keeps it (not a custom one). */
+static void write_surface(writer *o, const cr_surface_def *d)
+{
+    put_u32(o, (uint32_t)d->type);
+    put_vec(o, d->point);
+    put_vec(o, d->normal);
+    put_f64(o, d->height);
+    /* only hills have bumps: another type keeps the def's hills pointer as
+     * its caller gave it (cr_surface_create copies them for hills only),
+     * which may be gone by now */
+    const uint32_t hills = d->type == CR_SURFACE_HILLS ? d->hill_count : 0;
+    put_u32(o, hills);
+    for (uint32_t h = 0; h < hills; ++h) {
+        put_f64(o, d->hills[h].amplitude);
+        put_f64(o, d->hills[h].x);
+        put_f64(o, d->hills[h].y);
+        put_f64(o, d->hills[h].width);
+    }
+    put_f64(o, d->wave_amplitude);
+    put_f64(o, d->wave_length_x);
+    put_f64(o, d->wave_length_y);
+    put_vec(o, d->center);
+    put_f64(o, d->radius);
+    put_u32(o, (uint32_t)d->degree);
+    uint32_t points = d->type == CR_SURFACE_BSPLINE ? d->count_u * d->count_v : 0;
+    put_u32(o, d->count_u);
+    put_u32(o, d->count_v);
+    for (uint32_t c = 0; c < points; ++c) put_vec(o, d->control_points[c]);
+    /* The domain as given (built-ins set their own from their parameters). */
+    put_f64(o, isfinite(d->u_min) ? d->u_min : -1.0);
+    put_f64(o, isfinite(d->u_max) ? d->u_max : 1.0);
+    put_f64(o, isfinite(d->v_min) ? d->v_min : -1.0);
+    put_f64(o, isfinite(d->v_max) ? d->v_max : 1.0);
+    put_u32(o, d->flip_normal);
+    put_f64(o, d->restitution);
+    put_f64(o, d->friction);
+    put_f64(o, d->rolling_friction);
+}
+
 static cr_status write_surfaces(writer *o, const cr_world *w, char *msg, size_t size)
 {
     put_u32(o, w->surfaces.count);
     for (uint32_t k = 0; k < w->surfaces.count; ++k) {
-        const cr_surface *s = w->surfaces.surface[k];
-        const cr_surface_def *d = &s->def;
+        const cr_surface_def *d = &w->surfaces.surface[k]->def;
         if (d->type == CR_SURFACE_CUSTOM || d->coefficients)
             return failn(msg, size,
                          "checkpoint: surface %llu has a callback (custom map or coefficient map) that cannot be saved",
                          k);
-        put_u32(o, (uint32_t)d->type);
-        put_vec(o, d->point);
-        put_vec(o, d->normal);
-        put_f64(o, d->height);
-        put_u32(o, d->hill_count);
-        for (uint32_t h = 0; h < d->hill_count; ++h) {
-            put_f64(o, d->hills[h].amplitude);
-            put_f64(o, d->hills[h].x);
-            put_f64(o, d->hills[h].y);
-            put_f64(o, d->hills[h].width);
-        }
-        put_f64(o, d->wave_amplitude);
-        put_f64(o, d->wave_length_x);
-        put_f64(o, d->wave_length_y);
-        put_vec(o, d->center);
-        put_f64(o, d->radius);
-        put_u32(o, (uint32_t)d->degree);
-        uint32_t points = d->type == CR_SURFACE_BSPLINE ? d->count_u * d->count_v : 0;
-        put_u32(o, d->count_u);
-        put_u32(o, d->count_v);
-        for (uint32_t c = 0; c < points; ++c) put_vec(o, d->control_points[c]);
-        /* The domain as given (built-ins set their own from their parameters). */
-        put_f64(o, isfinite(d->u_min) ? d->u_min : -1.0);
-        put_f64(o, isfinite(d->u_max) ? d->u_max : 1.0);
-        put_f64(o, isfinite(d->v_min) ? d->v_min : -1.0);
-        put_f64(o, isfinite(d->v_max) ? d->v_max : 1.0);
-        put_u32(o, d->flip_normal);
-        put_f64(o, d->restitution);
-        put_f64(o, d->friction);
-        put_f64(o, d->rolling_friction);
+        write_surface(o, d);
     }
     return CR_OK;
 }
@@ -177,8 +187,7 @@ cr_status cr_world_save_buffer(const cr_world *w, const void *app, size_t app_si
     writer o = {0};
     put_bytes(&o, magic, sizeof magic);
     put_u32(&o, CR_CHECKPOINT_VERSION);
-    put_u64(&o, 0); /* payload length, filled in below */
-    size_t start = o.n;
+    put_u64(&o, 0); /* the payload length: cr_ckpt_seal below */
     const cr_world_def *d = &w->def;
     put_vec(&o, d->gravity);
     put_f64(&o, d->dt);
@@ -236,13 +245,12 @@ cr_status cr_world_save_buffer(const cr_world *w, const void *app, size_t app_si
         free(o.p);
         return fail(msg, msg_size, CR_ERR_OUT_OF_MEMORY, "out of memory");
     }
-    uint64_t payload = o.n - start;
-    for (int i = 0; i < 8; ++i) o.p[16 + i] = (unsigned char)(payload >> (8 * i));
-    put_u64(&o, cr_fnv1a64(o.p, o.n));
+    put_u64(&o, 0); /* the checksum */
     if (o.oom) {
         free(o.p);
         return fail(msg, msg_size, CR_ERR_OUT_OF_MEMORY, "out of memory");
     }
+    cr_ckpt_seal(o.p, o.n);
     *data = o.p;
     *size = o.n;
     return CR_OK;
@@ -271,7 +279,7 @@ cr_status cr_world_save(const cr_world *w, const char *path, const void *app, si
     if (ok && rename(tmp, path) != 0) ok = false;
     if (!ok) {
         remove(tmp);
-        if (msg && msg_size) snprintf(msg, msg_size, "checkpoint: cannot write '%s'", path);
+        cr_msgf(msg, msg_size, "checkpoint: cannot write '%s'", path);
     }
     free(tmp);
     free(data);
@@ -284,6 +292,7 @@ static cr_status read_surfaces(reader *r, cr_world *w, char *msg, size_t size)
 {
     uint32_t count = get_count(r, 8);
     for (uint32_t k = 0; k < count && !r->bad; ++k) {
+        const size_t start = r->off;
         cr_surface_def d = cr_default_surface_def();
         d.type = (cr_surface_type)get_u32(r);
         d.point = get_vec(r);
@@ -316,28 +325,88 @@ static cr_status read_surfaces(reader *r, cr_world *w, char *msg, size_t size)
         d.u_max = get_f64(r);
         d.v_min = get_f64(r);
         d.v_max = get_f64(r);
-        d.flip_normal = get_u32(r) != 0;
+        uint32_t flip = get_u32(r);
+        d.flip_normal = flip != 0;
         d.restitution = get_f64(r);
         d.friction = get_f64(r);
         d.rolling_friction = get_f64(r);
+        if (!r->bad && (flip > 1 || (d.hill_count && d.type != CR_SURFACE_HILLS))) { /* as the saver writes */
+            free(hills);
+            free(ctrl);
+            if (flip > 1)
+                cr_msgf(msg, size, "checkpoint: surface %u: flip flag %u, not 0 or 1", k, flip);
+            else
+                cr_msgf(msg, size, "checkpoint: surface %u: %u hills on a surface of type %u", k, d.hill_count,
+                        (unsigned)d.type);
+            return CR_ERR_INVALID_ARGUMENT;
+        }
         cr_status s = r->bad || (points && !ctrl) ? CR_ERR_INVALID_ARGUMENT : cr_world_add_surface(w, &d, NULL);
         free(hills);
         free(ctrl);
         if (s != CR_OK) {
-            if (msg && size) snprintf(msg, size, "checkpoint: surface %u: %s", k, r->bad ? "truncated" : w->error);
+            cr_msgf(msg, size, "checkpoint: surface %u: %s", k, r->bad ? "truncated" : w->error);
+            return CR_ERR_INVALID_ARGUMENT;
+        }
+        /* As the world keeps it, or it would save back otherwise: the
+         * builder normalises the normal, a built-in sets its own domain, a
+         * bowl or hills ignore what is not theirs, ... */
+        writer kept = {0};
+        write_surface(&kept, &w->surfaces.surface[k]->def);
+        size_t at = 0, n = r->off - start;
+        while (!kept.oom && at < n && at < kept.n && kept.p[at] == r->p[start + at]) ++at;
+        bool same = !kept.oom && kept.n == n && at == n;
+        free(kept.p);
+        if (!same) {
+            cr_msgf(msg, size,
+                    "checkpoint: surface %u: byte %zu of its %zu is not what the world keeps (a value the surface "
+                    "sets itself, or one a surface of its type does not have)",
+                    k, at, n);
             return CR_ERR_INVALID_ARGUMENT;
         }
     }
     return CR_OK;
 }
 
-/* Restores the slots as they were (same indices, generations and free list). */
-static bool read_bodies(reader *r, cr_world *w)
+/* A live body's values as cr_body_def_validate checks a body added
+ * (restitution in [0, 1], friction >= 0, a unit orientation, ...): what a
+ * world holds, so what a step may rely on (a friction of -0.3 made the
+ * rigid solve's multipliers non-finite). */
+static bool body_in_range(const cr_bodies *b, uint32_t i, char *msg, size_t size)
+{
+    cr_body_def d = cr_default_body_def();
+    d.type = (cr_body_type)b->type[i];
+    d.radius = b->radius[i];
+    d.mass = b->mass[i];
+    d.inertia_kind = (cr_inertia_kind)b->inertia_kind[i];
+    d.inertia = b->inertia[i];
+    d.position = b->x[i], d.velocity = b->v[i], d.angular_velocity = b->w[i];
+    d.orientation = b->q[i];
+    d.restitution = b->restitution[i];
+    d.friction = b->friction[i];
+    d.rolling_friction = b->rolling_friction[i];
+    d.inner_radius = b->inner_radius[i];
+    char why[200];
+    if (cr_body_def_validate(&d, why, sizeof why) == CR_OK) return true;
+    cr_msgf(msg, size, "checkpoint: body %u: %s", i, why);
+    return false;
+}
+
+/* Restores the slots as they were (same indices, generations and free
+ * list). False when the bytes end early (r->bad) or, with a message, when
+ * a body's value is out of range. */
+static bool read_bodies(reader *r, cr_world *w, char *msg, size_t size)
 {
     cr_bodies *b = &w->bodies;
     uint32_t slots = get_count(r, 8);
     uint32_t free_count = get_count(r, 8);
-    if (r->bad || free_count > slots || !cr_bodies_reserve(w, slots)) return false;
+    if (r->bad || free_count > slots) {
+        r->bad = true;
+        return false;
+    }
+    if (!cr_bodies_reserve(w, slots)) {
+        cr_msgf(msg, size, "checkpoint: bodies: out of memory");
+        return false;
+    }
     b->slot_count = slots;
     b->free_count = free_count;
     for (uint32_t k = 0; k < free_count; ++k) b->free_slots[k] = get_u32(r);
@@ -391,6 +460,7 @@ static bool read_bodies(reader *r, cr_world *w)
         b->stamp[i] = b->events[i] = b->visit[i] = 0;
         b->energy_on[i] = b->replanned[i] = b->plan_end_on[i] = 0;
         b->rest[i].count = 0;
+        if (!r->bad && !body_in_range(b, i, msg, size)) return false; /* the slot set up: the world can be destroyed */
     }
     /* The free list names exactly the free slots, each once. */
     for (uint32_t k = 0; k < free_count && !r->bad; ++k) {
@@ -414,10 +484,11 @@ static bool read_contacts(reader *r, cr_world *w)
         memset(c, 0, sizeof *c);
         c->a = get_u32(r);
         c->b = get_u32(r);
-        c->is_plane = get_u32(r) != 0;
+        uint32_t plane = get_u32(r);
+        c->is_plane = plane != 0;
         c->jn = get_f64(r);
         c->jt = get_vec(r);
-        if (c->a >= w->bodies.slot_count || c->b >= (c->is_plane ? w->planes.count : w->bodies.slot_count))
+        if (plane > 1 || c->a >= w->bodies.slot_count || c->b >= (c->is_plane ? w->planes.count : w->bodies.slot_count))
             r->bad = true;
     }
     w->prev_count = r->bad ? 0 : count;
@@ -442,7 +513,7 @@ static bool read_dem_settings(reader *r, cr_world_def *d, char *msg, size_t size
     static const char *const name[4] = {"periodic.x", "periodic.y", "periodic.z", "integrate_orientation"};
     for (int k = 0; k < 4 && !r->bad; ++k)
         if (flag[k] > 1) {
-            if (msg && size) snprintf(msg, size, "checkpoint: world settings: %s flag %u, not 0 or 1", name[k], flag[k]);
+            cr_msgf(msg, size, "checkpoint: world settings: %s flag %u, not 0 or 1", name[k], flag[k]);
             return false;
         }
     d->periodic.x = flag[0] != 0, d->periodic.y = flag[1] != 0, d->periodic.z = flag[2] != 0;
@@ -493,20 +564,19 @@ cr_status cr_world_load_buffer(const unsigned char *data, size_t size, const cr_
     *out = NULL;
     if (app) *app = NULL;
     if (app_size) *app_size = 0;
-    if (size < HEADER_SIZE + 8 || memcmp(data, magic, sizeof magic) != 0)
+    if (size < CR_CKPT_FRAME_SIZE || memcmp(data, magic, sizeof magic) != 0)
         return failn(msg, msg_size, "checkpoint: not a carom checkpoint (%llu bytes)", size);
-    reader h = {data, size, 8, false};
-    uint32_t version = get_u32(&h);
+    uint64_t version = cr_ckpt_le64(data + 8);
     if (version < 1 || version > CR_CHECKPOINT_VERSION)
         return failn(msg, msg_size, "checkpoint: version %llu, this carom reads versions 1 to 4", version);
-    uint64_t payload = get_u64(&h);
-    if (payload != size - HEADER_SIZE - 8)
+    /* the frame cr_ckpt_seal writes */
+    uint64_t payload = cr_ckpt_le64(data + 16);
+    if (payload != cr_ckpt_payload_length(size))
         return failn(msg, msg_size, "checkpoint: truncated or padded (the header says %llu payload bytes)", payload);
-    reader tail = {data, size, size - 8, false};
-    if (get_u64(&tail) != cr_fnv1a64(data, size - 8))
+    if (cr_ckpt_le64(data + size - 8) != cr_ckpt_checksum(data, size))
         return fail(msg, msg_size, CR_ERR_INVALID_ARGUMENT, "checksum mismatch: the file is corrupt");
 
-    reader r = {data, size - 8, HEADER_SIZE, false};
+    reader r = {data, size - 8, CR_CKPT_HEADER_SIZE, false};
     cr_world_def d = cr_default_world_def();
     if (callbacks_from && callbacks_from->internal_magic == CR_MAGIC_WORLD_DEF) {
         d.on_impact = callbacks_from->on_impact;
@@ -540,7 +610,7 @@ cr_status cr_world_load_buffer(const unsigned char *data, size_t size, const cr_
     if (version >= 4) cr_ckpt_read_rigid_settings(&r, &d);
     char why[256];
     if (r.bad || cr_world_def_validate(&d, why, sizeof why) != CR_OK) {
-        if (msg && msg_size) snprintf(msg, msg_size, "checkpoint: world settings: %s", r.bad ? "truncated" : why);
+        cr_msgf(msg, msg_size, "checkpoint: world settings: %s", r.bad ? "truncated" : why);
         return CR_ERR_INVALID_ARGUMENT;
     }
     cr_world *w;
@@ -556,7 +626,14 @@ cr_status cr_world_load_buffer(const unsigned char *data, size_t size, const cr_
     w->stats.total_contacts = get_u64(&r);
     w->stats.total_events = get_u64(&r);
     w->stats.law_fallbacks = get_u64(&r);
-    w->failed = get_u32(&r) != 0;
+    uint32_t failed = get_u32(&r);
+    if (failed > 1) r.bad = true; /* a flag: 0 or 1, as saved */
+    w->failed = failed != 0;
+    /* A world stopped by a non-finite step (its message was not saved)
+     * refuses steps as it did; the message says why. */
+    if (w->failed)
+        (void)cr_fail(w, CR_ERR_NON_FINITE,
+                      "the world stopped before this checkpoint was saved (a step met a non-finite value)");
     uint32_t planes = get_count(&r, 64);
     for (uint32_t k = 0; k < planes && !r.bad; ++k) {
         cr_plane_def p = cr_default_plane_def();
@@ -565,6 +642,14 @@ cr_status cr_world_load_buffer(const unsigned char *data, size_t size, const cr_
         p.restitution = get_f64(&r);
         p.friction = get_f64(&r);
         if (!r.bad && cr_world_add_plane(w, &p, NULL) != CR_OK) r.bad = true;
+        /* the world keeps the normal normalised, and saved it so: a normal
+         * that normalises to other bits would save back otherwise */
+        if (!r.bad && memcmp(&w->planes.def[k].normal, &p.normal, sizeof p.normal) != 0) {
+            cr_msgf(msg, msg_size, "checkpoint: plane %u: normal [%.17g, %.17g, %.17g] is not of unit length", k,
+                    p.normal.x, p.normal.y, p.normal.z);
+            cr_world_destroy(w);
+            return CR_ERR_INVALID_ARGUMENT;
+        }
     }
     const char *where = "statics";
     if (!r.bad) {
@@ -575,7 +660,10 @@ cr_status cr_world_load_buffer(const unsigned char *data, size_t size, const cr_
         }
     }
     if (!r.bad) where = "bodies";
-    if (!r.bad && !read_bodies(&r, w)) r.bad = true;
+    if (!r.bad && !read_bodies(&r, w, msg, msg_size) && !r.bad) { /* a value out of range: the message names it */
+        cr_world_destroy(w);
+        return CR_ERR_INVALID_ARGUMENT;
+    }
     if (!r.bad) where = "contacts";
     if (!r.bad && !read_contacts(&r, w)) r.bad = true;
     cr_dem_carry carry = {0};
@@ -597,15 +685,16 @@ cr_status cr_world_load_buffer(const unsigned char *data, size_t size, const cr_
         cr_ckpt_rigid_carry_free(&rigid);
         cr_dem_carry_free(&carry);
         cr_world_destroy(w);
-        if (msg && msg_size) snprintf(msg, msg_size, "checkpoint: malformed %s (at byte %zu)", where, r.off);
+        cr_msgf(msg, msg_size, "checkpoint: malformed %s (at byte %zu)", where, r.off);
         return CR_ERR_INVALID_ARGUMENT;
     }
     /* the DEM's list, history and forces, now that the bodies are in */
     s = cr_dem_carry_set(w, &carry);
+    if (s == CR_OK && carry.mode != CR_DEM_CARRY_NONE) s = cr_dem_carry_kept(w, &carry);
     cr_dem_carry_free(&carry);
     if (s != CR_OK) {
         cr_ckpt_rigid_carry_free(&rigid);
-        if (msg && msg_size) snprintf(msg, msg_size, "checkpoint: dem state: %s", w->error);
+        cr_msgf(msg, msg_size, "checkpoint: dem state: %s", w->error);
         cr_world_destroy(w);
         return s;
     }
@@ -613,7 +702,7 @@ cr_status cr_world_load_buffer(const unsigned char *data, size_t size, const cr_
     s = cr_rigid_carry_set(w, &rigid);
     cr_ckpt_rigid_carry_free(&rigid);
     if (s != CR_OK) {
-        if (msg && msg_size) snprintf(msg, msg_size, "checkpoint: rigid state: %s", w->error);
+        cr_msgf(msg, msg_size, "checkpoint: rigid state: %s", w->error);
         cr_world_destroy(w);
         return s;
     }
@@ -636,7 +725,7 @@ cr_status cr_world_load(const char *path, const cr_world_def *callbacks_from, cr
     *out = NULL;
     FILE *f = fopen(path, "rb");
     if (!f) {
-        if (msg && msg_size) snprintf(msg, msg_size, "checkpoint: cannot open '%s'", path);
+        cr_msgf(msg, msg_size, "checkpoint: cannot open '%s'", path);
         return CR_ERR_INVALID_ARGUMENT;
     }
     unsigned char *data = NULL;

@@ -1,11 +1,9 @@
 /* Version 4's rigid-body parts of a checkpoint (src/checkpoint_rigid.h;
  * the layout in docs/checkpoint-format.md, what each field is for in
  * src/rigid_state.c). */
-#include <stdarg.h>
-#include <stdio.h>
-
 #include "checkpoint_rigid.h"
 #include "checkpoint_shape.h"
+#include "message.h"
 
 void cr_ckpt_write_rigid_settings(writer *o, const cr_world_def *d)
 {
@@ -181,21 +179,8 @@ void cr_ckpt_rigid_carry_free(cr_rigid_carry *c)
     memset(c, 0, sizeof *c);
 }
 
-static bool refuse(char *msg, size_t size, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
-static bool refuse(char *msg, size_t size, const char *fmt, ...)
-{
-    if (msg && size) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(msg, size, fmt, ap);
-        va_end(ap);
-    }
-    return false;
-}
+/* A value out of range: the message naming it (src/message.h), false. */
+#define refuse(msg, size, ...) (cr_msgf((msg), (size), __VA_ARGS__), false)
 
 /* A contact's bodies: a a body, b a plane or another body; live bodies in
  * a contact of the warm start (warm), slots in one only reported (after a
@@ -219,6 +204,7 @@ static bool check_contact(const cr_world *w, const cr_rigid_contact *c, uint32_t
 static bool read_bodies(reader *r, cr_world *w, cr_shape **table, uint32_t shapes, char *msg, size_t size)
 {
     cr_bodies *b = &w->bodies;
+    uint32_t used = 0; /* shapes named so far: the table is in the order of first use (write_bodies) */
     for (uint32_t i = 0; i < b->slot_count && !r->bad; ++i) {
         if (!cr_slot_alive(b, i)) continue;
         b->still[i] = get_f64(r);
@@ -231,16 +217,28 @@ static bool read_bodies(reader *r, cr_world *w, cr_shape **table, uint32_t shape
             return refuse(msg, size, "checkpoint: rigid state: body %u: island %u is not a slot", i, island);
         if (shape > shapes)
             return refuse(msg, size, "checkpoint: rigid state: body %u: shape %u, there are %u", i, shape, shapes);
+        if (shape > used + 1) /* so that the world saves back to the same bytes */
+            return refuse(msg, size, "checkpoint: rigid state: body %u: shape %u before shape %u was used", i, shape,
+                          used + 1);
+        if (shape == used + 1) ++used;
         b->asleep[i] = (uint8_t)asleep;
         b->island[i] = island;
         get_mat(r, &b->inertia_local[i]);
         get_mat(r, &b->inv_inertia_local[i]);
         if (!shape) continue;
         cr_shape *s = table[shape - 1];
+        /* what cr_world_add_body refuses, so no saved world holds it */
+        if (s->type != CR_SHAPE_SPHERE && (w->surfaces.count || w->def.method != CR_METHOD_IMPULSE))
+            return refuse(msg, size,
+                          "checkpoint: rigid state: body %u: a box, hull or mesh needs the impulse method and no "
+                          "parametric surfaces",
+                          i);
         cr_shape_retain(s); /* the world's reference, released with the body */
         b->shape[i] = s;
         if (s->type != CR_SHAPE_SPHERE) w->polyhedra++;
     }
+    if (!r->bad && used != shapes)
+        return refuse(msg, size, "checkpoint: rigid state: %u shapes, the bodies use %u", shapes, used);
     return !r->bad;
 }
 
@@ -278,6 +276,9 @@ static bool read_joints(reader *r, cr_world *w, char *msg, size_t size)
             return refuse(msg, size, "checkpoint: rigid state: joint %u: generation 0", k);
         rg->joint_count = k + 1;
         if (!(j->generation & 1u)) continue; /* removed: its id stays stale */
+        if (w->surfaces.count || w->def.method != CR_METHOD_IMPULSE) /* as cr_world_add_joint refuses */
+            return refuse(msg, size, "checkpoint: rigid state: joint %u: joints need the impulse method and no "
+                                     "parametric surfaces", k);
         if (!cr_slot_alive(b, j->a))
             return refuse(msg, size, "checkpoint: rigid state: joint %u: body a %u is not a live body", k, j->a);
         if (j->b != CR_NO_BODY && (!cr_slot_alive(b, j->b) || j->b == j->a))
@@ -342,6 +343,8 @@ bool cr_ckpt_read_rigid(reader *r, cr_world *w, cr_rigid_carry *c, char *msg, si
                       c->list_slots, b->slot_count);
     if (c->list_slots && !(c->list_hint > 0.0))
         return refuse(msg, size, "checkpoint: rigid state: the pair list's size hint %.17g, not > 0", c->list_hint);
+    if (!c->list_slots && (c->list_hint != 0.0 || signbit(c->list_hint))) /* written as +0 without a list */
+        return refuse(msg, size, "checkpoint: rigid state: a size hint %.17g without a pair list", c->list_hint);
     if (!c->list_slots) return true;
     if ((size_t)c->list_slots > (r->n - r->off) / 48) {
         r->bad = true;

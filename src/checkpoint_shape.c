@@ -2,10 +2,8 @@
  * checked so that every index the narrow phase follows stays inside its
  * arrays (faces' vertex runs, their vertices, the edges' vertices and
  * faces); its geometry is taken as saved. */
-#include <stdarg.h>
-#include <stdio.h>
-
 #include "checkpoint_shape.h"
+#include "message.h"
 
 /* The length of a hull's face_vertices: the end of its last run. */
 static uint32_t face_vertex_count(const cr_hull *h)
@@ -65,22 +63,9 @@ void cr_ckpt_write_shape(writer *o, const cr_shape *s)
     for (uint32_t t = 0; t < m->triangle_count; ++t) put_u32(o, m->order[t]);
 }
 
-static cr_shape *refuse(cr_shape *s, char *msg, size_t size, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 4, 5)))
-#endif
-    ;
-static cr_shape *refuse(cr_shape *s, char *msg, size_t size, const char *fmt, ...)
-{
-    cr_shape_release(s);
-    if (msg && size) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(msg, size, fmt, ap);
-        va_end(ap);
-    }
-    return NULL;
-}
+/* A value out of range: the message naming it (src/message.h; formatted
+ * first, its arguments may read s), shape s (may be NULL) released, NULL. */
+#define refuse(s, msg, size, ...) (cr_msgf((msg), (size), __VA_ARGS__), cr_shape_release(s), (cr_shape *)NULL)
 
 /* The depth of the tree below node k of nodes that each name children
  * after themselves (checked before), deepest first: at most limit + 1. */
@@ -186,6 +171,9 @@ static cr_shape *read_hull(reader *r, cr_shape_type type, uint32_t k, char *msg,
             return refuse(s, msg, size, "checkpoint: shape %u: face %u's vertices [%u, +%u) are not in the %u listed", k, f,
                           F->first, F->count, fv);
     }
+    if (!r->bad && face_vertex_count(h) != fv) /* what the saver writes: a longer list would save back shorter */
+        return refuse(s, msg, size, "checkpoint: shape %u: %u face vertices listed, the faces use %u", k, fv,
+                      face_vertex_count(h));
     for (uint32_t i = 0; i < fv && !r->bad; ++i)
         if ((h->face_vertices[i] = get_u32(r)) >= vc && !r->bad)
             return refuse(s, msg, size, "checkpoint: shape %u: face vertex %u is vertex %u of %u", k, i,
@@ -197,6 +185,18 @@ static cr_shape *read_hull(reader *r, cr_shape_type type, uint32_t k, char *msg,
         if ((h->edge_faces[e] = get_u32(r)) >= fc && !r->bad)
             return refuse(s, msg, size, "checkpoint: shape %u: edge %u's face %u of %u", k, e / 2, h->edge_faces[e], fc);
     if (r->bad) return refuse(s, NULL, 0, "%s", "");
+    /* The geometry as the hull's builder leaves it (shape_hull.c), what the
+     * narrow phase's bounds and planes rely on: the bounding radius is the
+     * largest |vertex| (so every vertex within it, to the bit), each face
+     * normal is unit and its plane passes within the radius. */
+    for (uint32_t v = 0; v < vc; ++v)
+        if (!(cr_v3_len(h->vertices[v]) <= s->radius))
+            return refuse(s, msg, size, "checkpoint: shape %u: vertex %u at %.17g from the centre, outside the radius %.17g",
+                          k, v, cr_v3_len(h->vertices[v]), s->radius);
+    for (uint32_t f = 0; f < fc; ++f)
+        if (!(fabs(cr_v3_len(h->faces[f].normal) - 1.0) <= 1e-9) || !(fabs(h->faces[f].offset) <= 1.000001 * s->radius))
+            return refuse(s, msg, size, "checkpoint: shape %u: face %u's normal (length %.17g) or offset %.17g", k, f,
+                          cr_v3_len(h->faces[f].normal), h->faces[f].offset);
     return type == CR_SHAPE_MESH ? read_mesh(r, s, k, msg, size) : s;
 }
 

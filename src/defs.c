@@ -1,7 +1,7 @@
 /* Default defs and their validation: every message names the field and value. */
-#include <stdarg.h>
 #include <stdio.h>
 
+#include "message.h"
 #include "shape_internal.h"
 #include "world_internal.h"
 
@@ -72,16 +72,8 @@ cr_plane_def cr_default_plane_def(void)
     return d;
 }
 
-static cr_status bad(char *msg, size_t size, const char *fmt, ...)
-{
-    if (msg && size) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(msg, size, fmt, ap);
-        va_end(ap);
-    }
-    return CR_ERR_INVALID_ARGUMENT;
-}
+/* A refusal: the message (src/message.h), CR_ERR_INVALID_ARGUMENT. */
+#define bad(msg, size, ...) (cr_msgf((msg), (size), __VA_ARGS__), CR_ERR_INVALID_ARGUMENT)
 
 #define VEC_FMT "[%.17g, %.17g, %.17g]"
 #define VEC_ARG(v) (v).x, (v).y, (v).z
@@ -89,7 +81,7 @@ static cr_status bad(char *msg, size_t size, const char *fmt, ...)
 cr_status cr_world_def_validate(const cr_world_def *d, char *msg, size_t size)
 {
     if (!d || d->internal_magic != CR_MAGIC_WORLD_DEF) {
-        if (msg && size) snprintf(msg, size, "world def: not made by cr_default_world_def()");
+        cr_msgf(msg, size, "world def: not made by cr_default_world_def()");
         return CR_ERR_UNINITIALIZED_DEF;
     }
     if (!cr_v3_isfinite(d->gravity)) return bad(msg, size, "gravity: must be finite, got " VEC_FMT, VEC_ARG(d->gravity));
@@ -167,7 +159,7 @@ cr_status cr_world_def_validate(const cr_world_def *d, char *msg, size_t size)
 cr_status cr_body_def_validate(const cr_body_def *d, char *msg, size_t size)
 {
     if (!d || d->internal_magic != CR_MAGIC_BODY_DEF) {
-        if (msg && size) snprintf(msg, size, "body def: not made by cr_default_body_def()");
+        cr_msgf(msg, size, "body def: not made by cr_default_body_def()");
         return CR_ERR_UNINITIALIZED_DEF;
     }
     if (d->type != CR_BODY_DYNAMIC && d->type != CR_BODY_KINEMATIC && d->type != CR_BODY_STATIC)
@@ -216,7 +208,7 @@ cr_status cr_body_def_validate(const cr_body_def *d, char *msg, size_t size)
 cr_status cr_joint_def_validate(const cr_joint_def *d, char *msg, size_t size)
 {
     if (!d || d->internal_magic != CR_MAGIC_JOINT_DEF) {
-        if (msg && size) snprintf(msg, size, "joint def: not made by cr_default_joint_def()");
+        cr_msgf(msg, size, "joint def: not made by cr_default_joint_def()");
         return CR_ERR_UNINITIALIZED_DEF;
     }
     if (d->type > CR_JOINT_DISTANCE) return bad(msg, size, "type: unknown value %d", (int)d->type);
@@ -233,7 +225,7 @@ cr_status cr_joint_def_validate(const cr_joint_def *d, char *msg, size_t size)
 cr_status cr_plane_def_validate(const cr_plane_def *d, char *msg, size_t size)
 {
     if (!d || d->internal_magic != CR_MAGIC_PLANE_DEF) {
-        if (msg && size) snprintf(msg, size, "plane def: not made by cr_default_plane_def()");
+        cr_msgf(msg, size, "plane def: not made by cr_default_plane_def()");
         return CR_ERR_UNINITIALIZED_DEF;
     }
     if (!cr_v3_isfinite(d->point)) return bad(msg, size, "point: must be finite, got " VEC_FMT, VEC_ARG(d->point));

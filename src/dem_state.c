@@ -132,3 +132,34 @@ cr_status cr_dem_carry_set(cr_world *w, const cr_dem_carry *c)
     d->world_stale = false;
     return CR_OK;
 }
+
+cr_status cr_dem_carry_kept(cr_world *w, const cr_dem_carry *c)
+{
+    cr_dem_carry now;
+    if (!cr_dem_carry_get(w, &now)) return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "dem: out of memory");
+    uint32_t k = 0;
+    while (k < c->contacts && k < now.contacts && c->a[k] == now.a[k] && c->b[k] == now.b[k] &&
+           memcmp(&c->shear[k], &now.shear[k], sizeof c->shear[k]) == 0)
+        ++k;
+    cr_status s = CR_OK;
+    if (now.mode != c->mode)
+        s = cr_fail(w, CR_ERR_INVALID_ARGUMENT, "dem: mode %u, the bodies and history give mode %u", (unsigned)c->mode,
+                    (unsigned)now.mode);
+    else if (k < c->contacts || now.contacts != c->contacts)
+        s = cr_fail(w, CR_ERR_INVALID_ARGUMENT,
+                    "dem: contact %u of %u (bodies %u, %u) is not the list's touching pair %u of %u (a pair the list "
+                    "does not hold, twice, or out of list order)",
+                    k, c->contacts, k < c->contacts ? c->a[k] : 0u, k < c->contacts ? c->b[k] : 0u, k, now.contacts);
+    /* mode 2: each live body's build centre, force and torque (a centre
+     * outside a periodic box comes back wrapped into it) */
+    for (uint32_t i = 0; s == CR_OK && c->mode == CR_DEM_CARRY_FORCES && i < c->slots; ++i)
+        if (cr_slot_alive(&w->bodies, i) && (memcmp(&c->x_build[i], &now.x_build[i], sizeof c->x_build[i]) != 0 ||
+                                             memcmp(&c->f[i], &now.f[i], sizeof c->f[i]) != 0 ||
+                                             memcmp(&c->t[i], &now.t[i], sizeof c->t[i]) != 0))
+            s = cr_fail(w, CR_ERR_INVALID_ARGUMENT,
+                        "dem: body %u's build centre, force or torque does not come back as read (a centre outside "
+                        "the periodic box?)",
+                        i);
+    cr_dem_carry_free(&now);
+    return s;
+}

@@ -37,5 +37,12 @@ void cr_dem_carry_free(cr_dem_carry *c);
  * are those it was read with, before its first step. c's slots must be
  * live bodies of w (the checkpoint's reader checks). */
 cr_status cr_dem_carry_set(cr_world *w, const cr_dem_carry *c);
+/* After cr_dem_carry_set: CR_OK when w carries c again (cr_dem_carry_get:
+ * the same mode and the same touching pairs, shear histories and order,
+ * and with mode 2 the same build centres, forces and torques),
+ * else CR_ERR_INVALID_ARGUMENT with w's error naming the first pair that
+ * differs (a pair the list does not hold, twice, or out of list order:
+ * the world would save back other bytes). */
+cr_status cr_dem_carry_kept(cr_world *w, const cr_dem_carry *c);
 
 #endif

@@ -275,6 +275,19 @@ static void body_items(uint32_t start, uint32_t end, uint32_t worker, void *ctx)
         if (cr_slot_alive(bs, i)) cr_sphere_fill_ball(bs, w->rigid->sphere_pairs, i);
 }
 
+/* The contacts and their keys for total points: at least one each, so
+ * that the fill pass's offsets into them are never offsets from NULL
+ * (undefined; a step with broad pairs and no contact, found by fuzzing a
+ * checkpoint). */
+static bool grow_contacts(cr_world *w, cr_sphere_pairs *L, uint64_t total)
+{
+    cr_rigid *r = w->rigid;
+    uint32_t need = total ? (uint32_t)total : 1u;
+    return total <= UINT32_MAX &&
+           cr_grow(w, (void **)&r->contacts, &r->contact_capacity, need, sizeof *r->contacts) &&
+           cr_grow(w, (void **)&L->key, &L->key_capacity, need, sizeof *L->key);
+}
+
 cr_status cr_sphere_find_contacts(cr_world *w)
 {
     cr_rigid *r = w->rigid;
@@ -328,10 +341,7 @@ cr_status cr_sphere_find_contacts(cr_world *w)
             t.first[k] = (uint32_t)total;
             total += t.hits[k];
         }
-        if (total > UINT32_MAX ||
-            !cr_grow(w, (void **)&r->contacts, &r->contact_capacity, (uint32_t)total, sizeof *r->contacts) ||
-            !cr_grow(w, (void **)&L->key, &L->key_capacity, (uint32_t)total, sizeof *L->key))
-            goto oom;
+        if (!grow_contacts(w, L, total)) goto oom;
         t.key = L->key;
         t.fill = true;
         cr_run_items(w, narrow_items, items, &t);
@@ -343,10 +353,7 @@ cr_status cr_sphere_find_contacts(cr_world *w)
             narrow_items(k, k + 1, 0, &t);
             t.first[k] = (uint32_t)total;
             total += t.hits[k];
-            if (total > UINT32_MAX ||
-                !cr_grow(w, (void **)&r->contacts, &r->contact_capacity, (uint32_t)total, sizeof *r->contacts) ||
-                !cr_grow(w, (void **)&L->key, &L->key_capacity, (uint32_t)total, sizeof *L->key))
-                goto oom;
+            if (!grow_contacts(w, L, total)) goto oom;
             t.key = L->key;
             t.fill = true;
             narrow_items(k, k + 1, 0, &t);

@@ -310,7 +310,11 @@ static void test_bad_checkpoints(void **state)
         {counts_at, 3, false, 0, "shape 2: a hull of 3 vertices"},
         {faces_at + 8, 2, false, 0, "shape 2: face 0's vertices"},
         {fv_at, vc, false, 0, "shape 2: face vertex 0 is vertex"},
+        {vertices_at, 0, true, 10.0, "shape 2: vertex 0 at 10"},                     /* outside its radius */
+        {faces_at + 16, 0, true, 2.0, "shape 2: face 0's normal (length"},            /* not unit */
+        {faces_at + 40, 0, true, 1e3, "shape 2: face 0's normal (length 1) or offset 1000"}, /* past the radius */
         {shapes_at, 1u << 30, false, 0, "malformed rigid state"},
+        {24 + 4 * 8, CR_METHOD_EVENT, false, 0, "needs the impulse method"}, /* the world's method: boxes refused */
     };
     ckpt_refuse_edits(data, size, bad, sizeof bad / sizeof bad[0]);
     cr_world_destroy(ckpt_load(data, size, 1));
