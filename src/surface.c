@@ -6,6 +6,9 @@
 
 #include "surface_internal.h"
 
+/* The support of a bump: beyond 8.5 widths it is below double precision. */
+#define CR_HILL_REACH 8.5
+
 cr_surface_def cr_default_surface_def(void)
 {
     cr_surface_def d;
@@ -68,11 +71,32 @@ cr_status cr_surface_def_validate(const cr_surface_def *d, char *msg, size_t siz
                 snprintf(buf, sizeof buf, "hills[%u].width: must be > 0, got %.17g", k, h->width);
                 return bad(msg, size, buf);
             }
+            /* the bump's support (index_hills's grid) must have a finite
+             * extent: centres near +-1.8e308 made it infinite and its cells
+             * not a number */
+            double r = CR_HILL_REACH * h->width;
+            if (!(isfinite(h->x - r) && isfinite(h->x + r) && isfinite(h->y - r) && isfinite(h->y + r) &&
+                  isfinite((h->x + r) - (d->hills[0].x - r)) && isfinite((d->hills[0].x + r) - (h->x - r)) &&
+                  isfinite((h->y + r) - (d->hills[0].y - r)) && isfinite((d->hills[0].y + r) - (h->y - r)))) {
+                snprintf(buf, sizeof buf,
+                         "hills[%u]: centre (%.17g, %.17g) and width %.17g put its support (%g widths) or its "
+                         "distance from hills[0] beyond the range of a double",
+                         k, h->x, h->y, h->width, CR_HILL_REACH);
+                return bad(msg, size, buf);
+            }
         }
         if (!isfinite(d->wave_amplitude)) return bad(msg, size, "wave_amplitude: must be finite");
         if (d->wave_amplitude != 0.0 && !(d->wave_length_x > 0.0 && d->wave_length_y > 0.0 &&
                                           isfinite(d->wave_length_x) && isfinite(d->wave_length_y)))
             return bad(msg, size, "wave_length: both must be > 0 when wave_amplitude is not 0");
+        /* the wave numbers 2 pi / L must be finite too (a subnormal L made
+         * them infinite and the waves' sines not a number) */
+        if (d->wave_amplitude != 0.0 && !(isfinite(6.283185307179586 / d->wave_length_x) &&
+                                          isfinite(6.283185307179586 / d->wave_length_y))) {
+            snprintf(buf, sizeof buf, "wave_length: (%.17g, %.17g) too short: 2 pi / L must be finite",
+                     d->wave_length_x, d->wave_length_y);
+            return bad(msg, size, buf);
+        }
         break;
     case CR_SURFACE_BOWL:
         if (!cr_v3_isfinite(d->center)) return bad(msg, size, "center: must be finite");
@@ -127,10 +151,7 @@ void cr_surface_destroy(cr_surface *s)
     free(s);
 }
 
-/* The support of a bump: beyond 8.5 widths it is below double precision. */
-#define CR_HILL_REACH 8.5
-
-static int clampi(double v, int hi) { return v < 0.0 ? 0 : (v > hi ? hi : (int)v); }
+static int clampi(double v, int hi) { return !(v > 0.0) ? 0 : (v > hi ? hi : (int)v); }
 
 /* Buckets the hills' bumps by the grid cells their supports reach. */
 static bool index_hills(cr_surface *s)

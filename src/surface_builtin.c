@@ -33,9 +33,11 @@ static void eval_hills(const cr_surface *s, double x, double y, cr_surface_eval 
     double a[6] = {d->height, 0, 0, 0, 0, 0}; /* z, z_x, z_y, z_xx, z_xy, z_yy */
     if (d->hill_count) {
         /* Only the bumps whose support reaches this point's cell. */
-        int i = (int)floor((x - s->grid_x0) / s->grid_cell), j = (int)floor((y - s->grid_y0) / s->grid_cell);
-        if (i >= 0 && j >= 0 && i < s->grid_nx && j < s->grid_ny) {
-            size_t c = (size_t)j * (size_t)s->grid_nx + (size_t)i;
+        /* compared as doubles before converting: a point far outside the
+         * grid (a huge domain's curvature samples) is beyond int */
+        double fi = floor((x - s->grid_x0) / s->grid_cell), fj = floor((y - s->grid_y0) / s->grid_cell);
+        if (fi >= 0.0 && fj >= 0.0 && fi < (double)s->grid_nx && fj < (double)s->grid_ny) {
+            size_t c = (size_t)fj * (size_t)s->grid_nx + (size_t)fi;
             if (s->lattice_cols) {
                 cr_hills_sum_lattice(s, c, x, y, a);
             } else {

@@ -234,6 +234,27 @@ static void test_bad_defs(void **state)
     d.radius = -1.0;
     assert_int_equal(cr_surface_create(&d, &s, msg, sizeof msg), CR_ERR_INVALID_ARGUMENT);
     assert_non_null(strstr(msg, "radius"));
+    /* hills whose grid would span beyond a double (the extent infinite, its
+     * cells not a number: fuzz/regressions/checkpoint/hills-*.bin) and a
+     * wave length whose wave number is infinite are refused, naming them;
+     * just inside both, accepted */
+    cr_hill far[2] = {{1.0, -1e308, 0.0, 0.1}, {1.0, 1e308, 0.0, 0.1}};
+    d = cr_default_surface_def();
+    d.type = CR_SURFACE_HILLS;
+    d.hills = far;
+    d.hill_count = 2;
+    assert_int_equal(cr_surface_def_validate(&d, msg, sizeof msg), CR_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(msg, "hills[1]"));
+    far[1].x = 5e307;
+    assert_int_equal(cr_surface_def_validate(&d, msg, sizeof msg), CR_OK);
+    d.hill_count = 0;
+    d.wave_amplitude = 0.1;
+    d.wave_length_x = 1.0;
+    d.wave_length_y = 2e-314;
+    assert_int_equal(cr_surface_def_validate(&d, msg, sizeof msg), CR_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(msg, "wave_length"));
+    d.wave_length_y = 1e-300;
+    assert_int_equal(cr_surface_def_validate(&d, msg, sizeof msg), CR_OK);
 }
 
 int main(void)
