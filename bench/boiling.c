@@ -18,7 +18,6 @@
 #include "boiling_scene.h"
 #include "carom/carom.h"
 
-static uint64_t rng = 99;
 static double uniform(void *state, double lo, double hi)
 {
     uint64_t *r = state;
@@ -35,6 +34,7 @@ static int run(int n, double seconds, uint32_t threads)
     wd.worker_count = threads;
     cr_world *w;
     if (cr_world_create(&wd, &w) != CR_OK) return 1;
+    uint64_t rng = 99; /* each size's own scene: its hash the same whatever sizes ran before it */
     if (boiling_scene_add(w, n, uniform, &rng) != CR_OK) {
         fprintf(stderr, "%s\n", cr_world_last_error(w));
         return 1;
