@@ -73,11 +73,11 @@ static int fz_collide_check(int status, const char *out, size_t out_len, const c
     }
     if (status != 1 && status != 2) return fz_say(CAROM_FUZZ_BROKEN, why, why_size, "exit status %d", status);
     if (out_len) return fz_say(CAROM_FUZZ_BROKEN, why, why_size, "status %d with stdout '%s'", status, out);
-    /* One message naming the input, ending the line. (Known: a key holding
-     * a control character, "a\nb", is echoed raw in the path, so such a
-     * message spans lines; reported in docs/reliability.md, not checked.) */
+    /* One message naming the input, on one line: a key's control
+     * characters are escaped in the path (cr_scene_escape_key). */
     static const char prefix[] = "carom collide: fuzz: ";
-    if (err_len < sizeof prefix || strncmp(err, prefix, sizeof prefix - 1) != 0 || err[err_len - 1] != '\n')
+    if (err_len < sizeof prefix || strncmp(err, prefix, sizeof prefix - 1) != 0 || err[err_len - 1] != '\n' ||
+        strchr(err, '\n') != err + err_len - 1)
         return fz_say(CAROM_FUZZ_BROKEN, why, why_size, "status %d, message does not name the input: '%s'", status,
                       err);
     return fz_say(CAROM_FUZZ_REFUSED, why, why_size, "%.*s", (int)(err_len - 1), err);

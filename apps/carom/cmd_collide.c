@@ -26,6 +26,7 @@
 
 #include "carom/carom.h"
 #include "commands.h"
+#include "scene.h" /* cr_scene_escape_key */
 
 static const char collide_help[] =
     "usage: carom collide [FILE]\n"
@@ -104,7 +105,9 @@ static int fail_value(const ctx *c, const cJSON *v, const char *what)
 static size_t push_key(ctx *c, const char *key)
 {
     size_t mark = strlen(c->path);
-    snprintf(c->path + mark, sizeof c->path - mark, "%s%s", mark ? "." : "", key);
+    if (mark > 0 && mark + 1 < sizeof c->path) strcpy(c->path + mark, ".");
+    size_t at = strlen(c->path);
+    cr_scene_escape_key(c->path + at, sizeof c->path - at, key); /* a key's control characters escaped, as scenes' */
     return mark;
 }
 

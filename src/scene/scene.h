@@ -53,6 +53,13 @@ int cr_scene_load_string(const char *json, const char *name, cr_scene *out, char
 int cr_scene_load_default(cr_scene *out, char *err, size_t err_size);
 void cr_scene_free(cr_scene *s);
 
+/* A JSON key as it goes into an error message's path: its control
+ * characters (a JSON escape such as "\n", or a raw one, which cJSON lets
+ * through) as \u00XX, so that the message stays on one line. Writes at most
+ * size - 1 characters and a NUL (whole escapes only) into out; returns how
+ * many. */
+size_t cr_scene_escape_key(char *out, size_t size, const char *key);
+
 /* Sampling: step k (0 <= k <= steps) is written when k % output_stride == 0,
  * so t = 0 is always a sample. */
 uint64_t cr_scene_sample_count(const cr_scene *s);

@@ -24,30 +24,27 @@ static size_t path_append(sc_ctx *c, const char *text)
     return mark;
 }
 
+size_t cr_scene_escape_key(char *out, size_t size, const char *key)
+{
+    size_t n = 0;
+    if (size == 0) return 0;
+    for (const unsigned char *p = (const unsigned char *)key; *p; ++p) {
+        char piece[8] = {(char)*p, '\0'};
+        size_t len = 1;
+        if (*p < 0x20 || *p == 0x7f) len = (size_t)snprintf(piece, sizeof piece, "\\u%04x", *p);
+        if (n + len >= size) break;
+        memcpy(out + n, piece, len);
+        n += len;
+    }
+    out[n] = '\0';
+    return n;
+}
+
 size_t sc_push_key(sc_ctx *c, const char *key)
 {
     size_t mark = c->path_len;
     if (c->path_len > 0) path_append(c, ".");
-    /* A key may hold a control character (a JSON escape such as "\n", or a
-     * raw one, which cJSON lets through): written as is it would break the
-     * one-line message, so it goes in escaped, as in sc_format_value. */
-    char piece[64];
-    size_t n = 0;
-    for (const char *p = key;; ++p) {
-        unsigned char u = (unsigned char)*p;
-        if (u == 0 || u < 0x20 || u == 0x7f || n + 7 >= sizeof piece) {
-            piece[n] = '\0';
-            path_append(c, piece);
-            n = 0;
-            if (u == 0) break;
-        }
-        if (u < 0x20 || u == 0x7f) {
-            snprintf(piece, sizeof piece, "\\u%04x", u);
-            path_append(c, piece);
-        } else {
-            piece[n++] = (char)u;
-        }
-    }
+    c->path_len += cr_scene_escape_key(c->path + c->path_len, sizeof c->path - c->path_len, key);
     return mark;
 }
 
