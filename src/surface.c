@@ -9,6 +9,17 @@
 /* The support of a bump: beyond 8.5 widths it is below double precision. */
 #define CR_HILL_REACH 8.5
 
+/* The bounds {x0, x1, y0, y1} of the bumps' supports so far, grown by h's:
+ * index_hills's grid spans them (the validator checks their span). */
+static void hill_box_add(double box[4], const cr_hill *h)
+{
+    double r = CR_HILL_REACH * h->width;
+    box[0] = fmin(box[0], h->x - r);
+    box[1] = fmax(box[1], h->x + r);
+    box[2] = fmin(box[2], h->y - r);
+    box[3] = fmax(box[3], h->y + r);
+}
+
 cr_surface_def cr_default_surface_def(void)
 {
     cr_surface_def d;
@@ -61,6 +72,7 @@ cr_status cr_surface_def_validate(const cr_surface_def *d, char *msg, size_t siz
     case CR_SURFACE_HILLS:
         if (!(isfinite(d->height))) return bad(msg, size, "height: must be finite");
         if (d->hill_count > 0 && !d->hills) return bad(msg, size, "hills: missing");
+        double box[4] = {INFINITY, -INFINITY, INFINITY, -INFINITY};
         for (uint32_t k = 0; k < d->hill_count; ++k) {
             const cr_hill *h = &d->hills[k];
             if (!(isfinite(h->amplitude) && isfinite(h->x) && isfinite(h->y))) {
@@ -71,16 +83,14 @@ cr_status cr_surface_def_validate(const cr_surface_def *d, char *msg, size_t siz
                 snprintf(buf, sizeof buf, "hills[%u].width: must be > 0, got %.17g", k, h->width);
                 return bad(msg, size, buf);
             }
-            /* the bump's support (index_hills's grid) must have a finite
+            /* the supports' bounds (index_hills's grid) must span a finite
              * extent: centres near +-1.8e308 made it infinite and its cells
              * not a number */
-            double r = CR_HILL_REACH * h->width;
-            if (!(isfinite(h->x - r) && isfinite(h->x + r) && isfinite(h->y - r) && isfinite(h->y + r) &&
-                  isfinite((h->x + r) - (d->hills[0].x - r)) && isfinite((d->hills[0].x + r) - (h->x - r)) &&
-                  isfinite((h->y + r) - (d->hills[0].y - r)) && isfinite((d->hills[0].y + r) - (h->y - r)))) {
+            hill_box_add(box, h);
+            if (!(isfinite(box[1] - box[0]) && isfinite(box[3] - box[2]))) {
                 snprintf(buf, sizeof buf,
-                         "hills[%u]: centre (%.17g, %.17g) and width %.17g put its support (%g widths) or its "
-                         "distance from hills[0] beyond the range of a double",
+                         "hills[%u]: centre (%.17g, %.17g) and width %.17g make the bumps' supports (%g widths) "
+                         "span beyond the range of a double",
                          k, h->x, h->y, h->width, CR_HILL_REACH);
                 return bad(msg, size, buf);
             }
@@ -158,15 +168,12 @@ static bool index_hills(cr_surface *s)
 {
     uint32_t n = s->def.hill_count;
     if (n == 0) return true;
-    double x0 = INFINITY, y0 = INFINITY, x1 = -INFINITY, y1 = -INFINITY, wmax = 0.0;
+    double box[4] = {INFINITY, -INFINITY, INFINITY, -INFINITY}, wmax = 0.0;
     for (uint32_t k = 0; k < n; ++k) {
-        double r = CR_HILL_REACH * s->hills[k].width;
-        x0 = fmin(x0, s->hills[k].x - r);
-        x1 = fmax(x1, s->hills[k].x + r);
-        y0 = fmin(y0, s->hills[k].y - r);
-        y1 = fmax(y1, s->hills[k].y + r);
+        hill_box_add(box, &s->hills[k]);
         wmax = fmax(wmax, s->hills[k].width);
     }
+    double x0 = box[0], x1 = box[1], y0 = box[2], y1 = box[3];
     /* Cells of a few widths, at most 256 x 256. */
     double cell = fmax(2.0 * wmax, fmax(x1 - x0, y1 - y0) / 256.0);
     s->grid_x0 = x0;

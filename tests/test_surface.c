@@ -247,6 +247,12 @@ static void test_bad_defs(void **state)
     assert_non_null(strstr(msg, "hills[1]"));
     far[1].x = 5e307;
     assert_int_equal(cr_surface_def_validate(&d, msg, sizeof msg), CR_OK);
+    /* each within a double of the first, but the outer two 2e308 apart */
+    cr_hill three[3] = {{1.0, 0.0, 0.0, 0.1}, {1.0, 1e308, 0.0, 0.1}, {1.0, -1e308, 0.0, 0.1}};
+    d.hills = three;
+    d.hill_count = 3;
+    assert_int_equal(cr_surface_def_validate(&d, msg, sizeof msg), CR_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(msg, "hills[2]"));
     d.hill_count = 0;
     d.wave_amplitude = 0.1;
     d.wave_length_x = 1.0;
