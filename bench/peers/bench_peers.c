@@ -496,19 +496,16 @@ static void pit_table(int n, const options *o)
             add_note(w);
         }
     }
+    char threads[16], label[64];
+    snprintf(threads, sizeof threads, "%d", o->carom_threads);
     if (o->carom_threads > 1) {
-        char threads[16], label[64];
-        snprintf(threads, sizeof threads, "%d", o->carom_threads);
         snprintf(label, sizeof label, "carom, %d threads", o->carom_threads);
         pit_carom_row(n, o, res, label, threads, 0);
     }
     if (o->pit_substeps > 0) {
-        char label[64];
         snprintf(label, sizeof label, "carom sub-stepped %d", o->pit_substeps);
         pit_carom_row(n, o, res, label, NULL, o->pit_substeps);
         if (o->carom_threads > 1) { /* issue 8's pit target is on 2 cores: in the same run as the peers */
-            char threads[16];
-            snprintf(threads, sizeof threads, "%d", o->carom_threads);
             snprintf(label, sizeof label, "carom sub-stepped %d, %d threads", o->pit_substeps, o->carom_threads);
             pit_carom_row(n, o, res, label, threads, o->pit_substeps);
         }
