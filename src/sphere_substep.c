@@ -491,9 +491,9 @@ static void pass_items(uint32_t start, uint32_t end, uint32_t worker, void *ctx)
         case PASS_LOAD_BODIES:
             load_bodies(p->w, s->bodies, s->shift, s->spin, s->mask, first, last);
             for (uint32_t item = start; item < end; ++item) {
-                uint32_t i1 = (item + 1) * CR_SPHERE_BODY_ITEM < n ? (item + 1) * CR_SPHERE_BODY_ITEM : n;
-                moving_bounds(p->w, s->mask, item * CR_SPHERE_BODY_ITEM, i1, &s->bounds[2 * item],
-                              &s->bounds[2 * item + 1]);
+                uint32_t i0, i1;
+                cr_soft_item_range(item, item + 1, CR_SPHERE_BODY_ITEM, n, &i0, &i1);
+                moving_bounds(p->w, s->mask, i0, i1, &s->bounds[2 * item], &s->bounds[2 * item + 1]);
             }
             break;
         case PASS_BLOCKS: load_blocks(p->w, s, first, last); break;
@@ -510,8 +510,8 @@ static void pass_items(uint32_t start, uint32_t end, uint32_t worker, void *ctx)
         uint32_t groups = s->grid.count + 1;
         if (p->kind == PASS_PAIRS || p->kind == PASS_SCATTER) { /* an item at a time: its row of at */
             for (uint32_t item = start; item < end; ++item) {
-                uint32_t i0 = item * CR_SPHERE_CONTACT_ITEM;
-                uint32_t i1 = i0 + CR_SPHERE_CONTACT_ITEM < n ? i0 + CR_SPHERE_CONTACT_ITEM : n;
+                uint32_t i0, i1;
+                cr_soft_item_range(item, item + 1, CR_SPHERE_CONTACT_ITEM, n, &i0, &i1);
                 uint32_t *at = groups > 1 ? s->at + (size_t)item * groups : NULL;
                 if (p->kind == PASS_PAIRS) load_pairs(p->w, s, i0, i1, at);
                 else cr_sphere_scatter_groups(s->pairs, s->group, i0, i1, at, s->perm, s->sorted_pairs);
