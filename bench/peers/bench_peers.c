@@ -402,40 +402,53 @@ static void load_now(char *buf, size_t size)
     snprintf(buf, size, "%.16s", line[0] ? line : "?");
 }
 
+/* The peer with the most steps/s in res (NULL: none ran). */
+static const result *fastest_peer(const result *res)
+{
+    const result *fastest = NULL;
+    for (int e = 1; e < NENGINES; ++e)
+        if (steps_per_s(&res[e]) > 0 && (!fastest || steps_per_s(&res[e]) > steps_per_s(fastest))) fastest = &res[e];
+    return fastest;
+}
+
 /* A pit row of carom at another setting, beside its own default row
  * (res[0]): label names it; threads: peer_carom's THREADS argument (NULL:
  * one); substeps > 0: the sub-stepped soft contact solver at that many
  * substeps (CAROM_PIT_SUBSTEPS) with contact_hertz at its cap, a quarter
- * of the substep rate (CAROM_PIT_HERTZ = 60 S at 240 steps/s). A note
- * compares it with the fastest peer. */
+ * of the substep rate (CAROM_PIT_HERTZ = 60 S at 240 steps/s); last > 0:
+ * only the first last steps (CAROM_PIT_STEPS). A note compares it with
+ * the fastest peer. */
 static void pit_carom_row(int n, const options *o, const result *res, const char *label, const char *threads,
-                          int substeps)
+                          int substeps, int last)
 {
     if (!has_word(o->engines, "carom") || !res[0].ok) return;
     fprintf(stderr, "[bench_peers] pit N=%d: %s ...\n", n, label);
-    char env[2][16];
+    char env[3][16];
     snprintf(env[0], sizeof env[0], "%d", substeps);
     snprintf(env[1], sizeof env[1], "%d", 60 * substeps);
+    snprintf(env[2], sizeof env[2], "%d", last);
     if (substeps > 0) { /* read by peer_carom only */
         setenv("CAROM_PIT_SUBSTEPS", env[0], 1);
         setenv("CAROM_PIT_HERTZ", env[1], 1);
     }
+    if (last > 0) setenv("CAROM_PIT_STEPS", env[2], 1);
     result r;
     run_engine("peer_carom", "pit", n, threads, o, &r);
     unsetenv("CAROM_PIT_SUBSTEPS");
     unsetenv("CAROM_PIT_HERTZ");
+    unsetenv("CAROM_PIT_STEPS");
     if (!r.ok) {
         out("| %s | %s | | | | | | | | |\n", label, r.reason[0] ? r.reason : "no result");
         return;
     }
-    char steps[96];
+    if (last > 0 && r.steps == last) r.planned = last; /* it ran all it was asked to */
+    char steps[96], to_carom[32] = "— (another span)";
     fmt_steps(steps, sizeof steps, &r);
-    out("| %s | %.1f | %.3g | %s | %.2f (to carom) | %.3g mm (%.2f%% r) | %d | %.4g | %.0f | %.2f |\n", label,
-        steps_per_s(&r), 1e6 * r.step_seconds / ((double)r.steps * n), steps, steps_per_s(&r) / steps_per_s(&res[0]),
+    if (last == 0) snprintf(to_carom, sizeof to_carom, "%.2f (to carom)", steps_per_s(&r) / steps_per_s(&res[0]));
+    out("| %s | %.1f | %.3g | %s | %s | %.3g mm (%.2f%% r) | %d | %.4g | %.0f | %.2f |\n", label,
+        steps_per_s(&r), 1e6 * r.step_seconds / ((double)r.steps * n), steps, to_carom,
         1e3 * r.max_pen, 100.0 * r.max_pen / PIT_RADIUS, r.lost, r.ke, r.contacts, r.setup_seconds);
-    const result *fastest = NULL;
-    for (int e = 1; e < NENGINES; ++e)
-        if (steps_per_s(&res[e]) > 0 && (!fastest || steps_per_s(&res[e]) > steps_per_s(fastest))) fastest = &res[e];
+    const result *fastest = fastest_peer(res);
     char note[256];
     int at = snprintf(note, sizeof note, "%s: ", label);
     if (substeps == 0)
@@ -496,18 +509,27 @@ static void pit_table(int n, const options *o)
             add_note(w);
         }
     }
-    char threads[16], label[64];
+    char threads[16], label[128];
     snprintf(threads, sizeof threads, "%d", o->carom_threads);
     if (o->carom_threads > 1) {
         snprintf(label, sizeof label, "carom, %d threads", o->carom_threads);
-        pit_carom_row(n, o, res, label, threads, 0);
+        pit_carom_row(n, o, res, label, threads, 0, 0);
     }
     if (o->pit_substeps > 0) {
         snprintf(label, sizeof label, "carom sub-stepped %d", o->pit_substeps);
-        pit_carom_row(n, o, res, label, NULL, o->pit_substeps);
+        pit_carom_row(n, o, res, label, NULL, o->pit_substeps, 0);
         if (o->carom_threads > 1) { /* issue 8's pit target is on 2 cores: in the same run as the peers */
             snprintf(label, sizeof label, "carom sub-stepped %d, %d threads", o->pit_substeps, o->carom_threads);
-            pit_carom_row(n, o, res, label, threads, o->pit_substeps);
+            pit_carom_row(n, o, res, label, threads, o->pit_substeps, 0);
+            /* The fastest peer stopped at the cap: carom once more over the
+             * same steps, so that both ratios' engines simulated the same
+             * span (a falling pit's early steps hold fewer contacts) */
+            const result *fastest = fastest_peer(res);
+            if (fastest && fastest->steps < PEER_STEPS) {
+                snprintf(label, sizeof label, "carom sub-stepped %d, %d threads, first %d steps (%s's span)",
+                         o->pit_substeps, o->carom_threads, fastest->steps, fastest->engine);
+                pit_carom_row(n, o, res, label, threads, o->pit_substeps, fastest->steps);
+            }
         }
     }
     flush_notes();

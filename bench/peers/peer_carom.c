@@ -39,8 +39,11 @@ static bool timed_step(cr_world *w, double *stepping, double *cpu, double *conta
  * contact_hertz. */
 static int run_pit(const char *prog, int n, double cap, int threads)
 {
-    int substeps = 0, iterations = 0, hertz = 0;
-    if (!bench_env_int(prog, "CAROM_PIT_SUBSTEPS", 0, 64, &substeps) ||
+    int substeps = 0, iterations = 0, hertz = 0, last = PEER_STEPS;
+    /* CAROM_PIT_STEPS: stop after that many steps (the span a capped peer
+     * ran, to compare over the same simulated time) */
+    if (!bench_env_int(prog, "CAROM_PIT_STEPS", 1, PEER_STEPS, &last) ||
+        !bench_env_int(prog, "CAROM_PIT_SUBSTEPS", 0, 64, &substeps) ||
         !bench_env_int(prog, "CAROM_PIT_ITERATIONS", 1, 1000, &iterations) ||
         !bench_env_int(prog, "CAROM_PIT_HERTZ", 1, 100000, &hertz))
         return 2;
@@ -88,7 +91,7 @@ static int run_pit(const char *prog, int n, double cap, int threads)
     overlap_grid g = {0};
     double stepping = 0.0, cpu = 0.0, max_pen = 0.0, contacts = 0.0, stage[CR_STAGE_COUNT] = {0};
     int steps = 0, lost = 0;
-    while (steps < PEER_STEPS && stepping < cap) {
+    while (steps < last && stepping < cap) {
         if (!timed_step(w, &stepping, &cpu, &contacts)) return 1;
         ++steps;
         for (int k = 0; k < CR_STAGE_COUNT; ++k) stage[k] += cr_world_stats(w)->stage_seconds[k];
