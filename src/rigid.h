@@ -21,6 +21,7 @@ typedef struct cr_joint {
     cr_quat q_rel;              /* fixed: q_b^-1 q_a when made */
     double length;              /* distance */
     double lambda[6];           /* last step's multipliers (warm start) */
+    bool collide;               /* a and b make contacts with each other (cr_joint_def.collide) */
 } cr_joint;
 
 /* A contact point between two bodies, or a body and a plane. The members
@@ -97,6 +98,9 @@ typedef struct cr_rigid {
     uint32_t job_capacity, manifold_capacity;
     uint8_t *jointed;           /* per slot, while joints live: held by a joint (no carried manifolds) */
     uint32_t jointed_capacity;
+    uint64_t *joined;           /* this step's pairs of bodies held by a live joint with collide false,
+                                 * sorted (rigid_contacts.c's joined_key): the narrow phase makes no job of them */
+    uint32_t joined_count, joined_capacity;
     cr_pose *poses;             /* per slot: the poses the step's end measures its contacts at (rigid_finish.c;
                                  * not the sphere path's, which measures by the centres) */
     uint32_t pose_capacity;
