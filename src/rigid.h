@@ -190,7 +190,8 @@ double cr_joint_error(const cr_world *w, const cr_joint *j);
  * islands of test_cycling_solved (15 to 120 rows): 0.0-7.4 ms, 68 ms for
  * all 80, against 23 ms with the PGS fallback; the 17-box tall stack (204
  * rows) 28 ms. Islands with joints too since branch rigid8 (lemke_joints):
- * scenes/chain.json then stops on the box with overlaps of 0.3 um instead
+ * scenes/chain.json (with "collide": true on its joints since branch
+ * rigid9, which filters jointed pairs by default) then stops on the box with overlaps of 0.3 um instead
  * of 5.5 mm, its largest rise of energy in a step is 1.6e-5 J instead of
  * 0.028 J, and it comes to rest at the same energy (17.1163516789 J). That
  * rise, 2.9 M g d for the deepest overlap d where the test had allowed
