@@ -3,10 +3,11 @@
 what carom ships and tests: scenes/*.json and a few scenes of tests/test_scene.c
 for the scene targets, the inputs of tests/cli_collide.sh for collide, and
 binary encodings of the same collisions for stronge (layout in fuzz_stronge.c),
-and for checkpoint the version 4 checkpoints of small worlds of every kind,
+and for checkpoint the version 5 checkpoints of small worlds of every kind,
 written by `carom run --checkpoint-every` (the CLI built in build/, or the one
-$CAROM names; without it those seeds are left as they are). The version 2 and
-3 seeds (bounce, bowl, dem_box) were written by older carom and are kept.
+$CAROM names; without it those seeds are left as they are). The version 2, 3
+and 4 seeds (bounce, bowl, dem_box; joints_v4, whose joints load with collide
+true) were written by older carom and are kept.
 Run from the repository root; the files are committed, so this is needed only
 to regenerate them. libFuzzer adds what it finds to a scratch copy (make fuzz),
 never to these directories."""
@@ -166,14 +167,16 @@ ckpt_scenes = {
                          {"shape": "mesh", "file": "gem.obj", "mass": 1, "position": [0.1, 0, 1.4]},
                          dict(BOX, position=[-0.2, 0.1, 1.3]),
                          {"shape": "sphere", "radius": 0.08, "mass": 0.5, "position": [0.2, -0.2, 1.6]}]}, 0.3),
-    # every joint type, one to the world, between boxes, a hull and a ball
+    # every joint type, one to the world, between boxes, a hull and a ball;
+    # the ball joint's boxes collide with each other (collide: true), the
+    # other joints' bodies do not (the default)
     "joints": ({"dt": 1 / 120, "duration": 0.5, "statics": [FLOOR],
                 "bodies": [dict(BOX, position=[0, 0, 1]), dict(BOX, position=[0.25, 0, 1]),
                            {"shape": "hull", "points": GEM, "mass": 1, "position": [0.5, 0, 1]},
                            {"shape": "sphere", "radius": 0.07, "mass": 0.3, "position": [0.5, 0, 0.6]},
                            dict(BOX, position=[-0.4, 0, 0.5])],
                 "joints": [{"type": "hinge", "a": 0, "anchor": [-0.1, 0, 1], "axis": [0, 1, 0]},
-                           {"type": "ball", "a": 0, "b": 1, "anchor": [0.125, 0, 1]},
+                           {"type": "ball", "a": 0, "b": 1, "anchor": [0.125, 0, 1], "collide": True},
                            {"type": "fixed", "a": 1, "b": 2, "anchor": [0.375, 0, 1]},
                            {"type": "distance", "a": 2, "b": 3, "anchor": [0.5, 0, 0.95], "anchor_b": [0.5, 0, 0.67]},
                            {"type": "distance", "a": 4, "anchor": [-0.4, 0, 0.56], "anchor_b": [-0.4, 0, 1.2], "length": 0.5}]},

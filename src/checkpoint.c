@@ -568,7 +568,7 @@ cr_status cr_world_load_buffer(const unsigned char *data, size_t size, const cr_
         return failn(msg, msg_size, "checkpoint: not a carom checkpoint (%llu bytes)", size);
     uint64_t version = cr_ckpt_le64(data + 8);
     if (version < 1 || version > CR_CHECKPOINT_VERSION)
-        return failn(msg, msg_size, "checkpoint: version %llu, this carom reads versions 1 to 4", version);
+        return failn(msg, msg_size, "checkpoint: version %llu, this carom reads versions 1 to 5", version);
     /* the frame cr_ckpt_seal writes */
     uint64_t payload = cr_ckpt_le64(data + 16);
     if (payload != cr_ckpt_payload_length(size))
@@ -671,7 +671,7 @@ cr_status cr_world_load_buffer(const unsigned char *data, size_t size, const cr_
     if (!r.bad && version >= 3 && !read_dem_carry(&r, w, &carry)) r.bad = true;
     cr_rigid_carry rigid = {0};
     if (!r.bad) where = "rigid state";
-    if (!r.bad && version >= 4 && !cr_ckpt_read_rigid(&r, w, &rigid, msg, msg_size) && !r.bad) {
+    if (!r.bad && version >= 4 && !cr_ckpt_read_rigid(&r, w, version, &rigid, msg, msg_size) && !r.bad) {
         /* a value out of range: the message names it */
         cr_ckpt_rigid_carry_free(&rigid);
         cr_dem_carry_free(&carry);

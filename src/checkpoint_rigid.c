@@ -140,9 +140,10 @@ static void write_joints(writer *o, const cr_rigid *r)
         put_quat(o, j->q_rel);
         put_f64(o, j->length);
         for (int m = 0; m < 6; ++m) put_f64(o, j->lambda[m]);
+        put_u32(o, j->collide); /* version 5 */
     }
 }
-#define JOINT_BYTES (8 * 33)
+#define JOINT_BYTES (8 * 33) /* a version 4 joint; version 5's adds the collide flag */
 
 void cr_ckpt_write_rigid(writer *o, const cr_world *w)
 {
@@ -243,10 +244,13 @@ static bool read_bodies(reader *r, cr_world *w, cr_shape **table, uint32_t shape
 }
 
 /* Joints in place, as they were (slots with their generations: ids stay
- * valid); a live one holds live bodies, b another or the world. */
-static bool read_joints(reader *r, cr_world *w, char *msg, size_t size)
+ * valid); a live one holds live bodies, b another or the world. Version 4
+ * had no collide flag, and its jointed bodies made contacts with each other:
+ * its joints load with collide true, which keeps what the file meant (its
+ * saved contacts between them stay valid, and it steps on as it would have). */
+static bool read_joints(reader *r, cr_world *w, uint64_t version, char *msg, size_t size)
 {
-    uint32_t count = get_count(r, JOINT_BYTES);
+    uint32_t count = get_count(r, JOINT_BYTES + (version >= 5 ? 8 : 0));
     if (r->bad || !count) return !r->bad;
     if (cr_rigid_ensure(w) != CR_OK ||
         !cr_grow(w, (void **)&w->rigid->joints, &w->rigid->joint_capacity, count, sizeof *w->rigid->joints))
@@ -269,7 +273,11 @@ static bool read_joints(reader *r, cr_world *w, char *msg, size_t size)
         j->q_rel = get_quat(r);
         j->length = get_f64(r);
         for (int m = 0; m < 6; ++m) j->lambda[m] = get_f64(r);
+        uint32_t collide = version >= 5 ? get_u32(r) : 1u;
+        j->collide = collide != 0;
         if (r->bad) return false;
+        if (collide > 1)
+            return refuse(msg, size, "checkpoint: rigid state: joint %u: collide flag %u, not 0 or 1", k, collide);
         if (type > CR_JOINT_DISTANCE)
             return refuse(msg, size, "checkpoint: rigid state: joint %u: type %u is not a joint type", k, type);
         if (j->generation == 0)
@@ -288,7 +296,7 @@ static bool read_joints(reader *r, cr_world *w, char *msg, size_t size)
     return !r->bad;
 }
 
-bool cr_ckpt_read_rigid(reader *r, cr_world *w, cr_rigid_carry *c, char *msg, size_t size)
+bool cr_ckpt_read_rigid(reader *r, cr_world *w, uint64_t version, cr_rigid_carry *c, char *msg, size_t size)
 {
     const cr_bodies *b = &w->bodies;
     memset(c, 0, sizeof *c);
@@ -303,7 +311,7 @@ bool cr_ckpt_read_rigid(reader *r, cr_world *w, cr_rigid_carry *c, char *msg, si
     ok = ok && read_bodies(r, w, table, shapes, msg, size);
     for (uint32_t k = 0; k < shapes; ++k) cr_shape_release(table[k]); /* the bodies hold theirs */
     free(table);
-    if (!ok || !read_joints(r, w, msg, size)) return false;
+    if (!ok || !read_joints(r, w, version, msg, size)) return false;
     c->contacts = get_count(r, CONTACT_BYTES);
     c->warm = get_u32(r);
     if (r->bad) return false;

@@ -63,6 +63,7 @@ cr_status cr_world_add_joint(cr_world *w, const cr_joint_def *def, cr_joint_id *
     perpendiculars(j->axis_a, &j->perp_a[0], &j->perp_a[1]);
     j->q_rel = cr_q_mul(q_conj(orient(w, j->b)), orient(w, j->a));
     j->length = def->length >= 0.0 ? def->length : cr_v3_len(cr_v3_sub(def->anchor, anchor_b));
+    j->collide = def->collide;
     r->joint_live++;
     cr_rigid_wake(w, j->a);
     if (j->b != CR_NO_BODY) cr_rigid_wake(w, j->b);

@@ -402,6 +402,54 @@ static void prefetch_manifold(const cr_manifold *m)
     for (size_t at = 0; at < end; at += 64) CR_PREFETCH(p + at, 0);
 }
 
+/* Jointed pairs (cr_joint_def.collide false: the default): two bodies held
+ * by a joint make no contacts with each other, as in Box2D (collideConnected),
+ * Bullet (disableCollisionsBetweenLinkedBodies) and MuJoCo (parent and
+ * child). Links of a chain overlap near their hinge, and the drift
+ * correction, given that overlap as a row, opens it by turning the hinge,
+ * which lifts the chain by its length over the contact's arm times the
+ * move (docs/physics/rigid.md, "Jointed pairs"). The pairs are kept as
+ * sorted keys, a step's worth (a few per joint): a broad-phase pair is
+ * looked up only when both its bodies are held by some joint (r->jointed),
+ * so a world of loose bodies pays one test a pair. */
+static uint64_t joined_key(uint32_t a, uint32_t b)
+{
+    return a < b ? (uint64_t)a << 32 | b : (uint64_t)b << 32 | a;
+}
+
+static int u64_cmp(const void *pa, const void *pb)
+{
+    uint64_t x = *(const uint64_t *)pa, y = *(const uint64_t *)pb;
+    return x < y ? -1 : x > y;
+}
+
+/* r->joined: the pairs of the live joints between two bodies with collide
+ * false, sorted (duplicates, two joints on one pair, are harmless). */
+static bool note_joined(cr_world *w)
+{
+    cr_rigid *r = w->rigid;
+    r->joined_count = 0;
+    if (!cr_grow(w, (void **)&r->joined, &r->joined_capacity, r->joint_count, sizeof *r->joined)) return false;
+    for (uint32_t k = 0; k < r->joint_count; ++k) {
+        const cr_joint *j = &r->joints[k];
+        if ((j->generation & 1u) && j->b != CR_NO_BODY && !j->collide) r->joined[r->joined_count++] = joined_key(j->a, j->b);
+    }
+    if (r->joined_count > 1) qsort(r->joined, r->joined_count, sizeof *r->joined, u64_cmp);
+    return true;
+}
+
+static bool joined(const cr_rigid *r, uint32_t a, uint32_t b)
+{
+    uint64_t key = joined_key(a, b);
+    uint32_t lo = 0, hi = r->joined_count;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (r->joined[mid] < key) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < r->joined_count && r->joined[lo] == key;
+}
+
 void cr_rigid_take_prev(cr_rigid *r)
 {
     if (!r->kept) return;
@@ -425,6 +473,7 @@ cr_status cr_rigid_find_contacts(cr_world *w)
      * planes (the order contacts are appended in) */
     uint32_t jobs = 0, manifolds = 0, planes = w->planes.count;
     uint32_t most = w->broad.pair_count + bs->slot_count;
+    r->joined_count = 0;
     if (r->joint_live) {
         if (!cr_grow(w, (void **)&r->jointed, &r->jointed_capacity, bs->slot_count, sizeof *r->jointed)) goto oom;
         memset(r->jointed, 0, bs->slot_count * sizeof *r->jointed);
@@ -434,11 +483,13 @@ cr_status cr_rigid_find_contacts(cr_world *w)
             r->jointed[j->a] = 1;
             if (j->b != CR_NO_BODY) r->jointed[j->b] = 1;
         }
+        if (!note_joined(w)) goto oom;
     }
     if (!cr_grow(w, (void **)&r->jobs, &r->job_capacity, most, sizeof *r->jobs)) goto oom;
     for (uint32_t p = 0; p < w->broad.pair_count; ++p) {
         uint32_t a = w->broad.pairs[p].a, b = w->broad.pairs[p].b;
         if (!cr_rigid_moves(bs, a) && !cr_rigid_moves(bs, b)) continue; /* static, kinematic or asleep */
+        if (r->joined_count && r->jointed[a] && r->jointed[b] && joined(r, a, b)) continue; /* a joint filters it */
         r->jobs[jobs++] = (cr_narrow_job){a, b, manifolds++, CR_NO_BODY, CR_NO_BODY, -HUGE_VAL};
     }
     for (uint32_t a = 0; a < bs->slot_count && planes; ++a) {

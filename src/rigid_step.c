@@ -51,6 +51,7 @@ void cr_rigid_free(cr_world *w)
     cr_free(w, r->jobs);
     cr_free(w, r->manifolds);
     cr_free(w, r->jointed);
+    cr_free(w, r->joined);
     cr_free(w, r->apart);
     cr_free(w, r->apart_prev);
     cr_free(w, r->apart_end);

@@ -117,8 +117,9 @@ static void test_resume_projected_pit(void **state)
     check_resume(make_pit_projected(16, true), 120, 120);
 }
 
-/* Older versions still load. A version 4 buffer of a world that is not
- * of method dem nor on the rigid pipeline made into version 3 (without the
+/* Older versions still load. A version 5 buffer of a world that is not
+ * of method dem nor on the rigid pipeline (no joints: its bytes are version
+ * 4's) made into version 3 (without the
  * rigid settings after the DEM settings and the rigid state before the
  * application bytes), version 2 (without the DEM settings and the DEM
  * carry's mode either) and version 1 (without the projection settings
@@ -225,10 +226,10 @@ static void test_bad_checkpoints(void **state)
     cr_world_load_buffer(data, size, NULL, &r, NULL, NULL, msg, sizeof msg);
     assert_non_null(strstr(msg, "checksum"));
     data[100] ^= 1;
-    data[8] = 5; /* version 5 */
+    data[8] = CR_CHECKPOINT_VERSION + 1; /* version 6 */
     cr_world_load_buffer(data, size, NULL, &r, NULL, NULL, msg, sizeof msg);
-    assert_non_null(strstr(msg, "version 5"));
-    data[8] = 4;
+    assert_non_null(strstr(msg, "version 6, this carom reads versions 1 to 5"));
+    data[8] = CR_CHECKPOINT_VERSION;
     /* an out-of-range shock flag (its checksum made right) */
     data[SETTINGS_V2_AT + 8] = 2;
     ckpt_fix_checksum(data, size);

@@ -1,5 +1,5 @@
 /* Checkpoints of rigid-body worlds (version 4: boxes, convex hulls and
- * joints; src/checkpoint_rigid.c, src/checkpoint_shape.c): a heap of
+ * joints; version 5: the joints' collide flags; src/checkpoint_rigid.c, src/checkpoint_shape.c): a heap of
  * boxes and hulls thrown into an open box, on seed 003's multiplier solve
  * (with sleeping) and on the sub-stepped solver, and a chain of boxes on
  * hinges with a ball joint and a removed joint, saved at step k, restored
@@ -121,7 +121,9 @@ static cr_world *chain(uint32_t workers)
     j.type = CR_JOINT_BALL;
     j.a = ball, j.b = prev;
     j.anchor = cr_v3(1.2, 0, 1.0);
+    j.collide = true; /* the ball and the last link touch; the hinges' pairs are filtered */
     assert_int_equal(cr_world_add_joint(w, &j, NULL), CR_OK);
+    j.collide = false;
     cr_joint_id gone;
     j.type = CR_JOINT_DISTANCE;
     j.a = ball, j.b = base;
@@ -187,7 +189,7 @@ static void same_state(const cr_world *w, const cr_world *r)
         if (!(p->type == q->type && p->generation == q->generation && p->a == q->a && p->b == q->b &&
               SAME(p->la, q->la) && SAME(p->lb, q->lb) && SAME(p->axis_a, q->axis_a) && SAME(p->axis_b, q->axis_b) &&
               SAME(p->perp_a, q->perp_a) && SAME(p->q_rel, q->q_rel) && SAME(p->length, q->length) &&
-              SAME(p->lambda, q->lambda)))
+              SAME(p->lambda, q->lambda) && p->collide == q->collide))
             fail_msg("joint %u differs", (unsigned)k);
     }
     assert_int_equal(x->apart_prev_count, y->apart_prev_count);
@@ -337,10 +339,66 @@ static void test_bad_checkpoints(void **state)
         {j0 + 8, 0, false, 0, "joint 0: generation 0"},
         {j0 + 16, 100, false, 0, "joint 0: body a 100 is not a live body"},
         {j0 + 24, ckpt_get_u64(data + j0 + 16), false, 0, "joint 0: body b"},
+        {j0 + 33 * 8, 2, false, 0, "joint 0: collide flag 2, not 0 or 1"},
         {joints_at, 1u << 30, false, 0, "malformed rigid state"},
     };
     ckpt_refuse_edits(data, size, badj, sizeof badj / sizeof badj[0]);
     cr_world_destroy(ckpt_load(data, size, 1));
+    free(data);
+    cr_world_destroy(w);
+}
+
+/* Version 5 added each joint's collide flag (its last 8 bytes). A version
+ * 4 file, made here from a version 5 one by taking the flags out, loads with
+ * collide true on every joint, which is what its jointed bodies did (they
+ * made contacts with each other), and saves back as version 5 with the flags
+ * set; the version 5 file keeps each joint's own (the hinges false, the
+ * ball true). */
+static void test_version_4_joints_collide(void **state)
+{
+    (void)state;
+    cr_world *w = chain(1);
+    step_n(w, 10);
+    size_t size;
+    unsigned char *data = ckpt_save(w, &size);
+    assert_int_equal(ckpt_get_u64(data + 8), 5);
+    size_t joints_at = 0;
+    for (size_t k = 24; k + 24 < size && !joints_at; k += 8)
+        if (ckpt_get_u64(data + k) == 10 && ckpt_get_u64(data + k + 8) == CR_JOINT_HINGE && ckpt_get_u64(data + k + 16) == 1)
+            joints_at = k;
+    assert_true(joints_at > 0);
+    const size_t joint_bytes = 34 * 8, count = 10;
+    unsigned char *v4 = malloc(size);
+    assert_non_null(v4);
+    size_t at = joints_at + 8;
+    memcpy(v4, data, at);
+    for (size_t k = 0; k < count; ++k) {
+        const unsigned char *jk = data + joints_at + 8 + k * joint_bytes;
+        assert_int_equal(ckpt_get_u64(jk + 33 * 8), k == 8 ? 1u : 0u); /* the ball joint's flag alone is set */
+        memcpy(v4 + at, jk, joint_bytes - 8);
+        at += joint_bytes - 8;
+    }
+    const size_t rest = joints_at + 8 + count * joint_bytes;
+    memcpy(v4 + at, data + rest, size - rest);
+    const size_t size4 = size - 8 * count;
+    ckpt_put_u64(v4 + 8, 4);
+    ckpt_put_u64(v4 + 16, ckpt_get_u64(data + 16) - 8 * count);
+    ckpt_fix_checksum(v4, size4);
+    cr_world *r5 = ckpt_load(data, size, 1), *r4 = ckpt_load(v4, size4, 1);
+    for (uint32_t k = 0; k < count; ++k) {
+        assert_int_equal(r5->rigid->joints[k].collide, k == 8);
+        assert_true(r4->rigid->joints[k].collide);
+    }
+    /* saved again: version 5, the same bytes but for the flags */
+    size_t again_size;
+    unsigned char *again = ckpt_save(r4, &again_size);
+    assert_int_equal(again_size, size);
+    assert_int_equal(ckpt_get_u64(again + 8), 5);
+    for (size_t k = 0; k < count; ++k) assert_int_equal(ckpt_get_u64(again + joints_at + 8 + k * joint_bytes + 33 * 8), 1u);
+    free(again);
+    cr_world_destroy(r4);
+    cr_world_destroy(r5);
+    free(v4);
     free(data);
     cr_world_destroy(w);
 }
@@ -411,6 +469,7 @@ int main(void)
         cmocka_unit_test(test_resume_heap_substeps),
         cmocka_unit_test(test_resume_chain),
         cmocka_unit_test(test_bad_checkpoints),
+        cmocka_unit_test(test_version_4_joints_collide),
         cmocka_unit_test(test_bad_mesh),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

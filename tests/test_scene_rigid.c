@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "rigid.h"
 #include "rigid_helpers.h"
 #include "scene.h"
 #include "scene_test_helpers.h"
@@ -37,6 +38,12 @@ static void test_rigid_keys_refused(void **state)
                  "joints[0].axis: only for a hinge joint");
     EXPECT_ERROR("{\"bodies\": [{}, {}], \"joints\": [{\"type\": \"ball\", \"a\": 0, \"b\": 0, \"anchor\": [0,0,0]}]}",
                  "joints[0]", "the same body");
+    EXPECT_ERROR("{\"bodies\": [{}, {}], \"joints\": [{\"type\": \"ball\", \"a\": 0, \"anchor\": [0,0,0]},"
+                 " {\"type\": \"ball\", \"a\": 0, \"b\": 1, \"anchor\": [0,0,0], \"collide\": 1}]}",
+                 "joints[1].collide: expected true or false", "got 1");
+    EXPECT_ERROR("{\"bodies\": [{}, {}], \"joints\": [{\"type\": \"ball\", \"a\": 0, \"b\": 1, \"anchor\": [0,0,0],"
+                 " \"collide\": \"false\"}]}",
+                 "joints[0].collide: expected true or false", "got \"false\"");
     EXPECT_ERROR("{\"bodies\": [{\"shape\": \"box\", \"half_extents\": [1, 1, 1]}], \"method\": \"event\"}",
                  "bodies[0]", "impulse method");
     EXPECT_ERROR("{\"generate\": [{\"lattice\": {\"count\": [2, 1, 1], \"spacing\": 0.3},"
@@ -53,7 +60,9 @@ static void test_rigid_scene_loads(void **state)
                        " {\"shape\": \"hull\", \"points\": [[0,0,0],[1,0,0],[0,1,0],[0,0,1]], \"mass\": 3},"
                        " {\"type\": \"static\", \"velocity\": [1, 0, 0], \"position\": [5, 5, 5]}],"
                        " \"joints\": [{\"type\": \"hinge\", \"a\": 0, \"b\": 1, \"anchor\": [0, 0, 0.5], \"axis\": [0, 1, 0]},"
-                       "              {\"type\": \"distance\", \"a\": 1, \"anchor\": [0.25, 0.25, 0.25], \"anchor_b\": [0, 0, 3]}]}";
+                       "              {\"type\": \"distance\", \"a\": 1, \"anchor\": [0.25, 0.25, 0.25], \"anchor_b\": [0, 0, 3]},"
+                       "              {\"type\": \"ball\", \"a\": 1, \"b\": 0, \"anchor\": [0, 0, 0.5], \"collide\": true},"
+                       "              {\"type\": \"ball\", \"a\": 1, \"b\": 0, \"anchor\": [0, 0, 0.5], \"collide\": false}]}";
     cr_scene s;
     char err[512];
     int rc = cr_scene_load_string(json, "scene.json", &s, err, sizeof err);
@@ -69,7 +78,10 @@ static void test_rigid_scene_loads(void **state)
     assert_near(st.orientation.w, 1.0, 0.0);                                /* normalised on load */
     assert_int_equal(cr_body_get_state(s.world, cr_world_body_at(s.world, 2), &st), CR_OK);
     assert_near(st.velocity.x, 0.0, 0.0);                                   /* static: never moves */
-    assert_int_equal(cr_world_joint_count(s.world), 2);
+    assert_int_equal(cr_world_joint_count(s.world), 4);
+    /* collide: false unless given */
+    const cr_rigid *r = s.world->rigid;
+    assert_true(!r->joints[0].collide && !r->joints[1].collide && r->joints[2].collide && !r->joints[3].collide);
     cr_body_def d;
     assert_int_equal(cr_body_get_def(s.world, cr_world_body_at(s.world, 1), &d), CR_OK);
     assert_int_equal(d.shape, CR_SHAPE_HULL);

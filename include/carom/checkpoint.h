@@ -10,13 +10,13 @@
  * checksum of everything before it; numbers are little-endian whatever the
  * machine. A file is written to a temporary name and renamed into place, so
  * a reader never sees half of one; a file that is truncated, corrupt or of
- * an unknown version is refused whole. Versions 1 to 3 still load.
+ * an unknown version is refused whole. Versions 1 to 4 still load.
  *
  * What cannot be saved: callbacks (impact callback, allocator: the loader
  * takes them from a def), custom surfaces and coefficient maps (a world with
  * them is refused with a message naming the surface), bodies' user data.
  * Boxes, hulls, meshes, joints and sub-stepped worlds (rigid_substeps > 0)
- * are saved (version 4).
+ * are saved (version 4; version 5 adds each joint's collide flag).
  */
 #ifndef CAROM_CHECKPOINT_H
 #define CAROM_CHECKPOINT_H
@@ -27,11 +27,13 @@
 extern "C" {
 #endif
 
-#define CR_CHECKPOINT_VERSION 4u /* 2: world settings add projection_passes and projection_shock;
+#define CR_CHECKPOINT_VERSION 5u /* 2: world settings add projection_passes and projection_shock;
                                   * 3: method dem (its settings, contact history, last forces);
                                   * 4: the rigid pipeline (its settings, shapes, joints, sleeping,
                                   *    the last step's contacts, pairs apart, the sphere path's pair
-                                  *    list) */
+                                  *    list);
+                                  * 5: each joint's collide flag (version 4's joints load with
+                                  *    collide true: their bodies made contacts with each other) */
 
 /* Serializes the world (and app_size bytes of the caller's own, which come
  * back on load) into a buffer from malloc; the caller frees it. */

@@ -185,6 +185,11 @@ typedef struct cr_joint_def {
     cr_vec3 anchor_b;           /* DISTANCE: b's anchor (a's is anchor) */
     cr_vec3 axis;               /* HINGE: the turning axis, non-zero */
     double length;              /* DISTANCE: < 0 means the anchors' current distance */
+    bool collide;               /* default false: a and b make no contacts with each other (the
+                                   pair is dropped before the narrow phase, as Box2D's
+                                   collideConnected, Bullet's disableCollisionsBetweenLinkedBodies);
+                                   true: they collide as any two bodies. A joint to the world
+                                   filters nothing (docs/physics/rigid.md, "Jointed pairs") */
     uint32_t internal_magic;
 } cr_joint_def;
 

@@ -107,7 +107,7 @@ int sc_read_body_shape(sc_ctx *c, const cJSON *obj, int shape, bool template_mod
 
 /* ---- joints ---------------------------------------------------------------- */
 
-static const char *const joint_keys[] = {"type", "a", "b", "anchor", "anchor_b", "axis", "length", NULL};
+static const char *const joint_keys[] = {"type", "a", "b", "anchor", "anchor_b", "axis", "length", "collide", NULL};
 static const char *const joint_types[] = {"ball", "hinge", "fixed", "distance", NULL};
 
 static int read_body_index(sc_ctx *c, const cJSON *obj, const char *key, uint32_t bodies, cr_world *world, cr_body_id *out)
@@ -138,7 +138,8 @@ int sc_read_joints(sc_ctx *c, const cJSON *root, cr_world *world, uint32_t bodie
             read_body_index(c, e, "a", bodies, world, &jd.a) ||
             (cJSON_GetObjectItemCaseSensitive(e, "b") && read_body_index(c, e, "b", bodies, world, &jd.b)) ||
             sc_read_vec3(c, e, "anchor", &jd.anchor) || sc_read_vec3(c, e, "anchor_b", &jd.anchor_b) ||
-            sc_read_vec3(c, e, "axis", &jd.axis) || sc_read_number(c, e, "length", SC_NONNEG, &jd.length))
+            sc_read_vec3(c, e, "axis", &jd.axis) || sc_read_number(c, e, "length", SC_NONNEG, &jd.length) ||
+            sc_read_bool(c, e, "collide", &jd.collide))
             return -1;
         jd.type = (cr_joint_type)type;
         if (!cJSON_GetObjectItemCaseSensitive(e, "anchor")) return sc_fail_missing(c, "anchor", "[x, y, z], world");
