@@ -5,6 +5,9 @@
 set -euo pipefail
 
 packages=(build-essential cmake pkg-config libcjson-dev libcmocka-dev)
+# The documents' check (scripts/check_docs.py, ctest docs_match_code) and
+# the fuzz seeds' maker (fuzz/seed_corpus.py).
+packages+=(python3)
 # Pictures (issue 6, docs/viewer.md): the window (GLFW, OpenGL), headless
 # rendering without a display (EGL with Mesa's software driver), PNG and the
 # overlay font (stb), plots (gnuplot), and the browser replay's build and

@@ -384,7 +384,11 @@ static int check_overlap(sc_ctx *c, const sc_bodies *b, const sc_static *statics
  * SC_PILE_PAIRS(n); 12 touching neighbours per sphere is the most that
  * space allows, so a real scene stays far below. The count stops at the
  * limit (and after SC_PILE_WORK(n) distance tests, when it gives up and lets
- * the scene through), so that the check itself stays O(n). */
+ * the scene through), so that the check itself stays O(n). In a rigid-body
+ * scene (a box, hull, mesh or joint) only its spheres are counted: a
+ * polyhedron's bounding sphere would call a stack of thin plates a pile,
+ * but spheres piled there cost as much (3,000 coincident ones beside one
+ * box: over a minute and 11 GB for one step). */
 #define SC_PILE_PAIRS(n) (64.0 * (double)(n) + 1e5)
 #define SC_PILE_WORK(n) (256.0 * (double)(n) + 1e7)
 
@@ -410,15 +414,29 @@ static int64_t pile_cell(double x, double lo, double h)
     return v < 0.0 ? 0 : (v > 2097151.0 ? 2097151 : (int64_t)v);
 }
 
-static int check_pileup(sc_ctx *c, const sc_bodies *b)
+static bool is_sphere(const cr_world *w, uint32_t i)
 {
-    uint32_t n = b->count;
-    if (n < 2) return 0;
+    cr_body_def d;
+    return cr_body_get_def(w, cr_world_body_at(w, i), &d) == CR_OK && d.shape == CR_SHAPE_SPHERE;
+}
+
+static int check_pileup(sc_ctx *c, const sc_bodies *b, bool spheres_only)
+{
+    /* who[k]: the scene id of the k-th body counted; below, i and j are
+     * indices into who */
+    uint32_t *who = malloc((size_t)(b->count ? b->count : 1) * sizeof *who), n = 0;
+    if (!who) return sc_fail(c, "out of memory checking %u bodies for overlaps", b->count);
+    for (uint32_t id = 0; id < b->count; ++id)
+        if (!spheres_only || is_sphere(b->world, id)) who[n++] = id;
+    if (n < 2) {
+        free(who);
+        return 0;
+    }
     double rmax = 0.0;
-    cr_vec3 lo = b->position[0];
+    cr_vec3 lo = b->position[who[0]];
     for (uint32_t i = 0; i < n; ++i) {
-        rmax = fmax(rmax, b->radius[i]);
-        lo = cr_v3_min(lo, b->position[i]);
+        rmax = fmax(rmax, b->radius[who[i]]);
+        lo = cr_v3_min(lo, b->position[who[i]]);
     }
     double h = 2.0 * rmax;
     sc_pile *p = malloc((size_t)n * sizeof *p);
@@ -426,12 +444,14 @@ static int check_pileup(sc_ctx *c, const sc_bodies *b)
     if (!p || !cell) {
         free(p);
         free(cell);
+        free(who);
         return sc_fail(c, "out of memory checking %u bodies for overlaps", n);
     }
     for (uint32_t i = 0; i < n; ++i) {
-        cell[i][0] = pile_cell(b->position[i].x, lo.x, h);
-        cell[i][1] = pile_cell(b->position[i].y, lo.y, h);
-        cell[i][2] = pile_cell(b->position[i].z, lo.z, h);
+        const cr_vec3 x = b->position[who[i]];
+        cell[i][0] = pile_cell(x.x, lo.x, h);
+        cell[i][1] = pile_cell(x.y, lo.y, h);
+        cell[i][2] = pile_cell(x.z, lo.z, h);
         p[i].key = pile_key(cell[i][0], cell[i][1], cell[i][2]);
         p[i].id = i;
     }
@@ -454,13 +474,13 @@ static int check_pileup(sc_ctx *c, const sc_bodies *b)
             uint64_t lo_key = pile_key(ci > 0 ? ci - 1 : 0, rj, rk), hi_key = pile_key(ci < top ? ci + 1 : top, rj, rk);
             while (row[r] < n && p[row[r]].key < lo_key) ++row[r];
             for (size_t t = row[r] > s + 1 ? row[r] : s + 1; t < n && p[t].key <= hi_key; ++t) {
-                uint32_t j = p[t].id;
-                double rr = b->radius[i] + b->radius[j];
+                uint32_t j = p[t].id, bi = who[i], bj = who[j];
+                double rr = b->radius[bi] + b->radius[bj];
                 work += 1.0;
-                if (rr - cr_v3_len(cr_v3_sub(b->position[i], b->position[j])) > 1e-9 * rr) {
+                if (rr - cr_v3_len(cr_v3_sub(b->position[bi], b->position[bj])) > 1e-9 * rr) {
                     if (pairs == 0.0) {
-                        first_a = i < j ? i : j;
-                        first_b = i < j ? j : i;
+                        first_a = bi < bj ? bi : bj;
+                        first_b = bi < bj ? bj : bi;
                     }
                     pairs += 1.0;
                 }
@@ -470,14 +490,15 @@ static int check_pileup(sc_ctx *c, const sc_bodies *b)
     }
     free(p);
     free(cell);
+    free(who);
     if (pairs <= limit) return 0;
     char na[96], nb[96];
     sc_body_name(b, first_b, na, sizeof na);
     sc_body_name(b, first_a, nb, sizeof nb);
     return sc_fail(c,
-                   "more than %.0f overlapping pairs among %u bodies (%s overlaps %s, ...): each step would solve "
+                   "more than %.0f overlapping pairs among %u %s (%s overlaps %s, ...): each step would solve "
                    "every pair, O(n^2); spread the bodies out (allow_overlap permits a few overlaps, not a pile)",
-                   limit, n, na, nb);
+                   limit, n, spheres_only ? "spheres" : "bodies", na, nb);
 }
 
 /* ---- the whole scene ---------------------------------------------------- */
@@ -578,9 +599,10 @@ static int load_tree(sc_ctx *c, const cJSON *root, cr_scene *out)
     if (rc == 0) rc = sc_read_joints(c, root, out->world, b.count);
     /* The starting checks compare spheres; a polyhedron's bounding sphere
      * would call a stack of boxes a pile. Rigid-body overlaps are taken out
-     * by the drift correction (docs/physics/rigid.md). */
+     * by the drift correction (docs/physics/rigid.md), but a rigid scene's
+     * spheres are still counted for piles. */
     bool spheres_only = rc == 0 && !rigid_scene(out->world);
-    if (rc == 0 && spheres_only) rc = check_pileup(c, &b);
+    if (rc == 0) rc = check_pileup(c, &b, !spheres_only);
     if (rc == 0 && spheres_only && !out->allow_overlap) rc = check_overlap(c, &b, statics, static_count);
     out->body_count = b.count;
     out->static_count = static_count;
