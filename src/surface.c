@@ -372,6 +372,34 @@ void cr_surface_start(const cr_surface *s, cr_vec3 p, double *u, double *v)
         }
 }
 
+/* Graphs over (x, y): su = (1, 0, z_x), sv = (0, 1, z_y), the second
+ * derivatives along z only (surface_builtin.c writes those 0s and 1s). */
+static bool graph(const cr_surface *s) { return s->def.type == CR_SURFACE_HILLS || s->def.type == CR_SURFACE_BOWL; }
+
+/* One Newton step of seed 004 eq. 31-34 at (u, v), the surface there e:
+ * the next (u, v) in *nu, *nv (clamped to the domain) and how far it moves
+ * the point; false when A is not positive definite. Inlined into both of
+ * newton's calls so that, on a graph, the 0s and 1s of e are constants the
+ * compiler multiplies out (only the folds IEEE allows, x * 1 and 1 * 1:
+ * the same bits as the general evaluation). */
+static inline __attribute__((always_inline)) bool newton_step(const cr_surface *s, const cr_surface_eval *e, cr_vec3 p,
+                                                              double u, double v, double *nu, double *nv, double *moved)
+{
+    cr_vec3 d = cr_v3_sub(e->s, p);
+    double a11 = cr_v3_dot(d, e->suu) + cr_v3_dot(e->su, e->su); /* eq. 33 */
+    double a12 = cr_v3_dot(d, e->suv) + cr_v3_dot(e->su, e->sv);
+    double a22 = cr_v3_dot(d, e->svv) + cr_v3_dot(e->sv, e->sv);
+    double b1 = -cr_v3_dot(d, e->su), b2 = -cr_v3_dot(d, e->sv); /* eq. 34 */
+    double det = a11 * a22 - a12 * a12;
+    if (!(a11 > 0.0 && det > 0.0)) return false; /* not a minimum nearby */
+    double du = (a22 * b1 - a12 * b2) / det, dv = (a11 * b2 - a12 * b1) / det;
+    *nu = u + du;
+    *nv = v + dv;
+    clamp_domain(s, nu, nv);
+    *moved = cr_v3_len(cr_v3_madd(cr_v3_scale(e->su, *nu - u), e->sv, *nv - v));
+    return true;
+}
+
 /* Newton's iteration of seed 004 eq. 31-34 from (u, v); false when A is not
  * positive definite or the iteration does not settle. Converged when the
  * next step would move the point by at most tol * size: the point it
@@ -382,24 +410,28 @@ void cr_surface_start(const cr_surface *s, cr_vec3 p, double *u, double *v)
 static bool newton(const cr_surface *s, cr_vec3 p, double *u, double *v, double tol, int *iterations,
                    const cr_surface_eval *first, cr_surface_eval *at)
 {
+    bool flat = graph(s);
     for (int it = 0; it < 32; ++it) {
         /* Evaluated into *at (no copy when it is the answer), or read from
          * first, the surface at the start (u, v) already at hand. */
         const cr_surface_eval *e = at;
         if (it == 0 && first) e = first;
         else cr_surface_eval_raw(s, *u, *v, at);
-        cr_vec3 d = cr_v3_sub(e->s, p);
-        double a11 = cr_v3_dot(d, e->suu) + cr_v3_dot(e->su, e->su); /* eq. 33 */
-        double a12 = cr_v3_dot(d, e->suv) + cr_v3_dot(e->su, e->sv);
-        double a22 = cr_v3_dot(d, e->svv) + cr_v3_dot(e->sv, e->sv);
-        double b1 = -cr_v3_dot(d, e->su), b2 = -cr_v3_dot(d, e->sv); /* eq. 34 */
-        double det = a11 * a22 - a12 * a12;
         ++*iterations;
-        if (!(a11 > 0.0 && det > 0.0)) return false; /* not a minimum nearby */
-        double du = (a22 * b1 - a12 * b2) / det, dv = (a11 * b2 - a12 * b1) / det;
-        double nu = *u + du, nv = *v + dv;
-        clamp_domain(s, &nu, &nv);
-        double moved = cr_v3_len(cr_v3_madd(cr_v3_scale(e->su, nu - *u), e->sv, nv - *v));
+        double nu, nv, moved;
+        bool ok;
+        if (flat) { /* a graph's evaluation, its 0s and 1s written as such */
+            const cr_surface_eval g = {e->s,
+                                       cr_v3(1, 0, e->su.z),
+                                       cr_v3(0, 1, e->sv.z),
+                                       cr_v3(0, 0, e->suu.z),
+                                       cr_v3(0, 0, e->suv.z),
+                                       cr_v3(0, 0, e->svv.z)};
+            ok = newton_step(s, &g, p, *u, *v, &nu, &nv, &moved);
+        } else {
+            ok = newton_step(s, e, p, *u, *v, &nu, &nv, &moved);
+        }
+        if (!ok) return false;
         if (moved <= tol * s->size) {
             if (e != at) *at = *e;
             return true;
@@ -493,10 +525,6 @@ cr_closest cr_surface_closest_eval(const cr_surface *s, cr_vec3 p, double u0, do
 }
 
 static bool same_bits(double a, double b) { return memcmp(&a, &b, sizeof a) == 0; }
-
-/* Graphs over (x, y): su = (1, 0, z_x), sv = (0, 1, z_y), the second
- * derivatives along z only (surface_builtin.c writes those 0s and 1s). */
-static bool graph(const cr_surface *s) { return s->def.type == CR_SURFACE_HILLS || s->def.type == CR_SURFACE_BOWL; }
 
 static void memo_keep(const cr_surface *s, cr_closest_memo *m, const cr_surface_eval *e)
 {
