@@ -296,7 +296,7 @@ oom:
 const cr_surface_def *cr_surface_get_def(const cr_surface *s) { return &s->def; }
 
 /* The unit normal towards the free side. */
-static cr_vec3 normal_of(const cr_surface *s, const cr_surface_eval *e)
+static inline cr_vec3 normal_of(const cr_surface *s, const cr_surface_eval *e)
 {
     return cr_v3_scale(cr_v3_normalize(cr_v3_cross(e->su, e->sv)), s->orientation);
 }
@@ -493,7 +493,12 @@ static void search(const cr_surface *s, cr_vec3 p, double tol, const cr_surface_
 /* The rest of the answer from its parameters and the surface there. */
 static void answer(const cr_surface *s, cr_vec3 p, const cr_surface_eval *at, cr_closest *c)
 {
-    c->normal = normal_of(s, at);
+    if (graph(s)) { /* su = (1, 0, z_x), sv = (0, 1, z_y) as constants (newton's fold: the same bits) */
+        const cr_surface_eval g = {at->s, cr_v3(1, 0, at->su.z), cr_v3(0, 1, at->sv.z), at->suu, at->suv, at->svv};
+        c->normal = normal_of(s, &g);
+    } else {
+        c->normal = normal_of(s, at);
+    }
     c->point = at->s;
     cr_vec3 off = cr_v3_sub(p, at->s);
     c->distance = cr_v3_dot(off, c->normal);
@@ -501,8 +506,7 @@ static void answer(const cr_surface *s, cr_vec3 p, const cr_surface_eval *at, cr
      * normal: p is beside the surface. Its signed distance would say "behind"
      * for a point far off to the side; the true distance is to the edge. */
     bool clamped = c->u <= s->def.u_min || c->u >= s->def.u_max || c->v <= s->def.v_min || c->v >= s->def.v_max;
-    double side = cr_v3_len(cr_v3_reject(off, c->normal));
-    c->on_edge = clamped && side > 1e-9 * (s->size + cr_v3_len(off));
+    c->on_edge = clamped && cr_v3_len(cr_v3_reject(off, c->normal)) > 1e-9 * (s->size + cr_v3_len(off));
     if (c->on_edge) c->distance = cr_v3_len(off);
 }
 
