@@ -214,6 +214,22 @@ static bool index_hills(cr_surface *s)
     return true;
 }
 
+/* The waves' factors eval_hills multiplies by (surface_internal.h). */
+static void hills_waves(cr_surface *s)
+{
+    const double two_pi = 6.283185307179586;
+    const cr_surface_def *d = &s->def;
+    if (d->wave_amplitude == 0.0) return; /* no waves (their lengths may be 0) */
+    double ka = two_pi / d->wave_length_x, kb = two_pi / d->wave_length_y, W = d->wave_amplitude;
+    s->wave_kx = ka;
+    s->wave_ky = kb;
+    s->wave_f[0] = W * ka;
+    s->wave_f[1] = W * kb;
+    s->wave_f[2] = -W * ka * ka;
+    s->wave_f[3] = -W * kb * kb;
+    s->wave_f[4] = W * ka * kb;
+}
+
 /* Clamped uniform knots: p+1 zeros, the interior evenly spaced, p+1 ones. */
 static double *clamped_knots(int n, int p)
 {
@@ -257,6 +273,7 @@ cr_status cr_surface_create(const cr_surface_def *def, cr_surface **out, char *m
         s->def.hills = s->hills;
         s->size = fmax(def->u_max - def->u_min, def->v_max - def->v_min);
         if (!index_hills(s) || !cr_hills_factor(s)) goto oom;
+        hills_waves(s);
         break;
     case CR_SURFACE_BOWL:
         s->def.u_min = def->center.x - def->radius;
