@@ -57,9 +57,9 @@ static void eval_hills(const cr_surface *s, double x, double y, cr_surface_eval 
         /* W sin(kx x) sin(ky y) and its derivatives, the constant factors
          * formed once (s->wave_f: W kx, W ky, -W kx kx, -W ky ky, W kx ky) */
         const double *f = s->wave_f, W = d->wave_amplitude;
-        double sx, cx, sy, cy;
-        cr_sincos(s->wave_kx * x, &sx, &cx); /* a table and angle addition: within 4.5e-16 of libm's */
-        cr_sincos(s->wave_ky * y, &sy, &cy);
+        double sn[2], cs[2];
+        cr_sincos2(s->wave_kx * x, s->wave_ky * y, sn, cs); /* a table and angle addition: within 4.5e-16 of libm's */
+        double sx = sn[0], cx = cs[0], sy = sn[1], cy = cs[1];
         a[0] += W * sx * sy;
         a[1] += f[0] * cx * sy;
         a[2] += f[1] * sx * cy;
