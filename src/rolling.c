@@ -195,9 +195,10 @@ static void keep_off_planes(cr_world *w, uint32_t i, cr_vec3 *x, cr_vec3 *n, cr_
     for (int it = 0; it < 32; ++it) {
         bool moved = false;
         for (uint32_t k = 0; k < w->planes.count; ++k) {
+            if (leaning && !leaning[k]) continue; /* (before the penetration: most lean on none) */
             const cr_plane_def *pl = &w->planes.def[k];
             double pen = cr_penetration_sphere_plane(*x, r, pl->point, pl->normal);
-            if (pen <= 1e-12 * r || (leaning && !leaning[k])) continue;
+            if (pen <= 1e-12 * r) continue;
             *x = cr_v3_madd(*x, pl->normal, pen);
             double vn = cr_v3_dot(*v, pl->normal);
             if (vn < 0.0) *v = cr_v3_madd(*v, pl->normal, -vn);
@@ -215,9 +216,8 @@ static void keep_off_planes(cr_world *w, uint32_t i, cr_vec3 *x, cr_vec3 *n, cr_
  * point into what ball i leans on, up to limit: seed 001 §3.2's resting
  * contact, a force or impulse that pushes but never pulls. A velocity into
  * it faster than the resting speed is an impact, for the events. */
-static cr_vec3 lean(const cr_world *w, uint32_t i, cr_vec3 n, cr_vec3 a, double limit)
+static cr_vec3 lean_on(const cr_rest_set *r, cr_vec3 n, cr_vec3 a, double limit)
 {
-    const cr_rest_set *r = &w->bodies.rest[i];
     for (int pass = 0; pass < 2; ++pass) /* twice: removing one part can feed another */
         for (uint32_t k = 0; k < r->count; ++k) {
             cr_vec3 d = cr_v3_normalize(cr_v3_reject(r->n[k], n));
@@ -225,6 +225,12 @@ static cr_vec3 lean(const cr_world *w, uint32_t i, cr_vec3 n, cr_vec3 a, double 
             if (into < 0.0 && -into <= limit) a = cr_v3_madd(a, d, -into);
         }
     return a;
+}
+
+static inline cr_vec3 lean(const cr_world *w, uint32_t i, cr_vec3 n, cr_vec3 a, double limit)
+{
+    const cr_rest_set *r = &w->bodies.rest[i];
+    return r->count ? lean_on(r, n, a, limit) : a; /* most balls lean on nothing: no call */
 }
 
 /* Seed 004 eq. 43: the squared speed after displacement d from velocity v0. */
@@ -342,9 +348,10 @@ static void plan_surface(cr_world *w, uint32_t i)
     cr_vec3 v1 = cr_v3_madd(v, at, hp);
     bool leaning[CR_MAX_LEANING_PLANES];
     uint32_t np = w->planes.count < CR_MAX_LEANING_PLANES ? w->planes.count : CR_MAX_LEANING_PLANES;
+    double margin = cr_contact_margin(w, 2.0 * r) + 1e-9 * r;
     for (uint32_t k = 0; k < np; ++k) {
         const cr_plane_def *pl = &w->planes.def[k];
-        leaning[k] = -cr_penetration_sphere_plane(x, r, pl->point, pl->normal) <= cr_contact_margin(w, 2.0 * r) + 1e-9 * r &&
+        leaning[k] = -cr_penetration_sphere_plane(x, r, pl->point, pl->normal) <= margin &&
                      -cr_v3_dot(v, pl->normal) <= w->resting_speed;
     }
     /* (With more planes than the cap, walls are left to events and the

@@ -4,5 +4,8 @@
 #define CAROM_SINCOS_TABLE_H
 
 void cr_sincos(double t, double *s, double *c);
+/* cr_sincos of tx into s[0], c[0] and of ty into s[1], c[1], the same
+ * bits, the two on the lanes of one vector where the processor has them. */
+void cr_sincos2(double tx, double ty, double s[2], double c[2]);
 
 #endif

@@ -214,6 +214,22 @@ static bool index_hills(cr_surface *s)
     return true;
 }
 
+/* The waves' factors eval_hills multiplies by (surface_internal.h). */
+static void hills_waves(cr_surface *s)
+{
+    const double two_pi = 6.283185307179586;
+    const cr_surface_def *d = &s->def;
+    if (d->wave_amplitude == 0.0) return; /* no waves (their lengths may be 0) */
+    double ka = two_pi / d->wave_length_x, kb = two_pi / d->wave_length_y, W = d->wave_amplitude;
+    s->wave_kx = ka;
+    s->wave_ky = kb;
+    s->wave_f[0] = W * ka;
+    s->wave_f[1] = W * kb;
+    s->wave_f[2] = -W * ka * ka;
+    s->wave_f[3] = -W * kb * kb;
+    s->wave_f[4] = W * ka * kb;
+}
+
 /* Clamped uniform knots: p+1 zeros, the interior evenly spaced, p+1 ones. */
 static double *clamped_knots(int n, int p)
 {
@@ -257,6 +273,7 @@ cr_status cr_surface_create(const cr_surface_def *def, cr_surface **out, char *m
         s->def.hills = s->hills;
         s->size = fmax(def->u_max - def->u_min, def->v_max - def->v_min);
         if (!index_hills(s) || !cr_hills_factor(s)) goto oom;
+        hills_waves(s);
         break;
     case CR_SURFACE_BOWL:
         s->def.u_min = def->center.x - def->radius;
@@ -296,7 +313,7 @@ oom:
 const cr_surface_def *cr_surface_get_def(const cr_surface *s) { return &s->def; }
 
 /* The unit normal towards the free side. */
-static cr_vec3 normal_of(const cr_surface *s, const cr_surface_eval *e)
+static inline cr_vec3 normal_of(const cr_surface *s, const cr_surface_eval *e)
 {
     return cr_v3_scale(cr_v3_normalize(cr_v3_cross(e->su, e->sv)), s->orientation);
 }
@@ -372,6 +389,34 @@ void cr_surface_start(const cr_surface *s, cr_vec3 p, double *u, double *v)
         }
 }
 
+/* Graphs over (x, y): su = (1, 0, z_x), sv = (0, 1, z_y), the second
+ * derivatives along z only (surface_builtin.c writes those 0s and 1s). */
+static bool graph(const cr_surface *s) { return s->def.type == CR_SURFACE_HILLS || s->def.type == CR_SURFACE_BOWL; }
+
+/* One Newton step of seed 004 eq. 31-34 at (u, v), the surface there e:
+ * the next (u, v) in *nu, *nv (clamped to the domain) and how far it moves
+ * the point; false when A is not positive definite. Inlined into both of
+ * newton's calls so that, on a graph, the 0s and 1s of e are constants the
+ * compiler multiplies out (only the folds IEEE allows, x * 1 and 1 * 1:
+ * the same bits as the general evaluation). */
+static inline __attribute__((always_inline)) bool newton_step(const cr_surface *s, const cr_surface_eval *e, cr_vec3 p,
+                                                              double u, double v, double *nu, double *nv, double *moved)
+{
+    cr_vec3 d = cr_v3_sub(e->s, p);
+    double a11 = cr_v3_dot(d, e->suu) + cr_v3_dot(e->su, e->su); /* eq. 33 */
+    double a12 = cr_v3_dot(d, e->suv) + cr_v3_dot(e->su, e->sv);
+    double a22 = cr_v3_dot(d, e->svv) + cr_v3_dot(e->sv, e->sv);
+    double b1 = -cr_v3_dot(d, e->su), b2 = -cr_v3_dot(d, e->sv); /* eq. 34 */
+    double det = a11 * a22 - a12 * a12;
+    if (!(a11 > 0.0 && det > 0.0)) return false; /* not a minimum nearby */
+    double du = (a22 * b1 - a12 * b2) / det, dv = (a11 * b2 - a12 * b1) / det;
+    *nu = u + du;
+    *nv = v + dv;
+    clamp_domain(s, nu, nv);
+    *moved = cr_v3_len(cr_v3_madd(cr_v3_scale(e->su, *nu - u), e->sv, *nv - v));
+    return true;
+}
+
 /* Newton's iteration of seed 004 eq. 31-34 from (u, v); false when A is not
  * positive definite or the iteration does not settle. Converged when the
  * next step would move the point by at most tol * size: the point it
@@ -382,24 +427,28 @@ void cr_surface_start(const cr_surface *s, cr_vec3 p, double *u, double *v)
 static bool newton(const cr_surface *s, cr_vec3 p, double *u, double *v, double tol, int *iterations,
                    const cr_surface_eval *first, cr_surface_eval *at)
 {
+    bool flat = graph(s);
     for (int it = 0; it < 32; ++it) {
         /* Evaluated into *at (no copy when it is the answer), or read from
          * first, the surface at the start (u, v) already at hand. */
         const cr_surface_eval *e = at;
         if (it == 0 && first) e = first;
         else cr_surface_eval_raw(s, *u, *v, at);
-        cr_vec3 d = cr_v3_sub(e->s, p);
-        double a11 = cr_v3_dot(d, e->suu) + cr_v3_dot(e->su, e->su); /* eq. 33 */
-        double a12 = cr_v3_dot(d, e->suv) + cr_v3_dot(e->su, e->sv);
-        double a22 = cr_v3_dot(d, e->svv) + cr_v3_dot(e->sv, e->sv);
-        double b1 = -cr_v3_dot(d, e->su), b2 = -cr_v3_dot(d, e->sv); /* eq. 34 */
-        double det = a11 * a22 - a12 * a12;
         ++*iterations;
-        if (!(a11 > 0.0 && det > 0.0)) return false; /* not a minimum nearby */
-        double du = (a22 * b1 - a12 * b2) / det, dv = (a11 * b2 - a12 * b1) / det;
-        double nu = *u + du, nv = *v + dv;
-        clamp_domain(s, &nu, &nv);
-        double moved = cr_v3_len(cr_v3_madd(cr_v3_scale(e->su, nu - *u), e->sv, nv - *v));
+        double nu, nv, moved;
+        bool ok;
+        if (flat) { /* a graph's evaluation, its 0s and 1s written as such */
+            const cr_surface_eval g = {e->s,
+                                       cr_v3(1, 0, e->su.z),
+                                       cr_v3(0, 1, e->sv.z),
+                                       cr_v3(0, 0, e->suu.z),
+                                       cr_v3(0, 0, e->suv.z),
+                                       cr_v3(0, 0, e->svv.z)};
+            ok = newton_step(s, &g, p, *u, *v, &nu, &nv, &moved);
+        } else {
+            ok = newton_step(s, e, p, *u, *v, &nu, &nv, &moved);
+        }
+        if (!ok) return false;
         if (moved <= tol * s->size) {
             if (e != at) *at = *e;
             return true;
@@ -461,7 +510,12 @@ static void search(const cr_surface *s, cr_vec3 p, double tol, const cr_surface_
 /* The rest of the answer from its parameters and the surface there. */
 static void answer(const cr_surface *s, cr_vec3 p, const cr_surface_eval *at, cr_closest *c)
 {
-    c->normal = normal_of(s, at);
+    if (graph(s)) { /* su = (1, 0, z_x), sv = (0, 1, z_y) as constants (newton's fold: the same bits) */
+        const cr_surface_eval g = {at->s, cr_v3(1, 0, at->su.z), cr_v3(0, 1, at->sv.z), at->suu, at->suv, at->svv};
+        c->normal = normal_of(s, &g);
+    } else {
+        c->normal = normal_of(s, at);
+    }
     c->point = at->s;
     cr_vec3 off = cr_v3_sub(p, at->s);
     c->distance = cr_v3_dot(off, c->normal);
@@ -469,8 +523,7 @@ static void answer(const cr_surface *s, cr_vec3 p, const cr_surface_eval *at, cr
      * normal: p is beside the surface. Its signed distance would say "behind"
      * for a point far off to the side; the true distance is to the edge. */
     bool clamped = c->u <= s->def.u_min || c->u >= s->def.u_max || c->v <= s->def.v_min || c->v >= s->def.v_max;
-    double side = cr_v3_len(cr_v3_reject(off, c->normal));
-    c->on_edge = clamped && side > 1e-9 * (s->size + cr_v3_len(off));
+    c->on_edge = clamped && cr_v3_len(cr_v3_reject(off, c->normal)) > 1e-9 * (s->size + cr_v3_len(off));
     if (c->on_edge) c->distance = cr_v3_len(off);
 }
 
@@ -493,10 +546,6 @@ cr_closest cr_surface_closest_eval(const cr_surface *s, cr_vec3 p, double u0, do
 }
 
 static bool same_bits(double a, double b) { return memcmp(&a, &b, sizeof a) == 0; }
-
-/* Graphs over (x, y): su = (1, 0, z_x), sv = (0, 1, z_y), the second
- * derivatives along z only (surface_builtin.c writes those 0s and 1s). */
-static bool graph(const cr_surface *s) { return s->def.type == CR_SURFACE_HILLS || s->def.type == CR_SURFACE_BOWL; }
 
 static void memo_keep(const cr_surface *s, cr_closest_memo *m, const cr_surface_eval *e)
 {

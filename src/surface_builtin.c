@@ -54,17 +54,18 @@ static void eval_hills(const cr_surface *s, double x, double y, cr_surface_eval 
         }
     }
     if (d->wave_amplitude != 0.0) {
-        const double two_pi = 6.283185307179586;
-        double ka = two_pi / d->wave_length_x, kb = two_pi / d->wave_length_y, W = d->wave_amplitude;
-        double sx, cx, sy, cy;
-        cr_sincos(ka * x, &sx, &cx); /* a table and angle addition: within 4.5e-16 of libm's */
-        cr_sincos(kb * y, &sy, &cy);
+        /* W sin(kx x) sin(ky y) and its derivatives, the constant factors
+         * formed once (s->wave_f: W kx, W ky, -W kx kx, -W ky ky, W kx ky) */
+        const double *f = s->wave_f, W = d->wave_amplitude;
+        double sn[2], cs[2];
+        cr_sincos2(s->wave_kx * x, s->wave_ky * y, sn, cs); /* a table and angle addition: within 4.5e-16 of libm's */
+        double sx = sn[0], cx = cs[0], sy = sn[1], cy = cs[1];
         a[0] += W * sx * sy;
-        a[1] += W * ka * cx * sy;
-        a[2] += W * kb * sx * cy;
-        a[3] += -W * ka * ka * sx * sy;
-        a[5] += -W * kb * kb * sx * sy;
-        a[4] += W * ka * kb * cx * cy;
+        a[1] += f[0] * cx * sy;
+        a[2] += f[1] * sx * cy;
+        a[3] += f[2] * sx * sy;
+        a[5] += f[3] * sx * sy;
+        a[4] += f[4] * cx * cy;
     }
     o->s = cr_v3(x, y, a[0]);
     o->su = cr_v3(1, 0, a[1]);

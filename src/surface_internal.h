@@ -42,6 +42,11 @@ struct cr_surface {
     cr_hill_axis *lattice_cols, *lattice_rows;
     double *lattice_amp;
     bool lattice_avx2;     /* the sums on AVX2 lanes (the same bits as the plain loop) */
+    /* Hills: the waves' constant factors, formed once as eval_hills's
+     * products begin (the same bits as at each evaluation): the wave
+     * numbers kx = 2 pi / wave_length_x and ky, then W kx, W ky, -W kx kx,
+     * -W ky ky and W kx ky (W: wave_amplitude). */
+    double wave_kx, wave_ky, wave_f[5];
     double max_curvature_u, max_curvature_v;
 };
 
