@@ -348,10 +348,11 @@ static bool prepare_points(cr_world *w, cr_sphere_substep *s, double substeps, d
         p.lambda_n = c->rest_n / substeps;
         p.lambda_t = cr_v3_scale(cr_v3_reject(c->rest_t, c->normal), 1.0 / substeps);
         cr_sphere_set(s->quads, k, &p);
+        p = cr_sphere_get(s->quads, k); /* as the passes see it: the step's fields rounded to floats */
         cr_sphere_totals *t = &s->totals[k / 4];
         t->n[l] = t->tx[l] = t->ty[l] = t->tz[l] = 0.0;
         t->e[l] = c->restitution;
-        t->vn0[l] = cr_v3_dot(c->normal, cr_sphere_rel_vel(A, B, &p));
+        t->vn0[l] = cr_v3_dot(p.n, cr_sphere_rel_vel(A, B, &p));
         bounce |= t->e[l] != 0.0 && !(t->vn0[l] > -threshold); /* restitution's skip, negated */
     }
     return bounce;
