@@ -112,7 +112,6 @@ FN __m256d eq(__m256d a, __m256d b) { return _mm256_cmp_pd(a, b, _CMP_EQ_OQ); }
 FN __m256d mask_or(__m256d a, __m256d b) { return _mm256_or_pd(a, b); }
 FN __m256d blend(__m256d a, __m256d b, __m256d m) { return _mm256_blendv_pd(a, b, m); }
 #define FIELD(q, f) load((q)->f)
-#define WIDE(q, f) _mm256_cvtps_pd(_mm_loadu_ps((q)->f))
 #define STORE(q, f, x) _mm256_storeu_pd((q)->f, (x))
 
 #include "sphere_lanes.h"

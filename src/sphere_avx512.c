@@ -64,15 +64,9 @@ LANES_FN __m512d join(const double *lo, const double *hi)
 {
     return _mm512_insertf64x4(_mm512_castpd256_pd512(_mm256_loadu_pd(lo)), _mm256_loadu_pd(hi), 1);
 }
-/* Two rows of four floats side by side, widened to doubles. */
-LANES_FN __m512d widen(const float *lo, const float *hi)
-{
-    return _mm512_cvtps_pd(_mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(lo)), _mm_loadu_ps(hi), 1));
-}
 /* A field of the two quads at q: lanes 0-3 quad q[0]'s, 4-7 q[1]'s. */
 #define FIELD(q, f) join((q)[0].f, (q)[1].f)
 #define STORE(q, f, x) store_halves((q)[0].f, (q)[1].f, (x))
-#define WIDE(q, f) widen((q)[0].f, (q)[1].f)
 LANES_FN void store_halves(double *lo, double *hi, __m512d x)
 {
     _mm256_storeu_pd(lo, _mm512_castpd512_pd256(x));

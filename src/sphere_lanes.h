@@ -11,8 +11,7 @@
  *   vv_add vv_sub vv_cross vv_dot vv_madd vv_scale vv_blend   as lanes_avx2.h's
  *   side            a side's bodies: vv v, w; vd inv_mass, inv_inertia
  *   group           what a call takes: its first quad (cr_sphere_quad)
- *   FIELD(q, f), STORE(q, f, x)   a double field's row of the group's points
- *   WIDE(q, f)      a float field's row (sphere_points.h), widened to doubles
+ *   FIELD(q, f), STORE(q, f, x)   a field's row of the group's points
  *   load_side, store_side, load_shift_diff   the bodies' rows (side 0: a)
  * Internal. */
 
@@ -33,8 +32,8 @@ LANES_FN void lanes_warm(cr_sphere_body *sb, const cr_sphere_quad *q)
     side A, B;
     load_side(sb, q, 0, &A);
     load_side(sb, q, 1, &B);
-    vv n = {WIDE(q, nx), WIDE(q, ny), WIDE(q, nz)}, lt = {FIELD(q, ltx), FIELD(q, lty), FIELD(q, ltz)};
-    lanes_apply(&A, &B, n, WIDE(q, ra), WIDE(q, rb), FIELD(q, lambda_n), lt);
+    vv n = {FIELD(q, nx), FIELD(q, ny), FIELD(q, nz)}, lt = {FIELD(q, ltx), FIELD(q, lty), FIELD(q, ltz)};
+    lanes_apply(&A, &B, n, FIELD(q, ra), FIELD(q, rb), FIELD(q, lambda_n), lt);
     store_side(sb, q, 0, &A);
     store_side(sb, q, 1, &B);
 }
@@ -43,19 +42,19 @@ LANES_FN void lanes_warm(cr_sphere_body *sb, const cr_sphere_quad *q)
  * (the relax pass; NULL otherwise). */
 LANES_FN void lanes_solve(cr_sphere_body *sb, cr_sphere_quad *q, cr_sphere_totals *tq, const cr_sphere_pass *pass)
 {
-    vv n = {WIDE(q, nx), WIDE(q, ny), WIDE(q, nz)};
+    vv n = {FIELD(q, nx), FIELD(q, ny), FIELD(q, nz)};
     const vd zero_ = zero(), one = set1(1.0);
     /* separation */
-    vd sep = add(WIDE(q, s0), vv_dot(n, load_shift_diff(pass->shift, q)));
+    vd sep = add(FIELD(q, s0), vv_dot(n, load_shift_diff(pass->shift, q)));
     side A, B;
     load_side(sb, q, 0, &A);
     load_side(sb, q, 1, &B);
-    vd ra = WIDE(q, ra), rb = WIDE(q, rb);
+    vd ra = FIELD(q, ra), rb = FIELD(q, rb);
     /* cr_sphere_masses */
     vd kn = add(A.inv_mass, B.inv_mass);
     vd kt = add(add(kn, mul(mul(ra, ra), A.inv_inertia)), mul(mul(rb, rb), B.inv_inertia));
     vd mass_n = blend(zero_, vdiv(one, kn), gt(kn, zero_)), mass_t = blend(zero_, vdiv(one, kt), gt(kt, zero_));
-    vd mu = WIDE(q, mu), lambda_n = FIELD(q, lambda_n);
+    vd mu = FIELD(q, mu), lambda_n = FIELD(q, lambda_n);
     vv lambda_t = {FIELD(q, ltx), FIELD(q, lty), FIELD(q, ltz)};
     /* the row's softness: speculative (apart), soft (use_bias) or rigid */
     vmask apart = gt(sep, zero_);

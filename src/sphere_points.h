@@ -9,7 +9,6 @@
 #ifndef CAROM_SPHERE_POINTS_H
 #define CAROM_SPHERE_POINTS_H
 
-#include <float.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -46,30 +45,17 @@ typedef struct cr_sphere_point {
  * four in a row (point k is lane k % 4 of quad k / 4), so that the lanes
  * (sphere_avx2.c) load a field of four points with one load, and store
  * the impulses with one store, where the points as structures took 4x4
- * transposes. 272 bytes, 68 a point (a point's side, fixed or not, is
- * read off its bodies' inverse masses).
- *
- * The fields fixed for the step (the normal, the arms, the separation and
- * friction) are floats: the passes stream through the quads, which are
- * most of their cache misses (4.25 lines a quad, against 6 in doubles:
- * docs/benchmarks.md, pit23). Each is rounded once, at the set-up, to the
- * nearest float (relative error at most 2^-24: the normal's direction
- * within 1e-7 rad, an arm of 5 cm within 3 nm), and every pass, plain or
- * on lanes, widens the same float to the same double, exactly: the same
- * bits on any path. The impulses, accumulated over the passes, stay
- * doubles. */
+ * transposes. 384 bytes, 96 a point (a point's side, fixed or not, is
+ * read off its bodies' inverse masses). */
 typedef struct cr_sphere_quad {
-    /* the impulses of one substep, which every pass reads and the solve
-     * writes: the first two cache lines of a quad at 64 bytes */
-    double lambda_n[4], ltx[4], lty[4], ltz[4];
-    /* what the warm start reads besides */
+    /* what the warm start reads: the first five cache lines of six */
     uint32_t a[4], b[4];
-    float nx[4], ny[4], nz[4], ra[4], rb[4];
+    double nx[4], ny[4], nz[4], ra[4], rb[4];
+    double lambda_n[4], ltx[4], lty[4], ltz[4];
     /* and what the solve reads besides (its masses 1 / k_nn, 1 / k_tt it
      * works out from the bodies it loads: cr_sphere_masses) */
-    float s0[4], mu[4];
+    double s0[4], mu[4];
 } cr_sphere_quad;
-_Static_assert(sizeof(cr_sphere_quad) == 272, "a quad is 272 bytes, its rows of four doubles at multiples of 32");
 
 /* What the substeps do not read, four points to a quad as the points: the
  * step's totals and restitution's data. */
@@ -87,15 +73,6 @@ static inline cr_sphere_point cr_sphere_get(const cr_sphere_quad *q, uint32_t k)
                              p->mu[l], p->lambda_n[l], cr_v3(p->ltx[l], p->lty[l], p->ltz[l])};
 }
 
-/* The float of a step's field (cr_sphere_quad): the nearest, and beyond
- * the floats' range the largest of its sign, not infinity (a friction
- * product past 3.4e38 would give the cone an infinite limit, and 0 times
- * it NaN, where the largest float gives 0). */
-static inline float cr_sphere_round(double x)
-{
-    return x > FLT_MAX ? FLT_MAX : x < -FLT_MAX ? -FLT_MAX : (float)x;
-}
-
 static inline void cr_sphere_set_lambdas(cr_sphere_quad *q, uint32_t k, double n, cr_vec3 t)
 {
     cr_sphere_quad *p = &q[k / 4];
@@ -108,9 +85,9 @@ static inline void cr_sphere_set(cr_sphere_quad *q, uint32_t k, const cr_sphere_
     cr_sphere_quad *p = &q[k / 4];
     uint32_t l = k % 4;
     p->a[l] = s->a, p->b[l] = s->b;
-    p->nx[l] = cr_sphere_round(s->n.x), p->ny[l] = cr_sphere_round(s->n.y), p->nz[l] = cr_sphere_round(s->n.z);
-    p->ra[l] = cr_sphere_round(s->ra), p->rb[l] = cr_sphere_round(s->rb);
-    p->s0[l] = cr_sphere_round(s->s0), p->mu[l] = cr_sphere_round(s->mu);
+    p->nx[l] = s->n.x, p->ny[l] = s->n.y, p->nz[l] = s->n.z;
+    p->ra[l] = s->ra, p->rb[l] = s->rb;
+    p->s0[l] = s->s0, p->mu[l] = s->mu;
     cr_sphere_set_lambdas(q, k, s->lambda_n, s->lambda_t);
 }
 

@@ -16,14 +16,12 @@
  * kernel's pyramid needs two fixed friction directions; with a diagonal K
  * the cone is as cheap, and isotropic). The separation after the bodies'
  * displacements is s0 + n . (dp_a - dp_b) exactly to first order: a turn of
- * a sphere moves no point of the line of centres along n. A point is 68
+ * a sphere moves no point of the line of centres along n. A point is 96
  * bytes and a body 96, against 288 and 176 in the general kernel.
  *
  * Orientations: nothing here depends on them, so each sphere turns once a
  * step, by the sum of its w h over the substeps (the general kernel turns
- * it every substep, at a sine and cosine each). Positions likewise: the
- * passes read only the displacement since the step's start, and each body
- * moves once, at the end, by its sum of v h.
+ * it every substep, at a sine and cosine each).
  *
  * Colours and lanes (as rigid_substep.c's): the points are coloured by
  * soft_colour.h, each point a run of its own, and the passes go colour by
@@ -372,11 +370,10 @@ static bool prepare_points(cr_world *w, cr_sphere_substep *s, double substeps, d
         p.lambda_n = c->rest_n / substeps;
         p.lambda_t = cr_v3_scale(cr_v3_reject(c->rest_t, c->normal), 1.0 / substeps);
         cr_sphere_set(s->quads, k, &p);
-        p = cr_sphere_get(s->quads, k); /* as the passes see it: the step's fields rounded to floats */
         cr_sphere_totals *t = &s->totals[k / 4];
         t->n[l] = t->tx[l] = t->ty[l] = t->tz[l] = 0.0;
         t->e[l] = c->restitution;
-        t->vn0[l] = cr_v3_dot(p.n, cr_sphere_rel_vel(A, B, &p));
+        t->vn0[l] = cr_v3_dot(c->normal, cr_sphere_rel_vel(A, B, &p));
         bounce |= t->e[l] != 0.0 && !(t->vn0[l] > -threshold); /* restitution's skip, negated */
     }
     return bounce;
@@ -419,31 +416,28 @@ static void integrate_velocities(const cr_world *w, sphere_body *sb, double h, u
         if (sb[i].inv_mass > 0.0) sb[i].v = cr_v3_add(sb[i].v, dv);
 }
 
-/* Each body's displacement since the step's start over h, and its turn:
- * both applied once, at the step's end (store_bodies: nothing in the
- * substeps reads the positions, only the displacements; the pass touches
- * two rows a body, not three: branch pit23). */
-static void integrate_positions(const cr_world *w, const sphere_body *sb, cr_sphere_shift *shift, cr_vec3 *spin,
-                                double h, uint32_t begin, uint32_t end)
+/* Positions over h, each body's displacement since the step's start, and
+ * its turn (applied once, at the step's end). */
+static void integrate_positions(cr_world *w, const sphere_body *sb, cr_sphere_shift *shift, cr_vec3 *spin, double h,
+                                uint32_t begin, uint32_t end)
 {
-    const cr_bodies *b = &w->bodies;
+    cr_bodies *b = &w->bodies;
     for (uint32_t i = begin; i < end; ++i) {
         if (!cr_slot_alive(b, i) || b->type[i] == CR_BODY_STATIC || b->asleep[i]) continue;
         const sphere_body *s = &sb[i];
+        b->x[i] = cr_v3_madd(b->x[i], s->v, h);
         shift[i].dp = cr_v3_madd(shift[i].dp, s->v, h);
         spin[i] = cr_v3_madd(spin[i], s->w, h);
     }
 }
 
-/* The positions (the step's start's plus the displacement), velocities
- * and turns of bodies [begin, end). */
+/* The velocities and turns of bodies [begin, end). */
 static void store_bodies(cr_world *w, const cr_sphere_substep *s, uint32_t begin, uint32_t end)
 {
     cr_bodies *b = &w->bodies;
     const sphere_body *sb = s->bodies;
     for (uint32_t i = begin; i < end; ++i) {
         if (!cr_slot_alive(b, i) || b->type[i] == CR_BODY_STATIC || b->asleep[i]) continue;
-        b->x[i] = cr_v3_add(b->x[i], s->shift[i].dp);
         b->q[i] = cr_q_integrate(b->q[i], s->spin[i], 1.0);
         if (sb[i].inv_mass > 0.0) b->v[i] = sb[i].v, b->w[i] = sb[i].w;
     }
