@@ -268,8 +268,6 @@ void cr_sphere_substep_free(cr_world *w);
 uint32_t cr_sphere_substep_colours(const cr_world *w);
 /* The blocks (sphere_blocks.h) of the last sphere sub-stepped step (tests). */
 uint32_t cr_sphere_substep_blocks(const cr_world *w);
-/* Its seam blocks (sphere_blocks.h, cr_sphere_seam_grid; tests). */
-uint32_t cr_sphere_substep_seams(const cr_world *w);
 /* The colours (soft_colour.h) the last sub-stepped solve kept, not counting
  * the overflow (tests). */
 uint32_t cr_rigid_substep_colours(const cr_world *w);

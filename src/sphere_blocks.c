@@ -2,7 +2,6 @@
 #include "sphere_blocks.h"
 
 #include <math.h>
-#include <stdlib.h>
 
 cr_sphere_grid cr_sphere_grid_make(cr_vec3 lo, cr_vec3 hi, uint32_t bodies, uint32_t per_block)
 {
@@ -31,29 +30,6 @@ cr_sphere_grid cr_sphere_grid_make(cr_vec3 lo, cr_vec3 hi, uint32_t bodies, uint
     g.inv_du = nu / e[u];
     g.inv_dv = e[v] > 0.0 ? nv / e[v] : 0.0;
     return g;
-}
-
-cr_sphere_grid cr_sphere_seam_grid(const cr_sphere_grid *g)
-{
-    cr_sphere_grid s = *g;
-    if (g->nu > 1) s.nu = g->nu - 1, s.u0 = g->u0 + 0.5 / g->inv_du;
-    if (g->nv > 1) s.nv = g->nv - 1, s.v0 = g->v0 + 0.5 / g->inv_dv;
-    s.count = g->count ? s.nu * s.nv : 0;
-    if (s.count < 2) s.count = 0;
-    return s;
-}
-
-static int larger_first(const void *pa, const void *pb)
-{
-    const cr_sphere_group_size *a = pa, *b = pb;
-    if (a->points != b->points) return a->points > b->points ? -1 : 1;
-    return a->g < b->g ? -1 : a->g > b->g;
-}
-
-void cr_sphere_groups_by_size(const uint32_t *first, uint32_t g0, uint32_t n, cr_sphere_group_size *order)
-{
-    for (uint32_t k = 0; k < n; ++k) order[k] = (cr_sphere_group_size){first[g0 + k + 1] - first[g0 + k], g0 + k};
-    qsort(order, n, sizeof *order, larger_first);
 }
 
 void cr_sphere_group_places(uint32_t *at, uint32_t items, uint32_t groups, uint32_t *first)
@@ -94,6 +70,5 @@ void cr_sphere_colour_group(const uint32_t *sorted_pairs, const uint32_t *first,
 
 void cr_sphere_clear_masks(const uint32_t *sorted_pairs, uint32_t begin, uint32_t end, uint32_t *mask)
 {
-    for (uint32_t k = 2 * begin; k < 2 * end; ++k)
-        if (!(mask[sorted_pairs[k]] & CR_SOFT_FIXED)) mask[sorted_pairs[k]] = 0;
+    for (uint32_t k = 2 * begin; k < 2 * end; ++k) mask[sorted_pairs[k]] &= CR_SOFT_FIXED;
 }

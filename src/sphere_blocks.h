@@ -44,17 +44,6 @@ typedef struct cr_sphere_grid {
  * about per_block to a block. */
 cr_sphere_grid cr_sphere_grid_make(cr_vec3 lo, cr_vec3 hi, uint32_t bodies, uint32_t per_block);
 
-/* The seams' grid (the second level of blocks): g shifted by half a
- * column along each axis of more than one column, with one column fewer
- * there (its end columns reach out to the bounds' ends). A point across
- * blocks lies near a line of g, so inside one seam block unless near a
- * place where a seam line crosses a line of g (a block's side's middle):
- * the seam blocks (no two share a moving body) take each its points on
- * one worker, as the blocks do, and only those few points across seam
- * blocks are left for the coloured pass over the workers. count 0: fewer
- * than two seam blocks (the points across blocks all coloured as before). */
-cr_sphere_grid cr_sphere_seam_grid(const cr_sphere_grid *g);
-
 /* The column (0 .. n - 1) of coordinate c, from c0 cells of 1 / inv_d
  * (outside, or not a number: the nearest end). */
 static inline uint32_t cr_sphere_column(double c, double c0, double inv_d, uint32_t n)
@@ -79,17 +68,6 @@ static inline uint32_t cr_sphere_group_of(uint32_t ba, uint32_t bb, uint32_t cro
     return bb == CR_SPHERE_NO_BLOCK || bb == ba ? ba : cross;
 }
 
-/* Groups [g0, g0 + n) (their places [first[g], first[g + 1])) most
- * points first, ties by group, into order: a worker that takes the
- * groups one at a time, in this order, ends no later than a group's time
- * after the other, mostly a small one's (the largest last could leave one
- * idle for a whole large group). From the points alone, a total order:
- * never the worker count. */
-typedef struct cr_sphere_group_size {
-    uint32_t points, g;
-} cr_sphere_group_size;
-void cr_sphere_groups_by_size(const uint32_t *first, uint32_t g0, uint32_t n, cr_sphere_group_size *order);
-
 /* The points sorted by their groups (0 .. groups - 1), a counting sort
  * over work items of consecutive points: stable, each group's points in
  * contact order, on any worker count. at[item groups + g]: item's count
@@ -109,10 +87,8 @@ void cr_sphere_scatter_groups(const uint32_t *pairs, const uint32_t *group, uint
 void cr_sphere_colour_group(const uint32_t *sorted_pairs, const uint32_t *first, uint32_t g, uint32_t min_runs,
                             uint32_t *mask, uint8_t *colour, uint32_t *run_start, uint32_t *order,
                             cr_soft_colours *out);
-/* The masks of the moving bodies of places [begin, end) back to 0 (a
- * fixed body's, CR_SOFT_FIXED, is not written, as the colouring writes
- * none: groups on no common moving body may clear theirs at once): the
- * cross group and the seam blocks, coloured first, leave the blocks' own
+/* The masks of the bodies of places [begin, end) back to 0 or
+ * CR_SOFT_FIXED: the cross group, coloured first, leaves the blocks' own
  * colourings free. */
 void cr_sphere_clear_masks(const uint32_t *sorted_pairs, uint32_t begin, uint32_t end, uint32_t *mask);
 

@@ -77,20 +77,16 @@ typedef struct cr_sphere_substep {
     uint8_t *colour;     /* per point (cr_soft_colour_masked's scratch) */
     uint32_t *run_start, *order;
     /* The blocks (sphere_blocks.h): grid.count of them, and the points in
-     * groups, group g < grid.count the points of block g, then seams.count
-     * groups of the points across blocks in one seam block, then the last
-     * group, those across blocks (and seam blocks): cross_group(s)
-     * (without blocks: every point). */
-    cr_sphere_grid grid, seams;
-    cr_sphere_group_size *by_size; /* the blocks, then the seam blocks, each most points first */
+     * groups, group g < grid.count the points of block g, group
+     * grid.count those across blocks (without blocks: every point). */
+    cr_sphere_grid grid;
     cr_vec3 *bounds;     /* per work item of the bodies' load: its moving bodies' lo, hi at 2 i, 2 i + 1 */
     uint32_t *block;     /* per body: its block, or CR_SPHERE_NO_BLOCK (does not move; the world) */
-    uint32_t *seam;      /* per body: its seam block (the same), with seams */
     uint32_t *group;     /* per contact: its point's group */
     uint32_t *perm, *sorted_pairs; /* the points sorted by group (cr_sphere_group_places) */
     uint32_t *at;        /* per item of the contacts and group: its count, then its first place */
-    uint32_t *first;     /* per group: its first place in perm (groups + 1 entries) */
-    uint32_t *slot_first; /* per group: its first slot (groups + 1 entries) */
+    uint32_t *first;     /* per group: its first place in perm (grid.count + 2 entries) */
+    uint32_t *slot_first; /* per group: its first slot (grid.count + 2 entries) */
     /* per group: its colouring, and its colours' sections in slots:
      * start[c] (a multiple of 4), run_count its overflow's end (order and
      * run_start unused); each group from a quad's start */
@@ -99,8 +95,7 @@ typedef struct cr_sphere_substep {
     uint32_t body_capacity, spin_capacity, pair_capacity, quad_capacity, total_capacity, slot_capacity;
     uint32_t contact_slot_capacity, shift_capacity;
     uint32_t mask_capacity, colour_capacity, start_capacity, order_capacity, bounce_capacity;
-    uint32_t bounds_capacity, block_capacity, seam_capacity, group_capacity, perm_capacity, sorted_capacity;
-    uint32_t first_capacity, by_size_capacity;
+    uint32_t bounds_capacity, block_capacity, group_capacity, perm_capacity, sorted_capacity, first_capacity;
     uint32_t at_capacity, slot_first_capacity;
     uint32_t colours_capacity, slots_capacity;
 } cr_sphere_substep;
@@ -124,8 +119,6 @@ void cr_sphere_substep_free(cr_world *w)
     cr_free(w, s->order);
     cr_free(w, s->bounds);
     cr_free(w, s->block);
-    cr_free(w, s->seam);
-    cr_free(w, s->by_size);
     cr_free(w, s->group);
     cr_free(w, s->perm);
     cr_free(w, s->sorted_pairs);
@@ -189,8 +182,7 @@ static cr_sphere_substep *ensure(cr_world *w, uint32_t bodies, uint32_t points)
         !cr_grow(w, (void **)&s->colour, &s->colour_capacity, points, sizeof *s->colour) ||
         !cr_grow(w, (void **)&s->order, &s->order_capacity, points, sizeof *s->order) ||
         !cr_grow(w, (void **)&s->bounds, &s->bounds_capacity, 2 * items, sizeof *s->bounds) ||
-        !cr_grow(w, (void **)&s->block, &s->block_capacity, bodies, sizeof *s->block) ||
-        !cr_grow(w, (void **)&s->seam, &s->seam_capacity, bodies, sizeof *s->seam))
+        !cr_grow(w, (void **)&s->block, &s->block_capacity, bodies, sizeof *s->block))
         return NULL;
     return s;
 }
@@ -216,14 +208,7 @@ static bool ensure_groups(cr_world *w, cr_sphere_substep *s, uint32_t points, ui
                         cr_grow(w, (void **)&s->first, &s->first_capacity, groups + 1, sizeof *s->first) &&
                         cr_grow(w, (void **)&s->slot_first, &s->slot_first_capacity, groups + 1,
                                 sizeof *s->slot_first) &&
-                        cr_grow(w, (void **)&s->by_size, &s->by_size_capacity, groups, sizeof *s->by_size) &&
                         cr_grow(w, (void **)&s->at, &s->at_capacity, items * groups, sizeof *s->at)));
-}
-
-/* The group of the points across blocks (and seam blocks), the last. */
-static uint32_t cross_group(const cr_sphere_substep *s)
-{
-    return s->grid.count + s->seams.count;
 }
 
 /* As rigid_substep.c's load_bodies, bodies [begin, end): a body the
@@ -266,36 +251,29 @@ static void moving_bounds(const cr_world *w, const uint32_t *mask, uint32_t begi
         if (!mask[i]) *lo = cr_box_min(*lo, x[i]), *hi = cr_box_max(*hi, x[i]);
 }
 
-/* The blocks and seam blocks of bodies [begin, end): a moving one's by
- * its position. */
+/* The blocks of bodies [begin, end): a moving one's by its position. */
 static void load_blocks(const cr_world *w, const cr_sphere_substep *s, uint32_t begin, uint32_t end)
 {
     const cr_vec3 *x = w->bodies.x;
-    for (uint32_t i = begin; i < end; ++i) {
+    for (uint32_t i = begin; i < end; ++i)
         s->block[i] = s->mask[i] ? CR_SPHERE_NO_BLOCK : cr_sphere_block_of(&s->grid, x[i]);
-        if (s->seams.count) s->seam[i] = s->mask[i] ? CR_SPHERE_NO_BLOCK : cr_sphere_block_of(&s->seams, x[i]);
-    }
 }
 
 /* Each contact's point's bodies (b: the world's index for a plane),
- * contacts [begin, end) (of one item); with blocks, its group (its block,
- * else its seam block, else the cross group), counted in the item's row
- * of at. */
+ * contacts [begin, end) (of one item); with blocks, its group, counted in
+ * the item's row of at. */
 static void load_pairs(const cr_world *w, cr_sphere_substep *s, uint32_t begin, uint32_t end, uint32_t *at)
 {
     const cr_rigid *r = w->rigid;
-    uint32_t *pairs = s->pairs, blocks = s->grid.count, seams = s->seams.count;
-    if (blocks) memset(at, 0, (cross_group(s) + 1) * sizeof *at);
+    uint32_t *pairs = s->pairs, blocks = s->grid.count;
+    if (blocks) memset(at, 0, (blocks + 1) * sizeof *at);
     for (uint32_t k = begin; k < end; ++k) {
         const cr_rigid_contact *c = &r->contacts[k];
-        uint32_t a = c->a, b = c->is_plane ? w->bodies.slot_count : c->b;
-        pairs[2 * k] = a;
-        pairs[2 * k + 1] = b;
+        pairs[2 * k] = c->a;
+        pairs[2 * k + 1] = c->is_plane ? w->bodies.slot_count : c->b;
         if (blocks) {
-            uint32_t g = cr_sphere_group_of(s->block[a], s->block[b], blocks);
-            if (g == blocks && seams) g = blocks + cr_sphere_group_of(s->seam[a], s->seam[b], seams);
-            s->group[k] = g;
-            at[g]++;
+            s->group[k] = cr_sphere_group_of(s->block[pairs[2 * k]], s->block[pairs[2 * k + 1]], blocks);
+            at[s->group[k]]++;
         }
     }
 }
@@ -476,7 +454,6 @@ typedef struct pass {
     cr_sphere_substep *s;
     pass_kind kind;
     cr_soft_section sec; /* the colour's slots: [sec.begin, sec.begin + sec.count) */
-    uint32_t group0;     /* block_items', colour_items': item k is group by_size[group0 + k] */
     cr_sphere_pass solve;
     double h, substeps;
     bool avx2;   /* the colours' points on lanes (not the overflows') */
@@ -530,7 +507,7 @@ static void pass_items(uint32_t start, uint32_t end, uint32_t worker, void *ctx)
         uint32_t n = p->w->rigid->contact_count, first = start * CR_SPHERE_CONTACT_ITEM,
                  last = end * CR_SPHERE_CONTACT_ITEM;
         if (last > n) last = n;
-        uint32_t groups = cross_group(s) + 1;
+        uint32_t groups = s->grid.count + 1;
         if (p->kind == PASS_PAIRS || p->kind == PASS_SCATTER) { /* an item at a time: its row of at */
             for (uint32_t item = start; item < end; ++item) {
                 uint32_t i0, i1;
@@ -551,38 +528,31 @@ static void pass_items(uint32_t start, uint32_t end, uint32_t worker, void *ctx)
     points_pass(p, first + p->sec.begin, last + p->sec.begin, p->sec.lanes);
 }
 
-/* Blocks (or seam blocks) [start, end) of a coloured pass, from
- * p->group0 of by_size, each on its own: its colours one after the other,
- * then its overflow, on this worker (a block's points share no moving
- * body with another block's). */
+/* Blocks [start, end) of a coloured pass, each on its own: its colours one
+ * after the other, then its overflow, on this worker (a block's points
+ * share no moving body with another block's). */
 static void block_items(uint32_t start, uint32_t end, uint32_t worker, void *ctx)
 {
     (void)worker;
     const pass *p = ctx;
-    for (uint32_t k = start; k < end; ++k) {
-        const cr_soft_colours *c = &p->s->slots[p->s->by_size[p->group0 + k].g];
+    for (uint32_t g = start; g < end; ++g) {
+        const cr_soft_colours *c = &p->s->slots[g];
         for (uint32_t col = 0; col <= c->count; ++col)
             points_pass(p, c->start[col], col < c->count ? c->start[col + 1] : c->run_count,
                         p->avx2 && col < c->count);
     }
 }
 
-/* A coloured pass of kind: the blocks' points, the blocks at once (taken
- * most points first), then the seam blocks' the same way, then the
- * points across them (every point without blocks) colour by colour
- * (soft_sections.h). The Gauss-Seidel order is the blocks', the seam
- * blocks' and then the cross group's colours': two barriers and the
- * cross group's few colours a pass (the cross group without seams had
- * ~3.7 colours of ~800 points a pass at 27,000). */
+/* A coloured pass of kind: the blocks' points, the blocks at once, then
+ * the points across them (every point without blocks) colour by colour
+ * (soft_sections.h). The Gauss-Seidel order is the blocks' and then the
+ * cross group's colours'. */
 static void coloured_pass(pass *p, pass_kind kind)
 {
-    cr_sphere_substep *s = p->s;
     p->kind = kind;
-    p->group0 = 0;
-    cr_soft_run(p->w, block_items, s->grid.count, p);
-    p->group0 = s->grid.count;
-    cr_soft_run(p->w, block_items, s->seams.count, p);
-    cr_soft_coloured_pass(p->w, &s->slots[cross_group(s)], CR_SPHERE_POINT_ITEM, p->avx2, &p->sec, pass_items, p);
+    uint32_t blocks = p->s->grid.count;
+    cr_soft_run(p->w, block_items, blocks, p);
+    cr_soft_coloured_pass(p->w, &p->s->slots[blocks], CR_SPHERE_POINT_ITEM, p->avx2, &p->sec, pass_items, p);
 }
 
 /* A pass over the bodies or the contacts (not coloured: each item writes
@@ -595,8 +565,7 @@ static void run_pass(pass *p, pass_kind kind)
     cr_soft_run(p->w, pass_items, (n + size - 1) / size, p);
 }
 
-/* The blocks' grid and its seams', from the moving bodies' bounds (the
- * load's items'). */
+/* The blocks' grid, from the moving bodies' bounds (the load's items'). */
 static void make_grid(const cr_world *w, cr_sphere_substep *s)
 {
     uint32_t n = w->bodies.slot_count, items = (n + CR_SPHERE_BODY_ITEM - 1) / CR_SPHERE_BODY_ITEM;
@@ -605,23 +574,17 @@ static void make_grid(const cr_world *w, cr_sphere_substep *s)
         lo = cr_box_min(lo, s->bounds[2 * item]), hi = cr_box_max(hi, s->bounds[2 * item + 1]);
     uint32_t per_block = w->rigid->sphere_block_bodies ? w->rigid->sphere_block_bodies : CR_SPHERE_BLOCK_BODIES;
     s->grid = cr_sphere_grid_make(lo, hi, n, per_block);
-    s->seams = cr_sphere_seam_grid(&s->grid);
 }
 
-/* Blocks (or seam blocks: their bodies' masks cleared after, for the
- * blocks') [start, end)'s points from group0 coloured, each block's on
- * its own (its moving bodies are no other block's of its level: the same
- * colours at once). */
+/* Blocks [start, end)'s points coloured, each block's on its own (its
+ * moving bodies are no other block's: the same colours at once). */
 static void colour_items(uint32_t start, uint32_t end, uint32_t worker, void *ctx)
 {
     (void)worker;
-    const pass *p = ctx;
-    cr_sphere_substep *s = p->s;
-    for (uint32_t g = p->group0 + start; g < p->group0 + end; ++g) {
+    cr_sphere_substep *s = ((const pass *)ctx)->s;
+    for (uint32_t g = start; g < end; ++g)
         cr_sphere_colour_group(s->sorted_pairs, s->first, g, CR_SPHERE_BLOCK_MIN_COLOUR, s->mask, s->colour,
                                s->run_start, s->order, s->colours);
-        if (g >= s->grid.count) cr_sphere_clear_masks(s->sorted_pairs, s->first[g], s->first[g + 1], s->mask);
-    }
 }
 
 /* Groups [start, end) laid out in slots, each from its first slot (its
@@ -649,35 +612,27 @@ static uint32_t group_slots(const cr_soft_colours *c)
  * group, in contact order; with blocks sorted into groups (the counts of
  * PASS_PAIRS' items, then PASS_SCATTER), the cross group coloured first
  * (on the masks load_bodies set), its bodies' masks cleared, then the
- * seam blocks' at once (each clearing its masks), then the blocks' at
- * once; the slots block after block, then the seam blocks', then the
- * cross group's, laid out at once from each group's first slot; the
- * blocks and the seam blocks each sorted most points first. */
+ * blocks' at once; the slots block after block, then the cross group's,
+ * laid out at once from each group's first slot. */
 static void colour_points(pass *p)
 {
     cr_sphere_substep *s = p->s;
     uint32_t nc = p->w->rigid->contact_count, world = p->w->bodies.slot_count, blocks = s->grid.count;
-    uint32_t cross = cross_group(s);
     if (!blocks) {
         s->colours[0].run_start = s->run_start, s->colours[0].order = s->order;
         cr_soft_colour_masked(s->pairs, 2 * sizeof *s->pairs, nc, false, s->mask, s->colour, &s->colours[0]);
         lay_out_slots(s, 0, NULL, 0, 0, world);
         return;
     }
-    cr_sphere_group_places(s->at, (nc + CR_SPHERE_CONTACT_ITEM - 1) / CR_SPHERE_CONTACT_ITEM, cross + 1, s->first);
+    cr_sphere_group_places(s->at, (nc + CR_SPHERE_CONTACT_ITEM - 1) / CR_SPHERE_CONTACT_ITEM, blocks + 1, s->first);
     run_pass(p, PASS_SCATTER);
-    cr_sphere_colour_group(s->sorted_pairs, s->first, cross, CR_SOFT_MIN_COLOUR, s->mask, s->colour, s->run_start,
+    cr_sphere_colour_group(s->sorted_pairs, s->first, blocks, CR_SOFT_MIN_COLOUR, s->mask, s->colour, s->run_start,
                            s->order, s->colours);
-    cr_sphere_clear_masks(s->sorted_pairs, s->first[cross], nc, s->mask);
-    p->group0 = blocks;
-    cr_soft_run(p->w, colour_items, s->seams.count, p);
-    p->group0 = 0;
+    cr_sphere_clear_masks(s->sorted_pairs, s->first[blocks], nc, s->mask);
     cr_soft_run(p->w, colour_items, blocks, p);
     s->slot_first[0] = 0;
-    for (uint32_t g = 0; g <= cross; ++g) s->slot_first[g + 1] = s->slot_first[g] + group_slots(&s->colours[g]);
-    cr_soft_run(p->w, lay_out_items, cross + 1, p);
-    cr_sphere_groups_by_size(s->first, 0, blocks, s->by_size);
-    cr_sphere_groups_by_size(s->first, blocks, s->seams.count, s->by_size + blocks);
+    for (uint32_t g = 0; g <= blocks; ++g) s->slot_first[g + 1] = s->slot_first[g] + group_slots(&s->colours[g]);
+    cr_soft_run(p->w, lay_out_items, blocks + 1, p);
 }
 
 cr_status cr_sphere_substep_solve(cr_world *w)
@@ -690,16 +645,16 @@ cr_status cr_sphere_substep_solve(cr_world *w)
     cr_soft soft[2];
     cr_soft_contact_softness(w->def.contact_hertz, w->def.contact_damping_ratio, h, soft);
     bool avx2 = cr_use_avx2(r->substep_portable);
-    pass p = {w, s, PASS_LOAD_BODIES, {0, 0, false}, 0, {s->shift, {soft[0], soft[1]}, inv_h, true, NULL}, h, S,
+    pass p = {w, s, PASS_LOAD_BODIES, {0, 0, false}, {s->shift, {soft[0], soft[1]}, inv_h, true, NULL}, h, S,
               avx2, avx2 && !r->substep_lanes4 && cr_sphere_lanes8()};
     run_pass(&p, PASS_LOAD_BODIES);
     load_bodies(w, s->bodies, s->shift, s->spin, s->mask, nb, nb + 1); /* the world's */
     make_grid(w, s);
-    if (!ensure_groups(w, s, nc, cross_group(s) + 1)) {
-        s->grid.count = s->seams.count = 0;
+    if (!ensure_groups(w, s, nc, s->grid.count + 1)) {
+        s->grid.count = 0;
         return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "sphere sub-stepped solve: out of memory");
     }
-    s->block[nb] = s->seam[nb] = CR_SPHERE_NO_BLOCK;
+    s->block[nb] = CR_SPHERE_NO_BLOCK;
     if (s->grid.count) run_pass(&p, PASS_BLOCKS);
     run_pass(&p, PASS_PAIRS);
     colour_points(&p);
@@ -728,7 +683,7 @@ uint32_t cr_sphere_substep_colours(const cr_world *w)
 {
     const cr_sphere_substep *s = w->rigid ? w->rigid->sphere_substep : NULL;
     uint32_t most = 0;
-    for (uint32_t g = 0; s && s->colours && g <= cross_group(s); ++g)
+    for (uint32_t g = 0; s && s->colours && g <= s->grid.count; ++g)
         most = s->colours[g].count > most ? s->colours[g].count : most;
     return most;
 }
@@ -737,10 +692,4 @@ uint32_t cr_sphere_substep_blocks(const cr_world *w)
 {
     const cr_sphere_substep *s = w->rigid ? w->rigid->sphere_substep : NULL;
     return s ? s->grid.count : 0;
-}
-
-uint32_t cr_sphere_substep_seams(const cr_world *w)
-{
-    const cr_sphere_substep *s = w->rigid ? w->rigid->sphere_substep : NULL;
-    return s ? s->seams.count : 0;
 }

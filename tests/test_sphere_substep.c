@@ -16,7 +16,6 @@
 #include "rigid.h"
 #include "rigid_helpers.h"
 #include "simd.h"
-#include "sphere_blocks.h"
 #include "sphere_points.h"
 
 #define G 9.81
@@ -163,7 +162,6 @@ typedef struct pit_run {
     int lost;
     uint32_t colours; /* the most colours of a step's coloured passes */
     uint32_t blocks;  /* the most blocks of a step (sphere_blocks.h) */
-    uint32_t seams;   /* the most seam blocks of a step */
 } pit_run;
 
 #define PIT_MAX 1200
@@ -203,13 +201,12 @@ static pit_run run_pit_on(const cr_world_def *def, int per_row, int layers, int 
         ids[i] = add_sphere(w, x, test_rand_vec(&s, -throw_speed, throw_speed), R, MASS, CR_INERTIA_SOLID, sqrt(0.5),
                             sqrt(0.3));
     }
-    pit_run out = {-INFINITY, 0.0, 0, 0, 0, 0};
+    pit_run out = {-INFINITY, 0.0, 0, 0, 0};
     double e0 = cr_world_energy(w).total;
     for (int k = 0; k < steps; ++k) {
         assert_int_equal(cr_world_step(w), CR_OK);
         if (cr_sphere_substep_colours(w) > out.colours) out.colours = cr_sphere_substep_colours(w);
         if (cr_sphere_substep_blocks(w) > out.blocks) out.blocks = cr_sphere_substep_blocks(w);
-        if (cr_sphere_substep_seams(w) > out.seams) out.seams = cr_sphere_substep_seams(w);
         out.rise = fmax(out.rise, cr_world_energy(w).total - e0);
         out.deepest = fmax(out.deepest, cr_world_stats(w)->max_penetration);
     }
@@ -267,9 +264,7 @@ static void test_pit_never_gains_energy_nor_loses_balls(void **state)
  * to 6 colours) and one of 1,152, over several items of 512 bodies; each
  * without blocks and in blocks of 100 balls (branch pit20: 3 and 11
  * blocks, each block's points on one worker, the blocks at once, then the
- * points across them coloured; branch pit22: the 1,152 in 3 x 4 blocks
- * and 2 x 3 seam blocks, the seam blocks at once too, the blocks and the
- * seam blocks each taken most points first). */
+ * points across them coloured). */
 static void test_same_bits_for_any_worker_count(void **state)
 {
     (void)state;
@@ -288,13 +283,12 @@ static void test_same_bits_for_any_worker_count(void **state)
             test_use_tasks(&def, workers[k], backwards[k] ? &enqueued : NULL);
             pit_run r = run_pit_on(&def, per_row[size], layers[size], steps[size], 0.5, end[k], lanes[k], per_block);
             if (k == 0) {
-                print_message("pit of %d: up to %u colours, %u blocks, %u seam blocks; AVX2 %s, AVX-512 %s\n", balls,
-                              (unsigned)r.colours, (unsigned)r.blocks, (unsigned)r.seams,
+                print_message("pit of %d: up to %u colours, %u blocks; AVX2 %s, AVX-512 %s\n", balls,
+                              (unsigned)r.colours, (unsigned)r.blocks,
                               cr_use_avx2(false) ? "taken" : "not available: plain on all",
                               cr_use_avx2(false) && cr_sphere_lanes8() ? "taken" : "not available");
                 assert_true(r.colours >= 3); /* the coloured passes ran, over several items */
                 assert_true(per_block ? r.blocks >= 3 : r.blocks == 0);
-                assert_true(per_block && size == 1 ? r.seams >= 2 : r.seams == 0);
             }
         }
         assert_true(enqueued > 0);
@@ -305,80 +299,6 @@ static void test_same_bits_for_any_worker_count(void **state)
                 assert_memory_equal(&end[0][i].angular_velocity, &end[k][i].angular_velocity, sizeof(cr_vec3));
                 assert_memory_equal(&end[0][i].orientation, &end[k][i].orientation, sizeof(cr_quat));
             }
-    }
-}
-
-/* The seams' grid (sphere_blocks.h) holds what the blocks do not: over
- * random bounds and grids, a pair of bodies closer than half a column
- * (of either grid, along each axis) that lies across two columns of the
- * blocks along an axis lies in one seam column along it (the seam lines
- * half a column off the blocks'), so a pair across blocks is across seam
- * blocks only where it also crosses a seam line along the other axis:
- * few of them (under a tenth here, pairs up to a tenth of a column
- * long, on the grids with seam blocks). */
-static void test_seams_hold_the_points_across_blocks(void **state)
-{
-    (void)state;
-    uint64_t s = 2026;
-    unsigned across = 0, across_seams = 0;
-    for (int grid = 0; grid < 200; ++grid) {
-        cr_vec3 lo = test_rand_vec(&s, -10.0, 10.0);
-        cr_vec3 hi = cr_v3_add(lo, test_rand_vec(&s, 0.5, 20.0));
-        uint32_t bodies = 4096 + (uint32_t)test_rand(&s, 0.0, 60000.0);
-        cr_sphere_grid g = cr_sphere_grid_make(lo, hi, bodies, 2048);
-        cr_sphere_grid seams = cr_sphere_seam_grid(&g);
-        assert_true(g.count >= 2);
-        assert_int_equal(seams.count, seams.nu * seams.nv >= 2 ? seams.nu * seams.nv : 0);
-        assert_true(seams.nu == (g.nu > 1 ? g.nu - 1 : 1) && seams.nv == (g.nv > 1 ? g.nv - 1 : 1));
-        double du = 1.0 / g.inv_du, dv = g.inv_dv > 0.0 ? 1.0 / g.inv_dv : INFINITY;
-        double reach = 0.1 * fmin(du, dv);
-        for (int k = 0; k < 500; ++k) {
-            cr_vec3 x = cr_v3(test_rand(&s, lo.x, hi.x), test_rand(&s, lo.y, hi.y), test_rand(&s, lo.z, hi.z));
-            cr_vec3 y = cr_v3_add(x, cr_v3_scale(test_rand_vec(&s, -1.0, 1.0), reach / sqrt(3.0)));
-            double xu = cr_v3_get(x, g.u), yu = cr_v3_get(y, g.u), xv = cr_v3_get(x, g.v), yv = cr_v3_get(y, g.v);
-            bool cross_u = cr_sphere_column(xu, g.u0, g.inv_du, g.nu) != cr_sphere_column(yu, g.u0, g.inv_du, g.nu);
-            bool cross_v = cr_sphere_column(xv, g.v0, g.inv_dv, g.nv) != cr_sphere_column(yv, g.v0, g.inv_dv, g.nv);
-            bool seam_u = cr_sphere_column(xu, seams.u0, seams.inv_du, seams.nu) !=
-                          cr_sphere_column(yu, seams.u0, seams.inv_du, seams.nu);
-            bool seam_v = cr_sphere_column(xv, seams.v0, seams.inv_dv, seams.nv) !=
-                          cr_sphere_column(yv, seams.v0, seams.inv_dv, seams.nv);
-            assert_false(cross_u && seam_u);
-            assert_false(cross_v && seam_v);
-            if (!seams.count || cr_sphere_block_of(&g, x) == cr_sphere_block_of(&g, y)) continue;
-            ++across;
-            if (cr_sphere_block_of(&seams, x) != cr_sphere_block_of(&seams, y)) ++across_seams;
-        }
-    }
-    printf("pairs across blocks %u, of them across seam blocks %u\n", across, across_seams);
-    assert_true(across > 1000);
-    assert_true(across_seams < across / 10);
-}
-
-/* The blocks are taken most points first, ties by group: a total order
- * of the groups (never the worker count's), checked over random sizes
- * with many ties. */
-static void test_groups_by_size(void **state)
-{
-    (void)state;
-    uint64_t s = 7;
-    uint32_t first[41];
-    cr_sphere_group_size order[40];
-    for (int run = 0; run < 100; ++run) {
-        uint32_t n = 1 + (uint32_t)test_rand(&s, 0.0, 39.99), g0 = (uint32_t)test_rand(&s, 0.0, 40.99 - n);
-        first[0] = 0;
-        for (uint32_t g = 0; g < 40; ++g) first[g + 1] = first[g] + (uint32_t)test_rand(&s, 0.0, 4.0);
-        cr_sphere_groups_by_size(first, g0, n, order);
-        bool seen[40] = {false};
-        for (uint32_t k = 0; k < n; ++k) {
-            uint32_t g = order[k].g;
-            assert_true(g >= g0 && g < g0 + n && !seen[g]);
-            seen[g] = true;
-            assert_int_equal(order[k].points, first[g + 1] - first[g]);
-            if (k > 0) {
-                const cr_sphere_group_size *a = &order[k - 1], *b = &order[k];
-                assert_true(a->points > b->points || (a->points == b->points && a->g < b->g));
-            }
-        }
     }
 }
 
@@ -415,8 +335,6 @@ int main(void)
         cmocka_unit_test(test_sliding_ball_rolls_at_five_sevenths),
         cmocka_unit_test(test_pit_never_gains_energy_nor_loses_balls),
         cmocka_unit_test(test_same_bits_for_any_worker_count),
-        cmocka_unit_test(test_seams_hold_the_points_across_blocks),
-        cmocka_unit_test(test_groups_by_size),
         cmocka_unit_test(test_surfaces_and_joints_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
