@@ -25,6 +25,17 @@
 #include <emmintrin.h>
 #endif
 
+/* The method's constants, one set for the scalar and the two-lane paths
+ * (the same bits): the table's reach, 64 / (2 pi), the rounding shift
+ * (|t inv| < 2^51: adding 1.5 2^52 leaves no fraction), 2 pi / 64 in three
+ * parts (Cody and Waite), and the Taylor coefficients of sin d - d and
+ * cos d - 1. */
+#define SINCOS_REACH 1e5
+static const double sc_inv = 10.185916357881302, sc_shift = 0x1.8p52;
+static const double sc_p1 = 0x1.921fb544p-4, sc_p2 = 0x1.0b4611a6p-38, sc_p3 = 0x1.3198a2e037073p-73;
+static const double sc_s3 = -1.0 / 6, sc_s5 = 1.0 / 120, sc_s7 = -1.0 / 5040;
+static const double sc_c2 = -0.5, sc_c4 = 1.0 / 24, sc_c6 = -1.0 / 720, sc_c8 = 1.0 / 40320;
+
 /* sin and cos of k 2 pi / 64, rounded to nearest (mpmath, 200 bits). */
 static const double table[64][2] = {
     {0.0, 1.0},
@@ -95,21 +106,16 @@ static const double table[64][2] = {
 
 void cr_sincos(double t, double *s, double *c)
 {
-    if (!(fabs(t) <= 1e5)) { /* and NaN */
+    if (!(fabs(t) <= SINCOS_REACH)) { /* and NaN */
         *s = sin(t);
         *c = cos(t);
         return;
     }
-    const double inv = 10.185916357881302; /* 64 / (2 pi) */
-    const double p1 = 0x1.921fb544p-4, p2 = 0x1.0b4611a6p-38, p3 = 0x1.3198a2e037073p-73; /* 2 pi / 64 */
-    /* t / (2 pi / 64) to the nearest integer (|t inv| < 2^51: adding 1.5
-     * 2^52 leaves no fraction). */
-    const double shift = 0x1.8p52;
-    double k = (t * inv + shift) - shift;
-    double d = ((t - k * p1) - k * p2) - k * p3, d2 = d * d;
+    double k = (t * sc_inv + sc_shift) - sc_shift; /* t / (2 pi / 64) to the nearest integer */
+    double d = ((t - k * sc_p1) - k * sc_p2) - k * sc_p3, d2 = d * d;
     const double *e = table[(int64_t)k & 63];
-    double sd = d + d * d2 * (-1.0 / 6 + d2 * (1.0 / 120 + d2 * (-1.0 / 5040)));
-    double cm = d2 * (-0.5 + d2 * (1.0 / 24 + d2 * (-1.0 / 720 + d2 * (1.0 / 40320)))); /* cos d - 1 */
+    double sd = d + d * d2 * (sc_s3 + d2 * (sc_s5 + d2 * sc_s7));
+    double cm = d2 * (sc_c2 + d2 * (sc_c4 + d2 * (sc_c6 + d2 * sc_c8))); /* cos d - 1 */
     *s = e[0] + (e[0] * cm + e[1] * sd);
     *c = e[1] + (e[1] * cm - e[0] * sd);
 }
@@ -117,12 +123,11 @@ void cr_sincos(double t, double *s, double *c)
 void cr_sincos2(double tx, double ty, double s[2], double c[2])
 {
 #if defined(__SSE2__)
-    if (fabs(tx) <= 1e5 && fabs(ty) <= 1e5) {
+    if (fabs(tx) <= SINCOS_REACH && fabs(ty) <= SINCOS_REACH) {
         /* cr_sincos's operations, in its order, on the two lanes: the same
          * bits (no fused multiply-add: SSE2 has none) */
-        const __m128d inv = _mm_set1_pd(10.185916357881302), shift = _mm_set1_pd(0x1.8p52);
-        const __m128d p1 = _mm_set1_pd(0x1.921fb544p-4), p2 = _mm_set1_pd(0x1.0b4611a6p-38),
-                      p3 = _mm_set1_pd(0x1.3198a2e037073p-73);
+        const __m128d inv = _mm_set1_pd(sc_inv), shift = _mm_set1_pd(sc_shift);
+        const __m128d p1 = _mm_set1_pd(sc_p1), p2 = _mm_set1_pd(sc_p2), p3 = _mm_set1_pd(sc_p3);
         __m128d t = _mm_set_pd(ty, tx);
         __m128d k = _mm_sub_pd(_mm_add_pd(_mm_mul_pd(t, inv), shift), shift);
         __m128d d = _mm_sub_pd(_mm_sub_pd(_mm_sub_pd(t, _mm_mul_pd(k, p1)), _mm_mul_pd(k, p2)), _mm_mul_pd(k, p3));
@@ -132,12 +137,12 @@ void cr_sincos2(double tx, double ty, double s[2], double c[2])
         int k0 = _mm_cvtsi128_si32(ki), k1 = _mm_cvtsi128_si32(_mm_shuffle_epi32(ki, 1));
         __m128d e0 = _mm_loadu_pd(table[k0 & 63]), e1 = _mm_loadu_pd(table[k1 & 63]);
         __m128d es = _mm_unpacklo_pd(e0, e1), ec = _mm_unpackhi_pd(e0, e1); /* sin t_k, cos t_k */
-        __m128d sp = _mm_add_pd(_mm_set1_pd(1.0 / 120), _mm_mul_pd(d2, _mm_set1_pd(-1.0 / 5040)));
-        sp = _mm_add_pd(_mm_set1_pd(-1.0 / 6), _mm_mul_pd(d2, sp));
+        __m128d sp = _mm_add_pd(_mm_set1_pd(sc_s5), _mm_mul_pd(d2, _mm_set1_pd(sc_s7)));
+        sp = _mm_add_pd(_mm_set1_pd(sc_s3), _mm_mul_pd(d2, sp));
         __m128d sd = _mm_add_pd(d, _mm_mul_pd(_mm_mul_pd(d, d2), sp));
-        __m128d cp = _mm_add_pd(_mm_set1_pd(-1.0 / 720), _mm_mul_pd(d2, _mm_set1_pd(1.0 / 40320)));
-        cp = _mm_add_pd(_mm_set1_pd(1.0 / 24), _mm_mul_pd(d2, cp));
-        cp = _mm_add_pd(_mm_set1_pd(-0.5), _mm_mul_pd(d2, cp));
+        __m128d cp = _mm_add_pd(_mm_set1_pd(sc_c6), _mm_mul_pd(d2, _mm_set1_pd(sc_c8)));
+        cp = _mm_add_pd(_mm_set1_pd(sc_c4), _mm_mul_pd(d2, cp));
+        cp = _mm_add_pd(_mm_set1_pd(sc_c2), _mm_mul_pd(d2, cp));
         __m128d cm = _mm_mul_pd(d2, cp);
         _mm_storeu_pd(s, _mm_add_pd(es, _mm_add_pd(_mm_mul_pd(es, cm), _mm_mul_pd(ec, sd))));
         _mm_storeu_pd(c, _mm_add_pd(ec, _mm_sub_pd(_mm_mul_pd(ec, cm), _mm_mul_pd(es, sd))));
