@@ -249,6 +249,29 @@ static void test_rebuilt_list_is_the_same_on_any_worker_count(void **state)
     for (int k = 0; k < WORLDS; ++k) cr_world_destroy(w[k]);
 }
 
+/* A world sub-stepped 4 times at 120 Hz on workers, in a box of five
+ * planes: the floor z = 0 and the walls at +-half as add_side_walls makes
+ * them (pp, pn: their points and normals, in that order). */
+static cr_world *box_of_planes(uint32_t workers, double half, cr_vec3 pp[5], cr_vec3 pn[5])
+{
+    const cr_vec3 point[5] = {{0, 0, 0}, {-half, 0, 0}, {half, 0, 0}, {0, -half, 0}, {0, half, 0}};
+    const cr_vec3 normal[5] = {{0, 0, 1}, {1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}};
+    memcpy(pp, point, sizeof point);
+    memcpy(pn, normal, sizeof normal);
+    cr_world_def def = substep_world_def(4, 120.0);
+    test_use_tasks(&def, workers, NULL);
+    cr_world *w = make_world_def(&def);
+    add_plane(w, pp[0], pn[0]);
+    add_side_walls(w, half); /* planes 1 to 4, as pp and pn */
+    return w;
+}
+
+/* A ball's height above plane k of box_of_planes less its radius r. */
+static double above_plane(const cr_vec3 *pp, const cr_vec3 *pn, int k, cr_vec3 x, double r)
+{
+    return cr_v3_dot(pn[k], x) - cr_v3_dot(pn[k], pp[k]) - r;
+}
+
 /* The points of balls on planes (branch pit13: the narrow phase's first
  * pass lists the (ball, plane) pairs with a point, the second writes just
  * those): 1,500 balls thrown about a box of five planes (two work items of
@@ -261,18 +284,13 @@ static void test_plane_points_are_the_overlapping_balls(void **state)
     (void)state;
     enum { BALLS = 1500, PLANES = 5, STEPS = 20 };
     const double half = 0.6, r = 0.05;
-    const cr_vec3 pp[PLANES] = {{0, 0, 0}, {-half, 0, 0}, {half, 0, 0}, {0, -half, 0}, {0, half, 0}};
-    const cr_vec3 pn[PLANES] = {{0, 0, 1}, {1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}};
+    cr_vec3 pp[PLANES], pn[PLANES];
     static cr_vec3 x0[BALLS];
     static bool awake[BALLS];
     static int seen[BALLS][PLANES];
     const uint32_t workers[2] = {1, 3};
     for (int run = 0; run < 2; ++run) {
-        cr_world_def def = substep_world_def(4, 120.0);
-        test_use_tasks(&def, workers[run], NULL);
-        cr_world *w = make_world_def(&def);
-        add_plane(w, pp[0], pn[0]);
-        add_side_walls(w, half); /* planes 1 to 4, as pp and pn */
+        cr_world *w = box_of_planes(workers[run], half, pp, pn);
         uint64_t s = 7;
         cr_body_id ids[BALLS];
         for (int i = 0; i < BALLS; ++i) {
@@ -296,7 +314,7 @@ static void test_plane_points_are_the_overlapping_balls(void **state)
                 assert_int_equal(rep.static_id.type, CR_STATIC_PLANE);
                 uint32_t i = rep.a.index, k = rep.static_id.index;
                 assert_true(i < BALLS && k < PLANES);
-                double gap = cr_v3_dot(pn[k], x0[i]) - cr_v3_dot(pn[k], pp[k]) - r;
+                double gap = above_plane(pp, pn, (int)k, x0[i], r);
                 assert_true(fabs(rep.separation - gap) <= 1e-12);
                 assert_memory_equal(&rep.normal, &pn[k], sizeof(cr_vec3));
                 ++seen[i][k];
@@ -304,7 +322,7 @@ static void test_plane_points_are_the_overlapping_balls(void **state)
             for (int i = 0; i < BALLS; ++i)
                 for (int k = 0; k < PLANES; ++k) {
                     assert_true(seen[i][k] <= 1);
-                    if (awake[i] && cr_v3_dot(pn[k], x0[i]) - cr_v3_dot(pn[k], pp[k]) - r < 0.0) {
+                    if (awake[i] && above_plane(pp, pn, k, x0[i], r) < 0.0) {
                         assert_int_equal(seen[i][k], 1);
                         ++overlapping;
                     }
@@ -461,17 +479,12 @@ static void test_deepest_overlap_is_the_centres(void **state)
     (void)state;
     enum { SIDE = 12, LAYERS = 10, BALLS = SIDE * SIDE * LAYERS, PLANES = 5, STEPS = 30 };
     const double half = 0.5 * SIDE * 0.0495 - 0.002;
-    const cr_vec3 pp[PLANES] = {{0, 0, 0}, {-half, 0, 0}, {half, 0, 0}, {0, -half, 0}, {0, half, 0}};
-    const cr_vec3 pn[PLANES] = {{0, 0, 1}, {1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}};
+    cr_vec3 pp[PLANES], pn[PLANES];
     static double radius[BALLS];
     static cr_vec3 x[BALLS];
     const uint32_t workers[3] = {1, 2, 3};
     for (int run = 0; run < 3; ++run) {
-        cr_world_def def = substep_world_def(4, 120.0);
-        test_use_tasks(&def, workers[run], NULL);
-        cr_world *w = make_world_def(&def);
-        add_plane(w, pp[0], pn[0]);
-        add_side_walls(w, half); /* planes 1 to 4, as pp and pn */
+        cr_world *w = box_of_planes(workers[run], half, pp, pn);
         uint64_t s = 31;
         cr_body_id ids[BALLS];
         cr_body_def d = cr_default_body_def();
@@ -501,7 +514,7 @@ static void test_deepest_overlap_is_the_centres(void **state)
                     if (depth > deepest) deepest = depth, plane = -1;
                 }
                 for (int k = 0; k < PLANES; ++k) {
-                    double depth = -(cr_v3_dot(pn[k], x[i]) - cr_v3_dot(pn[k], pp[k]) - radius[i]);
+                    double depth = -above_plane(pp, pn, k, x[i], radius[i]);
                     if (depth > deepest) deepest = depth, plane = k;
                 }
             }
