@@ -20,6 +20,9 @@ static void hill_box_add(double box[4], const cr_hill *h)
     box[3] = fmax(box[3], h->y + r);
 }
 
+/* A wave's number 2 pi / L (the hills' waves, eval_hills). */
+static double wave_number(double length) { return 6.283185307179586 / length; }
+
 cr_surface_def cr_default_surface_def(void)
 {
     cr_surface_def d;
@@ -101,8 +104,8 @@ cr_status cr_surface_def_validate(const cr_surface_def *d, char *msg, size_t siz
             return bad(msg, size, "wave_length: both must be > 0 when wave_amplitude is not 0");
         /* the wave numbers 2 pi / L must be finite too (a subnormal L made
          * them infinite and the waves' sines not a number) */
-        if (d->wave_amplitude != 0.0 && !(isfinite(6.283185307179586 / d->wave_length_x) &&
-                                          isfinite(6.283185307179586 / d->wave_length_y))) {
+        if (d->wave_amplitude != 0.0 &&
+            !(isfinite(wave_number(d->wave_length_x)) && isfinite(wave_number(d->wave_length_y)))) {
             snprintf(buf, sizeof buf, "wave_length: (%.17g, %.17g) too short: 2 pi / L must be finite",
                      d->wave_length_x, d->wave_length_y);
             return bad(msg, size, buf);
@@ -217,10 +220,9 @@ static bool index_hills(cr_surface *s)
 /* The waves' factors eval_hills multiplies by (surface_internal.h). */
 static void hills_waves(cr_surface *s)
 {
-    const double two_pi = 6.283185307179586;
     const cr_surface_def *d = &s->def;
     if (d->wave_amplitude == 0.0) return; /* no waves (their lengths may be 0) */
-    double ka = two_pi / d->wave_length_x, kb = two_pi / d->wave_length_y, W = d->wave_amplitude;
+    double ka = wave_number(d->wave_length_x), kb = wave_number(d->wave_length_y), W = d->wave_amplitude;
     s->wave_kx = ka;
     s->wave_ky = kb;
     s->wave_f[0] = W * ka;
