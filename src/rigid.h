@@ -66,6 +66,13 @@ typedef struct cr_rigid {
     uint32_t joint_count, joint_capacity, joint_live;
     cr_rigid_contact *contacts, *prev;
     uint32_t contact_count, contact_capacity, prev_count, prev_capacity;
+    /* the leading slots of contacts and of prev (each count goes with its
+     * array) whose frames hold a sphere contact's: la, lb, nb, t1, t2 and
+     * ref_x zero, ref_q the identity. The sphere path's narrow phase
+     * writes only the fields before them there (sphere_contacts.c,
+     * lean_frames): 152 of a contact's 328 bytes. The general narrow
+     * phase and a restored state set their array's to 0. */
+    uint32_t contacts_lean, prev_lean;
     /* the warm start (src/rigid_contacts.c): prev's sort keys; kept when
      * the last step's end sorted the keys of r->contacts (kept_count of
      * them), which the next narrow phase then swaps into prev */

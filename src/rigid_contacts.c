@@ -455,8 +455,10 @@ void cr_rigid_take_prev(cr_rigid *r)
     if (!r->kept) return;
     cr_rigid_contact *t = r->prev;
     uint32_t tc = r->prev_capacity;
+    uint32_t lean = r->prev_lean;
     r->prev = r->contacts, r->prev_capacity = r->contact_capacity, r->prev_count = r->kept_count;
-    r->contacts = t, r->contact_capacity = tc;
+    r->prev_lean = r->contacts_lean;
+    r->contacts = t, r->contact_capacity = tc, r->contacts_lean = lean;
     r->kept = false;
     r->prev_sorted = false;
 }
@@ -468,6 +470,7 @@ cr_status cr_rigid_find_contacts(cr_world *w)
     cr_rigid_take_prev(r);
     if (!cr_rigid_sort_prev_keys(w)) goto oom;
     r->contact_count = 0;
+    r->contacts_lean = 0; /* this narrow phase writes the frames */
     cr_rigid_wake_touched(w);
     /* the jobs: pairs where something moves, then moving bodies against the
      * planes (the order contacts are appended in) */

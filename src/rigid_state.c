@@ -63,6 +63,7 @@ cr_status cr_rigid_carry_set(cr_world *w, const cr_rigid_carry *c)
     if (!cr_grow(w, (void **)&r->contacts, &r->contact_capacity, c->contacts ? c->contacts : 1, sizeof *r->contacts))
         goto oom;
     if (c->contacts) memcpy(r->contacts, c->c, sizeof *r->contacts * c->contacts);
+    r->contacts_lean = 0; /* the frames as restored */
     /* as cr_rigid_keep_contacts left them: the next narrow phase takes the
      * first warm of them as the last step's */
     r->contact_count = c->contacts;

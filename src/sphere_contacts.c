@@ -107,17 +107,18 @@ static const cr_rigid_contact *warm_of(warm_walk *k, uint64_t key, uint32_t a, b
  * nothing on the sphere path reads them (the finish measures by the
  * centres), and their transforms by both balls' matrices, with each
  * ball's matrix made and fetched, were about a third of this stage at
- * 27,000 balls (docs/benchmarks.md, pit21). */
+ * 27,000 balls (docs/benchmarks.md, pit21). c's frames are already a
+ * sphere contact's (lean_frames), so they are not written again: 176 of
+ * its 328 bytes, whose cache lines this pass then neither reads for
+ * ownership nor writes back (docs/benchmarks.md, pit26). */
 static void set_contact(cr_rigid_contact *c, uint32_t a, uint32_t b, bool is_plane, const cr_contact_point *p,
                         double e, double mu, const cr_rigid_contact *old)
 {
     c->a = a, c->b = b, c->is_plane = is_plane, c->feature = p->id;
     c->point = p->point, c->normal = p->normal, c->separation = p->separation;
-    c->t1 = c->t2 = c->jt = cr_v3_zero();
+    c->jt = cr_v3_zero();
     c->restitution = e, c->friction = mu;
     c->jn = 0.0;
-    c->la = c->lb = c->nb = cr_v3_zero();
-    c->ref_x = cr_v3_zero(), c->ref_q = cr_q_identity();
     c->rest_n = old ? old->rest_n : 0.0;
     c->rest_t = old ? old->rest_t : cr_v3_zero();
 }
@@ -275,6 +276,20 @@ static void body_items(uint32_t start, uint32_t end, uint32_t worker, void *ctx)
         if (cr_slot_alive(bs, i)) cr_sphere_fill_ball(bs, w->rigid->sphere_pairs, i);
 }
 
+/* Contacts [0, need) given a sphere contact's frames (cr_rigid's
+ * contacts_lean), which set_contact then leaves as they are: each slot
+ * once, when it is first used after the general narrow phase or a
+ * restored state wrote the array. */
+static void lean_frames(cr_rigid *r, uint32_t need)
+{
+    for (uint32_t k = r->contacts_lean; k < need; ++k) {
+        cr_rigid_contact *c = &r->contacts[k];
+        c->la = c->lb = c->nb = c->t1 = c->t2 = c->ref_x = cr_v3_zero();
+        c->ref_q = cr_q_identity();
+    }
+    if (need > r->contacts_lean) r->contacts_lean = need;
+}
+
 /* The contacts and their keys for total points: at least one each, so
  * that the fill pass's offsets into them are never offsets from NULL
  * (undefined; a step with broad pairs and no contact, found by fuzzing a
@@ -283,9 +298,11 @@ static bool grow_contacts(cr_world *w, cr_sphere_pairs *L, uint64_t total)
 {
     cr_rigid *r = w->rigid;
     uint32_t need = total ? (uint32_t)total : 1u;
-    return total <= UINT32_MAX &&
-           cr_grow(w, (void **)&r->contacts, &r->contact_capacity, need, sizeof *r->contacts) &&
-           cr_grow(w, (void **)&L->key, &L->key_capacity, need, sizeof *L->key);
+    if (!(total <= UINT32_MAX && cr_grow(w, (void **)&r->contacts, &r->contact_capacity, need, sizeof *r->contacts) &&
+          cr_grow(w, (void **)&L->key, &L->key_capacity, need, sizeof *L->key)))
+        return false;
+    lean_frames(r, need);
+    return true;
 }
 
 cr_status cr_sphere_find_contacts(cr_world *w)

@@ -19,7 +19,9 @@
  *   and the backwards task system;
  * - the deepest-overlap stat is the deepest overlap of any two balls or a
  *   ball and a plane by their centres, to the bit, on 1, 2 and 3 workers;
- * - balls woken by the narrow phase make their points in that step. */
+ * - balls woken by the narrow phase make their points in that step;
+ * - contacts on the sphere path carry a sphere contact's frames after a box
+ *   came and went, and after a checkpoint of the box's steps. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -540,6 +542,77 @@ static void test_deepest_overlap_is_the_centres(void **state)
     }
 }
 
+/* Contacts [0, n) carry a sphere contact's frames: la, lb, nb, t1, t2 and
+ * ref_x zero, ref_q the identity (what the frames read as on the sphere
+ * path, which writes them once per slot: cr_rigid's contacts_lean). */
+static void assert_sphere_frames(const cr_rigid_contact *c, uint32_t n)
+{
+    const cr_vec3 zero = cr_v3_zero();
+    const cr_quat one = cr_q_identity();
+    for (uint32_t k = 0; k < n; ++k) {
+        const cr_vec3 v[6] = {c[k].la, c[k].lb, c[k].nb, c[k].t1, c[k].t2, c[k].ref_x};
+        for (int f = 0; f < 6; ++f) assert_memory_equal(&v[f], &zero, sizeof zero);
+        assert_memory_equal(&c[k].ref_q, &one, sizeof one);
+    }
+}
+
+/* The sphere path leaves a contact's frames unwritten where its slot
+ * already holds a sphere contact's (sphere_contacts.c, lean_frames): 400
+ * balls piled in a box of five planes; a box dropped among them (the
+ * general narrow phase, which writes real frames into both contact
+ * arrays over four steps), then removed, and every step after, on the
+ * sphere path again, every contact has a sphere contact's frames. The
+ * same after a checkpoint taken with the box there, loaded, and the box
+ * removed (the restored contacts' frames are the box steps'). On 1 and 3
+ * workers. */
+static void test_sphere_contacts_frames_after_a_box(void **state)
+{
+    (void)state;
+    enum { SIDE = 10, LAYERS = 4, BALLS = SIDE * SIDE * LAYERS };
+    const double half = 0.5 * SIDE * 0.0495 - 0.002;
+    cr_vec3 pp[5], pn[5];
+    const uint32_t workers[2] = {1, 3};
+    for (int run = 0; run < 4; ++run) {
+        cr_world *w = box_of_planes(workers[run % 2], half, pp, pn);
+        cr_body_def d = cr_default_body_def();
+        for (int i = 0; i < BALLS; ++i) {
+            int layer = i / (SIDE * SIDE), in = i % (SIDE * SIDE);
+            d.radius = 0.024;
+            d.mass = 0.05;
+            d.position = cr_v3(0.0495 * (in % SIDE - SIDE / 2 + 0.5), 0.0495 * (in / SIDE - SIDE / 2 + 0.5),
+                               0.024 + 0.0495 * layer);
+            assert_int_equal(cr_world_add_body(w, &d, NULL), CR_OK);
+        }
+        for (int step = 0; step < 3; ++step) assert_int_equal(cr_world_step(w), CR_OK);
+        uint32_t sphere_contacts = w->rigid->contact_count;
+        cr_body_id box = add_box(w, cr_v3(0.06, 0.06, 0.06), cr_v3(0, 0, 0.26), cr_q_identity(), 0.5, 0.3, 0.5);
+        for (int step = 0; step < 4; ++step) assert_int_equal(cr_world_step(w), CR_OK);
+        assert_false(cr_rigid_sphere_path(w));
+        uint32_t framed = 0; /* the box steps' contacts with a frame */
+        for (uint32_t k = 0; k < w->rigid->contact_count; ++k) framed += w->rigid->contacts[k].nb.z != 0.0;
+        assert_true(framed > sphere_contacts / 2);
+        if (run >= 2) { /* through a checkpoint of the box steps */
+            unsigned char *data = NULL;
+            size_t size = 0;
+            char msg[256];
+            assert_int_equal(cr_world_save_buffer(w, NULL, 0, &data, &size, msg, sizeof msg), CR_OK);
+            cr_world_destroy(w);
+            cr_world_def def = substep_world_def(4, 120.0);
+            test_use_tasks(&def, workers[run % 2], NULL);
+            assert_int_equal(cr_world_load_buffer(data, size, &def, &w, NULL, NULL, msg, sizeof msg), CR_OK);
+            free(data);
+        }
+        assert_int_equal(cr_world_remove_body(w, box), CR_OK);
+        assert_true(cr_rigid_sphere_path(w));
+        for (int step = 0; step < 6; ++step) {
+            assert_int_equal(cr_world_step(w), CR_OK);
+            assert_true(w->rigid->contact_count > sphere_contacts / 2);
+            assert_sphere_frames(w->rigid->contacts, w->rigid->contact_count);
+        }
+        cr_world_destroy(w);
+    }
+}
+
 /* Balls woken in the narrow phase make their points that step (the
  * entries the broad phase's pass made of them, asleep, are made again
  * when the world sleeps: sphere_contacts.c's body_items): two balls
@@ -633,6 +706,7 @@ int main(void)
         cmocka_unit_test(test_non_finite_names_the_first_body_on_any_worker_count),
         cmocka_unit_test(test_deepest_overlap_is_the_centres),
         cmocka_unit_test(test_woken_balls_make_points),
+        cmocka_unit_test(test_sphere_contacts_frames_after_a_box),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
