@@ -50,10 +50,7 @@ LANES_FN void lanes_solve(cr_sphere_body *sb, cr_sphere_quad *q, cr_sphere_total
     load_side(sb, q, 0, &A);
     load_side(sb, q, 1, &B);
     vd ra = FIELD(q, ra), rb = FIELD(q, rb);
-    /* cr_sphere_masses */
-    vd kn = add(A.inv_mass, B.inv_mass);
-    vd kt = add(add(kn, mul(mul(ra, ra), A.inv_inertia)), mul(mul(rb, rb), B.inv_inertia));
-    vd mass_n = blend(zero_, vdiv(one, kn), gt(kn, zero_)), mass_t = blend(zero_, vdiv(one, kt), gt(kt, zero_));
+    vd mass_n = FIELD(q, mass_n), mass_t = FIELD(q, mass_t);
     vd mu = FIELD(q, mu), lambda_n = FIELD(q, lambda_n);
     vv lambda_t = {FIELD(q, ltx), FIELD(q, lty), FIELD(q, ltz)};
     /* the row's softness: speculative (apart), soft (use_bias) or rigid */

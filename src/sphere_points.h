@@ -39,22 +39,27 @@ typedef struct cr_sphere_point {
     double s0, mu;     /* separation at zero displacement; friction */
     double lambda_n;   /* impulses of one substep (accumulated, clamped) */
     cr_vec3 lambda_t;  /* tangential, in the contact plane */
+    double mass_n, mass_t; /* 1 / k_nn, 1 / k_tt (cr_sphere_masses, once a step) */
 } cr_sphere_point;
 
 /* The points as the passes keep them: four to a quad, each field of the
  * four in a row (point k is lane k % 4 of quad k / 4), so that the lanes
  * (sphere_avx2.c) load a field of four points with one load, and store
  * the impulses with one store, where the points as structures took 4x4
- * transposes. 384 bytes, 96 a point (a point's side, fixed or not, is
+ * transposes. 448 bytes, 112 a point (a point's side, fixed or not, is
  * read off its bodies' inverse masses). */
 typedef struct cr_sphere_quad {
     /* what the warm start reads: the first five cache lines of six */
     uint32_t a[4], b[4];
     double nx[4], ny[4], nz[4], ra[4], rb[4];
     double lambda_n[4], ltx[4], lty[4], ltz[4];
-    /* and what the solve reads besides (its masses 1 / k_nn, 1 / k_tt it
-     * works out from the bodies it loads: cr_sphere_masses) */
+    /* and what the solve reads besides: its masses 1 / k_nn, 1 / k_tt
+     * (cr_sphere_masses), made once a step by the set-up. Worked out at
+     * each use instead (the quad a cache line shorter), they cost two
+     * divisions a point and pass; the solve is not held up by its
+     * memory (docs/benchmarks.md, pit25 and pit27). */
     double s0[4], mu[4];
+    double mass_n[4], mass_t[4];
 } cr_sphere_quad;
 
 /* What the substeps do not read, four points to a quad as the points: the
@@ -70,7 +75,8 @@ static inline cr_sphere_point cr_sphere_get(const cr_sphere_quad *q, uint32_t k)
     uint32_t l = k % 4;
     return (cr_sphere_point){p->a[l],  p->b[l],  cr_v3(p->nx[l], p->ny[l], p->nz[l]),
                              p->ra[l], p->rb[l], p->s0[l],
-                             p->mu[l], p->lambda_n[l], cr_v3(p->ltx[l], p->lty[l], p->ltz[l])};
+                             p->mu[l], p->lambda_n[l], cr_v3(p->ltx[l], p->lty[l], p->ltz[l]),
+                             p->mass_n[l], p->mass_t[l]};
 }
 
 static inline void cr_sphere_set_lambdas(cr_sphere_quad *q, uint32_t k, double n, cr_vec3 t)
@@ -88,6 +94,7 @@ static inline void cr_sphere_set(cr_sphere_quad *q, uint32_t k, const cr_sphere_
     p->nx[l] = s->n.x, p->ny[l] = s->n.y, p->nz[l] = s->n.z;
     p->ra[l] = s->ra, p->rb[l] = s->rb;
     p->s0[l] = s->s0, p->mu[l] = s->mu;
+    p->mass_n[l] = s->mass_n, p->mass_t[l] = s->mass_t;
     cr_sphere_set_lambdas(q, k, s->lambda_n, s->lambda_t);
 }
 
@@ -103,10 +110,8 @@ typedef struct cr_sphere_pass {
 } cr_sphere_pass;
 
 /* The point's masses, 1 / k_nn and 1 / k_tt (0 where k is 0): K's diagonal
- * (sphere_substep.c's head). Worked out at each use, from the bodies the
- * passes load anyway, rather than kept: the quad is a cache line shorter
- * (the passes stream through the quads). The lanes do the same
- * operations. */
+ * (sphere_substep.c's head), made by the step's set-up (the bodies' masses
+ * do not change within a step). */
 static inline void cr_sphere_masses(const cr_sphere_body *A, const cr_sphere_body *B, double ra, double rb,
                                     double *mass_n, double *mass_t)
 {

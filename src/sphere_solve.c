@@ -45,8 +45,7 @@ void cr_sphere_solve(cr_sphere_body *sb, cr_sphere_quad *q, uint32_t begin, uint
             mass_scale = sf->mass_scale;
             impulse_scale = sf->impulse_scale;
         }
-        double mass_n, mass_t;
-        cr_sphere_masses(A, B, p->ra, p->rb, &mass_n, &mass_t);
+        double mass_n = p->mass_n, mass_t = p->mass_t;
         cr_vec3 vrel = cr_sphere_rel_vel(A, B, p);
         double un = cr_v3_dot(p->n, vrel);
         double next = p->lambda_n - mass_n * (mass_scale * un + bias) - impulse_scale * p->lambda_n;
