@@ -342,7 +342,7 @@ static double sphere_end_item(const void *ctx, uint32_t item)
         if (!t->key) {
             depth = -sphere_separation(t->w, &r->contacts[k]);
         } else if (t->key[k] & CR_SPHERE_PLANE_KEY) {
-            depth = -ball_above(t->w, (uint32_t)(t->key[k] >> 32) & INT32_MAX, (uint32_t)t->key[k]);
+            depth = -ball_above(t->w, cr_sphere_plane_key_body(t->key[k]), cr_sphere_plane_key_plane(t->key[k]));
         } else {
             const cr_broad_pair *p = &t->list[t->key[k]];
             depth = -balls_apart(b, p->a, p->b);

@@ -67,8 +67,6 @@ static const cr_rigid_contact *find_prev(const cr_rigid *r, uint32_t a, bool is_
  * search) instead of looking each up among all of body a's keys: the same
  * contact as cr_rigid_find_pair's (same bodies, same plane, same feature),
  * read in order. */
-static uint64_t plane_key(uint32_t a, uint32_t k) { return CR_SPHERE_PLANE_KEY | (uint64_t)a << 32 | k; }
-
 /* The first of keys[0..n) at or after key (n if none). */
 static uint32_t first_at(const uint64_t *keys, uint32_t n, uint64_t key)
 {
@@ -241,14 +239,14 @@ static void narrow_items(uint32_t start, uint32_t end, uint32_t worker, void *ct
                  * no plane), in its order: the same test, true again */
                 uint64_t *key = t->key + t->first[item];
                 warm_walk walk = {r, t->prev_key, 0};
-                if (walk.prev_key) walk.at = first_at(walk.prev_key, r->prev_count, plane_key(a0, 0));
+                if (walk.prev_key) walk.at = first_at(walk.prev_key, r->prev_count, cr_sphere_plane_key(a0, 0));
                 for (uint32_t h = 0; h < t->hits[item]; ++h) {
                     uint32_t a = (uint32_t)(hit[h] >> 32), k = (uint32_t)hit[h];
                     const cr_plane_def *p = &w->planes.def[k];
                     margin = contact_margin(bs->radius[a], reach[a], t->fall, w->def.dt);
                     cr_collide_sphere_plane(bs->x[a], bs->radius[a], p->normal, cr_v3_dot(p->normal, p->point), margin,
                                             &m);
-                    key[h] = plane_key(a, k);
+                    key[h] = cr_sphere_plane_key(a, k);
                     set_contact(c++, a, k, true, &m.p[0], material[a].restitution * p->restitution,
                                 material[a].friction * p->friction, warm_of(&walk, key[h], a, true, k, m.p[0].id));
                 }

@@ -34,8 +34,17 @@ typedef struct cr_sphere_material {
     double restitution, friction;
 } cr_sphere_material;
 
-/* A contact's key on a plane (above: the pair list's entries are below). */
+/* A contact's key on a plane (above: the pair list's entries are below):
+ * CR_SPHERE_PLANE_KEY | a << 32 | k for body a on plane k, made and read
+ * back by the three helpers (the body only for a < 2^31: the finish reads
+ * keys back only for fewer slots). */
 #define CR_SPHERE_PLANE_KEY (UINT64_C(1) << 63)
+static inline uint64_t cr_sphere_plane_key(uint32_t a, uint32_t k)
+{
+    return CR_SPHERE_PLANE_KEY | (uint64_t)a << 32 | k;
+}
+static inline uint32_t cr_sphere_plane_key_body(uint64_t key) { return (uint32_t)(key >> 32) & INT32_MAX; }
+static inline uint32_t cr_sphere_plane_key_plane(uint64_t key) { return (uint32_t)key; }
 
 typedef struct cr_sphere_pairs {
     cr_broad_phase grid; /* the grown boxes (lo, hi per slot; empty for an empty slot) and their pairs: the list */
