@@ -49,7 +49,7 @@ typedef struct cr_sphere_point {
  * transposes. 448 bytes, 112 a point (a point's side, fixed or not, is
  * read off its bodies' inverse masses). */
 typedef struct cr_sphere_quad {
-    /* what the warm start reads: the first five cache lines of six */
+    /* what the warm start reads: the first five cache lines of seven */
     uint32_t a[4], b[4];
     double nx[4], ny[4], nz[4], ra[4], rb[4];
     double lambda_n[4], ltx[4], lty[4], ltz[4];
