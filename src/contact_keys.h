@@ -24,4 +24,18 @@ int cr_contact_key_cmp(const void *x, const void *y);
  * count[a - 1], or 0), the warm start's look-up's range for a. */
 void cr_contact_keys_sort(cr_contact_key *keys, cr_contact_key *tmp, uint32_t *count, uint32_t n, uint32_t buckets);
 
+/* The first of keys[0..n) (sorted, rising) at or after key; n if none. A
+ * binary search: the sphere path's warm start walk (sphere_contacts.c)
+ * and the jointed pairs' look-up (rigid_contacts.c). */
+static inline uint32_t cr_keys_first_at(const uint64_t *keys, uint32_t n, uint64_t key)
+{
+    uint32_t lo = 0, hi = n;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (keys[mid] < key) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
 #endif

@@ -441,13 +441,8 @@ static bool note_joined(cr_world *w)
 static bool joined(const cr_rigid *r, uint32_t a, uint32_t b)
 {
     uint64_t key = joined_key(a, b);
-    uint32_t lo = 0, hi = r->joined_count;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (r->joined[mid] < key) lo = mid + 1;
-        else hi = mid;
-    }
-    return lo < r->joined_count && r->joined[lo] == key;
+    uint32_t at = cr_keys_first_at(r->joined, r->joined_count, key);
+    return at < r->joined_count && r->joined[at] == key;
 }
 
 void cr_rigid_take_prev(cr_rigid *r)

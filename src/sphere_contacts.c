@@ -67,17 +67,6 @@ static const cr_rigid_contact *find_prev(const cr_rigid *r, uint32_t a, bool is_
  * search) instead of looking each up among all of body a's keys: the same
  * contact as cr_rigid_find_pair's (same bodies, same plane, same feature),
  * read in order. */
-/* The first of keys[0..n) at or after key (n if none). */
-static uint32_t first_at(const uint64_t *keys, uint32_t n, uint64_t key)
-{
-    uint32_t lo = 0, hi = n;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (keys[mid] < key) lo = mid + 1;
-        else hi = mid;
-    }
-    return lo;
-}
 
 /* Where an item's contacts find their warm start: by the walk (prev_key)
  * or by the look-up (prev_key NULL). */
@@ -203,7 +192,8 @@ static void narrow_items(uint32_t start, uint32_t end, uint32_t worker, void *ct
             } else {
                 uint64_t *key = t->key + t->first[item];
                 warm_walk walk = {r, t->prev_key, 0};
-                if (walk.prev_key && t->hits[item]) walk.at = first_at(walk.prev_key, r->prev_count, t->entry[hit[0]]);
+                if (walk.prev_key && t->hits[item])
+                    walk.at = cr_keys_first_at(walk.prev_key, r->prev_count, t->entry[hit[0]]);
                 for (uint32_t h = 0; h < t->hits[item]; ++h) {
                     uint32_t a = w->broad.pairs[hit[h]].a, b = w->broad.pairs[hit[h]].b;
                     if (h + CR_MATERIAL_AHEAD < t->hits[item])
@@ -239,7 +229,7 @@ static void narrow_items(uint32_t start, uint32_t end, uint32_t worker, void *ct
                  * no plane), in its order: the same test, true again */
                 uint64_t *key = t->key + t->first[item];
                 warm_walk walk = {r, t->prev_key, 0};
-                if (walk.prev_key) walk.at = first_at(walk.prev_key, r->prev_count, cr_sphere_plane_key(a0, 0));
+                if (walk.prev_key) walk.at = cr_keys_first_at(walk.prev_key, r->prev_count, cr_sphere_plane_key(a0, 0));
                 for (uint32_t h = 0; h < t->hits[item]; ++h) {
                     uint32_t a = (uint32_t)(hit[h] >> 32), k = (uint32_t)hit[h];
                     const cr_plane_def *p = &w->planes.def[k];
