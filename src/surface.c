@@ -395,6 +395,19 @@ void cr_surface_start(const cr_surface *s, cr_vec3 p, double *u, double *v)
  * derivatives along z only (surface_builtin.c writes those 0s and 1s). */
 static bool graph(const cr_surface *s) { return s->def.type == CR_SURFACE_HILLS || s->def.type == CR_SURFACE_BOWL; }
 
+/* A graph's evaluation e with its 0s and 1s written as constants, so that
+ * the compiler multiplies them out where it is used (only the folds IEEE
+ * allows, x * 1 and 1 * 1: the same bits as e itself). */
+static inline __attribute__((always_inline)) cr_surface_eval graph_eval(const cr_surface_eval *e)
+{
+    return (cr_surface_eval){e->s,
+                             cr_v3(1, 0, e->su.z),
+                             cr_v3(0, 1, e->sv.z),
+                             cr_v3(0, 0, e->suu.z),
+                             cr_v3(0, 0, e->suv.z),
+                             cr_v3(0, 0, e->svv.z)};
+}
+
 /* One Newton step of seed 004 eq. 31-34 at (u, v), the surface there e:
  * the next (u, v) in *nu, *nv (clamped to the domain) and how far it moves
  * the point; false when A is not positive definite. Inlined into both of
@@ -439,13 +452,8 @@ static bool newton(const cr_surface *s, cr_vec3 p, double *u, double *v, double 
         ++*iterations;
         double nu, nv, moved;
         bool ok;
-        if (flat) { /* a graph's evaluation, its 0s and 1s written as such */
-            const cr_surface_eval g = {e->s,
-                                       cr_v3(1, 0, e->su.z),
-                                       cr_v3(0, 1, e->sv.z),
-                                       cr_v3(0, 0, e->suu.z),
-                                       cr_v3(0, 0, e->suv.z),
-                                       cr_v3(0, 0, e->svv.z)};
+        if (flat) {
+            const cr_surface_eval g = graph_eval(e);
             ok = newton_step(s, &g, p, *u, *v, &nu, &nv, &moved);
         } else {
             ok = newton_step(s, e, p, *u, *v, &nu, &nv, &moved);
@@ -512,8 +520,8 @@ static void search(const cr_surface *s, cr_vec3 p, double tol, const cr_surface_
 /* The rest of the answer from its parameters and the surface there. */
 static void answer(const cr_surface *s, cr_vec3 p, const cr_surface_eval *at, cr_closest *c)
 {
-    if (graph(s)) { /* su = (1, 0, z_x), sv = (0, 1, z_y) as constants (newton's fold: the same bits) */
-        const cr_surface_eval g = {at->s, cr_v3(1, 0, at->su.z), cr_v3(0, 1, at->sv.z), at->suu, at->suv, at->svv};
+    if (graph(s)) { /* su = (1, 0, z_x), sv = (0, 1, z_y) as constants */
+        const cr_surface_eval g = graph_eval(at);
         c->normal = normal_of(s, &g);
     } else {
         c->normal = normal_of(s, at);
