@@ -53,7 +53,7 @@ typedef struct cr_soft_motion {
 } cr_soft_motion;
 
 /* Gravity and the warm start of a substep after a step's first, by the
- * body instead of its points (both solvers' substep loops). Within a step
+ * body instead of its points (rigid_substep.c). Within a step
  * a point's arms, directions, masses and the bodies' world inertias are
  * fixed, and every velocity change of a substep k is gravity or a pass's
  * impulse change (the clamped lambda minus the old, applied as it is
@@ -67,7 +67,12 @@ typedef struct cr_soft_motion {
  * cancels). Exact in real numbers; rounded, it differs from the points'
  * sums by roundings of |v|, and it restarts every step from the points'
  * own warm start (the first substep's), so nothing builds up. prev holds
- * v_end(k-1) on entry, v_end(k) on return. For a body the solver moves. */
+ * v_end(k-1) on entry, v_end(k) on return. For a body the solver moves.
+ * The sphere path (sphere_substep.c) keeps its points' warm start: there
+ * the pass costs little more than bringing each block's points and bodies
+ * into the core's cache, which its solve pass then pays for instead (pit
+ * 27,000, branch pit28: the warm start's samples went, the solve's and
+ * the body pass's grew by as many; docs/benchmarks.md). */
 static inline void cr_soft_warm_by_body(cr_vec3 *v, cr_vec3 *w, cr_soft_motion *prev)
 {
     cr_soft_motion end = {*v, *w};

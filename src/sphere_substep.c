@@ -66,7 +66,6 @@ typedef cr_sphere_point sphere_point;
 typedef struct cr_sphere_substep {
     sphere_body *bodies; /* one per body slot, then the world's; 64-byte aligned, in body_block */
     cr_sphere_shift *shift; /* the same bodies' displacements; 64-byte aligned, in shift_block */
-    cr_soft_motion *prev; /* the same bodies' v and w at the last substep's end (cr_soft_warm_by_body) */
     cr_vec3 *spin;       /* per slot: the turn of the step, sum of w h */
     uint32_t *pairs;     /* per contact: its point's a and b (what the colouring reads) */
     cr_sphere_quad *quads;     /* the points in colour order, each colour from a quad's start */
@@ -94,7 +93,7 @@ typedef struct cr_sphere_substep {
     cr_soft_colours *colours, *slots;
     void *body_block, *shift_block, *quad_block, *total_block;
     uint32_t body_capacity, spin_capacity, pair_capacity, quad_capacity, total_capacity, slot_capacity;
-    uint32_t contact_slot_capacity, shift_capacity, prev_capacity;
+    uint32_t contact_slot_capacity, shift_capacity;
     uint32_t mask_capacity, colour_capacity, start_capacity, order_capacity, bounce_capacity;
     uint32_t bounds_capacity, block_capacity, group_capacity, perm_capacity, sorted_capacity, first_capacity;
     uint32_t at_capacity, slot_first_capacity;
@@ -107,7 +106,6 @@ void cr_sphere_substep_free(cr_world *w)
     if (!s) return;
     cr_free(w, s->body_block);
     cr_free(w, s->shift_block);
-    cr_free(w, s->prev);
     cr_free(w, s->spin);
     cr_free(w, s->pairs);
     cr_free(w, s->quad_block);
@@ -175,7 +173,6 @@ static cr_sphere_substep *ensure(cr_world *w, uint32_t bodies, uint32_t points)
     uint32_t items = (bodies + CR_SPHERE_BODY_ITEM - 1) / CR_SPHERE_BODY_ITEM;
     if (!grow_aligned(w, &s->body_block, (void **)&s->bodies, &s->body_capacity, bodies, sizeof *s->bodies) ||
         !grow_aligned(w, &s->shift_block, (void **)&s->shift, &s->shift_capacity, bodies, sizeof *s->shift) ||
-        !cr_grow(w, (void **)&s->prev, &s->prev_capacity, bodies, sizeof *s->prev) ||
         !cr_grow(w, (void **)&s->spin, &s->spin_capacity, bodies, sizeof *s->spin) ||
         !cr_grow(w, (void **)&s->pairs, &s->pair_capacity, 2 * points, sizeof *s->pairs) ||
         !cr_grow(w, (void **)&s->contact_slot, &s->contact_slot_capacity, points, sizeof *s->contact_slot) ||
@@ -389,21 +386,11 @@ static void restitution(sphere_body *sb, cr_sphere_quad *q, cr_sphere_totals *st
     }
 }
 
-/* The first substep's gravity, each moving body's velocities kept in
- * prev first (cr_soft_warm_by_body's v_end of the substep before). */
-static void integrate_velocities(const cr_world *w, sphere_body *sb, cr_soft_motion *prev, double h, uint32_t begin,
-                                 uint32_t end)
+static void integrate_velocities(const cr_world *w, sphere_body *sb, double h, uint32_t begin, uint32_t end)
 {
     cr_vec3 dv = cr_v3_scale(w->def.gravity, h);
     for (uint32_t i = begin; i < end; ++i)
-        if (sb[i].inv_mass > 0.0) prev[i] = (cr_soft_motion){sb[i].v, sb[i].w}, sb[i].v = cr_v3_add(sb[i].v, dv);
-}
-
-/* Gravity and the warm start of a later substep, by the bodies. */
-static void warm_by_bodies(sphere_body *sb, cr_soft_motion *prev, uint32_t begin, uint32_t end)
-{
-    for (uint32_t i = begin; i < end; ++i)
-        if (sb[i].inv_mass > 0.0) cr_soft_warm_by_body(&sb[i].v, &sb[i].w, &prev[i]);
+        if (sb[i].inv_mass > 0.0) sb[i].v = cr_v3_add(sb[i].v, dv);
 }
 
 /* Positions over h, each body's displacement since the step's start, and
@@ -453,7 +440,7 @@ static void store_contacts(cr_world *w, const cr_sphere_substep *s, double subst
  * a colour's points (a coloured pass). */
 typedef enum pass_kind {
     /* over the bodies (items of CR_SPHERE_BODY_ITEM) */
-    PASS_LOAD_BODIES, PASS_BLOCKS, PASS_GRAVITY, PASS_WARM_BODIES, PASS_POSITIONS, PASS_STORE_BODIES,
+    PASS_LOAD_BODIES, PASS_BLOCKS, PASS_GRAVITY, PASS_POSITIONS, PASS_STORE_BODIES,
     /* over the contacts (items of CR_SPHERE_CONTACT_ITEM) */
     PASS_CONTACTS, PASS_PAIRS = PASS_CONTACTS, PASS_SCATTER, PASS_PREPARE, PASS_STORE_CONTACTS,
     /* coloured, over a colour's points (items of CR_SPHERE_POINT_ITEM),
@@ -509,8 +496,7 @@ static void pass_items(uint32_t start, uint32_t end, uint32_t worker, void *ctx)
             }
             break;
         case PASS_BLOCKS: load_blocks(p->w, s, first, last); break;
-        case PASS_GRAVITY: integrate_velocities(p->w, s->bodies, s->prev, p->h, first, last); break;
-        case PASS_WARM_BODIES: warm_by_bodies(s->bodies, s->prev, first, last); break;
+        case PASS_GRAVITY: integrate_velocities(p->w, s->bodies, p->h, first, last); break;
         case PASS_POSITIONS: integrate_positions(p->w, s->bodies, s->shift, s->spin, p->h, first, last); break;
         default: store_bodies(p->w, s, first, last); break;
         }
@@ -673,12 +659,8 @@ cr_status cr_sphere_substep_solve(cr_world *w)
     colour_points(&p);
     run_pass(&p, PASS_PREPARE);
     for (int i = 0; i < w->def.rigid_substeps; ++i) {
-        if (i == 0) {
-            run_pass(&p, PASS_GRAVITY); /* and prev = v */
-            coloured_pass(&p, PASS_WARM_START); /* last step's impulses, by the points */
-        } else {
-            run_pass(&p, PASS_WARM_BODIES); /* gravity and the warm start, by the bodies */
-        }
+        run_pass(&p, PASS_GRAVITY);
+        coloured_pass(&p, PASS_WARM_START);
         p.solve.use_bias = true, p.solve.totals = NULL;
         for (int k = 0; k < w->def.substep_iterations; ++k) coloured_pass(&p, PASS_SOLVE);
         run_pass(&p, PASS_POSITIONS);
