@@ -34,6 +34,7 @@
 
 typedef struct cr_substep {
     cr_soft_body *bodies;  /* one per body slot, then the world's */
+    cr_soft_motion *prev;  /* the same bodies' v and w at the last substep's end (cr_soft_warm_by_body) */
     cr_soft_point *points; /* one per contact, in contact order */
     uint32_t *mask;        /* per body: the colours of its runs (cr_soft_colour's scratch) */
     uint8_t *colour;       /* per run (cr_soft_colour's scratch) */
@@ -43,8 +44,8 @@ typedef struct cr_substep {
     uint32_t *rest;      /* the runs the lanes do not hold (each colour's rest, the overflow) */
     uint32_t rest_count;
     uint8_t *bounce; /* per item of the points' set-up: whether one of its points may take restitution */
-    uint32_t body_capacity, point_capacity, mask_capacity, colour_capacity, start_capacity, order_capacity,
-        rest_capacity, bounce_capacity;
+    uint32_t body_capacity, prev_capacity, point_capacity, mask_capacity, colour_capacity, start_capacity,
+        order_capacity, rest_capacity, bounce_capacity;
 } cr_substep;
 
 void cr_rigid_substep_free(cr_world *w)
@@ -52,6 +53,7 @@ void cr_rigid_substep_free(cr_world *w)
     cr_substep *s = w->rigid->substep;
     if (!s) return;
     cr_free(w, s->bodies);
+    cr_free(w, s->prev);
     cr_free(w, s->points);
     cr_free(w, s->mask);
     cr_free(w, s->colour);
@@ -101,6 +103,7 @@ static cr_substep *ensure(cr_world *w, uint32_t bodies, uint32_t points, bool la
     }
     cr_substep *s = r->substep;
     if (!cr_grow(w, (void **)&s->bodies, &s->body_capacity, bodies, sizeof *s->bodies) ||
+        !cr_grow(w, (void **)&s->prev, &s->prev_capacity, bodies, sizeof *s->prev) ||
         !cr_grow(w, (void **)&s->points, &s->point_capacity, points, sizeof *s->points) ||
         !cr_grow(w, (void **)&s->mask, &s->mask_capacity, bodies, sizeof *s->mask) ||
         !cr_grow(w, (void **)&s->colour, &s->colour_capacity, points, sizeof *s->colour) ||
@@ -204,12 +207,24 @@ static void prepare_rest(const cr_soft_body *sb, cr_soft_point *sp, const cr_sub
         for (uint32_t i = s->run_start[s->rest[e]]; i < s->run_start[s->rest[e] + 1]; ++i) cr_soft_prepare(sb, &sp[i]);
 }
 
-/* Gravity over h for every body the solver moves. */
-static void integrate_velocities(const cr_world *w, cr_soft_body *sb, double h)
+/* Gravity over h for every body the solver moves, its velocities kept in
+ * prev first (cr_soft_warm_by_body's v_end of the substep before): the
+ * first substep's. */
+static void integrate_velocities(const cr_world *w, cr_soft_body *sb, cr_soft_motion *prev, double h)
 {
     const cr_bodies *b = &w->bodies;
     for (uint32_t i = 0; i < b->slot_count; ++i)
-        if (sb[i].inv_mass > 0.0) sb[i].v = cr_v3_madd(sb[i].v, w->def.gravity, h);
+        if (sb[i].inv_mass > 0.0) {
+            prev[i] = (cr_soft_motion){sb[i].v, sb[i].w};
+            sb[i].v = cr_v3_madd(sb[i].v, w->def.gravity, h);
+        }
+}
+
+/* Gravity and the warm start of a later substep, by the bodies. */
+static void warm_by_bodies(const cr_world *w, cr_soft_body *sb, cr_soft_motion *prev)
+{
+    for (uint32_t i = 0; i < w->bodies.slot_count; ++i)
+        if (sb[i].inv_mass > 0.0) cr_soft_warm_by_body(&sb[i].v, &sb[i].w, &prev[i]);
 }
 
 /* A pass over the workers: a coloured pass of the substeps (its colour's
@@ -412,8 +427,12 @@ cr_status cr_rigid_substep_solve(cr_world *w)
     }
     uint32_t body_items = (nb + CR_SUBSTEP_BODY_ITEM - 1) / CR_SUBSTEP_BODY_ITEM;
     for (int i = 0; i < w->def.rigid_substeps; ++i) {
-        integrate_velocities(w, s->bodies, h);
-        coloured_pass(&p, PASS_WARM_START, avx2);
+        if (i == 0) {
+            integrate_velocities(w, s->bodies, s->prev, h);
+            coloured_pass(&p, PASS_WARM_START, avx2); /* last step's impulses, by the points */
+        } else {
+            warm_by_bodies(w, s->bodies, s->prev); /* gravity and the warm start, by the bodies */
+        }
         for (int k = 0; k < w->def.substep_iterations; ++k) coloured_pass(&p, PASS_SOLVE, avx2);
         p.kind = PASS_POSITIONS;
         cr_soft_run(w, pass_items, body_items, &p);

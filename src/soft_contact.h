@@ -47,6 +47,40 @@ typedef struct cr_soft_body {
     cr_mat3 inv_inertia; /* world frame, at the step's start */
 } cr_soft_body;
 
+/* A body's velocities at the end of the last substep (cr_soft_warm_by_body). */
+typedef struct cr_soft_motion {
+    cr_vec3 v, w;
+} cr_soft_motion;
+
+/* Gravity and the warm start of a substep after a step's first, by the
+ * body instead of its points (rigid_substep.c). Within a step
+ * a point's arms, directions, masses and the bodies' world inertias are
+ * fixed, and every velocity change of a substep k is gravity or a pass's
+ * impulse change (the clamped lambda minus the old, applied as it is
+ * made), so the contacts' share of the substep is M^-1 J^T lambda_k,
+ * lambda_k the points' impulses at its end (the warm start applied
+ * lambda_(k-1), the passes the rest):
+ *   v_end(k) = v_end(k-1) + g h + M^-1 J^T lambda_k.
+ * Substep k + 1's gravity and warm start (lambda_k again) then give
+ *   v_end(k) + g h + M^-1 J^T lambda_k = 2 v_end(k) - v_end(k-1):
+ * a body's two velocities, no point read (the same for w; gravity
+ * cancels). Exact in real numbers; rounded, it differs from the points'
+ * sums by roundings of |v|, and it restarts every step from the points'
+ * own warm start (the first substep's), so nothing builds up. prev holds
+ * v_end(k-1) on entry, v_end(k) on return. For a body the solver moves.
+ * The sphere path (sphere_substep.c) keeps its points' warm start: there
+ * the pass costs little more than bringing each block's points and bodies
+ * into the core's cache, which its solve pass then pays for instead (pit
+ * 27,000, branch pit28: the warm start's samples went, the solve's and
+ * the body pass's grew by as many; docs/benchmarks.md). */
+static inline void cr_soft_warm_by_body(cr_vec3 *v, cr_vec3 *w, cr_soft_motion *prev)
+{
+    cr_soft_motion end = {*v, *w};
+    *v = cr_v3_sub(cr_v3_scale(end.v, 2.0), prev->v);
+    *w = cr_v3_sub(cr_v3_scale(end.w, 2.0), prev->w);
+    *prev = end;
+}
+
 /* A contact point: three rows (normal n from b towards a, friction t1, t2)
  * with the arms fixed at detection. The point's relative velocity moves by
  * K P under an impulse P at the point, K = (m_a + m_b) 1 - [r_a] I_a^-1 [r_a]
