@@ -64,6 +64,13 @@ cr_shape_type cr_shape_get_type(const cr_shape *s) { return s->type; }
 const cr_mass_properties *cr_shape_mass_properties(const cr_shape *s) { return &s->mass; }
 cr_vec3 cr_shape_offset(const cr_shape *s) { return s->offset; }
 double cr_shape_bounding_radius(const cr_shape *s) { return s->radius; }
+double cr_shape_inner_radius(const cr_shape *s)
+{
+    if (s->type == CR_SHAPE_SPHERE) return s->radius;
+    double r = INFINITY;
+    for (uint32_t f = 0; f < s->hull.face_count; ++f) r = fmin(r, s->hull.faces[f].offset);
+    return r > 0.0 && r < INFINITY ? r : 0.0; /* the centroid inside the hull, always for a solid */
+}
 cr_vec3 cr_shape_half_extents(const cr_shape *s) { return s->type == CR_SHAPE_BOX ? s->half_extents : cr_v3_zero(); }
 
 cr_status cr_shape_create_sphere(double r, cr_shape **out, char *msg, size_t size)

@@ -204,10 +204,10 @@ static void test_coincident_spheres_refused(void **state)
     assert_non_null(strstr(err, "overlapping pairs among 100000 bodies"));
 }
 
-/* The same pile beside one box: a rigid-body scene, whose starting checks
- * skip the polyhedra, but its spheres are counted as in a scene of spheres
- * (before, 3,000 of them loaded and their first step took over a minute
- * and 11 GB); a pyramid of boxes still loads. */
+/* The same pile beside one box: a rigid-body scene, whose spheres are
+ * counted as in a scene of spheres (before tidy6, 3,000 of them loaded and
+ * their first step took over a minute and 11 GB); a pyramid of boxes still
+ * loads. */
 static void test_coincident_spheres_beside_a_box_refused(void **state)
 {
     (void)state;
@@ -224,9 +224,46 @@ static void test_coincident_spheres_beside_a_box_refused(void **state)
     assert_int_equal(cr_scene_load_string(mixed, "pile.json", &s, err, sizeof err), -1);
     free(mixed);
     assert_null(s.world);
-    assert_non_null(strstr(err, "pile.json: more than 292000 overlapping pairs among 3000 spheres"));
+    assert_non_null(strstr(err, "pile.json: more than 292064 overlapping pairs among 3001 bodies"));
     assert_non_null(strstr(err, "bodies[1] overlaps bodies[0]"));
     assert_int_equal(cr_scene_load_file(CAROM_SOURCE_DIR "/scenes/pyramid.json", &s, err, sizeof err), 0);
+    cr_scene_free(&s);
+}
+
+/* n bodies of one shape ("shape": ..., its keys) at z = dz k, k < n. */
+static char *column_scene(int n, const char *shape, double dz)
+{
+    static const char head[] = "{\"gravity\": [0, 0, 0], \"allow_overlap\": true, \"bodies\": [";
+    size_t size = sizeof head + (size_t)n * (strlen(shape) + 64) + 4;
+    char *json = malloc(size), *p = json;
+    assert_non_null(json);
+    p += sprintf(p, "%s", head);
+    for (int i = 0; i < n; ++i) p += sprintf(p, "%s{%s, \"position\": [0, 0, %.17g]}", i ? "," : "", shape, dz * i);
+    sprintf(p, "]}");
+    return json;
+}
+
+/* Coincident boxes pile up as spheres do (each step would solve every
+ * pair): refused, counted by their inner balls (before, a rigid-body scene
+ * counted its spheres only, and 3,000 coincident boxes loaded). Thin
+ * plates stacked face to face are no pile, though each one's bounding
+ * sphere overlaps ~700 others': 2,000 of them load. */
+static void test_coincident_boxes_refused(void **state)
+{
+    (void)state;
+    cr_scene s;
+    char err[512];
+    char *json = column_scene(3000, "\"shape\": \"box\", \"half_extents\": [0.05, 0.05, 0.05]", 0.0);
+    assert_int_equal(cr_scene_load_string(json, "boxes.json", &s, err, sizeof err), -1);
+    free(json);
+    assert_null(s.world);
+    assert_non_null(strstr(err, "boxes.json: more than 292000 overlapping pairs among 3000 bodies"));
+    assert_non_null(strstr(err, "bodies[1] overlaps bodies[0]"));
+    json = column_scene(2000, "\"shape\": \"box\", \"half_extents\": [0.5, 0.5, 0.001]", 0.002);
+    int rc = cr_scene_load_string(json, "plates.json", &s, err, sizeof err);
+    free(json);
+    if (rc) fail_msg("%s", err);
+    assert_int_equal(cr_world_body_count(s.world), 2000);
     cr_scene_free(&s);
 }
 
@@ -371,6 +408,7 @@ int main(void)
         cmocka_unit_test(test_masses_head_on),
         cmocka_unit_test(test_coincident_spheres_refused),
         cmocka_unit_test(test_coincident_spheres_beside_a_box_refused),
+        cmocka_unit_test(test_coincident_boxes_refused),
         cmocka_unit_test(test_coincident_spheres_few),
         cmocka_unit_test(test_elastic_gas_long),
         cmocka_unit_test(test_non_finite_names_the_body),

@@ -131,6 +131,9 @@ static void test_mass_tetrahedron(void **state)
     assert_int_equal(s->hull.face_count, 4);
     assert_int_equal(s->hull.edge_count, 6);
     assert_near(cr_shape_bounding_radius(s), sqrt(0.75 * 0.75 + 2 * 0.0625), 1e-12);
+    /* the inner ball about the centroid: the slanted face x + y + z = 1 is
+     * nearest, (1 - 3/4) / sqrt 3 (the axis faces are 1/4 away) */
+    assert_near(cr_shape_inner_radius(s), 0.25 / sqrt(3.0), 1e-12);
     check_hull(&s->hull, v, 4, cr_shape_offset(s), 1e-12);
     cr_shape_release(s);
 }
@@ -164,6 +167,8 @@ static void test_hull_box_with_interior_points(void **state)
     assert_v3_near(m->centroid, centre, 1e-12);
     assert_m3_near(m->inertia_unit, cr_shape_mass_properties(box)->inertia_unit, 1e-12);
     assert_near(cr_shape_bounding_radius(s), cr_v3_len(h), 1e-12);
+    assert_near(cr_shape_inner_radius(s), h.x, 1e-12); /* the least half extent */
+    assert_near(cr_shape_inner_radius(box), h.x, 1e-12);
     check_hull(&s->hull, pts, 208, cr_shape_offset(s), 1e-12);
     cr_shape_release(s);
     cr_shape_release(box);
@@ -263,6 +268,7 @@ static void test_mesh_cube(void **state)
     assert_v3_near(cr_shape_offset(s), cr_v3(3.5, -1.5, 5.5), 1e-12);
     assert_m3_near(m->inertia_unit, cr_m3_diag(1.0 / 6, 1.0 / 6, 1.0 / 6), 1e-12);
     assert_near(cr_shape_bounding_radius(s), sqrt(0.75), 1e-12);
+    assert_near(cr_shape_inner_radius(s), 0.5, 1e-12);
     /* Centred, with unit normals along the axes. */
     for (uint32_t i = 0; i < 8; ++i) assert_near(cr_v3_len(s->mesh.vertices[i]), sqrt(0.75), 1e-12);
     for (uint32_t t = 0; t < 12; ++t) {

@@ -60,6 +60,12 @@ const cr_mass_properties *cr_shape_mass_properties(const cr_shape *shape);
 cr_vec3 cr_shape_offset(const cr_shape *shape);
 /* Largest distance of the shape from its centroid. */
 double cr_shape_bounding_radius(const cr_shape *shape);
+/* Radius of the largest ball about the centroid that lies inside the
+ * shape: a sphere's radius; for a box, hull or mesh, the least distance
+ * from the centroid to a face plane of its convex hull (a mesh's hull is
+ * what it collides with when it moves). Two shapes whose centroids are
+ * closer than the sum of their inner radii certainly overlap. */
+double cr_shape_inner_radius(const cr_shape *shape);
 /* A box's half extents; zero for the other shapes. */
 cr_vec3 cr_shape_half_extents(const cr_shape *shape);
 /* The shape's surface as triangles, for drawing: 3 vertices each in the

@@ -384,11 +384,14 @@ static int check_overlap(sc_ctx *c, const sc_bodies *b, const sc_static *statics
  * SC_PILE_PAIRS(n); 12 touching neighbours per sphere is the most that
  * space allows, so a real scene stays far below. The count stops at the
  * limit (and after SC_PILE_WORK(n) distance tests, when it gives up and lets
- * the scene through), so that the check itself stays O(n). In a rigid-body
- * scene (a box, hull, mesh or joint) only its spheres are counted: a
+ * the scene through), so that the check itself stays O(n). A pair counts
+ * when the balls of the bodies' inner radii about their centres overlap
+ * (cr_shape_inner_radius: a sphere's radius; a box's, hull's or mesh's
+ * largest ball inside it), which makes the bodies overlap for certain: a
  * polyhedron's bounding sphere would call a stack of thin plates a pile,
- * but spheres piled there cost as much (3,000 coincident ones beside one
- * box: over a minute and 11 GB for one step). */
+ * its inner ball does not (plates stacked face to face are two inner radii
+ * apart, touching). Before, a rigid-body scene counted its spheres only,
+ * and 3,000 coincident boxes loaded and took minutes a step. */
 #define SC_PILE_PAIRS(n) (64.0 * (double)(n) + 1e5)
 #define SC_PILE_WORK(n) (256.0 * (double)(n) + 1e7)
 
@@ -414,28 +417,38 @@ static int64_t pile_cell(double x, double lo, double h)
     return v < 0.0 ? 0 : (v > 2097151.0 ? 2097151 : (int64_t)v);
 }
 
-static bool is_sphere(const cr_world *w, uint32_t i)
+/* Scene body id's inner radius (cr_shape_inner_radius; 0: not counted). */
+static double pile_radius(const sc_bodies *b, uint32_t id)
 {
     cr_body_def d;
-    return cr_body_get_def(w, cr_world_body_at(w, i), &d) == CR_OK && d.shape == CR_SHAPE_SPHERE;
+    if (cr_body_get_def(b->world, cr_world_body_at(b->world, id), &d) != CR_OK) return 0.0;
+    return d.shape == CR_SHAPE_SPHERE ? b->radius[id] : d.shape_ref ? cr_shape_inner_radius(d.shape_ref) : 0.0;
 }
 
-static int check_pileup(sc_ctx *c, const sc_bodies *b, bool spheres_only)
+static int check_pileup(sc_ctx *c, const sc_bodies *b)
 {
-    /* who[k]: the scene id of the k-th body counted; below, i and j are
-     * indices into who */
+    /* who[k]: the scene id of the k-th body counted, radius[k] its inner
+     * radius; below, i and j are indices into who */
     uint32_t *who = malloc((size_t)(b->count ? b->count : 1) * sizeof *who), n = 0;
-    if (!who) return sc_fail(c, "out of memory checking %u bodies for overlaps", b->count);
-    for (uint32_t id = 0; id < b->count; ++id)
-        if (!spheres_only || is_sphere(b->world, id)) who[n++] = id;
+    double *radius = malloc((size_t)(b->count ? b->count : 1) * sizeof *radius);
+    if (!who || !radius) {
+        free(who);
+        free(radius);
+        return sc_fail(c, "out of memory checking %u bodies for overlaps", b->count);
+    }
+    for (uint32_t id = 0; id < b->count; ++id) {
+        double r = pile_radius(b, id);
+        if (r > 0.0) radius[n] = r, who[n++] = id;
+    }
     if (n < 2) {
         free(who);
+        free(radius);
         return 0;
     }
     double rmax = 0.0;
     cr_vec3 lo = b->position[who[0]];
     for (uint32_t i = 0; i < n; ++i) {
-        rmax = fmax(rmax, b->radius[who[i]]);
+        rmax = fmax(rmax, radius[i]);
         lo = cr_v3_min(lo, b->position[who[i]]);
     }
     double h = 2.0 * rmax;
@@ -445,6 +458,7 @@ static int check_pileup(sc_ctx *c, const sc_bodies *b, bool spheres_only)
         free(p);
         free(cell);
         free(who);
+        free(radius);
         return sc_fail(c, "out of memory checking %u bodies for overlaps", n);
     }
     for (uint32_t i = 0; i < n; ++i) {
@@ -475,7 +489,7 @@ static int check_pileup(sc_ctx *c, const sc_bodies *b, bool spheres_only)
             while (row[r] < n && p[row[r]].key < lo_key) ++row[r];
             for (size_t t = row[r] > s + 1 ? row[r] : s + 1; t < n && p[t].key <= hi_key; ++t) {
                 uint32_t j = p[t].id, bi = who[i], bj = who[j];
-                double rr = b->radius[bi] + b->radius[bj];
+                double rr = radius[i] + radius[j];
                 work += 1.0;
                 if (rr - cr_v3_len(cr_v3_sub(b->position[bi], b->position[bj])) > 1e-9 * rr) {
                     if (pairs == 0.0) {
@@ -491,14 +505,15 @@ static int check_pileup(sc_ctx *c, const sc_bodies *b, bool spheres_only)
     free(p);
     free(cell);
     free(who);
+    free(radius);
     if (pairs <= limit) return 0;
     char na[96], nb[96];
     sc_body_name(b, first_b, na, sizeof na);
     sc_body_name(b, first_a, nb, sizeof nb);
     return sc_fail(c,
-                   "more than %.0f overlapping pairs among %u %s (%s overlaps %s, ...): each step would solve "
+                   "more than %.0f overlapping pairs among %u bodies (%s overlaps %s, ...): each step would solve "
                    "every pair, O(n^2); spread the bodies out (allow_overlap permits a few overlaps, not a pile)",
-                   limit, n, spheres_only ? "spheres" : "bodies", na, nb);
+                   limit, n, na, nb);
 }
 
 /* ---- the whole scene ---------------------------------------------------- */
@@ -597,12 +612,12 @@ static int load_tree(sc_ctx *c, const cJSON *root, cr_scene *out)
     if (rc == 0 && gen) rc = sc_generate(c, gen, &b, statics, static_count);
     if (rc == 0) rc = add_surfaces(c, &b, statics, static_count, out->statics);
     if (rc == 0) rc = sc_read_joints(c, root, out->world, b.count);
-    /* The starting checks compare spheres; a polyhedron's bounding sphere
-     * would call a stack of boxes a pile. Rigid-body overlaps are taken out
-     * by the drift correction (docs/physics/rigid.md), but a rigid scene's
-     * spheres are still counted for piles. */
+    /* The overlap check compares spheres; a polyhedron's bounding sphere
+     * would call a stack of boxes overlapping. Rigid-body overlaps are taken
+     * out by the drift correction (docs/physics/rigid.md). The pile check
+     * counts every body by its inner radius (check_pileup). */
     bool spheres_only = rc == 0 && !rigid_scene(out->world);
-    if (rc == 0) rc = check_pileup(c, &b, !spheres_only);
+    if (rc == 0) rc = check_pileup(c, &b);
     if (rc == 0 && spheres_only && !out->allow_overlap) rc = check_overlap(c, &b, statics, static_count);
     out->body_count = b.count;
     out->static_count = static_count;
