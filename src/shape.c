@@ -64,12 +64,36 @@ cr_shape_type cr_shape_get_type(const cr_shape *s) { return s->type; }
 const cr_mass_properties *cr_shape_mass_properties(const cr_shape *s) { return &s->mass; }
 cr_vec3 cr_shape_offset(const cr_shape *s) { return s->offset; }
 double cr_shape_bounding_radius(const cr_shape *s) { return s->radius; }
+/* A mesh's inner ball about its centroid (the origin of its frame). The
+ * centroid of a concave solid may lie outside it (a bowl's lies in the
+ * hollow): inside when the triangles' solid angles seen from it sum to
+ * 4 pi (the winding number, each angle by Van Oosterom and Strackee's
+ * tan(omega / 2) = a . (b x c) / (|a||b||c| + (a . b)|c| + (a . c)|b| +
+ * (b . c)|a|)), outside when they sum to 0. Inside, the ball reaches no
+ * triangle's plane: a triangle is no nearer than its plane, so the ball
+ * lies inside, if smaller than the largest one where a plane passes near
+ * the centroid outside its triangle. */
+static double mesh_inner_radius(const cr_mesh *m)
+{
+    double winding = 0.0, r = INFINITY;
+    for (uint32_t t = 0; t < m->triangle_count; ++t) {
+        cr_vec3 a = m->vertices[m->triangles[3 * t]], b = m->vertices[m->triangles[3 * t + 1]],
+                c = m->vertices[m->triangles[3 * t + 2]];
+        double la = cr_v3_len(a), lb = cr_v3_len(b), lc = cr_v3_len(c);
+        double den = la * lb * lc + cr_v3_dot(a, b) * lc + cr_v3_dot(a, c) * lb + cr_v3_dot(b, c) * la;
+        winding += 2.0 * atan2(cr_v3_dot(a, cr_v3_cross(b, c)), den);
+        r = fmin(r, fabs(cr_v3_dot(m->normals[t], a)));
+    }
+    return winding > 2.0 * 3.14159265358979323846 && r < INFINITY ? r : 0.0;
+}
+
 double cr_shape_inner_radius(const cr_shape *s)
 {
     if (s->type == CR_SHAPE_SPHERE) return s->radius;
+    if (s->type == CR_SHAPE_MESH) return mesh_inner_radius(&s->mesh);
     double r = INFINITY;
     for (uint32_t f = 0; f < s->hull.face_count; ++f) r = fmin(r, s->hull.faces[f].offset);
-    return r > 0.0 && r < INFINITY ? r : 0.0; /* the centroid inside the hull, always for a solid */
+    return r > 0.0 && r < INFINITY ? r : 0.0; /* the centroid is inside a convex solid */
 }
 cr_vec3 cr_shape_half_extents(const cr_shape *s) { return s->type == CR_SHAPE_BOX ? s->half_extents : cr_v3_zero(); }
 

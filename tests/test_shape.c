@@ -300,6 +300,26 @@ static void expect_mesh_error(const cr_vec3 *v, uint32_t nv, const uint32_t *idx
     if (!strstr(msg, a) || !strstr(msg, b)) fail_msg("message '%s' lacks '%s' or '%s'", msg, a, b);
 }
 
+/* Two unit cubes 4 m apart as one closed mesh: its centroid lies between
+ * them, outside the solid (winding number 0), so no ball about it is
+ * inside: the inner radius is 0, though the nearest triangle planes are
+ * 2 m from it. A cube's own is 0.5 (test_mesh_cube). */
+static void test_mesh_inner_radius_outside(void **state)
+{
+    (void)state;
+    cr_vec3 v[16];
+    uint32_t tris[72];
+    cube_vertices(v, cr_v3(-3, 0, 0), cr_v3(1, 1, 1));
+    cube_vertices(v + 8, cr_v3(2, 0, 0), cr_v3(1, 1, 1));
+    for (uint32_t k = 0; k < 36; ++k) tris[k] = cube_tris[k], tris[36 + k] = cube_tris[k] + 8;
+    cr_shape *s = NULL;
+    char msg[256];
+    assert_int_equal(cr_shape_create_mesh(v, 16, tris, 24, &s, msg, sizeof msg), CR_OK);
+    assert_v3_near(cr_shape_offset(s), cr_v3(0, 0.5, 0.5), 1e-12);
+    assert_near(cr_shape_inner_radius(s), 0.0, 0.0);
+    cr_shape_release(s);
+}
+
 static void test_mesh_errors(void **state)
 {
     (void)state;
@@ -552,6 +572,7 @@ int main(void)
         cmocka_unit_test(test_hull_sphere_points),
         cmocka_unit_test(test_hull_errors),
         cmocka_unit_test(test_mesh_cube),
+        cmocka_unit_test(test_mesh_inner_radius_outside),
         cmocka_unit_test(test_mesh_errors),
         cmocka_unit_test(test_bvh),
         cmocka_unit_test(test_obj),

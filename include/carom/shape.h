@@ -60,10 +60,11 @@ const cr_mass_properties *cr_shape_mass_properties(const cr_shape *shape);
 cr_vec3 cr_shape_offset(const cr_shape *shape);
 /* Largest distance of the shape from its centroid. */
 double cr_shape_bounding_radius(const cr_shape *shape);
-/* Radius of the largest ball about the centroid that lies inside the
- * shape: a sphere's radius; for a box, hull or mesh, the least distance
- * from the centroid to a face plane of its convex hull (a mesh's hull is
- * what it collides with when it moves). Two shapes whose centroids are
+/* Radius of a ball about the centroid that lies inside the shape: a
+ * sphere's radius; a box's or hull's least distance from the centroid to
+ * a face plane (the largest such ball); a mesh's least distance from the
+ * centroid to a triangle's plane when the centroid is inside the solid (a
+ * concave one's need not be), else 0. Two shapes whose centroids are
  * closer than the sum of their inner radii certainly overlap. */
 double cr_shape_inner_radius(const cr_shape *shape);
 /* A box's half extents; zero for the other shapes. */

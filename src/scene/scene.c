@@ -386,8 +386,8 @@ static int check_overlap(sc_ctx *c, const sc_bodies *b, const sc_static *statics
  * limit (and after SC_PILE_WORK(n) distance tests, when it gives up and lets
  * the scene through), so that the check itself stays O(n). A pair counts
  * when the balls of the bodies' inner radii about their centres overlap
- * (cr_shape_inner_radius: a sphere's radius; a box's, hull's or mesh's
- * largest ball inside it), which makes the bodies overlap for certain: a
+ * (cr_shape_inner_radius: a sphere's radius; a ball about a box's, hull's
+ * or mesh's centroid inside it), which makes the bodies overlap for certain: a
  * polyhedron's bounding sphere would call a stack of thin plates a pile,
  * its inner ball does not (plates stacked face to face are two inner radii
  * apart, touching). Before, a rigid-body scene counted its spheres only,
