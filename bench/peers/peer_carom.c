@@ -36,16 +36,17 @@ static bool timed_step(cr_world *w, double *stepping, double *cpu, double *conta
 /* With CAROM_PIT_SUBSTEPS = S > 0 the pit runs the sub-stepped soft
  * contact solver (rigid_substeps S) instead of the impulse method;
  * CAROM_PIT_ITERATIONS its substep_iterations, CAROM_PIT_HERTZ its
- * contact_hertz. */
+ * contact_hertz, CAROM_PIT_DAMPING its contact_damping_ratio. */
 static int run_pit(const char *prog, int n, double cap, int threads)
 {
-    int substeps = 0, iterations = 0, hertz = 0, last = PEER_STEPS;
+    int substeps = 0, iterations = 0, hertz = 0, damping = -1, last = PEER_STEPS;
     /* CAROM_PIT_STEPS: stop after that many steps (the span a capped peer
      * ran, to compare over the same simulated time) */
     if (!bench_env_int(prog, "CAROM_PIT_STEPS", 1, PEER_STEPS, &last) ||
         !bench_env_int(prog, "CAROM_PIT_SUBSTEPS", 0, 64, &substeps) ||
         !bench_env_int(prog, "CAROM_PIT_ITERATIONS", 1, 1000, &iterations) ||
-        !bench_env_int(prog, "CAROM_PIT_HERTZ", 1, 100000, &hertz))
+        !bench_env_int(prog, "CAROM_PIT_HERTZ", 1, 100000, &hertz) ||
+        !bench_env_int(prog, "CAROM_PIT_DAMPING", 0, 1000, &damping))
         return 2;
     pit_scene s;
     if (pit_build(&s, n)) return 1;
@@ -57,6 +58,7 @@ static int run_pit(const char *prog, int n, double cap, int threads)
     def.rigid_substeps = substeps;
     if (iterations > 0) def.substep_iterations = iterations;
     if (hertz > 0) def.contact_hertz = hertz;
+    if (damping >= 0) def.contact_damping_ratio = damping;
     cr_world *w;
     if (cr_world_create(&def, &w) != CR_OK) return 1;
     double pp[5][3], pn[5][3];
