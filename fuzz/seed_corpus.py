@@ -3,11 +3,12 @@
 what carom ships and tests: scenes/*.json and a few scenes of tests/test_scene.c
 for the scene targets, the inputs of tests/cli_collide.sh for collide, and
 binary encodings of the same collisions for stronge (layout in fuzz_stronge.c),
-and for checkpoint the version 5 checkpoints of small worlds of every kind,
+and for checkpoint the version 6 checkpoints of small worlds of every kind,
 written by `carom run --checkpoint-every` (the CLI built in build/, or the one
-$CAROM names; without it those seeds are left as they are). The version 2, 3
-and 4 seeds (bounce, bowl, dem_box; joints_v4, whose joints load with collide
-true) were written by older carom and are kept.
+$CAROM names; without it those seeds are left as they are). The version 2, 3,
+4 and 5 seeds (bounce, bowl, dem_box; joints_v4, whose joints load with collide
+true; substep_pit_v5, whose contacts have no rolling resistance impulse) were
+written by older carom and are kept.
 Run from the repository root; the files are committed, so this is needed only
 to regenerate them. libFuzzer adds what it finds to a scratch copy (make fuzz),
 never to these directories."""
@@ -137,7 +138,7 @@ seeds = {
 for name, data in seeds.items():
     write("stronge", name + ".bin", data)
 
-# ---- checkpoint: version 4 checkpoints of small worlds of every kind --------
+# ---- checkpoint: version 6 checkpoints of small worlds of every kind --------
 FLOOR = {"shape": "plane", "point": [0, 0, 0], "normal": [0, 0, 1]}
 WALLS = [{"shape": "plane", "point": p, "normal": n} for p, n in
          (([-0.5, 0, 0], [1, 0, 0]), ([0.5, 0, 0], [-1, 0, 0]), ([0, -0.5, 0], [0, 1, 0]), ([0, 0.5, 0], [0, -1, 0]))]

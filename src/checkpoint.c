@@ -437,7 +437,7 @@ cr_status cr_world_load_buffer(const unsigned char *data, size_t size, const cr_
         return failn(msg, msg_size, "checkpoint: not a carom checkpoint (%llu bytes)", size);
     uint64_t version = cr_ckpt_le64(data + 8);
     if (version < 1 || version > CR_CHECKPOINT_VERSION)
-        return failn(msg, msg_size, "checkpoint: version %llu, this carom reads versions 1 to 5", version);
+        return failn(msg, msg_size, "checkpoint: version %llu, this carom reads versions 1 to 6", version);
     /* the frame cr_ckpt_seal writes */
     uint64_t payload = cr_ckpt_le64(data + 16);
     if (payload != cr_ckpt_payload_length(size))

@@ -56,10 +56,11 @@ static void write_contact(writer *o, const cr_rigid_contact *c)
     put_vec(o, c->nb);
     put_vec(o, c->ref_x);
     put_quat(o, c->ref_q);
+    put_vec(o, c->rest_roll); /* version 6 */
 }
-#define CONTACT_BYTES (8 * 35)
+#define CONTACT_BYTES(version) (8 * ((version) >= 6 ? 38 : 35))
 
-static void read_contact(reader *r, cr_rigid_contact *c)
+static void read_contact(reader *r, cr_rigid_contact *c, uint64_t version)
 {
     memset(c, 0, sizeof *c); /* t1, t2, restitution, friction: set by each step before they are read */
     c->a = get_u32(r);
@@ -80,6 +81,7 @@ static void read_contact(reader *r, cr_rigid_contact *c)
     c->nb = get_vec(r);
     c->ref_x = get_vec(r);
     c->ref_q = get_quat(r);
+    if (version >= 6) c->rest_roll = get_vec(r); /* before: no world resisted (memset: zero) */
 }
 
 /* The shapes of the live bodies, each once in the order of its first body
@@ -312,7 +314,7 @@ bool cr_ckpt_read_rigid(reader *r, cr_world *w, uint64_t version, cr_rigid_carry
     for (uint32_t k = 0; k < shapes; ++k) cr_shape_release(table[k]); /* the bodies hold theirs */
     free(table);
     if (!ok || !read_joints(r, w, version, msg, size)) return false;
-    c->contacts = get_count(r, CONTACT_BYTES);
+    c->contacts = get_count(r, CONTACT_BYTES(version));
     c->warm = get_u32(r);
     if (r->bad) return false;
     if (c->warm > c->contacts)
@@ -321,7 +323,7 @@ bool cr_ckpt_read_rigid(reader *r, cr_world *w, uint64_t version, cr_rigid_carry
     c->c = malloc(sizeof *c->c * (c->contacts ? c->contacts : 1));
     if (!c->c) return refuse(msg, size, "checkpoint: rigid state: out of memory");
     for (uint32_t k = 0; k < c->contacts && !r->bad; ++k) {
-        read_contact(r, &c->c[k]);
+        read_contact(r, &c->c[k], version);
         if (!r->bad && !check_contact(w, &c->c[k], k, k < c->warm, msg, size)) return false;
     }
     c->apart = get_count(r, 80);

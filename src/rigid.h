@@ -36,6 +36,8 @@ typedef struct cr_rigid_contact {
     uint32_t feature;           /* the narrow phase's feature key: with a, b, the contact's identity */
     double rest_n;              /* resting-phase normal multiplier (warm start) */
     cr_vec3 rest_t;             /* resting-phase friction impulse, world (warm start) */
+    cr_vec3 rest_roll;          /* rolling resistance's angular impulse on a, world (warm start; the
+                                 * sub-stepped solver's, soft_resist.h; zero where the world resists not) */
     cr_vec3 point, normal;      /* world; normal from b towards a */
     double separation;          /* at the step's start */
     double restitution, friction;

@@ -294,16 +294,17 @@ static bool add_points(cr_world *w, uint32_t a, uint32_t b, bool is_plane, const
             const cr_rigid_contact *old = prev_at(r, carry + k);
             c->la = old->la, c->lb = old->lb, c->nb = old->nb;
             c->ref_x = old->ref_x, c->ref_q = old->ref_q;
-            c->rest_n = old->rest_n, c->rest_t = old->rest_t;
+            c->rest_n = old->rest_n, c->rest_t = old->rest_t, c->rest_roll = old->rest_roll;
             continue;
         }
         cr_carry_frames(&pa, &pb, p, &c->la, &c->lb, &c->nb);
         c->ref_x = ref_x, c->ref_q = ref_q;
-        c->rest_n = 0.0, c->rest_t = cr_v3_zero();
+        c->rest_n = 0.0, c->rest_t = c->rest_roll = cr_v3_zero();
         const cr_rigid_contact *old = find_prev(r, c);
         if (old) {
             c->rest_n = old->rest_n;
             c->rest_t = old->rest_t;
+            c->rest_roll = old->rest_roll;
         }
     }
     return true;

@@ -21,6 +21,7 @@
 #include "soft_colour.h"
 #include "soft_contact.h"
 #include "soft_lanes.h"
+#include "soft_resist.h"
 #include "soft_sections.h"
 
 /* A work item of a coloured pass takes this many runs (manifolds) of one
@@ -44,6 +45,9 @@ typedef struct cr_substep {
     uint32_t *rest;      /* the runs the lanes do not hold (each colour's rest, the overflow) */
     uint32_t rest_count;
     uint8_t *bounce; /* per item of the points' set-up: whether one of its points may take restitution */
+    cr_soft_resist *resist; /* per point, where the world resists (soft_resist.h) */
+    bool resists;
+    uint32_t resist_capacity;
     uint32_t body_capacity, prev_capacity, point_capacity, mask_capacity, colour_capacity, start_capacity,
         order_capacity, rest_capacity, bounce_capacity;
 } cr_substep;
@@ -64,6 +68,7 @@ void cr_rigid_substep_free(cr_world *w)
     cr_free(w, s->lanes.order);
     cr_free(w, s->rest);
     cr_free(w, s->bounce);
+    cr_free(w, s->resist);
     cr_free(w, s);
     w->rigid->substep = NULL;
 }
@@ -93,7 +98,7 @@ static bool ensure_lanes(cr_world *w, cr_soft_lanes *l, uint32_t points)
     return true;
 }
 
-static cr_substep *ensure(cr_world *w, uint32_t bodies, uint32_t points, bool lanes)
+static cr_substep *ensure(cr_world *w, uint32_t bodies, uint32_t points, bool lanes, bool resists)
 {
     cr_rigid *r = w->rigid;
     if (!r->substep) {
@@ -110,11 +115,13 @@ static cr_substep *ensure(cr_world *w, uint32_t bodies, uint32_t points, bool la
         !cr_grow(w, (void **)&s->run_start, &s->start_capacity, points + 1, sizeof *s->run_start) ||
         !cr_grow(w, (void **)&s->order, &s->order_capacity, points, sizeof *s->order) ||
         !cr_grow(w, (void **)&s->bounce, &s->bounce_capacity, points / CR_SUBSTEP_CONTACT_ITEM + 1, 1) ||
+        (resists && !cr_grow(w, (void **)&s->resist, &s->resist_capacity, points, sizeof *s->resist)) ||
         (lanes && (!ensure_lanes(w, &s->lanes, points) ||
                    !cr_grow(w, (void **)&s->rest, &s->rest_capacity, points, sizeof *s->rest))))
         return NULL;
     s->colours.run_start = s->run_start;
     s->colours.order = s->order;
+    s->resists = resists;
     return s;
 }
 
@@ -143,10 +150,11 @@ static void load_bodies(const cr_world *w, cr_soft_body *sb)
 
 /* The points of contacts [begin, end); with_k: their K and effective
  * masses too (cr_soft_prepare), else left to prepare_rest and the lanes'
- * load. Returns whether one of them may take restitution (cr_soft_
- * restitution skips every point but those). */
-static bool prepare_points(cr_world *w, const cr_soft_body *sb, cr_soft_point *sp, double substeps, bool with_k,
-                           uint32_t begin, uint32_t end)
+ * load; resist (with_k): their resistance rows. Returns whether one of
+ * them may take restitution (cr_soft_restitution skips every point but
+ * those). */
+static bool prepare_points(cr_world *w, const cr_soft_body *sb, cr_soft_point *sp, cr_soft_resist *resist,
+                           double substeps, bool with_k, uint32_t begin, uint32_t end)
 {
     cr_rigid *r = w->rigid;
     const cr_bodies *b = &w->bodies;
@@ -179,6 +187,9 @@ static bool prepare_points(cr_world *w, const cr_soft_body *sb, cr_soft_point *s
         p->lambda[1] = cr_v3_dot(c->rest_t, c->t1) / substeps;
         p->lambda[2] = cr_v3_dot(c->rest_t, c->t2) / substeps;
         if (with_k) cr_soft_prepare(sb, p);
+        if (resist)
+            cr_soft_resist_prepare(sb, p, b->rolling_friction[c->a] + (c->is_plane ? 0.0 : b->rolling_friction[c->b]),
+                                   cr_v3_scale(c->rest_roll, 1.0 / substeps), &resist[k]);
         bounce |= !(p->e == 0.0 || p->vn0 > -w->resting_speed);
     }
     return bounce;
@@ -268,7 +279,7 @@ static void integrate_positions(cr_world *w, cr_soft_body *sb, double h, uint32_
     }
 }
 
-static void store_contacts(cr_world *w, const cr_soft_point *sp, double substeps, uint32_t begin, uint32_t end);
+static void store_contacts(cr_world *w, const cr_substep *s, double substeps, uint32_t begin, uint32_t end);
 static void store_block(cr_world *w, const cr_soft_lanes *l, uint32_t i, double substeps);
 
 /* Work items [start, end) of a pass: runs of the colour, bodies, contacts
@@ -287,7 +298,8 @@ static void pass_items(uint32_t start, uint32_t end, uint32_t worker, void *ctx)
         return;
     case PASS_PREPARE:
         cr_soft_item_range(start, end, CR_SUBSTEP_CONTACT_ITEM, nc, &b, &e);
-        s->bounce[start] = prepare_points(p->w, s->bodies, s->points, p->substeps, p->with_k, b, e);
+        s->bounce[start] =
+            prepare_points(p->w, s->bodies, s->points, s->resists ? s->resist : NULL, p->substeps, p->with_k, b, e);
         return;
     case PASS_LOAD:
         cr_soft_item_range(start, end, CR_SUBSTEP_BLOCK_ITEM, nblocks, &b, &e);
@@ -299,7 +311,7 @@ static void pass_items(uint32_t start, uint32_t end, uint32_t worker, void *ctx)
         return;
     case PASS_STORE:
         cr_soft_item_range(start, end, CR_SUBSTEP_CONTACT_ITEM, nc, &b, &e);
-        store_contacts(p->w, s->points, p->substeps, b, e);
+        store_contacts(p->w, s, p->substeps, b, e);
         return;
     case PASS_STORE_LANES:
         /* items of blocks (from their rows), then items of the rest's runs
@@ -309,7 +321,7 @@ static void pass_items(uint32_t start, uint32_t end, uint32_t worker, void *ctx)
         cr_soft_item_range(start > block_items ? start - block_items : 0, end > block_items ? end - block_items : 0,
                    CR_SUBSTEP_RUN_ITEM, s->rest_count, &b, &e);
         for (uint32_t i = b; i < e; ++i)
-            store_contacts(p->w, s->points, p->substeps, s->run_start[s->rest[i]], s->run_start[s->rest[i] + 1]);
+            store_contacts(p->w, s, p->substeps, s->run_start[s->rest[i]], s->run_start[s->rest[i] + 1]);
         return;
     default:
         break;
@@ -339,6 +351,11 @@ static void pass_items(uint32_t start, uint32_t end, uint32_t worker, void *ctx)
     else
         cr_soft_solve(s->bodies, s->points, s->run_start, runs, last - first, p->soft, p->inv_h, CR_SOFT_PUSH_SPEED,
                       p->kind == PASS_SOLVE, p->kind == PASS_RELAX);
+    /* a colour's runs share no moving body: their resistance rows after
+     * them are as safe on the workers */
+    if (s->resists)
+        cr_soft_resist_pass(s->bodies, s->points, s->resist, s->run_start, runs, last - first,
+                            p->kind == PASS_WARM_START);
 }
 
 /* A coloured pass of kind (soft_sections.h). */
@@ -375,10 +392,15 @@ static void store_point(cr_rigid_contact *c, cr_vec3 t1, cr_vec3 t2, const doubl
 }
 
 /* store_point for contacts [begin, end) from their packed points. */
-static void store_contacts(cr_world *w, const cr_soft_point *sp, double substeps, uint32_t begin, uint32_t end)
+static void store_contacts(cr_world *w, const cr_substep *s, double substeps, uint32_t begin, uint32_t end)
 {
     cr_rigid *r = w->rigid;
-    for (uint32_t k = begin; k < end; ++k) store_point(&r->contacts[k], sp[k].t1, sp[k].t2, sp[k].lambda, sp[k].total, substeps);
+    const cr_soft_point *sp = s->points;
+    for (uint32_t k = begin; k < end; ++k) {
+        store_point(&r->contacts[k], sp[k].t1, sp[k].t2, sp[k].lambda, sp[k].total, substeps);
+        /* the lanes' store (store_block) never meets a world that resists */
+        if (s->resists) r->contacts[k].rest_roll = cr_v3_scale(s->resist[k].lambda, substeps);
+    }
 }
 
 /* store_point for the contacts of the lanes' block i, from its rows. */
@@ -402,8 +424,10 @@ cr_status cr_rigid_substep_solve(cr_world *w)
 {
     cr_rigid *r = w->rigid;
     uint32_t nb = w->bodies.slot_count, nc = r->contact_count;
-    bool avx2 = cr_use_avx2(r->substep_portable);
-    cr_substep *s = ensure(w, nb + 1, nc, avx2);
+    /* the lanes do not carry the resistance rows: a world that resists
+     * takes the plain kernels (the same bits as the lanes otherwise) */
+    bool resists = cr_world_resists(w), avx2 = cr_use_avx2(r->substep_portable) && !resists;
+    cr_substep *s = ensure(w, nb + 1, nc, avx2, resists);
     if (!s) return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "rigid sub-stepped solve: out of memory");
     double S = (double)w->def.rigid_substeps, h = w->def.dt / S, inv_h = 1.0 / h;
     cr_soft soft[2];

@@ -108,6 +108,7 @@ static void set_contact(cr_rigid_contact *c, uint32_t a, uint32_t b, bool is_pla
     c->jn = 0.0;
     c->rest_n = old ? old->rest_n : 0.0;
     c->rest_t = old ? old->rest_t : cr_v3_zero();
+    c->rest_roll = old ? old->rest_roll : cr_v3_zero();
 }
 
 typedef struct narrow {

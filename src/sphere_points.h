@@ -98,6 +98,14 @@ static inline void cr_sphere_set(cr_sphere_quad *q, uint32_t k, const cr_sphere_
     cr_sphere_set_lambdas(q, k, s->lambda_n, s->lambda_t);
 }
 
+/* A slot's rolling and spin resistance row (soft_resist.h), where the
+ * world resists: one per slot, a pad's factor 0. */
+typedef struct cr_sphere_resist {
+    cr_vec3 lambda; /* angular impulse of one substep on a (accumulated, clamped) */
+    double factor;  /* nu R*: the bound per unit normal impulse; 0: none */
+    double mass;    /* 1 / (I_a^-1 + I_b^-1) */
+} cr_sphere_resist;
+
 /* A solve pass's settings: the soft bias (use_bias) or rigid (relax);
  * totals: the relax pass, which adds each point's final lambdas to them
  * (point k's: lane k % 4 of totals[k / 4]). */
@@ -134,6 +142,11 @@ static inline cr_vec3 cr_sphere_rel_vel(const cr_sphere_body *A, const cr_sphere
 void cr_sphere_warm_start(cr_sphere_body *sb, const cr_sphere_quad *q, uint32_t begin, uint32_t end);
 /* One Gauss-Seidel pass over points [begin, end). */
 void cr_sphere_solve(cr_sphere_body *sb, cr_sphere_quad *q, uint32_t begin, uint32_t end, const cr_sphere_pass *pass);
+/* The resistance rows of slots [begin, end), after their points' own
+ * pass over the same slots: warm, their impulses applied (the warm
+ * start's); else one Gauss-Seidel update each (a solve or relax pass's). */
+void cr_sphere_resist_pass(cr_sphere_body *sb, const cr_sphere_quad *q, cr_sphere_resist *r, uint32_t begin,
+                           uint32_t end, bool warm);
 /* The same two, a quad at a time on AVX2 lanes (points outside whole
  * quads plain); the points must share no moving body. Only where
  * cr_use_avx2 (simd.h); elsewhere they are the plain ones. */

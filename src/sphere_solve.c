@@ -1,4 +1,5 @@
 /* The plain passes over sphere points (sphere_points.h). */
+#include "soft_resist.h"
 #include "sphere_points.h"
 
 /* Impulse dn n + dt on a at the point, minus that on b; only dt turns them:
@@ -65,5 +66,26 @@ void cr_sphere_solve(cr_sphere_body *sb, cr_sphere_quad *q, uint32_t begin, uint
             t->tx[l] += lt.x, t->ty[l] += lt.y, t->tz[l] += lt.z;
         }
         apply(A, B, p, dn, dt);
+    }
+}
+
+void cr_sphere_resist_pass(cr_sphere_body *sb, const cr_sphere_quad *q, cr_sphere_resist *r, uint32_t begin,
+                           uint32_t end, bool warm)
+{
+    for (uint32_t k = begin; k < end; ++k) {
+        cr_sphere_resist *x = &r[k];
+        if (x->factor == 0.0) continue;
+        const cr_sphere_quad *p = &q[k / 4];
+        uint32_t l = k % 4;
+        cr_sphere_body *A = &sb[p->a[l]], *B = &sb[p->b[l]];
+        cr_vec3 d = x->lambda;
+        if (!warm) {
+            cr_vec3 next = cr_v3_madd(x->lambda, cr_v3_sub(A->w, B->w), -x->mass);
+            next = cr_resist_clamp(next, x->factor * p->lambda_n[l]);
+            d = cr_v3_sub(next, x->lambda);
+            x->lambda = next;
+        }
+        if (A->inv_mass > 0.0) A->w = cr_v3_madd(A->w, d, A->inv_inertia);
+        if (B->inv_mass > 0.0) B->w = cr_v3_madd(B->w, d, -B->inv_inertia);
     }
 }

@@ -44,6 +44,7 @@
 #include "rigid.h"
 #include "simd.h"
 #include "soft_colour.h"
+#include "soft_resist.h"
 #include "soft_sections.h"
 #include "sphere_blocks.h"
 #include "sphere_points.h"
@@ -91,6 +92,9 @@ typedef struct cr_sphere_substep {
      * start[c] (a multiple of 4), run_count its overflow's end (order and
      * run_start unused); each group from a quad's start */
     cr_soft_colours *colours, *slots;
+    cr_sphere_resist *resist; /* per slot, where the world resists (soft_resist.h; pads and others: factor 0) */
+    bool resists;
+    uint32_t resist_capacity;
     void *body_block, *shift_block, *quad_block, *total_block;
     uint32_t body_capacity, spin_capacity, pair_capacity, quad_capacity, total_capacity, slot_capacity;
     uint32_t contact_slot_capacity, shift_capacity;
@@ -127,6 +131,7 @@ void cr_sphere_substep_free(cr_world *w)
     cr_free(w, s->slot_first);
     cr_free(w, s->colours);
     cr_free(w, s->slots);
+    cr_free(w, s->resist);
     cr_free(w, s);
     w->rigid->sphere_substep = NULL;
 }
@@ -349,6 +354,14 @@ static bool prepare_points(cr_world *w, cr_sphere_substep *s, double substeps, d
         p.lambda_t = cr_v3_scale(cr_v3_reject(c->rest_t, c->normal), 1.0 / substeps);
         cr_sphere_masses(A, B, p.ra, p.rb, &p.mass_n, &p.mass_t);
         cr_sphere_set(s->quads, k, &p);
+        if (s->resists) {
+            double spin = A->inv_inertia + B->inv_inertia;
+            double nu = b->rolling_friction[c->a] + (c->is_plane ? 0.0 : b->rolling_friction[c->b]);
+            double factor = spin > 0.0 ? cr_resist_factor(nu, p.ra, p.rb) : 0.0;
+            /* warm start: last step's impulse shared out per substep */
+            s->resist[k] = (cr_sphere_resist){factor > 0.0 ? cr_v3_scale(c->rest_roll, 1.0 / substeps) : cr_v3_zero(),
+                                              factor, spin > 0.0 ? 1.0 / spin : 0.0};
+        }
         cr_sphere_totals *t = &s->totals[k / 4];
         t->n[l] = t->tx[l] = t->ty[l] = t->tz[l] = 0.0;
         t->e[l] = c->restitution;
@@ -433,6 +446,7 @@ static void store_contacts(cr_world *w, const cr_sphere_substep *s, double subst
         c->rest_t = cr_v3_scale(p.lambda_t, substeps);
         c->jn = t->n[l];
         c->jt = cr_v3(t->tx[l], t->ty[l], t->tz[l]);
+        if (s->resists) c->rest_roll = cr_v3_scale(s->resist[k].lambda, substeps);
     }
 }
 
@@ -474,6 +488,10 @@ static void points_pass(const pass *p, uint32_t first, uint32_t last, bool lanes
         (!lanes      ? cr_sphere_solve
          : p->lanes8 ? cr_sphere_solve_avx512
                      : cr_sphere_solve_avx2)(s->bodies, s->quads, first, last, &p->solve);
+    /* a colour's points share no moving body: the rows of the same slots
+     * after them are as safe on the workers */
+    if (s->resists && p->kind != PASS_RESTITUTION)
+        cr_sphere_resist_pass(s->bodies, s->quads, s->resist, first, last, p->kind == PASS_WARM_START);
 }
 
 /* Work items [start, end) of a pass: bodies, contacts, or points of the
@@ -652,6 +670,15 @@ cr_status cr_sphere_substep_solve(cr_world *w)
     if (!ensure_groups(w, s, nc, s->grid.count + 1)) {
         s->grid.count = 0;
         return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "sphere sub-stepped solve: out of memory");
+    }
+    s->resists = cr_world_resists(w);
+    if (s->resists) {
+        uint32_t slots = slot_count_for(nc, s->grid.count + 1);
+        if (!cr_grow(w, (void **)&s->resist, &s->resist_capacity, slots, sizeof *s->resist)) {
+            s->grid.count = 0;
+            return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "sphere sub-stepped solve: out of memory");
+        }
+        memset(s->resist, 0, (size_t)slots * sizeof *s->resist); /* the pads' */
     }
     s->block[nb] = CR_SPHERE_NO_BLOCK;
     if (s->grid.count) run_pass(&p, PASS_BLOCKS);

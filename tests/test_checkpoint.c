@@ -226,9 +226,9 @@ static void test_bad_checkpoints(void **state)
     cr_world_load_buffer(data, size, NULL, &r, NULL, NULL, msg, sizeof msg);
     assert_non_null(strstr(msg, "checksum"));
     data[100] ^= 1;
-    data[8] = CR_CHECKPOINT_VERSION + 1; /* version 6 */
+    data[8] = CR_CHECKPOINT_VERSION + 1; /* version 7 */
     cr_world_load_buffer(data, size, NULL, &r, NULL, NULL, msg, sizeof msg);
-    assert_non_null(strstr(msg, "version 6, this carom reads versions 1 to 5"));
+    assert_non_null(strstr(msg, "version 7, this carom reads versions 1 to 6"));
     data[8] = CR_CHECKPOINT_VERSION;
     /* an out-of-range shock flag (its checksum made right) */
     data[SETTINGS_V2_AT + 8] = 2;

@@ -1,5 +1,6 @@
 /* Checkpoints of rigid-body worlds (version 4: boxes, convex hulls and
- * joints; version 5: the joints' collide flags; src/checkpoint_rigid.c, src/checkpoint_shape.c): a heap of
+ * joints; version 5: the joints' collide flags; version 6: the contacts'
+ * rolling resistance impulses; src/checkpoint_rigid.c, src/checkpoint_shape.c): a heap of
  * boxes and hulls thrown into an open box, on seed 003's multiplier solve
  * (with sleeping) and on the sub-stepped solver, and a chain of boxes on
  * hinges with a ball joint and a removed joint, saved at step k, restored
@@ -349,11 +350,12 @@ static void test_bad_checkpoints(void **state)
 }
 
 /* Version 5 added each joint's collide flag (its last 8 bytes). A version
- * 4 file, made here from a version 5 one by taking the flags out, loads with
- * collide true on every joint, which is what its jointed bodies did (they
- * made contacts with each other), and saves back as version 5 with the flags
- * set; the version 5 file keeps each joint's own (the hinges false, the
- * ball true). */
+ * 4 file, made here from a version 6 one by taking the flags out and each
+ * contact's rolling resistance impulse (its last 24 bytes, version 6's),
+ * loads with collide true on every joint, which is what its jointed bodies
+ * did (they made contacts with each other), and saves back as version 6
+ * with the flags set; the version 6 file keeps each joint's own (the
+ * hinges false, the ball true). */
 static void test_version_4_joints_collide(void **state)
 {
     (void)state;
@@ -361,7 +363,7 @@ static void test_version_4_joints_collide(void **state)
     step_n(w, 10);
     size_t size;
     unsigned char *data = ckpt_save(w, &size);
-    assert_int_equal(ckpt_get_u64(data + 8), 5);
+    assert_int_equal(ckpt_get_u64(data + 8), 6);
     size_t joints_at = 0;
     for (size_t k = 24; k + 24 < size && !joints_at; k += 8)
         if (ckpt_get_u64(data + k) == 10 && ckpt_get_u64(data + k + 8) == CR_JOINT_HINGE && ckpt_get_u64(data + k + 16) == 1)
@@ -378,26 +380,36 @@ static void test_version_4_joints_collide(void **state)
         memcpy(v4 + at, jk, joint_bytes - 8);
         at += joint_bytes - 8;
     }
-    const size_t rest = joints_at + 8 + count * joint_bytes;
+    /* the contacts follow the joints: their count, the warm count, 38 words each */
+    const size_t contacts_at = joints_at + 8 + count * joint_bytes, contact_bytes = 38 * 8;
+    const size_t contacts = ckpt_get_u64(data + contacts_at);
+    memcpy(v4 + at, data + contacts_at, 16);
+    at += 16;
+    for (size_t k = 0; k < contacts; ++k) {
+        memcpy(v4 + at, data + contacts_at + 16 + k * contact_bytes, contact_bytes - 24);
+        at += contact_bytes - 24;
+    }
+    const size_t rest = contacts_at + 16 + contacts * contact_bytes;
     memcpy(v4 + at, data + rest, size - rest);
-    const size_t size4 = size - 8 * count;
+    const size_t cut = 8 * count + 24 * contacts, size4 = size - cut;
+    assert_int_equal(at + size - rest, size4);
     ckpt_put_u64(v4 + 8, 4);
-    ckpt_put_u64(v4 + 16, ckpt_get_u64(data + 16) - 8 * count);
+    ckpt_put_u64(v4 + 16, ckpt_get_u64(data + 16) - cut);
     ckpt_fix_checksum(v4, size4);
-    cr_world *r5 = ckpt_load(data, size, 1), *r4 = ckpt_load(v4, size4, 1);
+    cr_world *r6 = ckpt_load(data, size, 1), *r4 = ckpt_load(v4, size4, 1);
     for (uint32_t k = 0; k < count; ++k) {
-        assert_int_equal(r5->rigid->joints[k].collide, k == 8);
+        assert_int_equal(r6->rigid->joints[k].collide, k == 8);
         assert_true(r4->rigid->joints[k].collide);
     }
-    /* saved again: version 5, the same bytes but for the flags */
+    /* saved again: version 6, the same bytes but for the flags */
     size_t again_size;
     unsigned char *again = ckpt_save(r4, &again_size);
     assert_int_equal(again_size, size);
-    assert_int_equal(ckpt_get_u64(again + 8), 5);
+    assert_int_equal(ckpt_get_u64(again + 8), 6);
     for (size_t k = 0; k < count; ++k) assert_int_equal(ckpt_get_u64(again + joints_at + 8 + k * joint_bytes + 33 * 8), 1u);
     free(again);
     cr_world_destroy(r4);
-    cr_world_destroy(r5);
+    cr_world_destroy(r6);
     free(v4);
     free(data);
     cr_world_destroy(w);

@@ -230,7 +230,7 @@ static void test_resume_asleep(void **state)
  * from the end: the application byte count and the checksum (16 bytes);
  * before them the pair list (its builds, slots and hint, then 48 bytes a
  * slot); before that the pairs apart (none: their count), the contacts
- * (their count, the warm count, 280 bytes each), the joints (none: their
+ * (their count, the warm count, 304 bytes each), the joints (none: their
  * count), each live body's sleeping state, shape number and inertia
  * tensors (176 bytes),
  * the shapes (none: their count) and the two fallback counts. The rigid
@@ -245,7 +245,7 @@ static void test_bad_checkpoints(void **state)
     const uint32_t contacts = w->rigid->contact_count, listed = w->rigid->sphere_pairs->n,
                    live = cr_world_body_count(w);
     const size_t list_at = size - 16 - 8 * (3 + 6 * (size_t)listed),
-                 contacts_at = list_at - 8 - 8 * (2 + 35 * (size_t)contacts),
+                 contacts_at = list_at - 8 - 8 * (2 + 38 * (size_t)contacts),
                  sleep_at = contacts_at - 8 - 176 * (size_t)live, settings_at = 24 + 11 * 8 + 2 * 8 + 15 * 8;
     assert_true(contacts > 200 && listed == BALLS);
     assert_int_equal(ckpt_get_u64(data + contacts_at), contacts);
@@ -254,7 +254,7 @@ static void test_bad_checkpoints(void **state)
     ckpt_refuse_damage(data, size);
     /* out of range, the checksum made right: each refused, naming the field */
     const size_t c0 = contacts_at + 16; /* the first contact */
-    const size_t last = c0 + 280 * (size_t)(contacts - 1); /* the contacts: the pairs', then the planes' */
+    const size_t last = c0 + 304 * (size_t)(contacts - 1); /* the contacts: the pairs', then the planes' */
     assert_int_equal(ckpt_get_u64(data + c0 + 16), 0);
     assert_int_equal(ckpt_get_u64(data + last + 16), 1);
     ckpt_edit bad[] = {
