@@ -41,16 +41,15 @@ static void add_far_box(cr_world *w)
     cr_shape_release(box);
 }
 
-/* A world of 4 substeps at 240 Hz; general: a static box far away takes
- * the world to the general kernel. */
-static cr_world *world_of(bool general, double sleep_time)
+/* A world of 4 substeps at 240 Hz on workers threads; general: a static
+ * box far away takes the world to the general kernel. */
+static cr_world *world_of(bool general, double sleep_time, uint32_t workers)
 {
     cr_world_def def = substep_world_def(4, 30.0);
     def.sleep_time = sleep_time;
+    test_use_tasks(&def, workers, NULL);
     cr_world *w = make_world_def(&def);
-    if (general) {
-        add_far_box(w);
-    }
+    if (general) add_far_box(w);
     return w;
 }
 
@@ -91,7 +90,7 @@ static void test_rolling_ball_stops_at_closed_form(void **state)
 {
     (void)state;
     for (int general = 0; general < 2; ++general) {
-        cr_world *w = world_of(general, 0.0);
+        cr_world *w = world_of(general, 0.0, 1);
         add_plane(w, cr_v3_zero(), cr_v3(0, 0, 1));
         double v0 = 1.0, a = 5.0 / 7.0 * NU * G;
         double spin = v0 / R; /* rolling but for the soft overlap's share of the arm (1.4e-3) */
@@ -127,7 +126,7 @@ static void test_spinning_ball_stops_and_sleeps(void **state)
 {
     (void)state;
     for (int general = 0; general < 2; ++general) {
-        cr_world *w = world_of(general, 0.25);
+        cr_world *w = world_of(general, 0.25, 1);
         add_plane(w, cr_v3_zero(), cr_v3(0, 0, 1));
         double w0 = 10.0, alpha = 2.5 * NU * G / R;
         cr_body_id ball = add_ball(w, cr_v3(0, 0, resting_height()), cr_v3_zero(), cr_v3(0, 0, w0), NU);
@@ -160,7 +159,7 @@ static void test_ball_on_slope(void **state)
     (void)state;
     for (int general = 0; general < 2; ++general)
         for (int steep = 0; steep < 2; ++steep) {
-            cr_world *w = world_of(general, 0.0);
+            cr_world *w = world_of(general, 0.0, 1);
             double theta = atan(steep ? 2.0 * NU : 0.5 * NU);
             /* gravity's part along the plane: g sin theta (cos theta, 0, -sin theta) */
             cr_vec3 n = cr_v3(sin(theta), 0, cos(theta)), down = cr_v3(cos(theta), 0, -sin(theta));
@@ -188,12 +187,7 @@ static void test_ball_on_slope(void **state)
  * box: the same bits on 1 and 3 threads, on both kernels. */
 static uint64_t heap_hash(bool general, uint32_t workers)
 {
-    cr_world_def def = substep_world_def(4, 30.0);
-    test_use_tasks(&def, workers, NULL);
-    cr_world *w = make_world_def(&def);
-    if (general) {
-        add_far_box(w);
-    }
+    cr_world *w = world_of(general, 0.0, workers);
     add_plane(w, cr_v3_zero(), cr_v3(0, 0, 1));
     add_side_walls(w, 0.3);
     uint64_t seed = 5;
@@ -227,9 +221,7 @@ static void test_checkpoint_keeps_resistance(void **state)
 {
     (void)state;
     for (int general = 0; general < 2; ++general) {
-        cr_world_def def = substep_world_def(4, 30.0);
-        cr_world *w = make_world_def(&def);
-        if (general) add_far_box(w);
+        cr_world *w = world_of(general, 0.0, 1);
         add_plane(w, cr_v3_zero(), cr_v3(0, 0, 1));
         uint64_t seed = 9;
         for (int k = 0; k < 50; ++k)
