@@ -150,7 +150,7 @@ static void load_bodies(const cr_world *w, cr_soft_body *sb)
 
 /* The points of contacts [begin, end); with_k: their K and effective
  * masses too (cr_soft_prepare), else left to prepare_rest and the lanes'
- * load; resist (with_k): their resistance rows. Returns whether one of
+ * load; resist: their resistance rows (the lanes' plan reads them). Returns whether one of
  * them may take restitution (cr_soft_restitution skips every point but
  * those). */
 static bool prepare_points(cr_world *w, const cr_soft_body *sb, cr_soft_point *sp, cr_soft_resist *resist,
@@ -398,7 +398,8 @@ static void store_contacts(cr_world *w, const cr_substep *s, double substeps, ui
     const cr_soft_point *sp = s->points;
     for (uint32_t k = begin; k < end; ++k) {
         store_point(&r->contacts[k], sp[k].t1, sp[k].t2, sp[k].lambda, sp[k].total, substeps);
-        /* the lanes' store (store_block) never meets a world that resists */
+        /* the lanes' store (store_block) meets no point that resists: the
+         * plan leaves their runs to the plain kernel */
         if (s->resists) r->contacts[k].rest_roll = cr_v3_scale(s->resist[k].lambda, substeps);
     }
 }
@@ -424,9 +425,7 @@ cr_status cr_rigid_substep_solve(cr_world *w)
 {
     cr_rigid *r = w->rigid;
     uint32_t nb = w->bodies.slot_count, nc = r->contact_count;
-    /* the lanes do not carry the resistance rows: a world that resists
-     * takes the plain kernels (the same bits as the lanes otherwise) */
-    bool resists = cr_world_resists(w), avx2 = cr_use_avx2(r->substep_portable) && !resists;
+    bool resists = cr_world_resists(w), avx2 = cr_use_avx2(r->substep_portable);
     cr_substep *s = ensure(w, nb + 1, nc, avx2, resists);
     if (!s) return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "rigid sub-stepped solve: out of memory");
     double S = (double)w->def.rigid_substeps, h = w->def.dt / S, inv_h = 1.0 / h;
@@ -443,7 +442,7 @@ cr_status cr_rigid_substep_solve(cr_world *w)
     s->lanes.colours = 0; /* no blocks unless planned */
     uint32_t blocks = 0;
     if (avx2) {
-        cr_soft_lanes_plan(&s->lanes, s->points, &s->colours);
+        cr_soft_lanes_plan(&s->lanes, s->points, &s->colours, resists ? s->resist : NULL);
         blocks = s->lanes.block_start[s->lanes.colours];
         setup_pass(&p, PASS_LOAD, blocks, CR_SUBSTEP_BLOCK_ITEM);
         list_rest(s);

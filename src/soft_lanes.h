@@ -17,6 +17,7 @@
 
 #include "soft_colour.h"
 #include "soft_contact.h"
+#include "soft_resist.h"
 
 /* A row's fields, each four doubles (lane 0..3): the packed point's 32
  * doubles from ra to mu in their order (the arms, axes, K, the effective
@@ -70,7 +71,10 @@ static inline uint32_t cr_soft_lanes_rest(const cr_soft_lanes *l, const cr_soft_
 
 /* Plans l's blocks and order (its arrays large enough) from the points p
  * (their bodies), their runs and colours c; the rows are filled by
- * cr_soft_lanes_load (soft_avx2.h). */
-void cr_soft_lanes_plan(cr_soft_lanes *l, const cr_soft_point *p, const cr_soft_colours *c);
+ * cr_soft_lanes_load (soft_avx2.h). resist (NULL: none resists): the
+ * points' resistance rows; a run with one of factor > 0 is left to the
+ * plain kernel, which takes them after its own rows. */
+void cr_soft_lanes_plan(cr_soft_lanes *l, const cr_soft_point *p, const cr_soft_colours *c,
+                        const cr_soft_resist *resist);
 
 #endif

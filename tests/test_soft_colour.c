@@ -207,7 +207,7 @@ static void test_lanes_plan(void **state)
         cr_soft_colour(bodies, BODIES + 1, p, n, mask, colour, &c);
         cr_soft_lanes l = {0};
         l.blocks = blocks, l.order = lanes_order;
-        cr_soft_lanes_plan(&l, p, &c);
+        cr_soft_lanes_plan(&l, p, &c, NULL);
         assert_int_equal(l.colours, c.count);
         uint32_t row = 0, nblocks = 0;
         for (uint32_t k = 0; k < c.count; ++k) {
