@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "rigid.h"
+#include "soft_resist.h"
 
 /* Rounds of colliding contact; after CR_RESTITUTION_ROUNDS the restitution
  * is taken as zero (seed 003: "not allowing epsilon to be too close to 1 ...
@@ -76,6 +77,42 @@ static uint32_t push_contact(cr_world *w, cr_rigid_contact *c, uint32_t n, doubl
     rows[n].lambda = warm ? c->rest_n : 0.0;
     rows[n + 1].lambda = warm ? cr_v3_dot(c->rest_t, c->t1) : 0.0;
     rows[n + 2].lambda = warm ? cr_v3_dot(c->rest_t, c->t2) : 0.0;
+    return n + 3;
+}
+
+/* The bound factor nu R* of contact c's rolling and spin resistance
+ * (soft_resist.h's rule: a torque of at most (nu_a + nu_b) R* N); 0: the
+ * contact has no resistance rows. */
+static double resist_factor(const cr_world *w, const cr_rigid_contact *c)
+{
+    const cr_bodies *b = &w->bodies;
+    double nu = b->rolling_friction[c->a] + (c->is_plane ? 0.0 : b->rolling_friction[c->b]);
+    if (!(nu > 0.0)) return 0.0;
+    double ra = -cr_v3_dot(arm(w, c->a, c->point), c->normal);
+    double rb = c->is_plane ? 0.0 : cr_v3_dot(arm(w, c->b, c->point), c->normal);
+    return cr_resist_factor(nu, ra, rb);
+}
+
+/* Appends contact c's resistance rows after its own (its normal row at
+ * normal): three friction rows on the bodies' relative turn, about n, t1
+ * and t2, each bounded by factor times the normal multiplier (the
+ * solver's pyramid, as the contact's friction), warm-started by last
+ * step's impulse (rest_roll, as the sub-stepped solver keeps it). */
+static uint32_t push_resistance(cr_world *w, const cr_rigid_contact *c, uint32_t normal, uint32_t n, double factor)
+{
+    const cr_vec3 axis[3] = {c->normal, c->t1, c->t2};
+    for (int k = 0; k < 3; ++k) {
+        cr_lcp_row *row = &w->rigid->rows[n + k];
+        memset(row, 0, sizeof *row);
+        row->kind = CR_ROW_FRICTION;
+        row->a = c->a;
+        row->b = c->is_plane ? CR_LCP_FIXED : c->b;
+        row->ja_ang = axis[k];
+        if (!c->is_plane) row->jb_ang = cr_v3_neg(axis[k]);
+        row->mu = factor;
+        row->parent = normal;
+        row->lambda = cr_v3_dot(c->rest_roll, axis[k]);
+    }
     return n + 3;
 }
 
@@ -217,7 +254,10 @@ static cr_status collide(cr_world *w)
 
 /* Resting contact (seed 003 with Coulomb friction): gravity's impulse over
  * the step, then every contact and joint in one system. A contact still
- * apart may close its gap within the step but not pass it (speculative). */
+ * apart may close its gap within the step but not pass it (speculative).
+ * A contact with rolling resistance (resist_factor > 0) has its three rows
+ * after its own three; the colliding rounds take none (an impact is an
+ * impulse law at the point). */
 static cr_status rest(cr_world *w)
 {
     cr_rigid *r = w->rigid;
@@ -226,25 +266,35 @@ static cr_status rest(cr_world *w)
     for (uint32_t i = 0; i < b->slot_count; ++i)
         if (cr_slot_alive(b, i) && cr_rigid_moves(b, i)) b->v[i] = cr_v3_madd(b->v[i], w->def.gravity, dt);
     uint32_t jrows = joint_rows_total(w);
-    if (!cr_rigid_reserve_rows(w, jrows + 3 * r->contact_count))
+    bool resists = cr_world_resists(w);
+    if (!cr_rigid_reserve_rows(w, jrows + (resists ? 6 : 3) * r->contact_count))
         return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "rigid contact solve: out of memory");
     uint32_t n = cr_joint_rows(w, r->rows, false);
     for (uint32_t k = 0; k < r->contact_count; ++k) {
         cr_rigid_contact *c = &r->contacts[k];
         cr_rigid_friction_axes(c, relative_velocity(w, c));
+        uint32_t normal = n;
         n = push_contact(w, c, n, c->separation > 0.0 ? -c->separation / dt : 0.0, true);
+        double factor = resists ? resist_factor(w, c) : 0.0;
+        if (factor > 0.0) n = push_resistance(w, c, normal, n, factor);
     }
     if (n == 0) return CR_OK;
     cr_status s = lcp(w, n);
     if (s != CR_OK) return s;
     store_bodies(w);
     cr_joint_store(w, r->rows);
-    for (uint32_t k = 0; k < r->contact_count; ++k) {
+    for (uint32_t k = 0, at = jrows; k < r->contact_count; ++k, at += 3) {
         cr_rigid_contact *c = &r->contacts[k];
-        const cr_lcp_row *row = &r->rows[jrows + 3 * k];
+        const cr_lcp_row *row = &r->rows[at];
         c->rest_n = row[0].lambda;
         c->rest_t = cr_v3_add(cr_v3_scale(c->t1, row[1].lambda), cr_v3_scale(c->t2, row[2].lambda));
         record(c, row);
+        c->rest_roll = cr_v3_zero();
+        if (resists && resist_factor(w, c) > 0.0) {
+            at += 3;
+            c->rest_roll = cr_v3_add(cr_v3_add(cr_v3_scale(c->normal, row[3].lambda), cr_v3_scale(c->t1, row[4].lambda)),
+                                     cr_v3_scale(c->t2, row[5].lambda));
+        }
     }
     return CR_OK;
 }

@@ -24,7 +24,9 @@
  * carried with the contact as rest_t is, and kept by checkpoints since
  * version 6): started from zero each step, the first substep's one pass
  * found it again only in part, and a ball held on a slope crept down it
- * (0.23 mm/s at tan theta = nu / 2). Internal. */
+ * (0.23 mm/s at tan theta = nu / 2). Seed 003's solver (rigid_solve.c)
+ * takes the same bound as friction rows of its multiplier system.
+ * Internal. */
 #ifndef CAROM_SOFT_RESIST_H
 #define CAROM_SOFT_RESIST_H
 

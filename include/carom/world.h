@@ -161,11 +161,11 @@ typedef struct cr_body_def {
     cr_quat orientation;
     double restitution;         /* in [0, 1]; a contact uses the product of both sides */
     double friction;            /* >= 0; a contact uses the product of both sides */
-    double rolling_friction;    /* nu_b >= 0, default 0: on surfaces seed 004 eq. 11's; on the
-                                   sub-stepped rigid solver (rigid_substeps > 0) the rolling and
-                                   spin resistance of the body's contacts, a torque of at most
-                                   (nu_a + nu_b) R* N (docs/physics/substep.md); ignored by seed
-                                   003's solver and method dem */
+    double rolling_friction;    /* nu_b >= 0, default 0: on surfaces seed 004 eq. 11's; in a
+                                   rigid-body world the rolling and spin resistance of the body's
+                                   contacts, a torque of at most (nu_a + nu_b) R* N (docs/physics/
+                                   substep.md, "Rolling resistance"); ignored by method dem and,
+                                   against planes, by the particle methods */
     double inner_radius;        /* CR_INERTIA_HOLLOW: in [0, radius); 0 is a thin shell */
     void *user_data;
     uint32_t internal_magic;
