@@ -232,6 +232,13 @@ static inline void cr_rigid_count_fallbacks(cr_world *w, const cr_lcp_stats *st)
 
 /* Sleeping (rigid_sleep.c). A body moves when it is dynamic and awake. */
 static inline bool cr_rigid_moves(const cr_bodies *b, uint32_t i) { return b->type[i] == CR_BODY_DYNAMIC && !b->asleep[i]; }
+
+/* A contact's rolling resistance coefficient, nu_a + nu_b (a plane has
+ * none; soft_resist.h). */
+static inline double cr_rigid_rolling_friction(const cr_bodies *b, const cr_rigid_contact *c)
+{
+    return b->rolling_friction[c->a] + (c->is_plane ? 0.0 : b->rolling_friction[c->b]);
+}
 /* Wakes body i's island (no-op for an awake body). */
 void cr_rigid_wake(cr_world *w, uint32_t i);
 /* Before the narrow phase: a sleeping body that an awake moving body (or a

@@ -85,8 +85,7 @@ static uint32_t push_contact(cr_world *w, cr_rigid_contact *c, uint32_t n, doubl
  * contact has no resistance rows. */
 static double resist_factor(const cr_world *w, const cr_rigid_contact *c)
 {
-    const cr_bodies *b = &w->bodies;
-    double nu = b->rolling_friction[c->a] + (c->is_plane ? 0.0 : b->rolling_friction[c->b]);
+    double nu = cr_rigid_rolling_friction(&w->bodies, c);
     if (!(nu > 0.0)) return 0.0;
     double ra = -cr_v3_dot(arm(w, c->a, c->point), c->normal);
     double rb = c->is_plane ? 0.0 : cr_v3_dot(arm(w, c->b, c->point), c->normal);

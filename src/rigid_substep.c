@@ -188,8 +188,8 @@ static bool prepare_points(cr_world *w, const cr_soft_body *sb, cr_soft_point *s
         p->lambda[2] = cr_v3_dot(c->rest_t, c->t2) / substeps;
         if (with_k) cr_soft_prepare(sb, p);
         if (resist)
-            cr_soft_resist_prepare(sb, p, b->rolling_friction[c->a] + (c->is_plane ? 0.0 : b->rolling_friction[c->b]),
-                                   cr_v3_scale(c->rest_roll, 1.0 / substeps), &resist[k]);
+            cr_soft_resist_prepare(sb, p, cr_rigid_rolling_friction(b, c), cr_v3_scale(c->rest_roll, 1.0 / substeps),
+                                   &resist[k]);
         bounce |= !(p->e == 0.0 || p->vn0 > -w->resting_speed);
     }
     return bounce;

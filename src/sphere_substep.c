@@ -356,8 +356,7 @@ static bool prepare_points(cr_world *w, cr_sphere_substep *s, double substeps, d
         cr_sphere_set(s->quads, k, &p);
         if (s->resists) {
             double spin = A->inv_inertia + B->inv_inertia;
-            double nu = b->rolling_friction[c->a] + (c->is_plane ? 0.0 : b->rolling_friction[c->b]);
-            double factor = spin > 0.0 ? cr_resist_factor(nu, p.ra, p.rb) : 0.0;
+            double factor = spin > 0.0 ? cr_resist_factor(cr_rigid_rolling_friction(b, c), p.ra, p.rb) : 0.0;
             /* warm start: last step's impulse shared out per substep */
             s->resist[k] = (cr_sphere_resist){factor > 0.0 ? cr_v3_scale(c->rest_roll, 1.0 / substeps) : cr_v3_zero(),
                                               factor, spin > 0.0 ? 1.0 / spin : 0.0};
@@ -674,10 +673,8 @@ cr_status cr_sphere_substep_solve(cr_world *w)
     s->resists = cr_world_resists(w);
     if (s->resists) {
         uint32_t slots = slot_count_for(nc, s->grid.count + 1);
-        if (!cr_grow(w, (void **)&s->resist, &s->resist_capacity, slots, sizeof *s->resist)) {
-            s->grid.count = 0;
+        if (!cr_grow(w, (void **)&s->resist, &s->resist_capacity, slots, sizeof *s->resist))
             return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "sphere sub-stepped solve: out of memory");
-        }
         memset(s->resist, 0, (size_t)slots * sizeof *s->resist); /* the pads' */
     }
     s->block[nb] = CR_SPHERE_NO_BLOCK;
