@@ -37,9 +37,9 @@
 
 struct cr_world;
 
-/* Whether a body the solver may move has rolling_friction > 0: the
- * passes below run only then (the world's bits are otherwise those of a
- * solver without them). */
+/* Whether a live body (of any type: a static ball's nu counts in its
+ * contacts too) has rolling_friction > 0: the rows run only then (the
+ * world's bits are otherwise those of a solver without them). */
 bool cr_world_resists(const struct cr_world *w);
 
 /* The bound's factor nu R* (0: no resistance at the point). */
