@@ -146,9 +146,13 @@ GEM = [[0, 0, 0.2], [0.15, 0, 0], [0, 0.15, 0], [-0.15, 0, 0], [0, -0.15, 0], [0
 BOX = {"shape": "box", "half_extents": [0.1, 0.08, 0.06], "mass": 1, "friction": 0.5}
 ckpt_scenes = {
     # 12 balls on 2 substeps with sleeping: contacts, warm starts, the pair
-    # list, islands (asleep at the end)
+    # list, islands (asleep at the end), and a 13th spinning about the
+    # vertical apart from them, still awake at the end (its spin resistance
+    # stops it at 1.6 s): a contact with a rolling resistance impulse
     "substep_pit": ({"dt": 1 / 240, "duration": 1.5, "rigid_substeps": 2, "sleep_time": 0.2, "sleep_speed": 0.2,
                      "statics": [FLOOR] + WALLS,
+                     "bodies": [{"radius": 0.05, "position": [0, 0.35, 0.05], "angular_velocity": [0, 0, 40],
+                                 "friction": 0.6, "rolling_friction": 0.05}],
                      "generate": [{"lattice": {"count": [3, 2, 2], "origin": [-0.2, -0.1, 0.06], "spacing": [0.2, 0.2, 0.11],
                                                "jitter": 0.002, "seed": 4},
                                    "body": {"radius": 0.05, "friction": 0.6, "restitution": 0.1, "rolling_friction": 0.05}}]}, 0.75),
