@@ -289,7 +289,9 @@ static cr_status rest(cr_world *w)
         c->rest_t = cr_v3_add(cr_v3_scale(c->t1, row[1].lambda), cr_v3_scale(c->t2, row[2].lambda));
         record(c, row);
         c->rest_roll = cr_v3_zero();
-        if (resists && resist_factor(w, c) > 0.0) {
+        /* resistance rows follow their contact's three as friction rows;
+         * the next contact starts with its normal row */
+        if (at + 3 < n && row[3].kind == CR_ROW_FRICTION) {
             at += 3;
             c->rest_roll = cr_v3_add(cr_v3_add(cr_v3_scale(c->normal, row[3].lambda), cr_v3_scale(c->t1, row[4].lambda)),
                                      cr_v3_scale(c->t2, row[5].lambda));
