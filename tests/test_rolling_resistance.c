@@ -203,23 +203,34 @@ static void test_ball_on_slope(void **state)
         }
 }
 
-/* A heap of balls with rolling resistance, spun at random, dropped into a
- * box: the same bits on 1 and 3 threads, on both kernels. */
-static uint64_t heap_hash(int solver, uint32_t workers)
+/* count bodies in a lattice of 5 x 5 a layer, jittered, dropped into an
+ * open box 0.6 m wide: balls with rolling resistance spun at random or,
+ * with boxes, every other one a cube turned at random; w's hash after 120
+ * steps (w destroyed). */
+static uint64_t heap_hash_of(cr_world *w, int count, uint64_t seed, bool boxes)
 {
-    cr_world *w = world_of(solver, 0.0, workers);
     add_plane(w, cr_v3_zero(), cr_v3(0, 0, 1));
     add_side_walls(w, 0.3);
-    uint64_t seed = 5;
-    for (int k = 0; k < 400; ++k) {
+    for (int k = 0; k < count; ++k) {
         cr_vec3 x = cr_v3(-0.25 + 0.11 * (k % 5) + test_rand(&seed, -0.005, 0.005),
                           -0.25 + 0.11 * ((k / 5) % 5) + test_rand(&seed, -0.005, 0.005), R + 0.11 * (k / 25));
-        add_ball(w, x, cr_v3_zero(), test_rand_vec(&seed, -20, 20), test_rand(&seed, 0.0, 0.2));
+        if (boxes && k % 2)
+            add_box(w, cr_v3(0.04, 0.04, 0.04), x, axis_angle(test_rand_vec(&seed, -1, 1), test_rand(&seed, 0, 6)),
+                    0.5, 0.0, 0.5);
+        else
+            add_ball(w, x, cr_v3_zero(), test_rand_vec(&seed, -20, 20), test_rand(&seed, 0.0, 0.2));
     }
     step_n(w, 120);
     uint64_t h = cr_world_state_hash(w);
     cr_world_destroy(w);
     return h;
+}
+
+/* A heap of 400 resisting balls: the same bits on 1 and 3 threads, on
+ * every solver. */
+static uint64_t heap_hash(int solver, uint32_t workers)
+{
+    return heap_hash_of(world_of(solver, 0.0, workers), 400, 5, false);
 }
 
 static void test_same_bits_on_threads(void **state)
@@ -243,22 +254,7 @@ static uint64_t mixed_heap_hash(bool portable)
     cr_world *w = world_of(SPHERE_KERNEL, 0.0, 1);
     assert_int_equal(cr_rigid_ensure(w), CR_OK);
     w->rigid->substep_portable = portable;
-    add_plane(w, cr_v3_zero(), cr_v3(0, 0, 1));
-    add_side_walls(w, 0.3);
-    uint64_t seed = 21;
-    for (int k = 0; k < 150; ++k) {
-        cr_vec3 x = cr_v3(-0.25 + 0.11 * (k % 5) + test_rand(&seed, -0.005, 0.005),
-                          -0.25 + 0.11 * ((k / 5) % 5) + test_rand(&seed, -0.005, 0.005), 0.06 + 0.11 * (k / 25));
-        if (k % 2)
-            add_box(w, cr_v3(0.04, 0.04, 0.04), x, axis_angle(test_rand_vec(&seed, -1, 1), test_rand(&seed, 0, 6)),
-                    0.5, 0.0, 0.5);
-        else
-            add_ball(w, x, cr_v3_zero(), test_rand_vec(&seed, -20, 20), test_rand(&seed, 0.0, 0.2));
-    }
-    step_n(w, 120);
-    uint64_t h = cr_world_state_hash(w);
-    cr_world_destroy(w);
-    return h;
+    return heap_hash_of(w, 150, 21, true);
 }
 
 static void test_lanes_leave_resisting_runs(void **state)
