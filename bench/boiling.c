@@ -9,6 +9,9 @@
  * usage: bench_boiling [N ...]   (default: 1000 10000 100000)
  *        CAROM_BENCH_SECONDS=S   simulated seconds per size (default 2)
  *        CAROM_BENCH_THREADS=T   cr_world_def.worker_count (default 1)
+ *        CAROM_BENCH_HZ=F        steps per simulated second (default 120, the
+ *                                scene's own dt; 60 is seed 004's frame step
+ *                                at issue 8's 60 Hz display)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,10 +28,10 @@ static double uniform(void *state, double lo, double hi)
     return lo + (hi - lo) * (double)(*r >> 11) / 9007199254740992.0;
 }
 
-static int run(int n, double seconds, uint32_t threads)
+static int run(int n, double seconds, uint32_t threads, int hertz)
 {
     cr_world_def wd = cr_default_world_def();
-    wd.dt = 1.0 / 120.0;
+    wd.dt = 1.0 / hertz;
     wd.method = CR_METHOD_EVENT;
     wd.law = CR_LAW_ROLLING;
     wd.worker_count = threads;
@@ -59,9 +62,9 @@ static int run(int n, double seconds, uint32_t threads)
     }
     double wall = bench_now() - t0;
     const cr_step_stats *st = cr_world_stats(w);
-    printf("boiling N=%-7d threads %u sim s / wall s %7.3f  (%s real time)  steps/s %8.1f  impacts/s %10.0f  closest-point "
+    printf("boiling N=%-7d threads %u %d Hz sim s / wall s %7.3f  (%s real time)  steps/s %8.1f  impacts/s %10.0f  closest-point "
            "iterations %.2f\n",
-           n, threads, seconds / wall, seconds / wall >= 1.0 ? "faster than" : "slower than", steps / wall, events / wall,
+           n, threads, hertz, seconds / wall, seconds / wall >= 1.0 ? "faster than" : "slower than", steps / wall, events / wall,
            st->mean_closest_iterations);
     printf("  per stage (ms/step):");
     for (int q = 0; q < CR_STAGE_COUNT; ++q) printf(" %s %.2f", cr_stage_name(q), 1e3 * stage[q] / steps);
@@ -90,18 +93,20 @@ int main(int argc, char **argv)
     int t = 1;
     if (!bench_env_int(argv[0], "CAROM_BENCH_THREADS", 1, 64, &t)) return 2;
     uint32_t threads = (uint32_t)t;
+    int hertz = 120;
+    if (!bench_env_int(argv[0], "CAROM_BENCH_HZ", 1, 100000, &hertz)) return 2;
     if (argc > 1) {
         int n[64];
         if (!bench_sizes(argv[0], argc - 1, argv + 1, n)) {
-            fprintf(stderr, "usage: %s [N ...]  (balls; CAROM_BENCH_SECONDS, CAROM_BENCH_THREADS)\n", argv[0]);
+            fprintf(stderr, "usage: %s [N ...]  (balls; CAROM_BENCH_SECONDS, CAROM_BENCH_THREADS, CAROM_BENCH_HZ)\n", argv[0]);
             return 2;
         }
         for (int i = 0; i < argc - 1; ++i)
-            if (run(n[i], seconds, threads)) return 1;
+            if (run(n[i], seconds, threads, hertz)) return 1;
         return 0;
     }
     int sizes[] = {1000, 10000, 100000};
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; ++i)
-        if (run(sizes[i], seconds, threads)) return 1;
+        if (run(sizes[i], seconds, threads, hertz)) return 1;
     return 0;
 }
