@@ -13,6 +13,7 @@
  *                                scene's own dt; 60 is seed 004's frame step
  *                                at issue 8's 60 Hz display)
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -47,6 +48,8 @@ static int run(int n, double seconds, uint32_t threads, int hertz)
     double stage[CR_STAGE_COUNT] = {0};
     uint64_t groups = 0, rerun = 0;
     uint32_t largest = 0;
+    double deepest = 0.0;
+    cr_energy e0 = cr_world_energy(w);
     double t0 = bench_now();
     for (int k = 0; k < steps; ++k) {
         if (cr_world_step(w) != CR_OK) {
@@ -59,6 +62,7 @@ static int run(int n, double seconds, uint32_t threads, int hertz)
         groups += st->event_groups;
         rerun += st->event_groups_rerun;
         largest = st->event_group_largest > largest ? st->event_group_largest : largest;
+        deepest = st->max_penetration > deepest ? st->max_penetration : deepest;
     }
     double wall = bench_now() - t0;
     const cr_step_stats *st = cr_world_stats(w);
@@ -69,6 +73,11 @@ static int run(int n, double seconds, uint32_t threads, int hertz)
     printf("  per stage (ms/step):");
     for (int q = 0; q < CR_STAGE_COUNT; ++q) printf(" %s %.2f", cr_stage_name(q), 1e3 * stage[q] / steps);
     printf("\n");
+    /* what the step rate costs in physics (to compare Hz): overlap left
+     * (the balls' radii are 25-40 mm) and the total energy's change */
+    cr_energy e1 = cr_world_energy(w);
+    printf("  deepest overlap left %.3f mm, energy %.6g -> %.6g J (%+.3f %%)\n", 1e3 * deepest, e0.total, e1.total,
+           100.0 * (e1.total - e0.total) / fabs(e0.total));
     /* the end state's bits, to compare runs */
     printf("  state hash %016llx after %d steps\n", (unsigned long long)cr_world_state_hash(w), steps);
     if (groups)

@@ -93,6 +93,43 @@ static void test_sliding_to_rolling(void **state)
     cr_world_destroy(w);
 }
 
+/* A ball that touches a slower one ahead on a flat surface, 0.5 m/s
+ * against 0.4, closes on it at 0.1 m/s: below the resting speed (2 |g| dt, 0.16
+ * m/s at 120 Hz), but neither ball's resting contacts hold it, since the
+ * rear one runs into the other at 0.5 m/s on its own (rolling_rest.c stops
+ * only a ball's own slow approach). So it is an impact, with the pair's
+ * restitution e = 0.5 * 0.5 (events.c): 0.45 -+ e 0.05 m/s after, and the
+ * balls never overlap. Before, neither the events nor the resting contacts
+ * took the pair, and the rear ball slid 0.83 mm a step into the other.
+ * Frictionless, so the closed form holds to rounding. */
+static void test_catching_up_is_an_impact(void **state)
+{
+    (void)state;
+    const double r = 0.03, dt = 1.0 / 120.0;
+    cr_world_def wd = cr_default_world_def();
+    wd.gravity = cr_v3(0, 0, -G);
+    wd.dt = dt;
+    wd.method = CR_METHOD_EVENT;
+    wd.law = CR_LAW_ROLLING;
+    cr_world *w = make_world_def(&wd);
+    cr_surface_def s = cr_default_surface_def();
+    add_surface(w, &s);
+    cr_body_id rear = add_ball(w, cr_v3(0, 0, r), cr_v3(0.5, 0, 0), r, CR_INERTIA_SOLID, 0.0);
+    cr_body_id front = add_ball(w, cr_v3(2.0 * r, 0, r), cr_v3(0.4, 0, 0), r, CR_INERTIA_SOLID, 0.0); /* touching */
+    double deepest = 0.0;
+    for (int i = 0; i < 60; ++i) {
+        assert_int_equal(cr_world_step(w), CR_OK);
+        double d = cr_v3_len(cr_v3_sub(state_of(w, front).position, state_of(w, rear).position));
+        deepest = fmax(deepest, 2.0 * r - d);
+    }
+    print_message("catching up: deepest overlap %.3g m, speeds %.12f %.12f\n", deepest, state_of(w, rear).velocity.x,
+                  state_of(w, front).velocity.x);
+    assert_true(deepest <= 1e-8); /* the time-of-impact tolerance, 1e-9 m, and rounding */
+    assert_near(state_of(w, rear).velocity.x, 0.45 - 0.25 * 0.05, 1e-9);
+    assert_near(state_of(w, front).velocity.x, 0.45 + 0.25 * 0.05, 1e-9);
+    cr_world_destroy(w);
+}
+
 /* A ball in a spherical bowl of radius R oscillates with period
  * 2 pi sqrt(7 (R - r) / (5 g)) for a small amplitude, within 1%. */
 static void test_bowl_oscillation(void **state)
@@ -137,6 +174,7 @@ int main(void)
         cmocka_unit_test(test_rolling_down_a_slope),
         cmocka_unit_test(test_sliding_to_rolling),
         cmocka_unit_test(test_bowl_oscillation),
+        cmocka_unit_test(test_catching_up_is_an_impact),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
