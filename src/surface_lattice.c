@@ -16,6 +16,9 @@
  * height, exp(-36)). z's derivatives are those of the same terms, so the
  * surface stays C2-consistent.
  *
+ * The amplitudes are stored row by row (a row's columns side by side), so
+ * that the AVX2 path loads four columns' entries of a row at once.
+ *
  * A surface is factored only when its cells hold fewer columns and rows
  * than bumps in all (otherwise the product costs two exps per bump instead
  * of one), and their matrices at most 4 entries per bump: scattered bumps
@@ -23,8 +26,8 @@
  *
  * The exps are cr_exp_neg's (exp_neg.h: within one ulp of libm's, the same
  * bits on AVX2 lanes), so that where the processor has AVX2 a cell's
- * columns and rows are taken four at a time, and a column's three sums over
- * the rows are the lanes of one vector: the same operations in the same
+ * columns and rows are taken four at a time, and four columns' sums over
+ * the rows are the lanes of three vectors: the same operations in the same
  * order as the plain loops, the same bits (tests/test_hills_lanes.c).
  */
 #include <stdlib.h>
@@ -45,7 +48,7 @@ static int axis_index(cr_hill_axis *axis, uint32_t *n, double c, double iw2)
 }
 
 /* Counts (pass 0) or fills (pass 1) the cells' columns, rows and amplitude
- * matrices (column by column, a row's entries side by side); false when a
+ * matrices (row by row, a row's columns side by side); false when a
  * cell has too many for the lattice path. */
 static bool axes(cr_surface *s, bool fill, size_t *cols, size_t *rows, size_t *entries)
 {
@@ -64,7 +67,7 @@ static bool axes(cr_surface *s, bool fill, size_t *cols, size_t *rows, size_t *e
             for (uint32_t m = s->grid_start[c]; m < s->grid_start[c + 1]; ++m) {
                 const cr_hill_term *h = &s->grid_terms[m];
                 uint32_t ic = (uint32_t)axis_index(col, &nc, h->x, h->iw2), ir = (uint32_t)axis_index(row, &nr, h->y, h->iw2);
-                amp[ic * nr + ir] += h->amplitude;
+                amp[ir * nc + ic] += h->amplitude;
             }
             for (uint32_t k = 0; k < nc; ++k) s->lattice_cols[*cols + k] = col[k];
             for (uint32_t k = 0; k < nr; ++k) s->lattice_rows[*rows + k] = row[k];
@@ -93,7 +96,9 @@ bool cr_hills_factor(cr_surface *s)
      * at a time) */
     s->lattice_cols = calloc(cols + 4, sizeof *s->lattice_cols);
     s->lattice_rows = calloc(rows + 4, sizeof *s->lattice_rows);
-    s->lattice_amp = malloc(sizeof *s->lattice_amp * entries);
+    /* (and the amplitudes four: the AVX2 path loads a row's columns four
+     * at a time, past the last cell's last row) */
+    s->lattice_amp = calloc(entries + 4, sizeof *s->lattice_amp);
     if (!s->lattice_col_start || !s->lattice_row_start || !s->lattice_amp_start || !s->lattice_cols ||
         !s->lattice_rows || !s->lattice_amp)
         return false;
@@ -108,13 +113,14 @@ bool cr_hills_factor(cr_surface *s)
 static void sum_plain(const double *amp, uint32_t nc, uint32_t nr, const double *ex, const double *px,
                       const double *cx, const double (*r)[4], double a[6])
 {
-    for (uint32_t i = 0; i < nc; ++i, amp += nr) {
+    for (uint32_t i = 0; i < nc; ++i) {
         if (ex[i] == 0.0) continue; /* cut along x: its bumps add nothing */
         double s0 = 0.0, s1 = 0.0, s2 = 0.0;
         for (uint32_t j = 0; j < nr; ++j) {
-            s0 += amp[j] * r[j][0];
-            s1 += amp[j] * r[j][1];
-            s2 += amp[j] * r[j][2];
+            double A = amp[(size_t)j * nc + i];
+            s0 += A * r[j][0];
+            s1 += A * r[j][1];
+            s2 += A * r[j][2];
         }
         double g0 = ex[i] * s0, g1 = ex[i] * s1;
         a[0] += g0;
@@ -154,31 +160,79 @@ CR_AVX2_FN static inline void axis4_avx2(const cr_hill_axis *axis, double t, boo
     _mm256_storeu_pd(c, ck);
 }
 
-/* The cell's sum with a column's three sums as the lanes of one vector
- * (s0, s1, s2) and a[] as two, (a0, a2, a5) and (a1, a3, a4): each lane
- * does sum_plain's multiplications and additions in the same order (no
- * fused multiply-add, simd.h), so the same bits. */
+/* Adds four columns' terms, g (g0, g1, ex s2 of each column, a lane a
+ * column) and t (px g0, cx g0, px g1), to lo = (a0, a2, a5) and
+ * hi = (a1, a3, a4), column after column in order, those whose bit in live
+ * is set: a 4 x 4 transpose turns each column's terms into a vector of
+ * lo's (hi's) layout. */
+CR_AVX2_FN static inline void add_columns(__m256d g0, __m256d g1, __m256d g5, __m256d t1, __m256d t3, __m256d t4,
+                                          unsigned live, __m256d *lo, __m256d *hi)
+{
+    __m256d u0 = _mm256_unpacklo_pd(g0, g1), u1 = _mm256_unpackhi_pd(g0, g1);
+    __m256d u2 = _mm256_unpacklo_pd(g5, g5), u3 = _mm256_unpackhi_pd(g5, g5); /* (lane 3: nobody reads it) */
+    __m256d v0 = _mm256_unpacklo_pd(t1, t3), v1 = _mm256_unpackhi_pd(t1, t3);
+    __m256d v2 = _mm256_unpacklo_pd(t4, t4), v3 = _mm256_unpackhi_pd(t4, t4);
+    if (live & 1) {
+        *lo = _mm256_add_pd(*lo, _mm256_permute2f128_pd(u0, u2, 0x20));
+        *hi = _mm256_add_pd(*hi, _mm256_permute2f128_pd(v0, v2, 0x20));
+    }
+    if (live & 2) {
+        *lo = _mm256_add_pd(*lo, _mm256_permute2f128_pd(u1, u3, 0x20));
+        *hi = _mm256_add_pd(*hi, _mm256_permute2f128_pd(v1, v3, 0x20));
+    }
+    if (live & 4) {
+        *lo = _mm256_add_pd(*lo, _mm256_permute2f128_pd(u0, u2, 0x31));
+        *hi = _mm256_add_pd(*hi, _mm256_permute2f128_pd(v0, v2, 0x31));
+    }
+    if (live & 8) {
+        *lo = _mm256_add_pd(*lo, _mm256_permute2f128_pd(u1, u3, 0x31));
+        *hi = _mm256_add_pd(*hi, _mm256_permute2f128_pd(v1, v3, 0x31));
+    }
+}
+
+/* The cell's sum with four columns on the lanes: per row j, a column's
+ * s0 += A_ij ey_j, s1 += A_ij (p e)y_j, s2 += A_ij (c e)y_j lane by lane
+ * (the row's four entries one load), then each column's g0 = ex s0,
+ * g1 = ex s1, ex s2 and its products with px and cx on the lanes, added to
+ * a[] column after column (add_columns). Each value is sum_plain's
+ * operations in its order (no fused multiply-add, simd.h), so the same
+ * bits. Lanes past the cell's columns read the next row's entries (or the
+ * padding) and compute what nobody reads. Columns cut along x
+ * (ex = 0) are left out as sum_plain leaves them; rows cut along y are
+ * skipped at the ends of the cell's range: their terms A 0 are +-0, and a
+ * sum that starts at +0 is never -0, so adding them changes no bit. */
 CR_AVX2_FN static void lattice_avx2(const cr_hill_axis *col, uint32_t nc, const cr_hill_axis *row, uint32_t nr,
                                     const double *amp, double x, double y, double a[6])
 {
     double ex[CR_LATTICE_MAX_AXIS + 4], px[CR_LATTICE_MAX_AXIS + 4], cx[CR_LATTICE_MAX_AXIS + 4];
     double ey[CR_LATTICE_MAX_AXIS + 4], pey[CR_LATTICE_MAX_AXIS + 4], cey[CR_LATTICE_MAX_AXIS + 4];
-    __m256d r[CR_LATTICE_MAX_AXIS];
     /* columns and rows side by side: two independent chains to overlap */
     for (uint32_t k = 0; k < nc || k < nr; k += 4) {
         if (k < nc) axis4_avx2(col + k, x, false, ex + k, px + k, cx + k);
         if (k < nr) axis4_avx2(row + k, y, true, ey + k, pey + k, cey + k);
     }
-    for (uint32_t j = 0; j < nr; ++j) r[j] = _mm256_set_pd(0.0, cey[j], pey[j], ey[j]);
+    uint32_t j0 = 0, j1 = nr;
+    while (j0 < j1 && ey[j0] == 0.0) ++j0;
+    while (j1 > j0 && ey[j1 - 1] == 0.0) --j1;
     __m256d lo = _mm256_set_pd(0.0, a[5], a[2], a[0]), hi = _mm256_set_pd(0.0, a[4], a[3], a[1]);
-    for (uint32_t i = 0; i < nc; ++i, amp += nr) {
-        if (ex[i] == 0.0) continue;
-        __m256d sum = _mm256_setzero_pd();
-        for (uint32_t j = 0; j < nr; ++j) sum = _mm256_add_pd(sum, _mm256_mul_pd(_mm256_set1_pd(amp[j]), r[j]));
-        __m256d g = _mm256_mul_pd(_mm256_set1_pd(ex[i]), sum);           /* g0, g1, ex s2 */
-        lo = _mm256_add_pd(lo, g);
-        __m256d g001 = _mm256_permute4x64_pd(g, _MM_SHUFFLE(3, 1, 0, 0)); /* g0, g0, g1 */
-        hi = _mm256_add_pd(hi, _mm256_mul_pd(_mm256_set_pd(0.0, px[i], cx[i], px[i]), g001));
+    const __m256d zero = _mm256_setzero_pd();
+    for (uint32_t i = 0; i < nc; i += 4) {
+        __m256d ex4 = _mm256_loadu_pd(ex + i);
+        unsigned live = (unsigned)_mm256_movemask_pd(_mm256_cmp_pd(ex4, zero, _CMP_NEQ_UQ));
+        if (nc - i < 4) live &= (1u << (nc - i)) - 1u;
+        if (!live) continue;
+        __m256d s0 = zero, s1 = zero, s2 = zero;
+        const double *aj = amp + (size_t)j0 * nc + i;
+        for (uint32_t j = j0; j < j1; ++j, aj += nc) {
+            __m256d A = _mm256_loadu_pd(aj);
+            s0 = _mm256_add_pd(s0, _mm256_mul_pd(A, _mm256_broadcast_sd(ey + j)));
+            s1 = _mm256_add_pd(s1, _mm256_mul_pd(A, _mm256_broadcast_sd(pey + j)));
+            s2 = _mm256_add_pd(s2, _mm256_mul_pd(A, _mm256_broadcast_sd(cey + j)));
+        }
+        __m256d g0 = _mm256_mul_pd(ex4, s0), g1 = _mm256_mul_pd(ex4, s1), g5 = _mm256_mul_pd(ex4, s2);
+        __m256d px4 = _mm256_loadu_pd(px + i), cx4 = _mm256_loadu_pd(cx + i);
+        add_columns(g0, g1, g5, _mm256_mul_pd(px4, g0), _mm256_mul_pd(cx4, g0), _mm256_mul_pd(px4, g1), live, &lo,
+                    &hi);
     }
     double l[4], h[4];
     _mm256_storeu_pd(l, lo);
