@@ -34,10 +34,13 @@ static void eval_hills(const cr_surface *s, double x, double y, cr_surface_eval 
     if (d->hill_count) {
         /* Only the bumps whose support reaches this point's cell. */
         /* compared as doubles before converting: a point far outside the
-         * grid (a huge domain's curvature samples) is beyond int */
-        double fi = floor((x - s->grid_x0) / s->grid_cell), fj = floor((y - s->grid_y0) / s->grid_cell);
+         * grid (a huge domain's curvature samples) is beyond int. The cell
+         * is floor(fi), the conversion's truncation once fi >= 0, and
+         * floor(fi) < n exactly when fi < n (an integer): the same cells as
+         * floor's without its rounding work. */
+        double fi = (x - s->grid_x0) / s->grid_cell, fj = (y - s->grid_y0) / s->grid_cell;
         if (fi >= 0.0 && fj >= 0.0 && fi < (double)s->grid_nx && fj < (double)s->grid_ny) {
-            size_t c = (size_t)fj * (size_t)s->grid_nx + (size_t)fi;
+            size_t c = (size_t)(int)fj * (size_t)s->grid_nx + (size_t)(int)fi;
             if (s->lattice_cols) {
                 cr_hills_sum_lattice(s, c, x, y, a);
             } else {
