@@ -201,9 +201,13 @@ CR_AVX2_FN static inline void add_columns(__m256d g0, __m256d g1, __m256d g5, __
  * (ex = 0) are left out as sum_plain leaves them; rows cut along y are
  * skipped at the ends of the cell's range: their terms A 0 are +-0, and a
  * sum that starts at +0 is never -0, so adding them changes no bit. */
-CR_AVX2_FN static void lattice_avx2(const cr_hill_axis *col, uint32_t nc, const cr_hill_axis *row, uint32_t nr,
-                                    const double *amp, double x, double y, double a[6])
+CR_AVX2_FN static void lattice_avx2(const cr_surface *s, size_t cell, double x, double y, double a[6])
 {
+    const cr_hill_axis *col = s->lattice_cols + s->lattice_col_start[cell];
+    const cr_hill_axis *row = s->lattice_rows + s->lattice_row_start[cell];
+    const double *amp = s->lattice_amp + s->lattice_amp_start[cell];
+    uint32_t nc = s->lattice_col_start[cell + 1] - s->lattice_col_start[cell];
+    uint32_t nr = s->lattice_row_start[cell + 1] - s->lattice_row_start[cell];
     double ex[CR_LATTICE_MAX_AXIS + 4], px[CR_LATTICE_MAX_AXIS + 4], cx[CR_LATTICE_MAX_AXIS + 4];
     double ey[CR_LATTICE_MAX_AXIS + 4], pey[CR_LATTICE_MAX_AXIS + 4], cey[CR_LATTICE_MAX_AXIS + 4];
     /* columns and rows side by side: two independent chains to overlap */
@@ -248,17 +252,19 @@ CR_AVX2_FN static void lattice_avx2(const cr_hill_axis *col, uint32_t nc, const 
 
 void cr_hills_sum_lattice(const cr_surface *s, size_t cell, double x, double y, double a[6])
 {
+#if CR_AVX2
+    /* first, with the caller's arguments as they are: a jump, before the
+     * plain path's frame (its arrays) is set up */
+    if (s->lattice_avx2) {
+        lattice_avx2(s, cell, x, y, a);
+        return;
+    }
+#endif
     const cr_hill_axis *col = s->lattice_cols + s->lattice_col_start[cell];
     const cr_hill_axis *row = s->lattice_rows + s->lattice_row_start[cell];
     const double *amp = s->lattice_amp + s->lattice_amp_start[cell];
     uint32_t nc = s->lattice_col_start[cell + 1] - s->lattice_col_start[cell];
     uint32_t nr = s->lattice_row_start[cell + 1] - s->lattice_row_start[cell];
-#if CR_AVX2
-    if (s->lattice_avx2) {
-        lattice_avx2(col, nc, row, nr, amp, x, y, a);
-        return;
-    }
-#endif
     /* Per column: e = exp(-q/2), p = -dx/w^2 (d/dx of the exponent) and
      * c = (dx^2/w^2 - 1)/w^2 (its second derivative, with p^2); per row the
      * same in y, kept as e, p e and c e for the sums over a column. Past
