@@ -133,24 +133,32 @@ static void sum_plain(const double *amp, uint32_t nc, uint32_t nr, const double 
 }
 
 #if CR_AVX2
-/* Four columns (or rows) of a cell at t on AVX2 lanes (the axis arrays
- * carry four entries of padding: lanes past the cell's own compute what
- * nobody reads): e = exp(-q/2) (0 past the cut), p = -d / w^2,
- * c = (q - 1) / w^2, times e when times_e (the rows). Each lane does the
- * plain path's operations in its order, with cr_exp_neg4 for cr_exp_neg
- * and the sign flipped as -d flips it. */
-CR_AVX2_FN static inline void axis4_avx2(const cr_hill_axis *axis, double t, bool times_e, double *e, double *p,
-                                         double *c)
+/* Four columns or rows of a cell on AVX2 lanes, their (c, 1/w^2) two in ab
+ * and two in cd, each at its t (x for a column, y for a row): e = exp(-q/2)
+ * (0 past the cut), p = -d / w^2, c = (q - 1) / w^2 (a row's sums take
+ * p e and c e: the caller's products). Each lane does the plain path's
+ * operations in its order, with cr_exp_neg4 for cr_exp_neg and the sign
+ * flipped as -d flips it. */
+CR_AVX2_FN static inline void axis4_avx2(__m256d ab, __m256d cd, __m256d t, __m256d *e, __m256d *p, __m256d *c)
 {
-    __m256d ab = _mm256_loadu_pd(&axis[0].c), cd = _mm256_loadu_pd(&axis[2].c); /* c w c w */
     __m256d at = _mm256_permute4x64_pd(_mm256_unpacklo_pd(ab, cd), _MM_SHUFFLE(3, 1, 2, 0));
     __m256d iw2 = _mm256_permute4x64_pd(_mm256_unpackhi_pd(ab, cd), _MM_SHUFFLE(3, 1, 2, 0));
-    __m256d d = _mm256_sub_pd(_mm256_set1_pd(t), at);
+    __m256d d = _mm256_sub_pd(t, at);
     __m256d q = _mm256_mul_pd(_mm256_mul_pd(d, d), iw2);
     __m256d cut = _mm256_cmp_pd(q, _mm256_set1_pd(CR_HILL_MAX_Q), _CMP_GT_OQ);
-    __m256d ek = _mm256_andnot_pd(cut, cr_exp_neg4(_mm256_mul_pd(_mm256_set1_pd(-0.5), q)));
-    __m256d pk = _mm256_mul_pd(_mm256_xor_pd(d, _mm256_set1_pd(-0.0)), iw2);
-    __m256d ck = _mm256_mul_pd(_mm256_sub_pd(q, _mm256_set1_pd(1.0)), iw2);
+    *e = _mm256_andnot_pd(cut, cr_exp_neg4(_mm256_mul_pd(_mm256_set1_pd(-0.5), q)));
+    *p = _mm256_mul_pd(_mm256_xor_pd(d, _mm256_set1_pd(-0.0)), iw2);
+    *c = _mm256_mul_pd(_mm256_sub_pd(q, _mm256_set1_pd(1.0)), iw2);
+}
+
+/* Columns k .. k+3 at x (times_e false) or rows at y (true) into e, p, c
+ * from k on (the axis arrays carry four entries of padding: lanes past the
+ * cell's own compute what nobody reads). */
+CR_AVX2_FN static inline void axis_run_avx2(const cr_hill_axis *axis, double t, bool times_e, double *e, double *p,
+                                            double *c)
+{
+    __m256d ek, pk, ck;
+    axis4_avx2(_mm256_loadu_pd(&axis[0].c), _mm256_loadu_pd(&axis[2].c), _mm256_set1_pd(t), &ek, &pk, &ck);
     if (times_e) {
         pk = _mm256_mul_pd(pk, ek);
         ck = _mm256_mul_pd(ck, ek);
@@ -158,6 +166,38 @@ CR_AVX2_FN static inline void axis4_avx2(const cr_hill_axis *axis, double t, boo
     _mm256_storeu_pd(e, ek);
     _mm256_storeu_pd(p, pk);
     _mm256_storeu_pd(c, ck);
+}
+
+/* The cell's columns and rows: 0 .. 3 of each on a run of four lanes, and
+ * the rest four at a time, except where both have at most two more (the
+ * benchmark's lattice: 5 or 6 of each in a cell of 0.6 m): columns 4, 5
+ * and rows 4, 5 then share one run, (x, x, y, y). The arrays get four
+ * entries (or more) from 0 and from 4 (what lanes past the cell's own
+ * compute, read by nobody). */
+CR_AVX2_FN static inline void axes_avx2(const cr_hill_axis *col, uint32_t nc, const cr_hill_axis *row, uint32_t nr,
+                                        double x, double y, double *ex, double *px, double *cx, double *ey,
+                                        double *pey, double *cey)
+{
+    /* columns and rows side by side: two independent chains to overlap */
+    axis_run_avx2(col, x, false, ex, px, cx);
+    axis_run_avx2(row, y, true, ey, pey, cey);
+    if (nc <= 6 && nr <= 6) {
+        if (nc <= 4 && nr <= 4) return;
+        __m256d e, p, c;
+        axis4_avx2(_mm256_loadu_pd(&col[4].c), _mm256_loadu_pd(&row[4].c), _mm256_set_pd(y, y, x, x), &e, &p, &c);
+        __m256d pe = _mm256_mul_pd(p, e), ce = _mm256_mul_pd(c, e);
+        _mm256_storeu_pd(ex + 4, e); /* columns 4, 5 in lanes 0, 1 */
+        _mm256_storeu_pd(px + 4, p);
+        _mm256_storeu_pd(cx + 4, c);
+        _mm256_storeu_pd(ey + 4, _mm256_permute2f128_pd(e, e, 0x11)); /* rows 4, 5 in lanes 2, 3 */
+        _mm256_storeu_pd(pey + 4, _mm256_permute2f128_pd(pe, pe, 0x11));
+        _mm256_storeu_pd(cey + 4, _mm256_permute2f128_pd(ce, ce, 0x11));
+        return;
+    }
+    for (uint32_t k = 4; k < nc || k < nr; k += 4) {
+        if (k < nc) axis_run_avx2(col + k, x, false, ex + k, px + k, cx + k);
+        if (k < nr) axis_run_avx2(row + k, y, true, ey + k, pey + k, cey + k);
+    }
 }
 
 /* Adds four columns' terms, g (g0, g1, ex s2 of each column, a lane a
@@ -210,11 +250,7 @@ CR_AVX2_FN static void lattice_avx2(const cr_surface *s, size_t cell, double x, 
     uint32_t nr = s->lattice_row_start[cell + 1] - s->lattice_row_start[cell];
     double ex[CR_LATTICE_MAX_AXIS + 4], px[CR_LATTICE_MAX_AXIS + 4], cx[CR_LATTICE_MAX_AXIS + 4];
     double ey[CR_LATTICE_MAX_AXIS + 4], pey[CR_LATTICE_MAX_AXIS + 4], cey[CR_LATTICE_MAX_AXIS + 4];
-    /* columns and rows side by side: two independent chains to overlap */
-    for (uint32_t k = 0; k < nc || k < nr; k += 4) {
-        if (k < nc) axis4_avx2(col + k, x, false, ex + k, px + k, cx + k);
-        if (k < nr) axis4_avx2(row + k, y, true, ey + k, pey + k, cey + k);
-    }
+    axes_avx2(col, nc, row, nr, x, y, ex, px, cx, ey, pey, cey);
     uint32_t j0 = 0, j1 = nr;
     while (j0 < j1 && ey[j0] == 0.0) ++j0;
     while (j1 > j0 && ey[j1 - 1] == 0.0) --j1;
