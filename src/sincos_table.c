@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "sincos_table.h"
+#include "simd.h"
 
 #if defined(__SSE2__) /* x86-64's baseline: two doubles a vector, no target attribute */
 #include <emmintrin.h>
@@ -120,7 +121,10 @@ void cr_sincos(double t, double *s, double *c)
     *c = e[1] + (e[1] * cm - e[0] * sd);
 }
 
-void cr_sincos2(double tx, double ty, double s[2], double c[2])
+/* cr_sincos2's body, once for the baseline target and once for AVX2
+ * (cr_sincos2_avx2: the same operations, VEX-encoded, its constants
+ * broadcast from memory in one instruction where SSE2 takes two). */
+static inline void sincos2_body(double tx, double ty, double s[2], double c[2])
 {
 #if defined(__SSE2__)
     if (fabs(tx) <= SINCOS_REACH && fabs(ty) <= SINCOS_REACH) {
@@ -152,3 +156,9 @@ void cr_sincos2(double tx, double ty, double s[2], double c[2])
     cr_sincos(tx, &s[0], &c[0]);
     cr_sincos(ty, &s[1], &c[1]);
 }
+
+void cr_sincos2(double tx, double ty, double s[2], double c[2]) { sincos2_body(tx, ty, s, c); }
+
+#if CR_AVX2
+CR_AVX2_FN void cr_sincos2_avx2(double tx, double ty, double s[2], double c[2]) { sincos2_body(tx, ty, s, c); }
+#endif
