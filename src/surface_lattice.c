@@ -230,17 +230,74 @@ CR_AVX2_FN static inline void add_columns(__m256d g0, __m256d g1, __m256d g5, __
     }
 }
 
-/* The cell's sum with four columns on the lanes: per row j, a column's
- * s0 += A_ij ey_j, s1 += A_ij (p e)y_j, s2 += A_ij (c e)y_j lane by lane
- * (the row's four entries one load), then each column's g0 = ex s0,
- * g1 = ex s1, ex s2 and its products with px and cx on the lanes, added to
- * a[] column after column (add_columns). Each value is sum_plain's
- * operations in its order (no fused multiply-add, simd.h), so the same
- * bits. Lanes past the cell's columns read the next row's entries (or the
- * padding) and compute what nobody reads. Columns cut along x
- * (ex = 0) are left out as sum_plain leaves them; rows cut along y are
- * skipped at the ends of the cell's range: their terms A 0 are +-0, and a
- * sum that starts at +0 is never -0, so adding them changes no bit. */
+/* Columns g .. g+3's sums over rows j0 .. j1 (aj: row j0's entry of
+ * column g), a column a lane: s[0] += A_ij ey_j, s[1] += A_ij (p e)y_j,
+ * s[2] += A_ij (c e)y_j, row after row. */
+CR_AVX2_FN static inline void row_sums4(const double *aj, uint32_t nc, const double *ey, const double *pey,
+                                        const double *cey, uint32_t j0, uint32_t j1, __m256d s[3])
+{
+    __m256d s0 = _mm256_setzero_pd(), s1 = s0, s2 = s0;
+    for (uint32_t j = j0; j < j1; ++j, aj += nc) {
+        __m256d A = _mm256_loadu_pd(aj);
+        s0 = _mm256_add_pd(s0, _mm256_mul_pd(A, _mm256_broadcast_sd(ey + j)));
+        s1 = _mm256_add_pd(s1, _mm256_mul_pd(A, _mm256_broadcast_sd(pey + j)));
+        s2 = _mm256_add_pd(s2, _mm256_mul_pd(A, _mm256_broadcast_sd(cey + j)));
+    }
+    s[0] = s0;
+    s[1] = s1;
+    s[2] = s2;
+}
+
+/* row_sums4 of columns g .. g+7 in one pass over the rows (a row's three
+ * factors loaded once for both fours): s[0..2] and s[3..5]. */
+CR_AVX2_FN static inline void row_sums8(const double *aj, uint32_t nc, const double *ey, const double *pey,
+                                        const double *cey, uint32_t j0, uint32_t j1, __m256d s[6])
+{
+    __m256d s0 = _mm256_setzero_pd(), s1 = s0, s2 = s0, t0 = s0, t1 = s0, t2 = s0;
+    for (uint32_t j = j0; j < j1; ++j, aj += nc) {
+        __m256d A = _mm256_loadu_pd(aj), B = _mm256_loadu_pd(aj + 4);
+        __m256d e = _mm256_broadcast_sd(ey + j), pe = _mm256_broadcast_sd(pey + j), ce = _mm256_broadcast_sd(cey + j);
+        s0 = _mm256_add_pd(s0, _mm256_mul_pd(A, e));
+        s1 = _mm256_add_pd(s1, _mm256_mul_pd(A, pe));
+        s2 = _mm256_add_pd(s2, _mm256_mul_pd(A, ce));
+        t0 = _mm256_add_pd(t0, _mm256_mul_pd(B, e));
+        t1 = _mm256_add_pd(t1, _mm256_mul_pd(B, pe));
+        t2 = _mm256_add_pd(t2, _mm256_mul_pd(B, ce));
+    }
+    s[0] = s0;
+    s[1] = s1;
+    s[2] = s2;
+    s[3] = t0;
+    s[4] = t1;
+    s[5] = t2;
+}
+
+/* Four columns' sums s into lo, hi (add_columns): g0 = ex s0, g1 = ex s1,
+ * ex s2 and px g0, cx g0, px g1, a column a lane, those in range (a bit a
+ * lane) and not cut (ex != 0). */
+CR_AVX2_FN static inline void add_group(const double *ex, const double *px, const double *cx, const __m256d s[3],
+                                        unsigned range, __m256d *lo, __m256d *hi)
+{
+    __m256d ex4 = _mm256_loadu_pd(ex);
+    unsigned live = range & (unsigned)_mm256_movemask_pd(_mm256_cmp_pd(ex4, _mm256_setzero_pd(), _CMP_NEQ_UQ));
+    if (!live) return;
+    __m256d g0 = _mm256_mul_pd(ex4, s[0]), g1 = _mm256_mul_pd(ex4, s[1]), g5 = _mm256_mul_pd(ex4, s[2]);
+    __m256d px4 = _mm256_loadu_pd(px), cx4 = _mm256_loadu_pd(cx);
+    add_columns(g0, g1, g5, _mm256_mul_pd(px4, g0), _mm256_mul_pd(cx4, g0), _mm256_mul_pd(px4, g1), live, lo, hi);
+}
+
+/* The cell's sum with four columns on the lanes: per row, four columns'
+ * three sums (row_sums4; the row's four entries one load; five to eight
+ * columns, the benchmark's, in one pass over the rows: row_sums8), then
+ * each column's g0 = ex s0, g1 = ex s1, ex s2 and its products with px and
+ * cx on the lanes, added to a[] column after column (add_group). Each
+ * value is sum_plain's operations in its order (no fused multiply-add,
+ * simd.h), so the same bits. Lanes past the cell's columns read the next
+ * row's entries (or the padding) and compute what nobody reads. Columns
+ * cut along x (ex = 0) are left out as sum_plain leaves them; rows cut
+ * along y are skipped at the ends of the cell's range: their terms A 0 are
+ * +-0, and a sum that starts at +0 is never -0, so adding them changes no
+ * bit. */
 CR_AVX2_FN static void lattice_avx2(const cr_surface *s, size_t cell, double x, double y, double a[6])
 {
     const cr_hill_axis *col = s->lattice_cols + s->lattice_col_start[cell];
@@ -254,25 +311,17 @@ CR_AVX2_FN static void lattice_avx2(const cr_surface *s, size_t cell, double x, 
     uint32_t j0 = 0, j1 = nr;
     while (j0 < j1 && ey[j0] == 0.0) ++j0;
     while (j1 > j0 && ey[j1 - 1] == 0.0) --j1;
-    __m256d lo = _mm256_set_pd(0.0, a[5], a[2], a[0]), hi = _mm256_set_pd(0.0, a[4], a[3], a[1]);
-    const __m256d zero = _mm256_setzero_pd();
-    for (uint32_t i = 0; i < nc; i += 4) {
-        __m256d ex4 = _mm256_loadu_pd(ex + i);
-        unsigned live = (unsigned)_mm256_movemask_pd(_mm256_cmp_pd(ex4, zero, _CMP_NEQ_UQ));
-        if (nc - i < 4) live &= (1u << (nc - i)) - 1u;
-        if (!live) continue;
-        __m256d s0 = zero, s1 = zero, s2 = zero;
-        const double *aj = amp + (size_t)j0 * nc + i;
-        for (uint32_t j = j0; j < j1; ++j, aj += nc) {
-            __m256d A = _mm256_loadu_pd(aj);
-            s0 = _mm256_add_pd(s0, _mm256_mul_pd(A, _mm256_broadcast_sd(ey + j)));
-            s1 = _mm256_add_pd(s1, _mm256_mul_pd(A, _mm256_broadcast_sd(pey + j)));
-            s2 = _mm256_add_pd(s2, _mm256_mul_pd(A, _mm256_broadcast_sd(cey + j)));
+    __m256d lo = _mm256_set_pd(0.0, a[5], a[2], a[0]), hi = _mm256_set_pd(0.0, a[4], a[3], a[1]), sums[6];
+    const double *aj = amp + (size_t)j0 * nc;
+    if (nc > 4 && nc <= 8) { /* (the arrays hold eight columns' factors then: axes_avx2) */
+        row_sums8(aj, nc, ey, pey, cey, j0, j1, sums);
+        add_group(ex, px, cx, sums, 15u, &lo, &hi);
+        add_group(ex + 4, px + 4, cx + 4, sums + 3, (1u << (nc - 4)) - 1u, &lo, &hi);
+    } else {
+        for (uint32_t g = 0; g < nc; g += 4) {
+            row_sums4(aj + g, nc, ey, pey, cey, j0, j1, sums);
+            add_group(ex + g, px + g, cx + g, sums, nc - g < 4 ? (1u << (nc - g)) - 1u : 15u, &lo, &hi);
         }
-        __m256d g0 = _mm256_mul_pd(ex4, s0), g1 = _mm256_mul_pd(ex4, s1), g5 = _mm256_mul_pd(ex4, s2);
-        __m256d px4 = _mm256_loadu_pd(px + i), cx4 = _mm256_loadu_pd(cx + i);
-        add_columns(g0, g1, g5, _mm256_mul_pd(px4, g0), _mm256_mul_pd(cx4, g0), _mm256_mul_pd(px4, g1), live, &lo,
-                    &hi);
     }
     double l[4], h[4];
     _mm256_storeu_pd(l, lo);
