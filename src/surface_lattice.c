@@ -230,14 +230,14 @@ CR_AVX2_FN static inline void add_columns(__m256d g0, __m256d g1, __m256d g5, __
     }
 }
 
-/* Columns g .. g+3's sums over rows j0 .. j1 (aj: row j0's entry of
- * column g), a column a lane: s[0] += A_ij ey_j, s[1] += A_ij (p e)y_j,
+/* Columns g .. g+3's sums over the nr rows (aj: row 0's entry of column
+ * g), a column a lane: s[0] += A_ij ey_j, s[1] += A_ij (p e)y_j,
  * s[2] += A_ij (c e)y_j, row after row. */
 CR_AVX2_FN static inline void row_sums4(const double *aj, uint32_t nc, const double *ey, const double *pey,
-                                        const double *cey, uint32_t j0, uint32_t j1, __m256d s[3])
+                                        const double *cey, uint32_t nr, __m256d s[3])
 {
     __m256d s0 = _mm256_setzero_pd(), s1 = s0, s2 = s0;
-    for (uint32_t j = j0; j < j1; ++j, aj += nc) {
+    for (uint32_t j = 0; j < nr; ++j, aj += nc) {
         __m256d A = _mm256_loadu_pd(aj);
         s0 = _mm256_add_pd(s0, _mm256_mul_pd(A, _mm256_broadcast_sd(ey + j)));
         s1 = _mm256_add_pd(s1, _mm256_mul_pd(A, _mm256_broadcast_sd(pey + j)));
@@ -251,10 +251,10 @@ CR_AVX2_FN static inline void row_sums4(const double *aj, uint32_t nc, const dou
 /* row_sums4 of columns g .. g+7 in one pass over the rows (a row's three
  * factors loaded once for both fours): s[0..2] and s[3..5]. */
 CR_AVX2_FN static inline void row_sums8(const double *aj, uint32_t nc, const double *ey, const double *pey,
-                                        const double *cey, uint32_t j0, uint32_t j1, __m256d s[6])
+                                        const double *cey, uint32_t nr, __m256d s[6])
 {
     __m256d s0 = _mm256_setzero_pd(), s1 = s0, s2 = s0, t0 = s0, t1 = s0, t2 = s0;
-    for (uint32_t j = j0; j < j1; ++j, aj += nc) {
+    for (uint32_t j = 0; j < nr; ++j, aj += nc) {
         __m256d A = _mm256_loadu_pd(aj), B = _mm256_loadu_pd(aj + 4);
         __m256d e = _mm256_broadcast_sd(ey + j), pe = _mm256_broadcast_sd(pey + j), ce = _mm256_broadcast_sd(cey + j);
         s0 = _mm256_add_pd(s0, _mm256_mul_pd(A, e));
@@ -294,10 +294,7 @@ CR_AVX2_FN static inline void add_group(const double *ex, const double *px, cons
  * value is sum_plain's operations in its order (no fused multiply-add,
  * simd.h), so the same bits. Lanes past the cell's columns read the next
  * row's entries (or the padding) and compute what nobody reads. Columns
- * cut along x (ex = 0) are left out as sum_plain leaves them; rows cut
- * along y are skipped at the ends of the cell's range: their terms A 0 are
- * +-0, and a sum that starts at +0 is never -0, so adding them changes no
- * bit. */
+ * cut along x (ex = 0) are left out as sum_plain leaves them. */
 CR_AVX2_FN static void lattice_avx2(const cr_surface *s, size_t cell, double x, double y, double a[6])
 {
     const cr_hill_axis *col = s->lattice_cols + s->lattice_col_start[cell];
@@ -308,18 +305,14 @@ CR_AVX2_FN static void lattice_avx2(const cr_surface *s, size_t cell, double x, 
     double ex[CR_LATTICE_MAX_AXIS + 4], px[CR_LATTICE_MAX_AXIS + 4], cx[CR_LATTICE_MAX_AXIS + 4];
     double ey[CR_LATTICE_MAX_AXIS + 4], pey[CR_LATTICE_MAX_AXIS + 4], cey[CR_LATTICE_MAX_AXIS + 4];
     axes_avx2(col, nc, row, nr, x, y, ex, px, cx, ey, pey, cey);
-    uint32_t j0 = 0, j1 = nr;
-    while (j0 < j1 && ey[j0] == 0.0) ++j0;
-    while (j1 > j0 && ey[j1 - 1] == 0.0) --j1;
     __m256d lo = _mm256_set_pd(0.0, a[5], a[2], a[0]), hi = _mm256_set_pd(0.0, a[4], a[3], a[1]), sums[6];
-    const double *aj = amp + (size_t)j0 * nc;
     if (nc > 4 && nc <= 8) { /* (the arrays hold eight columns' factors then: axes_avx2) */
-        row_sums8(aj, nc, ey, pey, cey, j0, j1, sums);
+        row_sums8(amp, nc, ey, pey, cey, nr, sums);
         add_group(ex, px, cx, sums, 15u, &lo, &hi);
         add_group(ex + 4, px + 4, cx + 4, sums + 3, (1u << (nc - 4)) - 1u, &lo, &hi);
     } else {
         for (uint32_t g = 0; g < nc; g += 4) {
-            row_sums4(aj + g, nc, ey, pey, cey, j0, j1, sums);
+            row_sums4(amp + g, nc, ey, pey, cey, nr, sums);
             add_group(ex + g, px + g, cx + g, sums, nc - g < 4 ? (1u << (nc - g)) - 1u : 15u, &lo, &hi);
         }
     }
