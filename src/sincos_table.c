@@ -17,9 +17,11 @@
  * Beyond |t| = 1e5 (k past 2^20) it is libm's sin and cos.
  */
 #include <math.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "sincos_table.h"
+#include "simd.h"
 
 #if defined(__SSE2__) /* x86-64's baseline: two doubles a vector, no target attribute */
 #include <emmintrin.h>
@@ -120,7 +122,11 @@ void cr_sincos(double t, double *s, double *c)
     *c = e[1] + (e[1] * cm - e[0] * sd);
 }
 
-void cr_sincos2(double tx, double ty, double s[2], double c[2])
+/* cr_sincos2 on the two lanes, once for the baseline target and once for
+ * AVX2 (cr_sincos2_avx2: the same operations, VEX-encoded, its constants
+ * broadcast from memory in one instruction where SSE2 takes two); false,
+ * nothing done, where the angles need libm's. */
+static inline bool sincos2_lanes(double tx, double ty, double s[2], double c[2])
 {
 #if defined(__SSE2__)
     if (fabs(tx) <= SINCOS_REACH && fabs(ty) <= SINCOS_REACH) {
@@ -146,9 +152,26 @@ void cr_sincos2(double tx, double ty, double s[2], double c[2])
         __m128d cm = _mm_mul_pd(d2, cp);
         _mm_storeu_pd(s, _mm_add_pd(es, _mm_add_pd(_mm_mul_pd(es, cm), _mm_mul_pd(ec, sd))));
         _mm_storeu_pd(c, _mm_add_pd(ec, _mm_sub_pd(_mm_mul_pd(ec, cm), _mm_mul_pd(es, sd))));
-        return;
+        return true;
     }
+#else
+    (void)tx, (void)ty, (void)s, (void)c;
 #endif
+    return false;
+}
+
+void cr_sincos2(double tx, double ty, double s[2], double c[2])
+{
+    if (sincos2_lanes(tx, ty, s, c)) return;
     cr_sincos(tx, &s[0], &c[0]);
     cr_sincos(ty, &s[1], &c[1]);
 }
+
+#if CR_AVX2
+/* (the rare angles past the table's reach by a jump to cr_sincos2: no
+ * frame to keep arguments across calls here) */
+CR_AVX2_FN void cr_sincos2_avx2(double tx, double ty, double s[2], double c[2])
+{
+    if (!sincos2_lanes(tx, ty, s, c)) cr_sincos2(tx, ty, s, c);
+}
+#endif

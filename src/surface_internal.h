@@ -41,7 +41,7 @@ struct cr_surface {
     uint32_t *lattice_col_start, *lattice_row_start, *lattice_amp_start;
     cr_hill_axis *lattice_cols, *lattice_rows;
     double *lattice_amp;
-    bool lattice_avx2;     /* the sums on AVX2 lanes (the same bits as the plain loop) */
+    bool lattice_avx2;     /* the sums on AVX2 lanes, and the waves' cr_sincos2_avx2 (the same bits as the plain paths) */
     /* Hills: the waves' constant factors, formed once as eval_hills's
      * products begin (the same bits as at each evaluation): the wave
      * numbers kx = 2 pi / wave_length_x and ky, then W kx, W ky, -W kx kx,

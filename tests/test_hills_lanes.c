@@ -3,7 +3,9 @@
  * lattice as bench_boiling's (1 m apart, width 0.3, hills and hollows, and
  * one of mixed widths and a missing bump), at points a column or row sits
  * exactly at the 8.5-width cut of, and on the cells' edges; both paths
- * taken on the same surface. */
+ * taken on the same surface. And a height of -0 kept where every column
+ * of the cell is cut (the lanes leave cut columns out, as the plain loop
+ * does, rather than add their +0). */
 #include <string.h>
 
 #include "simd.h"
@@ -70,10 +72,45 @@ static void test_lanes_give_plain_bits(void **state)
     }
 }
 
+static void test_lanes_keep_negative_zero(void **state)
+{
+    (void)state;
+    if (!cr_use_avx2(false)) skip();
+    enum { SIDE = 12 };
+    cr_hill h[SIDE * SIDE];
+    for (int i = 0; i < SIDE; ++i)
+        for (int j = 0; j < SIDE; ++j) h[i * SIDE + j] = (cr_hill){(i + j) % 2 ? 0.2 : -0.12, -5.5 + i, -5.5 + j, 0.3};
+    cr_surface_def d = cr_default_surface_def();
+    d.type = CR_SURFACE_HILLS;
+    d.u_min = d.v_min = -9.0;
+    d.u_max = d.v_max = 9.0;
+    d.height = -0.0;
+    d.hills = h;
+    d.hill_count = SIDE * SIDE;
+    cr_surface *s;
+    char msg[128];
+    assert_int_equal(cr_surface_create(&d, &s, msg, sizeof msg), CR_OK);
+    assert_non_null(s->lattice_cols);
+    /* the grid reaches past the last column's cut (8.05): cells there hold
+     * columns, all cut at these x */
+    double x_end = s->grid_x0 + s->grid_nx * s->grid_cell;
+    assert_true(x_end > 8.3);
+    uint64_t seed = 7;
+    for (int c = 0; c < 1000; ++c) {
+        double x = test_rand(&seed, 8.1, 8.3), y = test_rand(&seed, -6.0, 6.0);
+        check(s, x, y);
+        cr_surface_eval e;
+        cr_surface_eval_raw(s, x, y, &e);
+        assert_true(same(e.s.z, -0.0));
+    }
+    cr_surface_destroy(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_lanes_give_plain_bits),
+        cmocka_unit_test(test_lanes_keep_negative_zero),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

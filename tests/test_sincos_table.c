@@ -2,10 +2,12 @@
  * cos within 2 ulps of 1 over random angles at several scales, on both
  * sides of the table's seams (the angles k 2 pi / 64 +- pi / 64) and past
  * the 1e5 where it hands over to libm; and sin^2 + cos^2 = 1 there.
- * cr_sincos2: cr_sincos's very bits for each of its two angles. */
+ * cr_sincos2 (and cr_sincos2_avx2, where the processor has AVX2): cr_sincos's
+ * very bits for each of its two angles. */
 #include <math.h>
 #include <string.h>
 
+#include "simd.h"
 #include "sincos_table.h"
 #include "test_helpers.h"
 
@@ -48,6 +50,13 @@ static void check_pair(double tx, double ty)
     cr_sincos(ty, &sy, &cy);
     assert_true(same_bits(s[0], sx) && same_bits(c[0], cx));
     assert_true(same_bits(s[1], sy) && same_bits(c[1], cy));
+#if CR_AVX2
+    if (cr_use_avx2(false)) {
+        cr_sincos2_avx2(tx, ty, s, c);
+        assert_true(same_bits(s[0], sx) && same_bits(c[0], cx));
+        assert_true(same_bits(s[1], sy) && same_bits(c[1], cy));
+    }
+#endif
 }
 
 static void test_two_lanes(void **state)
