@@ -432,6 +432,13 @@ static inline __attribute__((always_inline)) bool newton_step(const cr_surface *
     return true;
 }
 
+/* Newton's last step is taken by Taylor when CR_TAYLOR_REACH max(k_max, 1)
+ * |step|^2 <= tol size (newton). 4 bounds the next step by the curvatures
+ * with a margin; a larger factor takes fewer such steps with smaller errors
+ * in the slopes and second derivatives (docs/benchmarks.md "taylor": the
+ * boiling scene's energy after 1 s against the factor). */
+#define CR_TAYLOR_REACH 4.0
+
 /* The surface a short step (du, dv) from e's point on a graph, by its
  * Taylor series from e (seed 004 eq. 1's s(u, v) expanded about the
  * anchor): s and z_x, z_y to second order, the second derivatives kept.
@@ -457,8 +464,9 @@ static void taylor_graph(const cr_surface_eval *e, double du, double dv, cr_surf
  * below the tolerance. On a graph, also converged when the step is so
  * short that the one after it would be below the tolerance (Newton
  * converges quadratically, the next step about k |step|^2 for curvatures
- * k: 4 max(max_curvature, 1) |step|^2 <= tol * size): the step is taken
- * and the surface at its end is taylor_graph's from the evaluation before,
+ * k: CR_TAYLOR_REACH max(max_curvature, 1) |step|^2 <= tol * size): the
+ * step is taken and the surface at its end is taylor_graph's from the
+ * evaluation before,
  * which is not made again to confirm it. Either way c->anchor_u, anchor_v
  * is where the last evaluation was made, and *anchor (when not NULL) that
  * evaluation when it is not *at's. first, when not NULL, is the surface at
@@ -467,7 +475,7 @@ static bool newton(const cr_surface *s, cr_vec3 p, double tol, const cr_surface_
                    cr_surface_eval *at, cr_surface_eval *anchor)
 {
     bool flat = graph(s);
-    double near = tol * s->size, taylor = flat ? near / (4.0 * fmax(s->max_curvature, 1.0)) : -1.0;
+    double near = tol * s->size, taylor = flat ? near / (CR_TAYLOR_REACH * fmax(s->max_curvature, 1.0)) : -1.0;
     for (int it = 0; it < 32; ++it) {
         /* Evaluated into *at (no copy when it is the answer), or read from
          * first, the surface at the start (u, v) already at hand. */
