@@ -439,7 +439,16 @@ static inline __attribute__((always_inline)) bool newton_step(const cr_surface *
  * boiling scene's energy after 1 s against the factor). */
 #define CR_TAYLOR_REACH 4.0
 
-/* The surface a short step (du, dv) from e's point on a graph, by its
+/* Taylor's step is taken on the hills only. They are smooth everywhere
+ * (bumps and waves) and their evaluation is the expensive one. The bowl's
+ * is a square root and a division, and as a graph over (x, y) it is
+ * singular at its rim (z''' grows without bound; beyond the rim the
+ * evaluation is clamped to it), where the series went wrong by up to
+ * 2.8e-7 in the normal; B-splines and planes keep their exact evaluations
+ * too, and custom surfaces bypass all this. */
+static bool taylor_surface(const cr_surface *s) { return s->def.type == CR_SURFACE_HILLS; }
+
+/* The surface a short step (du, dv) from e's point on a graph (the hills), by its
  * Taylor series from e (seed 004 eq. 1's s(u, v) expanded about the
  * anchor): s and z_x, z_y to second order, the second derivatives kept.
  * Its error is |step|^3 |z'''| in s and |step|^2 |z'''| in the slopes,
@@ -461,13 +470,12 @@ static void taylor_graph(const cr_surface_eval *e, double du, double dv, cr_surf
  * the next step would move the point by at most tol * size: the point it
  * stands on is then within the tolerance of the closest one, and is kept
  * with its evaluation in *at, so that no evaluation is spent on a step
- * below the tolerance. On a graph, also converged when the step is so
- * short that the one after it would be below the tolerance (Newton
- * converges quadratically, the next step about k |step|^2 for curvatures
- * k: CR_TAYLOR_REACH max(max_curvature, 1) |step|^2 <= tol * size): the
- * step is taken and the surface at its end is taylor_graph's from the
- * evaluation before,
- * which is not made again to confirm it. Either way c->anchor_u, anchor_v
+ * below the tolerance. On the hills (taylor_surface), also converged when
+ * the step is so short that the one after it would be below the tolerance
+ * (Newton converges quadratically, the next step about k |step|^2 for
+ * curvatures k: CR_TAYLOR_REACH max(max_curvature, 1) |step|^2 <= tol *
+ * size): the step is taken and the surface at its end is taylor_graph's
+ * from the evaluation before, which is not made again to confirm it. Either way c->anchor_u, anchor_v
  * is where the last evaluation was made, and *anchor (when not NULL) that
  * evaluation when it is not *at's. first, when not NULL, is the surface at
  * the starting (u, v). */
@@ -475,7 +483,8 @@ static bool newton(const cr_surface *s, cr_vec3 p, double tol, const cr_surface_
                    cr_surface_eval *at, cr_surface_eval *anchor)
 {
     bool flat = graph(s);
-    double near = tol * s->size, taylor = flat ? near / (CR_TAYLOR_REACH * fmax(s->max_curvature, 1.0)) : -1.0;
+    double near = tol * s->size;
+    double taylor = taylor_surface(s) ? near / (CR_TAYLOR_REACH * fmax(s->max_curvature, 1.0)) : -1.0;
     for (int it = 0; it < 32; ++it) {
         /* Evaluated into *at (no copy when it is the answer), or read from
          * first, the surface at the start (u, v) already at hand. */
@@ -498,7 +507,7 @@ static bool newton(const cr_surface *s, cr_vec3 p, double tol, const cr_surface_
             if (e != at) *at = *e;
             return true;
         }
-        if (moved * moved <= taylor) { /* (never off a graph: taylor < 0) */
+        if (moved * moved <= taylor) { /* (never off the hills: taylor < 0) */
             if (anchor) *anchor = *e;
             taylor_graph(e, nu - c->u, nv - c->v, at);
             c->u = nu;
