@@ -448,11 +448,13 @@ static inline __attribute__((always_inline)) bool newton_step(const cr_surface *
  * too, and custom surfaces bypass all this. */
 static bool taylor_surface(const cr_surface *s) { return s->def.type == CR_SURFACE_HILLS; }
 
-/* The surface a short step (du, dv) from e's point on a graph (the hills), by its
- * Taylor series from e (seed 004 eq. 1's s(u, v) expanded about the
- * anchor): s and z_x, z_y to second order, the second derivatives kept.
- * Its error is |step|^3 |z'''| in s and |step|^2 |z'''| in the slopes,
- * within the tolerance's own (newton). out may be e. */
+/* The surface a short step (du, dv) from e's point on a graph (the
+ * hills), by its Taylor series from e (seed 004 eq. 1's s(u, v) expanded
+ * about the anchor): s and z_x, z_y to second order, the second
+ * derivatives kept. Its error is |step|^3 |z'''| in s, |step|^2 |z'''| in
+ * the slopes (the tolerance's own order in the normal) and |step| |z'''|
+ * in the second derivatives (newton; docs/benchmarks.md "taylor"). out
+ * may be e. */
 static void taylor_graph(const cr_surface_eval *e, double du, double dv, cr_surface_eval *out)
 {
     double zx = e->su.z, zy = e->sv.z, zxx = e->suu.z, zxy = e->suv.z, zyy = e->svv.z;
@@ -475,10 +477,10 @@ static void taylor_graph(const cr_surface_eval *e, double du, double dv, cr_surf
  * (Newton converges quadratically, the next step about k |step|^2 for
  * curvatures k: CR_TAYLOR_REACH max(max_curvature, 1) |step|^2 <= tol *
  * size): the step is taken and the surface at its end is taylor_graph's
- * from the evaluation before, which is not made again to confirm it. Either way c->anchor_u, anchor_v
- * is where the last evaluation was made, and *anchor (when not NULL) that
- * evaluation when it is not *at's. first, when not NULL, is the surface at
- * the starting (u, v). */
+ * from the evaluation before, which is not made again to confirm it.
+ * Either way c->anchor_u, anchor_v is where the last evaluation was made,
+ * and *anchor (when not NULL) that evaluation when it is not *at's. first,
+ * when not NULL, is the surface at the starting (u, v). */
 static bool newton(const cr_surface *s, cr_vec3 p, double tol, const cr_surface_eval *first, cr_closest *c,
                    cr_surface_eval *at, cr_surface_eval *anchor)
 {
