@@ -4,8 +4,8 @@
  * Design note. A ball bound to a surface is planned one step (or up to its
  * next state change) at a time, with its state constant over the plan, as
  * seed 004 §4 requires:
- *   - the closest point (eq. 29-34, warm-started from the last contact
- *     parameters) gives the contact normal n, the principal curvatures and
+ *   - the closest point (eq. 29-34, warm-started from the last search's
+ *     anchor, cr_closest) gives the contact normal n, the principal curvatures and
  *     the surface's coefficients there;
  *   - eq. 8: the normal acceleration eta = max(<g, n>, k_c |v|^2), with k_c the
  *     normal curvature of the centre's path (the offset surface) along v; the
@@ -93,9 +93,9 @@ double cr_ball_surface_gap(cr_world *w, uint32_t i, uint32_t k, cr_vec3 x, cr_ve
     cr_surface_eval e;
     cr_closest c = ball_closest(w, i, k, x, b->su[i], b->sv[i], &e);
     cr_count_closest(w, c.iterations);
-    if (keep) {
-        b->su[i] = c.u;
-        b->sv[i] = c.v;
+    if (keep) { /* the warm start: the anchor (cr_closest) */
+        b->su[i] = c.anchor_u;
+        b->sv[i] = c.anchor_v;
     }
     if (normal) *normal = c.normal;
     return c.distance - b->radius[i];
@@ -206,7 +206,7 @@ static void keep_off_planes(cr_world *w, uint32_t i, cr_vec3 *x, cr_vec3 *n, cr_
         }
         if (!moved) return;
         cr_surface_eval e;
-        *c = ball_closest(w, i, b->surface[i], *x, c->u, c->v, &e);
+        *c = ball_closest(w, i, b->surface[i], *x, c->anchor_u, c->anchor_v, &e);
         *n = c->normal;
         *x = cr_v3_madd(c->point, *n, r);
     }
@@ -247,8 +247,8 @@ static void plan_surface(cr_world *w, uint32_t i)
     double r = b->radius[i], m = b->mass[i], I = b->inertia[i];
     cr_vec3 g = w->def.gravity, x = b->x[i];
     site st = site_at(w, i, k, x, b->su[i], b->sv[i], true);
-    b->su[i] = st.c.u;
-    b->sv[i] = st.c.v;
+    b->su[i] = st.c.anchor_u; /* the warm starts are the searches' anchors (cr_closest) */
+    b->sv[i] = st.c.anchor_v;
     cr_vec3 n = st.c.normal;
     double gap = st.c.distance - r, vn = cr_v3_dot(b->v[i], n);
     if (gap < 0.0) {
@@ -342,7 +342,7 @@ static void plan_surface(cr_world *w, uint32_t i)
 
     /* The moving algorithm, eq. 36-39. */
     cr_vec3 dbar = cr_v3_madd(cr_v3_scale(v, hp), at, 0.5 * hp * hp);
-    site s1 = site_at(w, i, k, cr_v3_add(x, dbar), st.c.u, st.c.v, false); /* only its point and normal */
+    site s1 = site_at(w, i, k, cr_v3_add(x, dbar), st.c.anchor_u, st.c.anchor_v, false); /* only its point and normal */
     cr_vec3 n1 = s1.c.normal;
     cr_vec3 x1 = cr_v3_madd(s1.c.point, n1, r);
     cr_vec3 v1 = cr_v3_madd(v, at, hp);
@@ -396,8 +396,8 @@ static void plan_surface(cr_world *w, uint32_t i)
      * (at_plan_end). The position is the one the step's advance will give. */
     b->plan_end_x[i] = cr_body_position_at(w, i, w->def.dt);
     b->plan_end_n[i] = n1;
-    b->plan_end_u[i] = s1.c.u;
-    b->plan_end_v[i] = s1.c.v;
+    b->plan_end_u[i] = s1.c.anchor_u; /* the next search's warm start */
+    b->plan_end_v[i] = s1.c.anchor_v;
     b->plan_end_on[i] = 1;
 }
 
@@ -456,8 +456,8 @@ void cr_ball_land(cr_world *w, uint32_t i, uint32_t k, cr_impact *report)
     cr_bodies *b = &w->bodies;
     const cr_surface *s = w->surfaces.surface[k];
     site st = site_at(w, i, k, b->x[i], b->su[i], b->sv[i], true);
-    b->su[i] = st.c.u;
-    b->sv[i] = st.c.v;
+    b->su[i] = st.c.anchor_u;
+    b->sv[i] = st.c.anchor_v;
     cr_vec3 n = st.c.normal;
     cr_contact_side sa = cr_body_side(w, i, cr_v3_scale(n, -b->radius[i]));
     cr_contact_side sb = cr_contact_side_immovable();
@@ -513,8 +513,8 @@ static void keep_above(cr_world *w, uint32_t i)
             cr_vec3 x = cr_v3_madd(c.point, c.normal, b->radius[i]);
             keep_off_planes(w, i, &x, &n, &b->v[i], &c, NULL);
             move_keeping_energy(w, i, x);
-            b->su[i] = c.u;
-            b->sv[i] = c.v;
+            b->su[i] = c.anchor_u;
+            b->sv[i] = c.anchor_v;
         }
         return;
     }

@@ -432,39 +432,97 @@ static inline __attribute__((always_inline)) bool newton_step(const cr_surface *
     return true;
 }
 
-/* Newton's iteration of seed 004 eq. 31-34 from (u, v); false when A is not
- * positive definite or the iteration does not settle. Converged when the
- * next step would move the point by at most tol * size: the point it
- * stands on is then within the tolerance of the closest one (Newton
- * converges quadratically there), and is kept with its evaluation in *at,
- * so that no evaluation is spent on a step below the tolerance. first, when
- * not NULL, is the surface at the starting (u, v). */
-static bool newton(const cr_surface *s, cr_vec3 p, double *u, double *v, double tol, int *iterations,
-                   const cr_surface_eval *first, cr_surface_eval *at)
+/* Newton's last step is taken by Taylor when CR_TAYLOR_REACH max(k_max, 1)
+ * |step|^2 <= tol size (newton). 4 would bound the next step by the
+ * curvatures with a margin, but the step's surface keeps the second
+ * derivatives of the evaluation before, off by about |z'''| |step|: at 4
+ * the steps reach 5e-7 m and the curvatures are off by up to 7e-6, enough
+ * to shift which balls take off or lie still (the boiling scene's energy
+ * after 1 s moved by 0.8 J over 12 runs, where the search's tolerance from
+ * 1e-13 to 1e-15 moves it by 0.5). 400 keeps the steps ten times shorter
+ * (4e-8 m in a 3 m scene) and the energy within that band, for 5 % of the
+ * instructions where 4 saved 9 % (docs/benchmarks.md, "taylor"). */
+#define CR_TAYLOR_REACH 400.0
+
+/* Taylor's step is taken on the hills only. They are smooth everywhere
+ * (bumps and waves) and their evaluation is the expensive one. The bowl's
+ * is a square root and a division, and as a graph over (x, y) it is
+ * singular at its rim (z''' grows without bound; beyond the rim the
+ * evaluation is clamped to it), where the series went wrong by up to
+ * 2.8e-7 in the normal; B-splines and planes keep their exact evaluations
+ * too, and custom surfaces bypass all this. */
+static bool taylor_surface(const cr_surface *s) { return s->def.type == CR_SURFACE_HILLS; }
+
+/* The surface a short step (du, dv) from e's point on a graph (the
+ * hills), by its Taylor series from e (seed 004 eq. 1's s(u, v) expanded
+ * about the anchor): s and z_x, z_y to second order, the second
+ * derivatives kept. Its error is |step|^3 |z'''| in s, |step|^2 |z'''| in
+ * the slopes (the tolerance's own order in the normal) and |step| |z'''|
+ * in the second derivatives (newton; docs/benchmarks.md "taylor"). out
+ * may be e. */
+static void taylor_graph(const cr_surface_eval *e, double du, double dv, cr_surface_eval *out)
+{
+    double zx = e->su.z, zy = e->sv.z, zxx = e->suu.z, zxy = e->suv.z, zyy = e->svv.z;
+    double z = e->s.z + (zx * du + zy * dv) + 0.5 * (zxx * du * du + 2.0 * zxy * du * dv + zyy * dv * dv);
+    out->s = cr_v3(e->s.x + du, e->s.y + dv, z);
+    out->su = cr_v3(1, 0, zx + zxx * du + zxy * dv);
+    out->sv = cr_v3(0, 1, zy + zxy * du + zyy * dv);
+    out->suu = cr_v3(0, 0, zxx);
+    out->suv = cr_v3(0, 0, zxy);
+    out->svv = cr_v3(0, 0, zyy);
+}
+
+/* Newton's iteration of seed 004 eq. 31-34 from (c->u, c->v); false when A
+ * is not positive definite or the iteration does not settle. Converged when
+ * the next step would move the point by at most tol * size: the point it
+ * stands on is then within the tolerance of the closest one, and is kept
+ * with its evaluation in *at, so that no evaluation is spent on a step
+ * below the tolerance. On the hills (taylor_surface), also converged when
+ * the step is so short that the one after it would be below the tolerance
+ * (Newton converges quadratically, the next step about k |step|^2 for
+ * curvatures k: CR_TAYLOR_REACH max(max_curvature, 1) |step|^2 <= tol *
+ * size): the step is taken and the surface at its end is taylor_graph's
+ * from the evaluation before, which is not made again to confirm it.
+ * Either way c->anchor_u, anchor_v is where the last evaluation was made,
+ * and *anchor (when not NULL) that evaluation when it is not *at's. first,
+ * when not NULL, is the surface at the starting (u, v). */
+static bool newton(const cr_surface *s, cr_vec3 p, double tol, const cr_surface_eval *first, cr_closest *c,
+                   cr_surface_eval *at, cr_surface_eval *anchor)
 {
     bool flat = graph(s);
+    double near = tol * s->size;
+    double taylor = taylor_surface(s) ? near / (CR_TAYLOR_REACH * fmax(s->max_curvature, 1.0)) : -1.0;
     for (int it = 0; it < 32; ++it) {
         /* Evaluated into *at (no copy when it is the answer), or read from
          * first, the surface at the start (u, v) already at hand. */
         const cr_surface_eval *e = at;
         if (it == 0 && first) e = first;
-        else cr_surface_eval_raw(s, *u, *v, at);
-        ++*iterations;
+        else cr_surface_eval_raw(s, c->u, c->v, at);
+        ++c->iterations;
+        c->anchor_u = c->u;
+        c->anchor_v = c->v;
         double nu, nv, moved;
         bool ok;
         if (flat) {
             const cr_surface_eval g = graph_eval(e);
-            ok = newton_step(s, &g, p, *u, *v, &nu, &nv, &moved);
+            ok = newton_step(s, &g, p, c->u, c->v, &nu, &nv, &moved);
         } else {
-            ok = newton_step(s, e, p, *u, *v, &nu, &nv, &moved);
+            ok = newton_step(s, e, p, c->u, c->v, &nu, &nv, &moved);
         }
         if (!ok) return false;
-        if (moved <= tol * s->size) {
+        if (moved <= near) {
             if (e != at) *at = *e;
             return true;
         }
-        *u = nu;
-        *v = nv;
+        if (moved * moved <= taylor) { /* (never off the hills: taylor < 0) */
+            if (anchor) *anchor = *e;
+            taylor_graph(e, nu - c->u, nv - c->v, at);
+            c->u = nu;
+            c->v = nv;
+            return true;
+        }
+        c->u = nu;
+        c->v = nv;
     }
     return false;
 }
@@ -504,17 +562,22 @@ cr_closest cr_surface_closest(const cr_surface *s, cr_vec3 p, double u0, double 
 }
 
 /* The search of cr_surface_closest_eval from the clamped start in c (first:
- * the surface there, when at hand): c's parameters, iterations and
- * convergence, and the surface at the answer in *at. */
+ * the surface there, when at hand): c's parameters, anchor, iterations and
+ * convergence, the surface at the answer in *at and, when not NULL and the
+ * answer is not the anchor (newton), at the anchor in *anchor. */
 static void search(const cr_surface *s, cr_vec3 p, double tol, const cr_surface_eval *first, cr_closest *c,
-                   cr_surface_eval *at)
+                   cr_surface_eval *at, cr_surface_eval *anchor)
 {
-    c->converged = newton(s, p, &c->u, &c->v, tol, &c->iterations, first, at);
+    c->converged = newton(s, p, tol, first, c, at, anchor);
     if (!c->converged) {
         descend(s, p, &c->u, &c->v, &c->iterations);
-        c->converged = newton(s, p, &c->u, &c->v, tol, &c->iterations, NULL, at);
+        c->converged = newton(s, p, tol, NULL, c, at, anchor);
     }
-    if (!c->converged) cr_surface_eval_raw(s, c->u, c->v, at);
+    if (!c->converged) {
+        cr_surface_eval_raw(s, c->u, c->v, at);
+        c->anchor_u = c->u;
+        c->anchor_v = c->v;
+    }
 }
 
 /* The rest of the answer from its parameters and the surface there. */
@@ -544,13 +607,15 @@ static cr_closest start(const cr_surface *s, double u0, double v0)
     c.u = u0;
     c.v = v0;
     clamp_domain(s, &c.u, &c.v);
+    c.anchor_u = c.u;
+    c.anchor_v = c.v;
     return c;
 }
 
 cr_closest cr_surface_closest_eval(const cr_surface *s, cr_vec3 p, double u0, double v0, double tol, cr_surface_eval *at)
 {
     cr_closest c = start(s, u0, v0);
-    search(s, p, tol, NULL, &c, at);
+    search(s, p, tol, NULL, &c, at, NULL);
     answer(s, p, at, &c);
     return c;
 }
@@ -571,8 +636,8 @@ static void memo_keep(const cr_surface *s, cr_closest_memo *m, const cr_surface_
     g[7] = e->svv.z;
 }
 
-/* The surface at the memo's (u, v): from its numbers (a graph), else
- * evaluated again. */
+/* The surface at the memo's (u, v), its last anchor: from its numbers (a
+ * graph), else evaluated again. */
 static void memo_eval(const cr_surface *s, const cr_closest_memo *m, cr_surface_eval *e)
 {
     if (!graph(s)) {
@@ -597,22 +662,27 @@ cr_closest cr_surface_closest_memo(const cr_surface *s, uint32_t surface, cr_clo
     bool known = m->surface == surface;
     cr_closest c;
     if (known && memcmp(&q, &m->query, sizeof q) == 0) { /* asked again: the same search, done */
-        memset(&c, 0, sizeof c);
-        c.u = m->u;
-        c.v = m->v;
+        /* Its last Newton step was made at the anchor, from the evaluation
+         * the memo keeps: that step again (the same operations on the same
+         * numbers) is the same answer, without the iterations before it. */
+        c = start(s, m->u, m->v); /* (in the domain already: the same bits) */
+        cr_surface_eval e;
+        memo_eval(s, m, &e);
+        if (m->converged) newton(s, p, tol, &e, &c, at, NULL);
+        else *at = e; /* the fallback's answer, evaluated there */
         c.iterations = m->iterations;
         c.converged = m->converged;
-        memo_eval(s, m, at);
     } else {
         c = start(s, u0, v0);
-        bool there = known && same_bits(c.u, m->u) && same_bits(c.v, m->v); /* starts where the last ended */
-        cr_surface_eval first;
+        bool there = known && same_bits(c.u, m->u) && same_bits(c.v, m->v); /* starts at the last anchor */
+        cr_surface_eval first, anchor;
         if (there) memo_eval(s, m, &first);
-        search(s, p, tol, there ? &first : NULL, &c, at);
-        memo_keep(s, m, at);
+        search(s, p, tol, there ? &first : NULL, &c, at, &anchor);
+        bool stepped = !same_bits(c.u, c.anchor_u) || !same_bits(c.v, c.anchor_v); /* by Taylor (newton) */
+        memo_keep(s, m, stepped ? &anchor : at); /* only exact evaluations: a pure function of (u, v) */
         m->query = q;
-        m->u = c.u;
-        m->v = c.v;
+        m->u = c.anchor_u;
+        m->v = c.anchor_v;
         m->iterations = c.iterations;
         m->converged = c.converged;
         m->surface = surface;

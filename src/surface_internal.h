@@ -70,11 +70,14 @@ void cr_surface_eval_raw(const cr_surface *s, double u, double v, cr_surface_eva
 cr_closest cr_surface_closest_eval(const cr_surface *s, cr_vec3 p, double u0, double v0, double tol, cr_surface_eval *at);
 
 /* One ball's last closest point on a surface (cr_surface_closest_memo): the
- * query, its answer's parameters and the surface's evaluation there. The
- * search is a pure function of the query on a built-in surface (which never
- * changes once made), so an entry stays right for its query whatever
- * happens to the ball: it needs no resetting, nor keeping by the events'
- * groups. */
+ * query, its search's anchor (cr_closest: the last point it evaluated the
+ * surface at, the answer itself unless Newton's last step went by Taylor)
+ * and the surface's exact evaluation there. The search is a pure function
+ * of the query on a built-in surface (which never changes once made), and
+ * the evaluation a pure function of the anchor, so an entry stays right
+ * for its query whatever happens to the ball: it needs no resetting, nor
+ * keeping by the events' groups. It never holds a Taylor extrapolation:
+ * a search starting from it would then depend on the ball's history. */
 typedef struct cr_closest_query {
     cr_vec3 p;
     double u0, v0, tol;
@@ -88,7 +91,7 @@ typedef struct cr_closest_query {
  * (u, v), so the same bits. */
 typedef struct cr_closest_memo {
     cr_closest_query query;
-    double u, v;           /* the answer's parameters */
+    double u, v;           /* the anchor's parameters (the answer's unless it was a Taylor step) */
     double graph[8];       /* s.x, s.y, s.z, su.z, sv.z, suu.z, suv.z, svv.z (graphs only) */
     int iterations;        /* its search's, counted again when it is asked again */
     uint32_t surface;      /* the surface's index in its world; UINT32_MAX: empty */
@@ -97,9 +100,10 @@ typedef struct cr_closest_memo {
 
 /* cr_surface_closest_eval through a ball's memo m (surface: the surface's
  * index, the memo's key with the query). The same query again returns the
- * same answer without a search; a search that starts where the last one
- * ended takes that evaluation as Newton's first. The same bits as without
- * the memo. Custom surfaces (a callback that may read anything) bypass it. */
+ * same answer without a search (Newton's last step from the anchor again);
+ * a search that starts at the last one's anchor takes that evaluation as
+ * Newton's first. The same bits as without the memo. Custom surfaces (a
+ * callback that may read anything) bypass it. */
 cr_closest cr_surface_closest_memo(const cr_surface *s, uint32_t surface, cr_closest_memo *m, cr_vec3 p, double u0,
                                    double v0, double tol, cr_surface_eval *at);
 

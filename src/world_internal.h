@@ -80,7 +80,7 @@ typedef struct cr_bodies {
     /* ball-on-surface state (seed 004 §2) */
     uint32_t *surface;          /* surface index the ball is on; CR_NO_SURFACE when free */
     uint8_t *ball_state;        /* cr_ball_state */
-    double *su, *sv;            /* last contact parameters: the closest point's warm start */
+    double *su, *sv;            /* the closest point's warm start: the last search's anchor (cr_closest) */
     /* per-step plan: x(t) = x + vpath h + acc h^2 / 2, v(t) = v + dvel h,
      * w(t) = w + alpha h, with h = t - t_local. A free body has vpath = v and
      * dvel = acc; a ball on a surface moves along the chord of its step
@@ -98,7 +98,8 @@ typedef struct cr_bodies {
     double *t_local;            /* time inside the step the state refers to */
     /* where a surface ball's plan ends at the step's end, when it does
      * (plan_end_on): the position the step's advance gives, and the closest
-     * point (parameters, normal) the moving algorithm put it on there */
+     * point the moving algorithm put it on there (its normal, and its
+     * search's anchor, the next search's warm start) */
     cr_vec3 *plan_end_x, *plan_end_n;
     double *plan_end_u, *plan_end_v;
     uint8_t *plan_end_on;

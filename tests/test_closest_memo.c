@@ -1,7 +1,7 @@
 /* cr_surface_closest_memo (src/surface.c): a ball's memo of its last
  * closest point gives the very bits of a fresh search, whatever it is
  * asked: the same query again (answered without a search), a search that
- * starts where the last one ended (its first evaluation taken from the
+ * starts at the last one's anchor (its first evaluation taken from the
  * memo), a query that differs from the last in one bit of one field (the
  * point, the start, the tolerance, -0 for +0, the surface), and fresh ones.
  * A custom surface, whose callback may change, is not memoised. */
@@ -16,6 +16,7 @@ static bool same_v(cr_vec3 a, cr_vec3 b) { return same(a.x, b.x) && same(a.y, b.
 static void assert_same(cr_closest a, const cr_surface_eval *ea, cr_closest b, const cr_surface_eval *eb)
 {
     assert_true(same(a.u, b.u) && same(a.v, b.v) && same_v(a.point, b.point) && same_v(a.normal, b.normal));
+    assert_true(same(a.anchor_u, b.anchor_u) && same(a.anchor_v, b.anchor_v));
     assert_true(same(a.distance, b.distance));
     assert_int_equal(a.iterations, b.iterations);
     assert_int_equal(a.converged, b.converged);
@@ -81,10 +82,10 @@ static void test_memo_gives_fresh_bits(void **state)
             int kind = (int)test_rand(&seed, 0.0, 8.0);
             switch (kind) {
             case 0: ++repeats; break; /* the same query again */
-            case 1: /* a nearby point from where the last search ended, as a ball's next plan */
+            case 1: /* a nearby point from the last search's anchor, as a ball's next plan */
                 p = cr_v3_add(p, test_rand_vec(&seed, -0.02, 0.02));
-                u0 = last.u;
-                v0 = last.v;
+                u0 = last.anchor_u;
+                v0 = last.anchor_v;
                 ++restarts;
                 break;
             case 2: p.z = nextafter(p.z, INFINITY); break; /* one bit of the point */

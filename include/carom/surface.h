@@ -98,13 +98,23 @@ typedef struct cr_closest {
     bool on_edge;    /* the nearest point is on the domain's edge and p is not
                         along its normal: p lies beside the surface, not above
                         or below it (distance is then |p - point|, >= 0) */
+    /* The anchor: the last (u, v) the search evaluated the surface at. On
+     * the hills Newton's last step, when it is short enough that the one
+     * after it would be below the tolerance, is taken without an
+     * evaluation (the surface at (u, v) by its Taylor series from the
+     * anchor's); otherwise the anchor is (u, v). Warm-start the next search
+     * from the anchor, not from (u, v): the search from there is the same
+     * pure function of its start, and its first evaluation, at the anchor,
+     * is the one already made. */
+    double anchor_u, anchor_v;
 } cr_closest;
 
 /* Seed 004 §3, eq. 29-34: the closest point on the surface to p by Newton's
  * iteration A delta = b, warm-started at (u0, v0), clamped to the domain; when
  * it does not converge (A not positive definite, no progress) a damped
  * gradient fallback from a coarse search takes over. tol is on the
- * parameter step relative to the surface's size (1e-12 is a good default). */
+ * parameter step relative to the surface's size (1e-12 is a good default).
+ * On the hills the last step may be taken by Taylor (see anchor_u above). */
 cr_closest cr_surface_closest(const cr_surface *s, cr_vec3 p, double u0, double v0, double tol);
 
 /* Largest principal curvature over a grid of samples (n x n) of the domain:
