@@ -244,12 +244,9 @@ static void keep_off(cr_world *w, uint32_t i, cr_vec3 x0, cr_vec3 *x, cr_vec3 *n
  * and left it running into the first at 0.13 m/s). */
 static cr_vec3 lean_on(const cr_rest_set *r, cr_vec3 n, cr_vec3 a, double limit)
 {
-    cr_rest_set held = {0, {{0}}};
+    cr_rest_set held;
     double lo[CR_REST_MAX] = {0.0};
-    for (uint32_t k = 0; k < r->count; ++k) {
-        cr_vec3 d = cr_v3_normalize(cr_v3_reject(r->n[k], n));
-        if (-cr_v3_dot(a, d) <= limit) held.n[held.count++] = d;
-    }
+    cr_rest_slow(r, &n, a, limit, &held);
     return cr_rest_hold(&held, lo, a);
 }
 
