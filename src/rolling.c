@@ -233,21 +233,48 @@ static void keep_off(cr_world *w, uint32_t i, cr_vec3 x0, cr_vec3 *x, cr_vec3 *n
     }
 }
 
+/* The vector nearest to a with a.d_k >= 0 for each direction of h, all of
+ * them and a in one plane (the tangent plane): the projection onto their
+ * cone, exact. In a plane the cone's faces are its inside, its edge rays
+ * and its apex, so the nearest point is a itself when inside, else a less
+ * its part along one d_k (the nearest such that meets the others), else
+ * zero (seed 001 §3.2 with several contacts: eq. 2-3, f_c >= 0). */
+static cr_vec3 cone_in_plane(const cr_rest_set *h, cr_vec3 a)
+{
+    double slack = 1e-12 * cr_v3_len(a); /* rounding of a part just removed */
+    bool inside = true;
+    for (uint32_t k = 0; k < h->count; ++k) inside = inside && cr_v3_dot(a, h->n[k]) >= 0.0;
+    if (inside) return a;
+    cr_vec3 best = cr_v3_zero();
+    double removed = INFINITY;
+    for (uint32_t k = 0; k < h->count; ++k) {
+        double into = cr_v3_dot(a, h->n[k]);
+        if (!(into < 0.0) || -into >= removed) continue;
+        cr_vec3 p = cr_v3_madd(a, h->n[k], -into);
+        bool meets = true;
+        for (uint32_t l = 0; l < h->count; ++l) meets = meets && (l == k || cr_v3_dot(p, h->n[l]) >= -slack);
+        if (meets) {
+            best = p;
+            removed = -into;
+        }
+    }
+    return best;
+}
+
 /* Removes from vector a (in the tangent plane of normal n) its parts that
  * point into what ball i leans on, up to limit: seed 001 §3.2's resting
  * contact, a force or impulse that pushes but never pulls. A velocity into
  * it faster than the resting speed is an impact, for the events. Each
  * contact acts in the tangent plane, along the part of its direction there
  * (d_k); those a approaches no faster than limit all hold at once: a is
- * projected onto their cone (cr_rest_hold, exact for a ball in the wedge of
- * two neighbours, where removing one part after the other feeds the other
- * and left it running into the first at 0.13 m/s). */
+ * projected onto their cone (cone_in_plane: exact for a ball in the wedge
+ * of two neighbours, where removing one part after the other feeds the
+ * other and left it running into the first at 0.13 m/s). */
 static cr_vec3 lean_on(const cr_rest_set *r, cr_vec3 n, cr_vec3 a, double limit)
 {
     cr_rest_set held;
-    double lo[CR_REST_MAX] = {0.0};
     cr_rest_slow(r, &n, a, limit, &held);
-    return cr_rest_hold(&held, lo, a);
+    return cone_in_plane(&held, a);
 }
 
 static inline cr_vec3 lean(const cr_world *w, uint32_t i, cr_vec3 n, cr_vec3 a, double limit)

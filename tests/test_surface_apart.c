@@ -5,9 +5,9 @@
  * immovable (it would lift it and make energy), so nothing separates two
  * such balls once they overlap: the events and the resting contacts must
  * never let them in (seed 001 §3.2, seed 004's events). Each step:
- *   - no two balls bound to the surface overlap by more than 0.1 mm (1/250
- *     of the smallest radius; at 9fbc929 they sank 0.6 to 1.9 mm into each
- *     other within the second in all four runs, now at most 0.03 mm);
+ *   - no two balls bound to the surface overlap by more than 1e-6 m (at
+ *     9fbc929 they sank 0.6 to 1.9 mm into each other within the second in
+ *     all four runs; now at most 4.1e-7 m);
  *   - the total energy never grows (what holds the balls apart does no
  *     work). */
 #include "boiling_scene.h"
@@ -57,7 +57,7 @@ static void run(int hz, uint64_t seed)
     for (int step = 0; step < hz; ++step) {
         assert_int_equal(cr_world_step(w), CR_OK);
         double overlap = deepest_on_surface(w);
-        if (overlap > 1e-4) fail_msg("%d Hz: step %d: balls on the surface %.3g m into each other", hz, step, overlap);
+        if (overlap > 1e-6) fail_msg("%d Hz: step %d: balls on the surface %.3g m into each other", hz, step, overlap);
         deepest = fmax(deepest, overlap);
         deferred += cr_world_stats(w)->events_deferred;
         double now = cr_world_energy(w).total;
