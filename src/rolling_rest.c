@@ -68,7 +68,7 @@ void cr_rest_slow(const cr_rest_set *r, const cr_vec3 *n, cr_vec3 a, double limi
     held->count = 0;
     for (uint32_t k = 0; k < r->count; ++k) {
         cr_vec3 d = n ? cr_v3_normalize(cr_v3_reject(r->n[k], *n)) : r->n[k];
-        if (-cr_v3_dot(a, d) <= limit) held->n[held->count++] = d;
+        if (-cr_v3_dot(a, r->n[k]) <= limit) held->n[held->count++] = d;
     }
 }
 
