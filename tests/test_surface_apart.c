@@ -1,17 +1,28 @@
 /* Balls on a surface stay apart: the boiling scene (bench/boiling_scene.h,
  * which bench/boiling.c times; 100 balls here, on the hills lattice within
  * four walls, at up to 1 m/s) for one simulated second at 60 and 120 steps
- * a second and two seeds. Position projection counts a ball on a surface
+ * a second, ten seeds. Position projection counts a ball on a surface
  * immovable (it would lift it and make energy), so nothing separates two
  * such balls once they overlap: the events and the resting contacts must
- * never let them in (seed 001 §3.2, seed 004's events). Each step:
- *   - no two balls bound to the surface overlap by more than 1e-6 m (at
- *     9fbc929 they sank 0.6 to 1.9 mm into each other within the second in
- *     all four runs; now at most 4.1e-7 m). Not a bound for every seed:
- *     seeds 3 to 10 reach up to 1.4e-4 m at 120 Hz (docs/benchmarks.md,
- *     what is left); these two catch each hold undone;
+ * never let them in (seed 001 §3.2, seed 004's events). Each run:
+ *   - no two balls bound to the surface ever overlap by more than 1 mm
+ *     (1/25 of the smallest radius; at 9fbc929 they sank 0.6 to 1.9 mm into
+ *     each other within the second);
  *   - the total energy never grows (what holds the balls apart does no
- *     work). */
+ *     work).
+ * And over the twenty runs, of each run's deepest overlap: the median is
+ * at most 1e-6 m and the mean at most 6e-5 m (now 1.0e-8 and 1.2e-5 m; a
+ * few runs still reach 0.1 mm, docs/benchmarks.md, what is left; at
+ * 9fbc929 1.7e-3 and 2.6e-3 m). Figures over many runs, so that a merge
+ * that moves the trajectories (the scene is chaotic) moves them little,
+ * where one run's deepest can jump by decades: with main's closest point
+ * at e71c4ce merged they are 5.7e-8 and 3.6e-5 m. Each of them catches
+ * some of this branch's holds undone: the median a slip at rounding
+ * counted as one, the sequential or Gauss-Seidel lean, every slow
+ * approach resting; the mean the chord left uncut and the flying hold all
+ * or none. */
+#include <stdlib.h>
+
 #include "boiling_scene.h"
 #include "test_helpers.h"
 
@@ -45,7 +56,8 @@ static double deepest_on_surface(cr_world *w)
     return worst;
 }
 
-static void run(int hz, uint64_t seed)
+/* One run's deepest overlap between balls on the surface, m. */
+static double run(int hz, uint64_t seed)
 {
     cr_world_def d = cr_default_world_def();
     d.dt = 1.0 / hz;
@@ -59,7 +71,9 @@ static void run(int hz, uint64_t seed)
     for (int step = 0; step < hz; ++step) {
         assert_int_equal(cr_world_step(w), CR_OK);
         double overlap = deepest_on_surface(w);
-        if (overlap > 1e-6) fail_msg("%d Hz: step %d: balls on the surface %.3g m into each other", hz, step, overlap);
+        if (overlap > 1e-3)
+            fail_msg("%d Hz, seed %llu: step %d: balls on the surface %.3g m into each other", hz,
+                     (unsigned long long)seed, step, overlap);
         deepest = fmax(deepest, overlap);
         deferred += cr_world_stats(w)->events_deferred;
         double now = cr_world_energy(w).total;
@@ -69,15 +83,30 @@ static void run(int hz, uint64_t seed)
     print_message("%d Hz, seed %llu: deepest overlap on the surface %.3g m, %llu impacts deferred\n", hz,
                   (unsigned long long)seed, deepest, (unsigned long long)deferred);
     cr_world_destroy(w);
+    return deepest;
+}
+
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
 }
 
 static void test_balls_on_a_surface_stay_apart(void **state)
 {
     (void)state;
-    for (uint64_t seed = 1; seed <= 2; ++seed) {
-        run(60, seed);
-        run(120, seed);
+    double deepest[20];
+    for (uint64_t seed = 1; seed <= 10; ++seed) {
+        deepest[2 * (seed - 1)] = run(60, seed);
+        deepest[2 * (seed - 1) + 1] = run(120, seed);
     }
+    qsort(deepest, 20, sizeof *deepest, by_value);
+    double median = 0.5 * (deepest[9] + deepest[10]);
+    double mean = 0.0;
+    for (int k = 0; k < 20; ++k) mean += deepest[k] / 20.0;
+    print_message("runs' deepest overlaps: median %.3g m, mean %.3g m, worst %.3g m\n", median, mean, deepest[19]);
+    assert_true(median <= 1e-6);
+    assert_true(mean <= 6e-5);
 }
 
 int main(void)
