@@ -41,6 +41,22 @@ static inline void cr_body_now_at(const cr_world *w, uint32_t i, double t, cr_bo
     now->v = cr_body_velocity_at(w, i, t);
 }
 
+/* Whether ball i's resting contacts hold it against a neighbour in unit
+ * direction u from it (seed 001 §3.2 through its rest set): one of them
+ * within 25 degrees of u. Its directions are taken at the step's start or
+ * at an impact (rolling_rest.c, events.c lean_after), and the balls roll
+ * round each other by less over a step (|v| dt / (r_i + r_j) < 0.3 rad at
+ * 1 m/s and 60 Hz); a neighbour it met otherwise (both flying, held by
+ * position projection, then landing while touching) is in no direction of
+ * its set, and nothing holds it. */
+static inline bool cr_rest_holds(const cr_world *w, uint32_t i, cr_vec3 u)
+{
+    const cr_rest_set *r = &w->bodies.rest[i];
+    for (uint32_t k = 0; k < r->count; ++k)
+        if (-cr_v3_dot(r->n[k], u) >= 0.9) return true;
+    return false;
+}
+
 /* Whether a slow approach of bodies i and j (closing at most at the resting
  * speed; d = x_i - x_j, dist = |d|) is resting contact, held without an
  * impact. Between balls off any surface position projection holds it
@@ -50,15 +66,25 @@ static inline void cr_body_now_at(const cr_world *w, uint32_t i, double t, cr_bo
  * 001 §3.2 stops one against a wall: a ball that runs into a slower one
  * ahead at 0.46 m/s against its 0.35 closes at 0.11 m/s, slowly, but is not
  * held, and would sink into it step after step (13 mm in 16 steps of the
- * boiling scene). Such a pair is an impact (an inelastic one below the
- * resting speed, events.c), which the resting contacts then keep closed. */
+ * boiling scene). And they stop it only when its set holds that direction
+ * (cr_rest_holds): two flying balls resting on each other at 0.27 m/s (below
+ * the resting speed of 0.33 m/s at 60 Hz) that land went on into each other
+ * by 3.4 mm in the step. Such a pair is an impact, which the resting
+ * contacts then keep closed (lean_after). */
 static inline bool cr_pair_rests(const cr_world *w, uint32_t i, uint32_t j, cr_vec3 d, double dist, cr_vec3 vi,
                                  cr_vec3 vj)
 {
     const cr_bodies *b = &w->bodies;
     if (b->surface[i] == CR_NO_SURFACE && b->surface[j] == CR_NO_SURFACE) return true;
     double limit = w->resting_speed * dist; /* the approaches along d, times dist */
-    return -cr_v3_dot(vi, d) <= limit && cr_v3_dot(vj, d) <= limit;
+    double ai = -cr_v3_dot(vi, d), aj = cr_v3_dot(vj, d);
+    if (ai > limit || aj > limit) return false;
+    cr_vec3 u = cr_v3_scale(d, 1.0 / dist); /* from j to i */
+    /* a ball that approaches the other: held by its set (a flying one on
+     * a surface ball too: cr_rest_hold_flying) */
+    if (ai > 0.0 && !cr_rest_holds(w, i, cr_v3_neg(u))) return false;
+    if (aj > 0.0 && !cr_rest_holds(w, j, u)) return false;
+    return true;
 }
 
 /* The time of the next impact of bodies i and j inside the step from the

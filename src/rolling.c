@@ -186,22 +186,43 @@ static void start_rolling(cr_world *w, uint32_t i, cr_vec3 n)
  * leans on (those marked in leaning; all when NULL) and put back on the
  * offset surface, alternately, until both hold (the velocity loses its
  * component into the plane). A ball that approaches a wall faster than
- * resting is not leaning on it: its impact is an event. */
-static void keep_off_planes(cr_world *w, uint32_t i, cr_vec3 *x, cr_vec3 *n, cr_vec3 *v, cr_closest *c,
-                            const bool *leaning)
+ * resting is not leaning on it: its impact is an event.
+ *
+ * The balls it leans on (held: the directions of its rest set marked in
+ * held; none when NULL) are kept the same way, each as the plane through
+ * the ball's start x0 across its direction n_k: the end point may not move
+ * into the neighbour, (x1 - x0).n_k >= 0. That is seed 001 §3.2's resting
+ * contact on the step's chord: lean() stops the velocity and acceleration
+ * into the neighbour in the tangent plane, but the moving algorithm puts
+ * the end point back on the curved offset surface (eq. 37), which can carry
+ * it into the neighbour (two balls side by side in a hollow) by tenths of a
+ * millimetre a step, with no impact (they touch and do not approach).
+ * The neighbour keeps off the same plane from its side (its direction is
+ * -n_k), so their centres never close along n_k. */
+static void keep_off(cr_world *w, uint32_t i, cr_vec3 x0, cr_vec3 *x, cr_vec3 *n, cr_vec3 *v, cr_closest *c,
+                     const bool *leaning, const bool *held)
 {
     const cr_bodies *b = &w->bodies;
+    const cr_rest_set *rs = &b->rest[i];
     double r = b->radius[i];
     for (int it = 0; it < 32; ++it) {
         bool moved = false;
-        for (uint32_t k = 0; k < w->planes.count; ++k) {
-            if (leaning && !leaning[k]) continue; /* (before the penetration: most lean on none) */
-            const cr_plane_def *pl = &w->planes.def[k];
-            double pen = cr_penetration_sphere_plane(*x, r, pl->point, pl->normal);
+        for (uint32_t k = 0; k < w->planes.count + (held ? rs->count : 0); ++k) {
+            cr_vec3 pn, pp;
+            if (k < w->planes.count) {
+                if (leaning && !leaning[k]) continue; /* (before the penetration: most lean on none) */
+                pn = w->planes.def[k].normal;
+                pp = w->planes.def[k].point;
+            } else {
+                if (!held[k - w->planes.count]) continue;
+                pn = rs->n[k - w->planes.count];
+                pp = cr_v3_madd(x0, pn, -r); /* (x1 - x0).n_k = r - its penetration */
+            }
+            double pen = cr_penetration_sphere_plane(*x, r, pp, pn);
             if (pen <= 1e-12 * r) continue;
-            *x = cr_v3_madd(*x, pl->normal, pen);
-            double vn = cr_v3_dot(*v, pl->normal);
-            if (vn < 0.0) *v = cr_v3_madd(*v, pl->normal, -vn);
+            *x = cr_v3_madd(*x, pn, pen);
+            double vn = cr_v3_dot(*v, pn);
+            if (vn < 0.0) *v = cr_v3_madd(*v, pn, -vn);
             moved = true;
         }
         if (!moved) return;
@@ -212,19 +233,48 @@ static void keep_off_planes(cr_world *w, uint32_t i, cr_vec3 *x, cr_vec3 *n, cr_
     }
 }
 
+/* The vector nearest to a with a.d_k >= 0 for each direction of h, all of
+ * them and a in one plane (the tangent plane): the projection onto their
+ * cone, exact. In a plane the cone's faces are its inside, its edge rays
+ * and its apex, so the nearest point is a itself when inside, else a less
+ * its part along one d_k (the nearest such that meets the others), else
+ * zero (seed 001 §3.2 with several contacts: eq. 2-3, f_c >= 0). */
+static cr_vec3 cone_in_plane(const cr_rest_set *h, cr_vec3 a)
+{
+    double slack = 1e-12 * cr_v3_len(a); /* rounding of a part just removed */
+    bool inside = true;
+    for (uint32_t k = 0; k < h->count; ++k) inside = inside && cr_v3_dot(a, h->n[k]) >= 0.0;
+    if (inside) return a;
+    cr_vec3 best = cr_v3_zero();
+    double removed = INFINITY;
+    for (uint32_t k = 0; k < h->count; ++k) {
+        double into = cr_v3_dot(a, h->n[k]);
+        if (!(into < 0.0) || -into >= removed) continue;
+        cr_vec3 p = cr_v3_madd(a, h->n[k], -into);
+        bool meets = true;
+        for (uint32_t l = 0; l < h->count; ++l) meets = meets && (l == k || cr_v3_dot(p, h->n[l]) >= -slack);
+        if (meets) {
+            best = p;
+            removed = -into;
+        }
+    }
+    return best;
+}
+
 /* Removes from vector a (in the tangent plane of normal n) its parts that
  * point into what ball i leans on, up to limit: seed 001 §3.2's resting
  * contact, a force or impulse that pushes but never pulls. A velocity into
- * it faster than the resting speed is an impact, for the events. */
+ * it faster than the resting speed is an impact, for the events. Each
+ * contact acts in the tangent plane, along the part of its direction there
+ * (d_k); those a approaches no faster than limit all hold at once: a is
+ * projected onto their cone (cone_in_plane: exact for a ball in the wedge
+ * of two neighbours, where removing one part after the other feeds the
+ * other and left it running into the first at 0.13 m/s). */
 static cr_vec3 lean_on(const cr_rest_set *r, cr_vec3 n, cr_vec3 a, double limit)
 {
-    for (int pass = 0; pass < 2; ++pass) /* twice: removing one part can feed another */
-        for (uint32_t k = 0; k < r->count; ++k) {
-            cr_vec3 d = cr_v3_normalize(cr_v3_reject(r->n[k], n));
-            double into = cr_v3_dot(a, d);
-            if (into < 0.0 && -into <= limit) a = cr_v3_madd(a, d, -into);
-        }
-    return a;
+    cr_rest_set held;
+    cr_rest_slow(r, &n, a, limit, &held);
+    return cone_in_plane(&held, a);
 }
 
 static inline cr_vec3 lean(const cr_world *w, uint32_t i, cr_vec3 n, cr_vec3 a, double limit)
@@ -322,8 +372,17 @@ static void plan_surface(cr_world *w, uint32_t i)
         at = cr_v3_scale(ahat, tau); /* eq. 20 with eq. 18-19: R = -|R|roll a^ / |a^| */
     } else {
         /* Eq. 19: friction at its maximum against the slip (for a ball at the
-         * start of sliding without slip yet, against the pull). */
-        cr_vec3 dir = slip_len > 0.0 ? cr_v3_scale(slip, 1.0 / slip_len) : cr_v3_normalize(ahat);
+         * start of sliding without slip yet, against the pull). A slip no
+         * larger than still_speed is none, as for rolling above: a ball
+         * that cannot roll (|R|roll > |R|max) with the slip at rounding
+         * (1e-15 m/s) would otherwise take friction along the rounding's
+         * direction, its slip "reverse" within 1e-16 s, and the state
+         * event plan it the same way again, 64 times at one instant: the
+         * cap of max_events_per_body, after which its impacts were left
+         * to projection (seed 004: state 3 starts from v~ = 0 along the
+         * pull). */
+        bool slipping = slip_len > still_speed;
+        cr_vec3 dir = slipping ? cr_v3_scale(slip, 1.0 / slip_len) : cr_v3_normalize(ahat);
         cr_vec3 R = cr_v3_scale(dir, -rmax);
         at = cr_v3_madd(ahat, R, 1.0 / m);
         if (can_roll) alpha = cr_v3_scale(cr_v3_cross(cr_v3_scale(n, -r), R), 1.0 / I); /* eq. 23 */
@@ -331,7 +390,7 @@ static void plan_surface(cr_world *w, uint32_t i)
          * it would reverse (state 3 ends: <v~, v> <= 0 in seed 004). */
         cr_vec3 rate = cr_v3_sub(at, cr_v3_scale(cr_v3_cross(alpha, n), r));
         double sr = cr_v3_dot(slip, rate);
-        if (slip_len > 0.0 && sr < 0.0 && rmax > 0.0) t_change = -slip_len * slip_len / sr;
+        if (slipping && sr < 0.0 && rmax > 0.0) t_change = -slip_len * slip_len / sr;
     }
     at = lean(w, i, n, at, INFINITY);
     double hp = t_change < h ? t_change : h;
@@ -356,7 +415,12 @@ static void plan_surface(cr_world *w, uint32_t i)
     }
     /* (With more planes than the cap, walls are left to events and the
      * end-of-step guard.) */
-    if (w->planes.count <= CR_MAX_LEANING_PLANES) keep_off_planes(w, i, &x1, &n1, &v1, &s1.c, leaning);
+    /* The neighbours it leans on and does not run into (lean() held its
+     * velocity out of them; faster is an impact at once, for the events). */
+    bool held[CR_REST_MAX];
+    const cr_rest_set *rs = &b->rest[i];
+    for (uint32_t k = 0; k < rs->count; ++k) held[k] = cr_v3_dot(v, rs->n[k]) >= -w->resting_speed;
+    if (w->planes.count <= CR_MAX_LEANING_PLANES) keep_off(w, i, x, &x1, &n1, &v1, &s1.c, leaning, held);
     v1 = cr_v3_reject(v1, n1);
     cr_vec3 d = cr_v3_sub(x1, x);
     /* Eq. 43: the energy balance sets the speed when no sliding friction
@@ -511,7 +575,7 @@ static void keep_above(cr_world *w, uint32_t i)
             cr_surface_eval e;
             cr_closest c = ball_closest(w, i, b->surface[i], b->x[i], b->su[i], b->sv[i], &e);
             cr_vec3 x = cr_v3_madd(c.point, c.normal, b->radius[i]);
-            keep_off_planes(w, i, &x, &n, &b->v[i], &c, NULL);
+            keep_off(w, i, b->x[i], &x, &n, &b->v[i], &c, NULL, NULL);
             move_keeping_energy(w, i, x);
             b->su[i] = c.anchor_u;
             b->sv[i] = c.anchor_v;
