@@ -249,14 +249,15 @@ static double hermite_value(hermite p, double x) { return p.g0 + x * (p.d0 + x *
 /* Iterations on the cubic itself (no gap evaluations) for its root. */
 #define CR_HERMITE_ROOT_ITERATIONS 40
 
-/* The cubic's root in the bracket of knots a (gap > 0) and b (gap <= 0):
- * safeguarded Newton on the polynomial, from the secant's root. */
-static double hermite_root(knot a, knot b)
+/* Where the cubic through knots a (gap > level) and b (gap <= level)
+ * meets level: safeguarded Newton on the polynomial, from the secant's
+ * root. */
+static double hermite_root(knot a, knot b, double level)
 {
     hermite p = hermite_of(a, b);
-    double lo = 0.0, hi = 1.0, x = a.g / (a.g - b.g);
+    double lo = 0.0, hi = 1.0, x = (a.g - level) / (a.g - b.g);
     for (int k = 0; k < CR_HERMITE_ROOT_ITERATIONS; ++k) {
-        double v = hermite_value(p, x), slope = p.d0 + x * (2.0 * p.c2 + 3.0 * x * p.c3);
+        double v = hermite_value(p, x) - level, slope = p.d0 + x * (2.0 * p.c2 + 3.0 * x * p.c3);
         if (v > 0.0) lo = x;
         else hi = x;
         double next = slope != 0.0 ? x - v / slope : NAN;
@@ -272,10 +273,11 @@ static double hermite_root(knot a, knot b)
 #define CR_REFINE_CUBIC 8
 
 /* cr_toi_refine's bracket and stopping rule with the slopes at hand: the
- * next time is the root of the cubic Hermite through the bracket's ends
- * (their values and slopes), the midpoint where that falls outside it:
- * a smooth gap is met within the tolerance in 1-2 evaluations from a
- * sample interval, where Illinois takes about 4. */
+ * next time is where the cubic Hermite through the bracket's ends (their
+ * values and slopes) meets eps / 2, the midpoint where that falls outside
+ * it: a smooth gap is met within the tolerance in 1-2 evaluations from a
+ * sample interval, where Illinois takes about 4, and on its legal side
+ * (seed 001: not past the contact). */
 static void refine_slope(cr_gap_slope_fn *gap, void *ctx, knot legal, knot illegal, double eps, double *t)
 {
     int evaluations = 0;
@@ -284,7 +286,7 @@ static void refine_slope(cr_gap_slope_fn *gap, void *ctx, knot legal, knot illeg
     for (;;) {
         double mid = 0.5 * (legal.t + illegal.t), next = mid;
         if (mid == legal.t || mid == illegal.t) break; /* below double resolution */
-        if (evaluations < CR_REFINE_CUBIC) next = hermite_root(legal, illegal);
+        if (evaluations < CR_REFINE_CUBIC) next = hermite_root(legal, illegal, 0.5 * eps);
         if (!(next > legal.t && next < illegal.t)) next = mid;
         knot k = knot_at(gap, ctx, next);
         ++evaluations;
