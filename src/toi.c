@@ -268,7 +268,7 @@ static double hermite_root(knot a, knot b, double level)
     return a.t + (b.t - a.t) * x;
 }
 
-/* Steps by the cubic's root before cr_toi_refine_slope falls back to
+/* Steps by the cubic's root before refine_slope falls back to
  * halving only. */
 #define CR_REFINE_CUBIC 8
 

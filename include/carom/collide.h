@@ -97,9 +97,10 @@ typedef double cr_gap_slope_fn(double t, void *ctx, double *slope);
  * s0: those at t0, already taken): samples evenly spaced samples, the cubic
  * Hermite between each two neighbours to catch a dip between them (looked
  * at where the cubic's minimum, less its departure from a parabola, reaches
- * zero, halving the interval up to 4 times), then a safeguarded Newton
- * refine with cr_toi_refine's stopping rule. Slopes make each sample worth
- * two: the landing checks take 1 sample where cr_toi_sampled_from takes 4. */
+ * zero, halving the interval up to 4 times), then cr_toi_refine's bracket
+ * and stopping rule, each next time where the cubic through the bracket's
+ * ends meets eps / 2. Slopes make each sample worth two: the landing checks
+ * take 1 sample where cr_toi_sampled_from takes 4. */
 cr_toi_result cr_toi_hermite(cr_gap_slope_fn *gap, void *ctx, double t0, double g0, double s0, double t1, int samples,
                              double eps, double *t);
 
