@@ -151,11 +151,19 @@ typedef struct surface_gap {
  * does the landing's own closest point (cr_ball_land, at the last sample's
  * time and position) or the step's end check after a miss (at the last
  * sample, t = dt): found again in one iteration without an evaluation. */
-static double surface_gap_at(double t, void *ctx)
+static double surface_gap_at(double t, void *ctx, double *slope)
 {
     const surface_gap *g = ctx;
-    return cr_ball_surface_gap(g->w, g->ball, g->surface, cr_body_position_at(g->w, g->ball, t), NULL, true);
+    cr_vec3 n;
+    double gap = cr_ball_surface_gap(g->w, g->ball, g->surface, cr_body_position_at(g->w, g->ball, t), &n, true);
+    /* The distance's gradient is the closest point's normal: its rate along
+     * the path is n . v, free with the search. */
+    *slope = cr_v3_dot(n, cr_body_path_velocity_at(g->w, g->ball, t));
+    return gap;
 }
+
+/* Samples of a landing check after the step's start (cr_toi_hermite). */
+#define CR_LANDING_SAMPLES 1
 
 /* When flying ball i lands on surface k: its first contact on its path,
  * INFINITY for none in the step. It writes ball i's own warm start only
@@ -177,12 +185,16 @@ static double landing_time(cr_world *w, uint32_t i, uint32_t k)
     double s = dt - ts;
     double reach = cr_v3_len(b->vpath[i]) * s + 0.5 * cr_v3_len(b->acc[i]) * s * s;
     if (gap > reach * (1.0 + 1e-9) + w->def.toi_tolerance) return INFINITY;
-    /* The gap along a step is smooth: sampled, with the parabola between
-     * samples to catch a graze, then bisection (seed 001 §3.3). Its first
-     * sample is the gap just taken (at x, the position at ts). */
+    /* The gap along a step is smooth: its value and slope at the step's
+     * start (the gap just taken, at x) and end, the cubic Hermite between
+     * them to catch a graze, then Newton in the bracket (seed 001 §3.3's
+     * stopping rule). */
     surface_gap g = {w, i, k};
     double t;
-    return cr_toi_sampled_from(surface_gap_at, &g, ts, gap, dt, 4, w->def.toi_tolerance, &t) == CR_TOI_HIT ? t : INFINITY;
+    return cr_toi_hermite(surface_gap_at, &g, ts, gap, cr_v3_dot(n, b->vpath[i]), dt, CR_LANDING_SAMPLES,
+                          w->def.toi_tolerance, &t) == CR_TOI_HIT
+               ? t
+               : INFINITY;
 }
 
 /* Ball i's landing times on every surface at the events' start, into
