@@ -236,8 +236,9 @@ static CR_AVX2_FN void normal_avx2(const cr_dem *d, const dem_law *law, const ui
     const __m256d r = LD(a->r + e), delta = _mm256_sub_pd(radsum, r);
     const __m256d ccel = _mm256_sub_pd(_mm256_mul_pd(_mm256_mul_pd(_mm256_set1_pd(law->kn), delta), rinv), damp);
     /* normal_one's ph: 1 (Hooke) or sqrt(((delta r_i) r_j) / radsum) */
-    const __m256d ph = law->hertz ? _mm256_sqrt_pd(_mm256_div_pd(_mm256_mul_pd(_mm256_mul_pd(delta, radi), radj), radsum))
-                                  : _mm256_set1_pd(1.0);
+    const __m256d ph = law->hertz
+                           ? _mm256_sqrt_pd(_mm256_div_pd(_mm256_mul_pd(_mm256_mul_pd(delta, radi), radj), radsum))
+                           : _mm256_set1_pd(1.0);
     ST(a->ccel + e, law->hertz ? _mm256_mul_pd(ccel, ph) : ccel);
     const v4 vtr = {_mm256_sub_pd(vt.x, _mm256_sub_pd(_mm256_mul_pd(dl.z, wr.y), _mm256_mul_pd(dl.y, wr.z))),
                     _mm256_sub_pd(vt.y, _mm256_sub_pd(_mm256_mul_pd(dl.x, wr.z), _mm256_mul_pd(dl.z, wr.x))),
@@ -259,10 +260,10 @@ static CR_AVX2_FN void normal_avx2(const cr_dem *d, const dem_law *law, const ui
     ST(a->vx + e, vtr.x), ST(a->vy + e, vtr.y), ST(a->vz + e, vtr.z);
     ST(a->meff + e, meff);
     const __m256d kt = _mm256_set1_pd(law->kt), mg = _mm256_mul_pd(meff, _mm256_set1_pd(law->gt)),
-                  m1 = _mm256_xor_pd(ph, _mm256_set1_pd(-0.0)); /* -ph */
-    ST(a->fx + e, _mm256_mul_pd(_mm256_add_pd(_mm256_mul_pd(sh.x, kt), _mm256_mul_pd(vtr.x, mg)), m1));
-    ST(a->fy + e, _mm256_mul_pd(_mm256_add_pd(_mm256_mul_pd(sh.y, kt), _mm256_mul_pd(vtr.y, mg)), m1));
-    ST(a->fz + e, _mm256_mul_pd(_mm256_add_pd(_mm256_mul_pd(sh.z, kt), _mm256_mul_pd(vtr.z, mg)), m1));
+                  nph = _mm256_xor_pd(ph, _mm256_set1_pd(-0.0)); /* -ph, exact */
+    ST(a->fx + e, _mm256_mul_pd(_mm256_add_pd(_mm256_mul_pd(sh.x, kt), _mm256_mul_pd(vtr.x, mg)), nph));
+    ST(a->fy + e, _mm256_mul_pd(_mm256_add_pd(_mm256_mul_pd(sh.y, kt), _mm256_mul_pd(vtr.y, mg)), nph));
+    ST(a->fz + e, _mm256_mul_pd(_mm256_add_pd(_mm256_mul_pd(sh.z, kt), _mm256_mul_pd(vtr.z, mg)), nph));
 }
 
 static CR_AVX2_FN void stages12_avx2(const cr_dem *d, const dem_box *bx, const dem_law *law, const uint32_t *ck,
