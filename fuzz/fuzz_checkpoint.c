@@ -5,8 +5,8 @@
  * - a refusal returns CR_ERR_INVALID_ARGUMENT (or out of memory) with a
  *   message that starts with "checkpoint:", and creates no world;
  * - a checkpoint that loads gives a world every body of which is finite, that
- *   saves back (a version 6 checkpoint to exactly the same bytes, the
- *   caller's bytes passed back; older versions save as version 6), and that
+ *   saves back (a version 7 checkpoint to exactly the same bytes, the
+ *   caller's bytes passed back; older versions save as version 7), and that
  *   steps (up to a few bodies) either with finite bodies, or with
  *   CR_ERR_NON_FINITE and a message that the world stopped (finish.c's
  *   names the body, the rigid solve's its multipliers), or refused as the

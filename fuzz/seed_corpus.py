@@ -3,12 +3,13 @@
 what carom ships and tests: scenes/*.json and a few scenes of tests/test_scene.c
 for the scene targets, the inputs of tests/cli_collide.sh for collide, and
 binary encodings of the same collisions for stronge (layout in fuzz_stronge.c),
-and for checkpoint the version 6 checkpoints of small worlds of every kind,
+and for checkpoint the version 7 checkpoints of small worlds of every kind,
 written by `carom run --checkpoint-every` (the CLI built in build/, or the one
 $CAROM names; without it those seeds are left as they are). The version 2, 3,
-4 and 5 seeds (bounce, bowl, dem_box; joints_v4, whose joints load with collide
-true; substep_pit_v5, whose contacts have no rolling resistance impulse) were
-written by older carom and are kept.
+4, 5 and 6 seeds (bounce, bowl, dem_box; joints_v4, whose joints load with collide
+true; substep_pit_v5, whose contacts have no rolling resistance impulse;
+dem_v6, which loads with the Hooke law) were written by older carom and are
+kept.
 Run from the repository root; the files are committed, so this is needed only
 to regenerate them. libFuzzer adds what it finds to a scratch copy (make fuzz),
 never to these directories."""
@@ -138,7 +139,7 @@ seeds = {
 for name, data in seeds.items():
     write("stronge", name + ".bin", data)
 
-# ---- checkpoint: version 6 checkpoints of small worlds of every kind --------
+# ---- checkpoint: version 7 checkpoints of small worlds of every kind --------
 FLOOR = {"shape": "plane", "point": [0, 0, 0], "normal": [0, 0, 1]}
 WALLS = [{"shape": "plane", "point": p, "normal": n} for p, n in
          (([-0.5, 0, 0], [1, 0, 0]), ([0.5, 0, 0], [-1, 0, 0]), ([0, -0.5, 0], [0, 1, 0]), ([0, 0.5, 0], [0, -1, 0]))]
@@ -192,6 +193,13 @@ ckpt_scenes = {
              "periodic": {"x": True, "y": True, "lo": [0, 0, -1], "hi": [2, 2, 4]},
              "generate": [{"lattice": {"count": [2, 2, 3], "origin": [0.5, 0.5, 0.49], "spacing": [0.97, 0.97, 0.97],
                                        "speed": 2, "seed": 7}, "body": {"radius": 0.5, "mass": 1}}]}, 0.002),
+    # the same with the Hertz-Mindlin law (version 7's contact model)
+    "dem_hertz": ({"method": "dem", "dt": 1e-4, "duration": 0.004, "gravity": [0, 0, -1], "allow_overlap": True,
+                   "hooke": {"kn": 2e5, "kt": 57142, "gamma_n": 50, "mu": 0.5, "model": "hertz"},
+                   "periodic": {"x": True, "y": True, "lo": [0, 0, -1], "hi": [2, 2, 4]},
+                   "generate": [{"lattice": {"count": [2, 2, 3], "origin": [0.5, 0.5, 0.49],
+                                             "spacing": [0.97, 0.97, 0.97], "speed": 2, "seed": 7},
+                                 "body": {"radius": 0.5, "mass": 1}}]}, 0.002),
     # method event, rolling law: balls rolling on hills, in a bowl and on a
     # B-spline (surface contact parameters, ball states)
     "surfaces": ({"dt": 0.005, "duration": 0.3, "method": "event", "law": "rolling",

@@ -150,6 +150,7 @@ cr_status cr_world_save_buffer(const cr_world *w, const void *app, size_t app_si
     put_u32(&o, d->projection_shock ? 1u : 0u);
     write_dem_settings(&o, d); /* version 3 */
     cr_ckpt_write_rigid_settings(&o, d); /* version 4 */
+    put_u32(&o, (uint32_t)d->hooke.model); /* version 7 */
     put_f64(&o, w->resting_speed);
     put_f64(&o, w->time);
     put_u64(&o, w->steps);
@@ -437,7 +438,7 @@ cr_status cr_world_load_buffer(const unsigned char *data, size_t size, const cr_
         return failn(msg, msg_size, "checkpoint: not a carom checkpoint (%llu bytes)", size);
     uint64_t version = cr_ckpt_le64(data + 8);
     if (version < 1 || version > CR_CHECKPOINT_VERSION)
-        return failn(msg, msg_size, "checkpoint: version %llu, this carom reads versions 1 to 6", version);
+        return failn(msg, msg_size, "checkpoint: version %llu, this carom reads versions 1 to 7", version);
     /* the frame cr_ckpt_seal writes */
     uint64_t payload = cr_ckpt_le64(data + 16);
     if (payload != cr_ckpt_payload_length(size))
@@ -477,6 +478,9 @@ cr_status cr_world_load_buffer(const unsigned char *data, size_t size, const cr_
     }
     if (version >= 3 && !read_dem_settings(&r, &d, msg, msg_size)) return CR_ERR_INVALID_ARGUMENT;
     if (version >= 4) cr_ckpt_read_rigid_settings(&r, &d);
+    /* version 7; earlier files ran Hooke (the default); a bad value is
+     * named by the validation below */
+    if (version >= 7) d.hooke.model = (cr_dem_model)get_u32(&r);
     char why[256];
     if (r.bad || cr_world_def_validate(&d, why, sizeof why) != CR_OK) {
         cr_msgf(msg, msg_size, "checkpoint: world settings: %s", r.bad ? "truncated" : why);

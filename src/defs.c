@@ -141,6 +141,8 @@ cr_status cr_world_def_validate(const cr_world_def *d, char *msg, size_t size)
     if (!(h->gamma_t >= 0.0 && isfinite(h->gamma_t)))
         return bad(msg, size, "hooke.gamma_t: must be >= 0 and finite, got %.17g", h->gamma_t);
     if (!(h->mu >= 0.0 && isfinite(h->mu))) return bad(msg, size, "hooke.mu: must be >= 0 and finite, got %.17g", h->mu);
+    if (h->model != CR_DEM_HOOKE && h->model != CR_DEM_HERTZ)
+        return bad(msg, size, "hooke.model: unknown value %d (CR_DEM_HOOKE or CR_DEM_HERTZ)", (int)h->model);
     /* only the DEM step can leave it out (rigid bodies' contacts need it) */
     if (!d->integrate_orientation && d->method != CR_METHOD_DEM)
         return bad(msg, size, "integrate_orientation: false only with method dem");

@@ -22,6 +22,12 @@
  *         rescaled so that |F_t| = mu |F_n|
  *   T_i = -r_i n x F_t,  T_j = -r_j n x F_t
  *
+ * With cr_hooke.model CR_DEM_HERTZ the law is LAMMPS's pair
+ * gran/hertz/history: F_n and the unscaled F_t above are multiplied by
+ * sqrt(delta R*), R* = r_i r_j / (r_i + r_j) (LAMMPS's polyhertz); the
+ * Coulomb cap and the rescaled s are as written (in LAMMPS's rescale the
+ * factor cancels).
+ *
  * A kinematic body is immovable to the others (m_eff = the other's mass) and
  * feels no force: a frozen body (LAMMPS fix freeze) is a kinematic body with
  * zero velocity. Kinematic-kinematic pairs are never listed.
@@ -156,6 +162,7 @@ typedef struct step_ctx {
     double dt, h, lim, kn, kt, gn, gt, mu;
     cr_vec3 g;
     bool update_shear;
+    bool hertz; /* cr_hooke.model == CR_DEM_HERTZ */
     bool turn; /* cr_world_def.integrate_orientation */
     bool avx2; /* the move on AVX2 (src/dem_move.c) */
     bool fused;    /* the items in order on the caller's thread, each body item finished after its pairs */
@@ -269,6 +276,7 @@ static void task_pairs(uint32_t c0, uint32_t c1, uint32_t worker, void *arg)
                          .mu = cx->mu,
                          .dt = cx->dt,
                          .update_shear = cx->update_shear,
+                         .hertz = cx->hertz,
                          .portable = d->portable};
 
     for (uint32_t it = c0; it < c1; ++it) {
@@ -652,6 +660,7 @@ static step_ctx ctx_of(cr_world *w)
                    .gn = hk->gamma_n,
                    .gt = hk->gamma_t,
                    .mu = hk->mu,
+                   .hertz = hk->model == CR_DEM_HERTZ,
                    .g = w->def.gravity,
                    .turn = w->def.integrate_orientation,
                    .avx2 = cr_dem_has_avx2(w->dem)};

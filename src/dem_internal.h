@@ -196,6 +196,7 @@ bool cr_dem_has_avx2(const cr_dem *d);
 typedef struct dem_law {
     double kn, kt, gn, gt, mu, dt;
     bool update_shear;
+    bool hertz;    /* CR_DEM_HERTZ: both forces times sqrt(delta R*) */
     bool portable; /* the plain path even where AVX2 is (tests; the same bits) */
 } dem_law;
 

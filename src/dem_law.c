@@ -1,6 +1,8 @@
 /* The DEM's contact law on the touching pairs of a work item (LAMMPS
- * PairGranHookeHistory::compute, term for term; the equations are at the
- * top of src/dem.c and in docs/physics.md "DEM").
+ * PairGranHookeHistory::compute, term for term, and with cr_hooke.model
+ * CR_DEM_HERTZ PairGranHertzHistory::compute: the same with both forces
+ * times polyhertz = sqrt(delta R*); the equations are at the top of
+ * src/dem.c and in docs/physics.md "DEM").
  *
  * In stages over blocks of DEM_LAW_BLOCK contacts: each contact's work is a
  * long chain through a square root and divisions, and short loops let the
@@ -83,6 +85,11 @@ static inline void normal_one(const cr_dem *d, const dem_law *law, uint32_t k, u
     const cr_vec3 wr = cr_v3_scale(cr_v3_add(cr_v3_scale(ki->w, radi), cr_v3_scale(kj->w, radj)), rinv);
     const double damp = meff * law->gn * vnnr * rsqinv;
     a->ccel[e] = law->kn * (radsum - a->r[e]) * rinv - damp;
+    /* Hertz: LAMMPS's polyhertz = sqrt(delta R*), in its order ((delta r_i)
+     * r_j) / radsum; delta >= 0 here (the screen keeps rsq < radsum^2,
+     * and sqrt(fl(radsum^2)) = radsum) */
+    const double ph = law->hertz ? sqrt((radsum - a->r[e]) * radi * radj / radsum) : 1.0;
+    if (law->hertz) a->ccel[e] *= ph;
     /* relative tangential velocity of the contact point */
     const cr_vec3 vt_r = cr_v3(vt.x - (dl.z * wr.y - dl.y * wr.z), vt.y - (dl.x * wr.z - dl.z * wr.x),
                                vt.z - (dl.y * wr.x - dl.x * wr.y));
@@ -95,7 +102,8 @@ static inline void normal_one(const cr_dem *d, const dem_law *law, uint32_t k, u
     a->sx[e] = sh.x, a->sy[e] = sh.y, a->sz[e] = sh.z;
     a->vx[e] = vt_r.x, a->vy[e] = vt_r.y, a->vz[e] = vt_r.z;
     a->meff[e] = meff;
-    const cr_vec3 fs = cr_v3_scale(cr_v3_madd(cr_v3_scale(sh, law->kt), vt_r, meff * law->gt), -1.0);
+    /* Hooke: -1 (exact negation); Hertz: LAMMPS's -polyhertz */
+    const cr_vec3 fs = cr_v3_scale(cr_v3_madd(cr_v3_scale(sh, law->kt), vt_r, meff * law->gt), -ph);
     a->fx[e] = fs.x, a->fy[e] = fs.y, a->fz[e] = fs.z;
 }
 
@@ -225,9 +233,13 @@ static CR_AVX2_FN void normal_avx2(const cr_dem *d, const dem_law *law, const ui
                    _mm256_mul_pd(_mm256_add_pd(_mm256_mul_pd(wi.y, radi), _mm256_mul_pd(wj.y, radj)), rinv),
                    _mm256_mul_pd(_mm256_add_pd(_mm256_mul_pd(wi.z, radi), _mm256_mul_pd(wj.z, radj)), rinv)};
     const __m256d damp = _mm256_mul_pd(_mm256_mul_pd(_mm256_mul_pd(meff, _mm256_set1_pd(law->gn)), vnnr), rsqinv);
-    const __m256d r = LD(a->r + e);
-    ST(a->ccel + e, _mm256_sub_pd(_mm256_mul_pd(_mm256_mul_pd(_mm256_set1_pd(law->kn), _mm256_sub_pd(radsum, r)), rinv),
-                                  damp));
+    const __m256d r = LD(a->r + e), delta = _mm256_sub_pd(radsum, r);
+    const __m256d ccel = _mm256_sub_pd(_mm256_mul_pd(_mm256_mul_pd(_mm256_set1_pd(law->kn), delta), rinv), damp);
+    /* normal_one's ph: 1 (Hooke) or sqrt(((delta r_i) r_j) / radsum) */
+    const __m256d ph = law->hertz
+                           ? _mm256_sqrt_pd(_mm256_div_pd(_mm256_mul_pd(_mm256_mul_pd(delta, radi), radj), radsum))
+                           : _mm256_set1_pd(1.0);
+    ST(a->ccel + e, law->hertz ? _mm256_mul_pd(ccel, ph) : ccel);
     const v4 vtr = {_mm256_sub_pd(vt.x, _mm256_sub_pd(_mm256_mul_pd(dl.z, wr.y), _mm256_mul_pd(dl.y, wr.z))),
                     _mm256_sub_pd(vt.y, _mm256_sub_pd(_mm256_mul_pd(dl.x, wr.z), _mm256_mul_pd(dl.z, wr.x))),
                     _mm256_sub_pd(vt.z, _mm256_sub_pd(_mm256_mul_pd(dl.y, wr.x), _mm256_mul_pd(dl.x, wr.y)))};
@@ -248,10 +260,10 @@ static CR_AVX2_FN void normal_avx2(const cr_dem *d, const dem_law *law, const ui
     ST(a->vx + e, vtr.x), ST(a->vy + e, vtr.y), ST(a->vz + e, vtr.z);
     ST(a->meff + e, meff);
     const __m256d kt = _mm256_set1_pd(law->kt), mg = _mm256_mul_pd(meff, _mm256_set1_pd(law->gt)),
-                  m1 = _mm256_set1_pd(-1.0);
-    ST(a->fx + e, _mm256_mul_pd(_mm256_add_pd(_mm256_mul_pd(sh.x, kt), _mm256_mul_pd(vtr.x, mg)), m1));
-    ST(a->fy + e, _mm256_mul_pd(_mm256_add_pd(_mm256_mul_pd(sh.y, kt), _mm256_mul_pd(vtr.y, mg)), m1));
-    ST(a->fz + e, _mm256_mul_pd(_mm256_add_pd(_mm256_mul_pd(sh.z, kt), _mm256_mul_pd(vtr.z, mg)), m1));
+                  nph = _mm256_xor_pd(ph, _mm256_set1_pd(-0.0)); /* -ph, exact */
+    ST(a->fx + e, _mm256_mul_pd(_mm256_add_pd(_mm256_mul_pd(sh.x, kt), _mm256_mul_pd(vtr.x, mg)), nph));
+    ST(a->fy + e, _mm256_mul_pd(_mm256_add_pd(_mm256_mul_pd(sh.y, kt), _mm256_mul_pd(vtr.y, mg)), nph));
+    ST(a->fz + e, _mm256_mul_pd(_mm256_add_pd(_mm256_mul_pd(sh.z, kt), _mm256_mul_pd(vtr.z, mg)), nph));
 }
 
 static CR_AVX2_FN void stages12_avx2(const cr_dem *d, const dem_box *bx, const dem_law *law, const uint32_t *ck,

@@ -1,5 +1,5 @@
 /* CR_METHOD_DEM: the spring-dashpot law with tangential history (LAMMPS
- * gran/hooke/history), frozen (kinematic, at rest) bodies and periodic
+ * gran/hooke/history, and gran/hertz/history: test_hertz_head_on), frozen (kinematic, at rest) bodies and periodic
  * boundaries.
  *
  * Head-on collision, analytic: with m_eff = m_a m_b / (m_a + m_b) the
@@ -86,6 +86,55 @@ static void test_hooke_head_on(void **state)
     assert_true(fabs(measured_e - e) < 0.01 * e);
     /* no tangential motion, no spin in a central impact */
     assert_true(cr_v3_len(get(w, a).angular_velocity) < 1e-12);
+    cr_world_destroy(w);
+}
+
+/* Pure Hertz (CR_DEM_HERTZ, gamma_n = gamma_t = 0, kt = 0) head on: the
+ * overlap obeys m_eff d'' = -k d^(3/2), k = kn sqrt(R*), R* = r_a r_b /
+ * (r_a + r_b). Energy, m_eff u^2 / 2 = (2/5) k d_max^(5/2) for the
+ * approach speed u, gives d_max = (5 m_eff u^2 / (4 k))^(2/5), and
+ *   t_c = 2 int_0^d_max dd / sqrt(u^2 - (4 k / (5 m_eff)) d^(5/2))
+ *       = 2 (d_max / u) int_0^1 dx / sqrt(1 - x^(5/2))
+ *       = 2 sqrt(pi) Gamma(7/5) / Gamma(9/10) (5/4)^(2/5) (m_eff / k)^(2/5) u^(-1/5)
+ *       = 3.218065... (m_eff / k)^(2/5) u^(-1/5)
+ * (the integral is B(2/5, 1/2) / (5/2); 2.9433 (m_eff / k)^(2/5) u^(-1/5)
+ * is the same time written with d_max's factor (5/4)^(2/5) left out);
+ * no damping: restitution 1. Unequal spheres (R* is not r / 2), dt small
+ * against t_c: t_c, d_max and e within 1e-3. */
+static void test_hertz_head_on(void **state)
+{
+    (void)state;
+    const double ma = 1.0, mb = 3.0, ra = 0.5, rb = 0.8, u = 1.0, dt = 1e-6;
+    cr_world_def d = dem_def(dt, cr_v3_zero());
+    d.hooke.model = CR_DEM_HERTZ;
+    d.hooke.kn = 1e6;
+    d.hooke.kt = 0.0;
+    d.hooke.gamma_n = d.hooke.gamma_t = 0.0;
+    cr_world *w = make_world_def(&d);
+    /* closing at u, 1e-4 apart: the contact begins within the first steps */
+    cr_body_id a = ball(w, CR_BODY_DYNAMIC, cr_v3(-ra - 5e-5, 0, 0), cr_v3(mb / (ma + mb) * u, 0, 0), ra, ma,
+                        CR_INERTIA_SOLID);
+    cr_body_id b = ball(w, CR_BODY_DYNAMIC, cr_v3(rb + 5e-5, 0, 0), cr_v3(-ma / (ma + mb) * u, 0, 0), rb, mb,
+                        CR_INERTIA_SOLID);
+    const double meff = ma * mb / (ma + mb), rstar = ra * rb / (ra + rb), k = d.hooke.kn * sqrt(rstar);
+    const double c = 2.0 * sqrt(PI) * tgamma(1.4) / tgamma(0.9) * pow(1.25, 0.4);
+    const double tc = c * pow(meff / k, 0.4) * pow(u, -0.2), dmax = pow(5.0 * meff * u * u / (4.0 * k), 0.4);
+    int touching = 0, began = 0, ended = 0;
+    double deepest = 0.0;
+    for (int k2 = 0; k2 < 200000 && !ended; ++k2) {
+        assert_int_equal(cr_world_step(w), CR_OK);
+        const double gap = get(w, b).position.x - get(w, a).position.x - (ra + rb);
+        if (gap < 0.0) ++touching, began = 1, deepest = fmax(deepest, -gap);
+        if (began && gap >= 0.0) ended = 1;
+    }
+    assert_true(ended);
+    const double measured_tc = touching * dt, e = (get(w, b).velocity.x - get(w, a).velocity.x) / u;
+    print_message("hertz head on: t_c %.7g (closed form %.7g, constant %.7f), d_max %.7g (%.7g), e %.7g\n",
+                  measured_tc, tc, c, deepest, dmax, e);
+    assert_true(fabs(c - 3.218065) < 1e-6);
+    assert_true(fabs(measured_tc - tc) < 1e-3 * tc);
+    assert_true(fabs(deepest - dmax) < 1e-3 * dmax);
+    assert_true(fabs(e - 1.0) < 1e-3);
     cr_world_destroy(w);
 }
 
@@ -266,14 +315,34 @@ static void test_dem_scene_keys(void **state)
     const char *bad2 = "{\"method\": \"dem\", \"hooke\": {\"kn\": 1e4}, \"periodic\": {\"w\": true}}";
     assert_int_not_equal(cr_scene_load_string(bad2, "bad2", &sc, err, sizeof err), 0);
     assert_non_null(strstr(err, "periodic.w"));
+    /* the contact model: "hooke" (the default) or "hertz", anything else named */
+    const char *hz = "{\"method\": \"dem\", \"hooke\": {\"kn\": 1e4, \"model\": \"hertz\"}}";
+    assert_int_equal(cr_scene_load_string(hz, "hz", &sc, err, sizeof err), 0);
+    assert_int_equal(cr_world_get_def(sc.world)->hooke.model, CR_DEM_HERTZ);
+    cr_scene_free(&sc);
+    const char *hk = "{\"method\": \"dem\", \"hooke\": {\"kn\": 1e4, \"model\": \"hooke\"}}";
+    assert_int_equal(cr_scene_load_string(hk, "hk", &sc, err, sizeof err), 0);
+    assert_int_equal(cr_world_get_def(sc.world)->hooke.model, CR_DEM_HOOKE);
+    cr_scene_free(&sc);
+    const char *bad3 = "{\"method\": \"dem\", \"hooke\": {\"kn\": 1e4, \"model\": \"jkr\"}}";
+    assert_int_not_equal(cr_scene_load_string(bad3, "bad3", &sc, err, sizeof err), 0);
+    assert_non_null(strstr(err, "hooke.model"));
+    assert_non_null(strstr(err, "\"hertz\""));
+    /* and the def's value is checked */
+    cr_world_def dm = dem_def(1e-4, cr_v3_zero());
+    char msg[256];
+    dm.hooke.model = (cr_dem_model)7;
+    assert_int_equal(cr_world_def_validate(&dm, msg, sizeof msg), CR_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(msg, "hooke.model"));
 }
 
 /* A periodic bed of 1,800 spheres (several work items) falling on a frozen
  * floor, stepped with 1 and 2 worker threads and with an application task
  * system: positions, velocities, spins and orientations agree to the bit. */
-static cr_world *bed(uint32_t workers, int *enqueued, bool turn)
+static cr_world *bed_model(uint32_t workers, int *enqueued, bool turn, cr_dem_model model)
 {
     cr_world_def d = test_dem_def(1e-4, cr_v3(3.0, 0, -9.81), 2e5, 50.0);
+    d.hooke.model = model;
     d.integrate_orientation = turn;
     d.periodic.x = d.periodic.y = true;
     d.periodic.lo = cr_v3(0, 0, -1);
@@ -296,19 +365,28 @@ static cr_world *bed(uint32_t workers, int *enqueued, bool turn)
     return w;
 }
 
+static cr_world *bed(uint32_t workers, int *enqueued, bool turn)
+{
+    return bed_model(workers, enqueued, turn, CR_DEM_HOOKE);
+}
+
+/* ... with either contact model (Hertz: CR_DEM_HERTZ) */
 static void test_dem_threads_bitwise(void **state)
 {
     (void)state;
-    int enqueued = 0;
-    cr_world *w[3] = {bed(1, NULL, true), bed(2, NULL, true), bed(1, &enqueued, true)};
-    for (int k = 0; k < 600; ++k)
-        for (int m = 0; m < 3; ++m) assert_int_equal(cr_world_step(w[m]), CR_OK);
-    assert_true(enqueued > 0);
-    assert_true(cr_world_stats(w[0])->contacts > 1000);
-    uint32_t n = cr_world_body_capacity(w[0]);
-    assert_int_equal(n, 15 * 15 * 8);
-    assert_same_bodies(w, 3, n);
-    for (int m = 0; m < 3; ++m) cr_world_destroy(w[m]);
+    for (int model = CR_DEM_HOOKE; model <= CR_DEM_HERTZ; ++model) {
+        int enqueued = 0;
+        cr_world *w[3] = {bed_model(1, NULL, true, (cr_dem_model)model), bed_model(2, NULL, true, (cr_dem_model)model),
+                          bed_model(1, &enqueued, true, (cr_dem_model)model)};
+        for (int k = 0; k < 600; ++k)
+            for (int m = 0; m < 3; ++m) assert_int_equal(cr_world_step(w[m]), CR_OK);
+        assert_true(enqueued > 0);
+        assert_true(cr_world_stats(w[0])->contacts > 1000);
+        uint32_t n = cr_world_body_capacity(w[0]);
+        assert_int_equal(n, 15 * 15 * 8);
+        assert_same_bodies(w, 3, n);
+        for (int m = 0; m < 3; ++m) cr_world_destroy(w[m]);
+    }
     /* the def's task fields are checked */
     cr_world_def d = dem_def(1e-4, cr_v3_zero());
     char msg[256];
@@ -552,6 +630,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_hooke_head_on),       cmocka_unit_test(test_hooke_stick_slide),
+        cmocka_unit_test(test_hertz_head_on),
         cmocka_unit_test(test_periodic_crossing),   cmocka_unit_test(test_periodic_straddle),
         cmocka_unit_test(test_dem_refusals),        cmocka_unit_test(test_dem_remove_reuse),
         cmocka_unit_test(test_dem_scene_keys),      cmocka_unit_test(test_dem_threads_bitwise), cmocka_unit_test(test_dem_set_dt), cmocka_unit_test(test_dem_lazy_world), cmocka_unit_test(test_dem_list_crowded_cells),

@@ -16,9 +16,11 @@
 
 enum { SIDE = 14, LAYERS = 9 };
 
-static cr_world *sheared_bed_of(int side, int layers, uint32_t workers, int *enqueued, bool portable)
+static cr_world *sheared_bed_model(int side, int layers, uint32_t workers, int *enqueued, bool portable,
+                                   cr_dem_model model)
 {
     cr_world_def d = test_dem_def(1e-4, cr_v3(2.0, 0.5, -9.81), 2e5, 50.0);
+    d.hooke.model = model;
     d.hooke.gamma_t = 25.0;
     d.hooke.mu = 0.3;
     test_use_tasks(&d, workers, enqueued);
@@ -52,6 +54,11 @@ static cr_world *sheared_bed_of(int side, int layers, uint32_t workers, int *enq
     w->dem->portable = portable;
     cr_dem_touch(w);
     return w;
+}
+
+static cr_world *sheared_bed_of(int side, int layers, uint32_t workers, int *enqueued, bool portable)
+{
+    return sheared_bed_model(side, layers, workers, enqueued, portable, CR_DEM_HOOKE);
 }
 
 static cr_world *sheared_bed(uint32_t workers, bool portable)
@@ -90,6 +97,26 @@ static void test_dem_law_paths_bitwise(void **state)
     assert_true(most > 2000);
     assert_true(cr_dem_build_count(w[0]) > 2);
     assert_int_equal(cr_world_body_capacity(w[0]), SIDE * SIDE * LAYERS);
+    assert_same_states(w, 3);
+    for (int m = 0; m < 3; ++m) cr_world_destroy(w[m]);
+}
+
+/* The same with CR_DEM_HERTZ (both forces times sqrt(delta R*), the
+ * AVX2 path's lanes as the plain path's): the same bits on both paths and
+ * on 2 threads. */
+static void test_dem_law_paths_bitwise_hertz(void **state)
+{
+    (void)state;
+    cr_world *w[3] = {sheared_bed_model(SIDE, LAYERS, 1, NULL, false, CR_DEM_HERTZ),
+                      sheared_bed_model(SIDE, LAYERS, 1, NULL, true, CR_DEM_HERTZ),
+                      sheared_bed_model(SIDE, LAYERS, 2, NULL, true, CR_DEM_HERTZ)};
+    uint32_t most = 0;
+    for (int k = 0; k < 400; ++k)
+        for (int m = 0; m < 3; ++m) {
+            assert_int_equal(cr_world_step(w[m]), CR_OK);
+            if (m == 0 && cr_world_stats(w[0])->contacts > most) most = cr_world_stats(w[0])->contacts;
+        }
+    assert_true(most > 2000);
     assert_same_states(w, 3);
     for (int m = 0; m < 3; ++m) cr_world_destroy(w[m]);
 }
@@ -150,6 +177,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_dem_law_paths_bitwise),
+        cmocka_unit_test(test_dem_law_paths_bitwise_hertz),
         cmocka_unit_test(test_dem_items_bitwise),
         cmocka_unit_test(test_dem_velocity_overflow),
     };

@@ -156,6 +156,13 @@ static void chute_state_hash(const cr_world *w)
 
 static int run_chute(const char *path, int steps_planned, double cap, int ke_every, int threads)
 {
+    /* CAROM_CHUTE_MODEL=hertz: gran/hertz/history with the same numbers
+     * (scripts/chute_hertz_check.sh runs LAMMPS so); hooke (default) */
+    const char *model = getenv("CAROM_CHUTE_MODEL");
+    if (model && strcmp(model, "hooke") != 0 && strcmp(model, "hertz") != 0) {
+        fprintf(stderr, "CAROM_CHUTE_MODEL: \"%s\", expected \"hooke\" or \"hertz\"\n", model);
+        return 2;
+    }
     chute_scene s;
     if (chute_load(&s, path)) return 1;
     double t_setup = peer_now();
@@ -170,6 +177,7 @@ static int run_chute(const char *path, int steps_planned, double cap, int ke_eve
     def.hooke.gamma_n = CHUTE_GAMMA_N;
     def.hooke.gamma_t = CHUTE_GAMMA_T;
     def.hooke.mu = CHUTE_MU;
+    def.hooke.model = model && strcmp(model, "hertz") == 0 ? CR_DEM_HERTZ : CR_DEM_HOOKE;
     def.periodic.x = def.periodic.y = true; /* boundary p p fs */
     def.integrate_orientation = false; /* atom_style sphere keeps no orientation */
     def.periodic.lo = cr_v3(s.lo[0], s.lo[1], s.lo[2]);

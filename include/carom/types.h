@@ -74,7 +74,8 @@ typedef struct cr_joint_id { uint32_t index, generation; } cr_joint_id;
  * EVENT:   exact ballistic motion between time-ordered impacts (seed 004 §5-9);
  *   exact for gases and bouncing, not meant for dense piles.
  * DEM:     soft spheres: a spring-dashpot contact force with tangential
- *   history (LAMMPS gran/hooke/history, cr_world_def.hooke) and velocity
+ *   history (LAMMPS gran/hooke/history or gran/hertz/history,
+ *   cr_world_def.hooke) and velocity
  *   Verlet (LAMMPS fix nve/sphere); spheres only, no planes or surfaces.
  *   The only method that supports periodic boundaries. */
 typedef enum cr_method { CR_METHOD_IMPULSE = 0, CR_METHOD_EVENT, CR_METHOD_DEM } cr_method;

@@ -49,19 +49,31 @@ typedef void *cr_enqueue_task_fn(cr_task_fn *task, uint32_t item_count, uint32_t
                                  void *user_ctx);
 typedef void cr_finish_task_fn(void *user_task, void *user_ctx);
 
+/* Which spring-dashpot law CR_METHOD_DEM applies (cr_hooke.model). */
+typedef enum cr_dem_model {
+    CR_DEM_HOOKE = 0, /* LAMMPS pair gran/hooke/history (the default) */
+    CR_DEM_HERTZ      /* LAMMPS pair gran/hooke/history's every term times
+                         sqrt(delta R*): pair gran/hertz/history */
+} cr_dem_model;
+
 /* The spring-dashpot law of CR_METHOD_DEM (LAMMPS pair gran/hooke/history,
  * docs/physics.md "DEM"): for two spheres overlapping by delta, with
  * m_eff = m_a m_b / (m_a + m_b) (the other's mass when one is kinematic),
  *   F_n = kn delta n - m_eff gamma_n v_n,
  *   F_t = -(kt s + m_eff gamma_t v_t), |F_t| <= mu |F_n| (s rescaled to fit),
- * s the shear displacement accumulated while the pair touches. The same
- * values hold at every contact (bodies' restitution and friction are not
- * used). */
+ * s the shear displacement accumulated while the pair touches. With model
+ * CR_DEM_HERTZ (LAMMPS pair gran/hertz/history) both forces are multiplied
+ * by sqrt(delta R*), R* = r_a r_b / (r_a + r_b):
+ *   F_n = sqrt(delta R*) (kn delta n - m_eff gamma_n v_n),
+ *   F_t = -sqrt(delta R*) (kt s + m_eff gamma_t v_t), the same Coulomb cap;
+ * kn is then in N/m^2 (LJ: force/distance^2). The same values hold at every
+ * contact (bodies' restitution and friction are not used). */
 typedef struct cr_hooke {
     double kn;                  /* normal stiffness, N/m (LJ: force/distance), > 0 with DEM */
     double kt;                  /* tangential stiffness, >= 0 (LAMMPS's NULL: 2/7 kn) */
     double gamma_n, gamma_t;    /* damping rates, 1/s, >= 0 (scaled by m_eff) */
     double mu;                  /* Coulomb coefficient, >= 0 */
+    cr_dem_model model;         /* CR_DEM_HOOKE (default) or CR_DEM_HERTZ */
 } cr_hooke;
 
 /* Periodic boundaries (CR_METHOD_DEM only): along each flagged axis the

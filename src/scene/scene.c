@@ -26,7 +26,8 @@ static const char *const top_keys[] = {
     "max_events_per_body", "hooke",
     "periodic", "allow_overlap", "statics", "bodies", "generate", "joints", "collision_order", "sleep_time",
     "sleep_speed", "integrate_orientation", NULL};
-static const char *const hooke_keys[] = {"kn", "kt", "gamma_n", "gamma_t", "mu", NULL};
+static const char *const hooke_keys[] = {"kn", "kt", "gamma_n", "gamma_t", "mu", "model", NULL};
+static const char *const dem_model_names[] = {"hooke", "hertz", NULL}; /* cr_dem_model's order */
 static const char *const periodic_keys[] = {"x", "y", "z", "lo", "hi", NULL};
 static const char *const output_keys[] = {"every", NULL};
 static const char *const plane_keys[] = {"shape", "point", "normal", "restitution", "friction", NULL};
@@ -75,11 +76,14 @@ static int read_world_def(sc_ctx *c, const cJSON *root, cr_world_def *wd)
     if (hooke) {
         if (sc_expect_object(c, hooke, "hooke")) return -1;
         size_t mark = sc_push_key(c, "hooke");
+        int model = (int)wd->hooke.model;
         int rc = sc_check_keys(c, hooke, hooke_keys) || sc_read_number(c, hooke, "kn", SC_POSITIVE, &wd->hooke.kn) ||
                  sc_read_number(c, hooke, "kt", SC_NONNEG, &wd->hooke.kt) ||
                  sc_read_number(c, hooke, "gamma_n", SC_NONNEG, &wd->hooke.gamma_n) ||
                  sc_read_number(c, hooke, "gamma_t", SC_NONNEG, &wd->hooke.gamma_t) ||
-                 sc_read_number(c, hooke, "mu", SC_NONNEG, &wd->hooke.mu);
+                 sc_read_number(c, hooke, "mu", SC_NONNEG, &wd->hooke.mu) ||
+                 sc_read_enum(c, hooke, "model", dem_model_names, &model);
+        wd->hooke.model = (cr_dem_model)model;
         sc_pop(c, mark);
         if (rc) return -1;
     }
