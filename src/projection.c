@@ -17,6 +17,8 @@
  * stiff system, so the passes trade time for overlap (docs/benchmarks.md).
  * With projection_shock the extra passes propagate shocks instead
  * (projection_order.c): a pile then needs some tens of passes, not hundreds.
+ * A world with surfaces runs at least CR_PROJECTION_SURFACE_PASSES passes
+ * (passes_of below).
  */
 #include <string.h>
 
@@ -102,18 +104,20 @@ static bool add_row(cr_world *w, uint32_t *count, uint32_t i, uint32_t j, double
     return true;
 }
 
-static cr_status near_list(cr_world *w, bool shock, cr_vec3 up)
+static cr_status near_list(cr_world *w, bool shock, cr_vec3 up, bool *over)
 {
     cr_bodies *b = &w->bodies;
     cr_broad_phase *bp = &w->broad;
     uint32_t count = 0;
+    *over = false;
     for (uint32_t i = 0; i < b->slot_count; ++i) {
         if (!plane_ball(b, i)) continue;
         for (uint32_t k = 0; k < w->planes.count && k < CR_PROJECTION_PLANE; ++k) {
             const cr_plane_def *pl = &w->planes.def[k];
             double r = 2.0 * b->radius[i];
-            if (cr_penetration_sphere_plane(b->x[i], b->radius[i], pl->point, pl->normal) < -CR_PROJECTION_NEAR * r)
-                continue;
+            double pen = cr_penetration_sphere_plane(b->x[i], b->radius[i], pl->point, pl->normal);
+            if (pen < -CR_PROJECTION_NEAR * r) continue;
+            *over = *over || pen > CR_PROJECTION_TOLERANCE * r; /* push_row's test */
             /* the plane is immovable: m_red = 1 (seed 000 c.1 b) */
             if (!add_row(w, &count, i, k | CR_PROJECTION_PLANE, 1.0, 0.0, b->radius[i], b->radius[i])) goto oom;
         }
@@ -121,10 +125,13 @@ static cr_status near_list(cr_world *w, bool shock, cr_vec3 up)
     for (uint32_t k = 0; k < bp->pair_count; ++k) {
         uint32_t i = bp->pairs[k].a, j = bp->pairs[k].b;
         if (!cr_slot_dynamic(b, i) && !cr_slot_dynamic(b, j)) continue;
-        double r = b->radius[i] + b->radius[j];
-        if (cr_overlap_sphere_sphere(b->x[i], b->radius[i], b->x[j], b->radius[j], NULL) < -CR_PROJECTION_NEAR * r)
-            continue;
         double mi = mobility(b, i), mj = mobility(b, j);
+        /* both held (static, or on a surface): the row could move nothing */
+        if (!(mi > 0.0) && !(mj > 0.0)) continue;
+        double r = b->radius[i] + b->radius[j];
+        double ov = cr_overlap_sphere_sphere(b->x[i], b->radius[i], b->x[j], b->radius[j], NULL);
+        if (ov < -CR_PROJECTION_NEAR * r) continue;
+        *over = *over || ov > CR_PROJECTION_TOLERANCE * r; /* push_row's test */
         if (shock) cr_projection_shock_ratios(up, b->x[i], b->x[j], &mi, &mj);
         if (!add_row(w, &count, i, j, cr_reduced_mass_ratio(mi, mj), cr_reduced_mass_ratio(mj, mi), b->radius[i],
                      b->radius[j]))
@@ -137,21 +144,44 @@ oom:
     return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "projection: out of memory");
 }
 
+/* The passes run: the world's, and in a world with surfaces at least
+ * CR_PROJECTION_SURFACE_PASSES. A ball on a surface counts as immovable
+ * here, so a flying ball between it and a wall (or another held ball) is
+ * pushed out of one into the other; seed 000's single pass, made for two
+ * movable sides, then leaves most of the overlap, step after step (3 to 4
+ * mm in the boiling scene, docs/benchmarks.md). The extra passes stop as
+ * soon as nothing is over the tolerance, so they cost only where such a
+ * squeeze is. */
+static int passes_of(const cr_world *w)
+{
+    int passes = w->def.projection_passes;
+    return w->surfaces.count > 0 && passes < CR_PROJECTION_SURFACE_PASSES ? CR_PROJECTION_SURFACE_PASSES : passes;
+}
+
 cr_status cr_project_positions(cr_world *w)
 {
     if (!(w->def.k_p > 0.0)) return CR_OK;
     first_pass(w);
     w->stats.projection_passes = 1;
-    if (w->def.projection_passes <= 1) return CR_OK;
+    int passes = passes_of(w);
+    if (passes <= 1) return CR_OK;
     cr_vec3 up = {0.0, 0.0, 0.0};
     bool shock = cr_projection_up(w, &up);
-    cr_status s = near_list(w, shock, up);
-    if (s == CR_OK && shock) s = cr_projection_order(w, up, w->bodies.x);
+    bool over;
+    cr_status s = near_list(w, shock, up, &over);
+    if (s != CR_OK) return s;
+    if (!over) {
+        /* the second pass would find every row within the tolerance and
+         * move nothing (push_row's test on the same positions): it is done */
+        w->stats.projection_passes = 2;
+        return CR_OK;
+    }
+    if (shock) s = cr_projection_order(w, up, w->bodies.x);
     if (s != CR_OK) return s;
     cr_bodies *b = &w->bodies;
     cr_vec3 *x = w->near_x;
     memcpy(x, b->x, sizeof *x * b->slot_count);
-    s = cr_projection_extra_passes(w, x);
+    s = cr_projection_extra_passes(w, x, passes);
     if (s == CR_OK) memcpy(b->x, x, sizeof *x * b->slot_count);
     return s;
 }

@@ -120,7 +120,7 @@ static bool pass(const cr_world *w, cr_vec3 *restrict x, uint64_t *restrict now,
     return pushed;
 }
 
-cr_status cr_projection_extra_passes(cr_world *w, cr_vec3 *x)
+cr_status cr_projection_extra_passes(cr_world *w, cr_vec3 *x, int passes)
 {
     uint32_t n = w->near_count, words = (n + 63) / 64;
     if (!index_rows(w) || !cr_grow(w, (void **)&w->near_active, &w->near_active_capacity, 2 * words + 2,
@@ -131,7 +131,7 @@ cr_status cr_projection_extra_passes(cr_world *w, cr_vec3 *x)
     memset(now, 0xff, sizeof *now * words);
     if (n & 63u) now[words - 1] = ((uint64_t)1 << (n & 63u)) - 1;
     memset(next, 0, sizeof *next * words);
-    for (int p = 1; p < w->def.projection_passes; ++p) {
+    for (int p = 1; p < passes; ++p) {
         bool pushed = pass(w, x, now, next, words);
         w->stats.projection_passes = (uint32_t)p + 1;
         if (!pushed) break;

@@ -21,6 +21,10 @@
  * energy. In the event method a flying ball therefore leans on the surface
  * balls it touches too: its acceleration and small approaching velocity
  * lose what points into them (cr_rest_hold), and it does not sink in.
+ * Such a ball leans on the walls it touches as well: held by a surface ball
+ * alone, the ball's force pushes it sideways, into a wall beside it, and
+ * projection pushed it out of the wall and into the surface ball again,
+ * every step (up to 8.6 mm deep and energy gained, tests/test_squeeze.c).
  */
 #include <math.h>
 
@@ -140,13 +144,14 @@ static void gap_items(uint32_t start, uint32_t end, uint32_t worker, void *ctx)
     }
 }
 
-/* Ball i's walls, and its plan again when it leans on anything: it writes
+/* Ball i's walls (a surface ball's, or a flying ball's that leans on a
+ * surface ball), and its plan again when it leans on anything: it writes
  * ball i only (cr_run_balls: over the workers). */
 static void lean_one(cr_world *w, uint32_t i)
 {
     cr_bodies *b = &w->bodies;
     if (!cr_slot_alive(b, i) || !cr_slot_dynamic(b, i)) return;
-    if (b->surface[i] != CR_NO_SURFACE)
+    if (b->surface[i] != CR_NO_SURFACE || b->rest[i].count > 0)
         for (uint32_t k = 0; k < w->planes.count; ++k) {
             const cr_plane_def *pl = &w->planes.def[k];
             if (leaning(-cr_penetration_sphere_plane(b->x[i], b->radius[i], pl->point, pl->normal), b->radius[i]))

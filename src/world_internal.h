@@ -314,9 +314,13 @@ cr_status cr_projection_order(cr_world *w, cr_vec3 up, const cr_vec3 *x);
 /* The extra passes stop once no overlap exceeds this fraction of r_a + r_b
  * (2 r against a plane): 0.1% of the radius of two equal balls. */
 #define CR_PROJECTION_TOLERANCE 5e-4
-/* Passes 2 .. projection_passes over the rows of near, moving x
+/* The fewest projection passes of a world with surfaces (projection.c):
+ * a flying ball wedged between a surface ball and a wall, 3 mm into
+ * each, meets the tolerance (tests/test_squeeze.c; 8 leave up to 87 um). */
+#define CR_PROJECTION_SURFACE_PASSES 16
+/* Passes 2 .. passes over the rows of near, moving x
  * (projection_active.c); sets stats.projection_passes. */
-cr_status cr_projection_extra_passes(cr_world *w, cr_vec3 *x);
+cr_status cr_projection_extra_passes(cr_world *w, cr_vec3 *x, int passes);
 
 /* Seed 004 surfaces (rolling.c). */
 /* Room in w->closest_memo for every slot, the new entries empty (false: out

@@ -98,7 +98,8 @@ typedef struct cr_world_def {
     int solver_iterations;      /* Gauss-Seidel passes over touching contacts; default 10 */
     int projection_passes;      /* sphere worlds (impulse, event): passes of the position projection over
                                    overlapping pairs, in [1, 1000]; 1 (default) is seed 000's
-                                   single pass, more stop early once no overlap exceeds 0.1% r */
+                                   single pass, more stop early once no overlap exceeds 0.1% r; a
+                                   world with surfaces runs at least 16 (docs/physics.md) */
     bool projection_shock;      /* with projection_passes > 1: the extra passes run from the ground up
                                    and a pair stacked one above the other moves only its upper ball
                                    (shock propagation; docs/physics.md step 5); default false */
