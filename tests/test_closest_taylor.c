@@ -34,17 +34,8 @@ static void assert_same(cr_closest a, const cr_surface_eval *ea, cr_closest b, c
 static cr_surface *make(cr_surface_type type)
 {
     static cr_hill lattice[16];
-    for (int i = 0; i < 4; ++i)
-        for (int j = 0; j < 4; ++j) lattice[i * 4 + j] = (cr_hill){(i + j) % 2 ? 0.2 : -0.12, -1.5 + i, -1.5 + j, 0.3};
-    cr_surface_def d = cr_default_surface_def();
+    cr_surface_def d = test_boiling_hills(lattice, 4, -1.5, 2.0);
     d.type = type;
-    d.u_min = d.v_min = -2.0;
-    d.u_max = d.v_max = 2.0;
-    d.hills = lattice;
-    d.hill_count = 16;
-    d.wave_amplitude = 0.03;
-    d.wave_length_x = 0.9;
-    d.wave_length_y = 1.1;
     d.center = cr_v3(0.0, 0.0, 2.5);
     d.radius = 2.5;
     cr_surface *s;

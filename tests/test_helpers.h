@@ -117,6 +117,25 @@ static inline cr_vec3 test_rand_vec(uint64_t *s, double lo, double hi)
     return cr_v3(x, y, test_rand(s, lo, hi));
 }
 
+/* The boiling scene's hills (bench/boiling_scene.h) on a side x side
+ * lattice from (first, first), 1 m apart, alternately hollows and hills,
+ * plus its waves, over [-half, half]^2; h holds side^2 bumps. */
+static inline cr_surface_def test_boiling_hills(cr_hill *h, int side, double first, double half)
+{
+    for (int i = 0; i < side; ++i)
+        for (int j = 0; j < side; ++j) h[i * side + j] = (cr_hill){(i + j) % 2 ? 0.2 : -0.12, first + i, first + j, 0.3};
+    cr_surface_def d = cr_default_surface_def();
+    d.type = CR_SURFACE_HILLS;
+    d.u_min = d.v_min = -half;
+    d.u_max = d.v_max = half;
+    d.hills = h;
+    d.hill_count = (uint32_t)(side * side);
+    d.wave_amplitude = 0.03;
+    d.wave_length_x = 0.9;
+    d.wave_length_y = 1.1;
+    return d;
+}
+
 /* A task system (cr_world_def.enqueue_task) that runs the items
  * backwards, one at a time, counting its calls in *user_ctx; the order and
  * split of work items must not change a bit. It never defers, so

@@ -141,17 +141,7 @@ static void test_landings_over_hills(void **state)
 {
     (void)state;
     cr_hill hills[9];
-    for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j) hills[i * 3 + j] = (cr_hill){((i + j) % 2 ? 0.2 : -0.12), -1.0 + i, -1.0 + j, 0.3};
-    cr_surface_def d = cr_default_surface_def();
-    d.type = CR_SURFACE_HILLS;
-    d.u_min = d.v_min = -1.5;
-    d.u_max = d.v_max = 1.5;
-    d.hills = hills;
-    d.hill_count = 9;
-    d.wave_amplitude = 0.03;
-    d.wave_length_x = 0.9;
-    d.wave_length_y = 1.1;
+    cr_surface_def d = test_boiling_hills(hills, 3, -1.0, 1.5);
     check_surface(&d, -1.3, 1.3, 11, 20000, 100, "hills");
 }
 
