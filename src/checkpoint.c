@@ -113,6 +113,7 @@ static void write_dem_carry(writer *o, const cr_world *w, const cr_dem_carry *c)
         put_u32(o, c->a[k]);
         put_u32(o, c->b[k]);
         put_vec(o, c->shear[k]);
+        if (c->roll) put_vec(o, c->roll[k]); /* version 8, with k_roll > 0 */
     }
     if (c->mode != CR_DEM_CARRY_FORCES) return;
     for (uint32_t i = 0; i < c->slots; ++i) {
@@ -151,6 +152,9 @@ cr_status cr_world_save_buffer(const cr_world *w, const void *app, size_t app_si
     write_dem_settings(&o, d); /* version 3 */
     cr_ckpt_write_rigid_settings(&o, d); /* version 4 */
     put_u32(&o, (uint32_t)d->hooke.model); /* version 7 */
+    put_f64(&o, d->hooke.k_roll);          /* version 8 */
+    put_f64(&o, d->hooke.gamma_roll);
+    put_f64(&o, d->hooke.mu_roll);
     put_f64(&o, w->resting_speed);
     put_f64(&o, w->time);
     put_u64(&o, w->steps);
@@ -394,7 +398,7 @@ static bool read_dem_settings(reader *r, cr_world_def *d, char *msg, size_t size
 /* Version 3's DEM carry (write_dem_carry): every body pair names two
  * different live slots; the mode is one of the three and, but for none,
  * the world's method is dem. */
-static bool read_dem_carry(reader *r, const cr_world *w, cr_dem_carry *c)
+static bool read_dem_carry(reader *r, const cr_world *w, cr_dem_carry *c, bool roll)
 {
     const cr_bodies *b = &w->bodies;
     uint32_t mode = get_u32(r);
@@ -405,11 +409,13 @@ static bool read_dem_carry(reader *r, const cr_world *w, cr_dem_carry *c)
     c->contacts = get_count(r, 40);
     uint32_t m = c->contacts ? c->contacts : 1;
     c->a = malloc(sizeof *c->a * m), c->b = malloc(sizeof *c->b * m), c->shear = malloc(sizeof *c->shear * m);
-    if (r->bad || !c->a || !c->b || !c->shear) return false;
+    if (roll) c->roll = malloc(sizeof *c->roll * m);
+    if (r->bad || !c->a || !c->b || !c->shear || (roll && !c->roll)) return false;
     for (uint32_t k = 0; k < c->contacts && !r->bad; ++k) {
         c->a[k] = get_u32(r);
         c->b[k] = get_u32(r);
         c->shear[k] = get_vec(r);
+        if (roll) c->roll[k] = get_vec(r);
         if (c->a[k] >= b->slot_count || c->b[k] >= b->slot_count || c->a[k] == c->b[k] ||
             !cr_slot_alive(b, c->a[k]) || !cr_slot_alive(b, c->b[k]))
             r->bad = true;
@@ -438,7 +444,7 @@ cr_status cr_world_load_buffer(const unsigned char *data, size_t size, const cr_
         return failn(msg, msg_size, "checkpoint: not a carom checkpoint (%llu bytes)", size);
     uint64_t version = cr_ckpt_le64(data + 8);
     if (version < 1 || version > CR_CHECKPOINT_VERSION)
-        return failn(msg, msg_size, "checkpoint: version %llu, this carom reads versions 1 to 7", version);
+        return failn(msg, msg_size, "checkpoint: version %llu, this carom reads versions 1 to 8", version);
     /* the frame cr_ckpt_seal writes */
     uint64_t payload = cr_ckpt_le64(data + 16);
     if (payload != cr_ckpt_payload_length(size))
@@ -481,6 +487,11 @@ cr_status cr_world_load_buffer(const unsigned char *data, size_t size, const cr_
     /* version 7; earlier files ran Hooke (the default); a bad value is
      * named by the validation below */
     if (version >= 7) d.hooke.model = (cr_dem_model)get_u32(&r);
+    if (version >= 8) {
+        d.hooke.k_roll = get_f64(&r);
+        d.hooke.gamma_roll = get_f64(&r);
+        d.hooke.mu_roll = get_f64(&r);
+    }
     char why[256];
     if (r.bad || cr_world_def_validate(&d, why, sizeof why) != CR_OK) {
         cr_msgf(msg, msg_size, "checkpoint: world settings: %s", r.bad ? "truncated" : why);
@@ -541,7 +552,8 @@ cr_status cr_world_load_buffer(const unsigned char *data, size_t size, const cr_
     if (!r.bad && !read_contacts(&r, w)) r.bad = true;
     cr_dem_carry carry = {0};
     if (!r.bad) where = "dem state";
-    if (!r.bad && version >= 3 && !read_dem_carry(&r, w, &carry)) r.bad = true;
+    if (!r.bad && version >= 3 && !read_dem_carry(&r, w, &carry, version >= 8 && w->def.hooke.k_roll > 0.0))
+        r.bad = true;
     cr_rigid_carry rigid = {0};
     if (!r.bad) where = "rigid state";
     if (!r.bad && version >= 4 && !cr_ckpt_read_rigid(&r, w, version, &rigid, msg, msg_size) && !r.bad) {

@@ -141,6 +141,16 @@ cr_status cr_world_def_validate(const cr_world_def *d, char *msg, size_t size)
     if (!(h->gamma_t >= 0.0 && isfinite(h->gamma_t)))
         return bad(msg, size, "hooke.gamma_t: must be >= 0 and finite, got %.17g", h->gamma_t);
     if (!(h->mu >= 0.0 && isfinite(h->mu))) return bad(msg, size, "hooke.mu: must be >= 0 and finite, got %.17g", h->mu);
+    if (!(h->k_roll >= 0.0 && isfinite(h->k_roll)))
+        return bad(msg, size, "hooke.k_roll: must be >= 0 and finite, got %.17g", h->k_roll);
+    if (!(h->gamma_roll >= 0.0 && isfinite(h->gamma_roll)))
+        return bad(msg, size, "hooke.gamma_roll: must be >= 0 and finite, got %.17g", h->gamma_roll);
+    if (!(h->mu_roll >= 0.0 && isfinite(h->mu_roll)))
+        return bad(msg, size, "hooke.mu_roll: must be >= 0 and finite, got %.17g", h->mu_roll);
+    /* the slider's rescale divides by k_roll (LAMMPS's too) */
+    if ((h->gamma_roll > 0.0 || h->mu_roll > 0.0) && !(h->k_roll > 0.0))
+        return bad(msg, size, "hooke.k_roll: must be > 0 with gamma_roll or mu_roll (rolling resistance on), got %.17g",
+                   h->k_roll);
     if (h->model != CR_DEM_HOOKE && h->model != CR_DEM_HERTZ)
         return bad(msg, size, "hooke.model: unknown value %d (CR_DEM_HOOKE or CR_DEM_HERTZ)", (int)h->model);
     /* only the DEM step can leave it out (rigid bodies' contacts need it) */

@@ -79,7 +79,7 @@ static void free_arrays(cr_world *w, cr_dem *d)
 {
     void *ps[] = {d->xr,    d->kin_mem, d->f,    d->t,      d->x_build,  d->q,
                   d->inv_mass, d->inv_inertia, d->slot, d->cell, d->sorted_of, d->start, d->rstart,
-                  d->nb,    d->rpos, d->fb, d->prow,    d->hist, d->phist, d->pf, d->pk, d->pi, d->pcount, d->ck, d->ci,    d->ha,    d->hb,
+                  d->nb,    d->rpos, d->fb, d->prow,    d->hist, d->phist, d->rhist, d->prhist, d->pr, d->hr, d->pf, d->pk, d->pi, d->pcount, d->ck, d->ci,    d->ha,    d->hb,
                   d->hs,    d->hstart, d->scr, d->cell_start, d->rank, d->order, d->chunk_count, d->chunk_order, d->chunk_flag, d->chunk_disp, d->rev_at, d->rev_bucket,
                   d->up_start, d->up};
     for (size_t k = 0; k < sizeof ps / sizeof ps[0]; ++k) cr_free(w, ps[k]);
@@ -115,6 +115,7 @@ void cr_dem_body_removed(cr_world *w, uint32_t i)
                 for (uint32_t e = 0; e < d->pcount[c]; ++e) {
                     uint32_t k = d->pk[base + e], a = d->pi[base + e];
                     if (a == s || d->nb[k] == s) continue;
+                    if (d->prhist) d->prhist[base + m] = d->prhist[base + e];
                     d->pk[base + m] = k, d->pi[base + m] = a, d->phist[base + m++] = d->phist[base + e];
                 }
                 d->pcount[c] = m;
@@ -147,6 +148,8 @@ static bool ensure(cr_world *w)
         if (!w->dem) return false;
         memset(w->dem, 0, sizeof *w->dem);
         w->dem->large_from = DEM_LARGE;
+        /* the def is fixed for the world's life */
+        w->dem->rolling = w->def.hooke.k_roll > 0.0;
     }
     return true;
 }
@@ -160,6 +163,7 @@ typedef struct step_ctx {
     cr_bodies *b;
     dem_box bx;
     double dt, h, lim, kn, kt, gn, gt, mu;
+    dem_rolling_params roll;
     cr_vec3 g;
     bool update_shear;
     bool hertz; /* cr_hooke.model == CR_DEM_HERTZ */
@@ -253,6 +257,14 @@ static void finish_item(const step_ctx *cx, uint32_t b);
  * every force (pairs inside the item summed, rows from earlier items
  * written), and the finish finds their f, t and kin lines in the cache
  * instead of reading them from memory in a pass of its own. */
+/* A pf row of a pair that stopped touching back to zero (and its rolling
+ * torque). */
+static inline void zero_row(dem_pf *pf, cr_vec3 *pr, uint32_t row, dem_pf zero)
+{
+    pf[row] = zero;
+    if (pr) pr[row] = cr_v3_zero();
+}
+
 static void task_pairs(uint32_t c0, uint32_t c1, uint32_t worker, void *arg)
 {
     (void)worker;
@@ -265,6 +277,7 @@ static void task_pairs(uint32_t c0, uint32_t c1, uint32_t worker, void *arg)
     const uint32_t *nb = d->nb, *start = d->start;
     cr_vec3 *f = d->f, *t = d->t;
     dem_pf *pf = d->pf;
+    cr_vec3 *pr = d->pr;
     uint32_t *chunk_count = d->chunk_count;
     uint32_t *d_ck = d->ck, *d_ci = d->ci;
     const uint32_t *rpos = d->rpos;
@@ -277,6 +290,8 @@ static void task_pairs(uint32_t c0, uint32_t c1, uint32_t worker, void *arg)
                          .dt = cx->dt,
                          .update_shear = cx->update_shear,
                          .hertz = cx->hertz,
+                         .rolling = d->rolling,
+                         .roll = cx->roll,
                          .portable = d->portable};
 
     for (uint32_t it = c0; it < c1; ++it) {
@@ -289,7 +304,7 @@ static void task_pairs(uint32_t c0, uint32_t c1, uint32_t worker, void *arg)
         memset(t + i0, 0, sizeof *t * (i1 - i0));
         /* the touching pairs go to the item's part of ck from its start */
         const uint32_t base = start[i0], *pkc = d->pk + base, np = d->pcount[c];
-        const cr_vec3 *ph = d->phist + base;
+        const cr_vec3 *ph = d->phist + base, *prh = d->rolling ? d->prhist + base : NULL;
         uint32_t a = 0, contacts = 0;
         for (uint32_t s0 = i0; s0 < i1; s0 += cx->part) {
             const uint32_t s1 = s0 + cx->part < i1 ? s0 + cx->part : i1;
@@ -298,27 +313,29 @@ static void task_pairs(uint32_t c0, uint32_t c1, uint32_t worker, void *arg)
             /* history: the last step's contacts merged in (both lists in
              * list order); a contact that ended loses its history and its
              * force (its pf row: no other pair writes it) */
-            cr_vec3 *hist = d->hist + base + contacts;
+            cr_vec3 *hist = d->hist + base + contacts, *rhist = d->rolling ? d->rhist + base + contacts : NULL;
             for (uint32_t e = 0; e < m; ++e) {
                 const uint32_t k = ck[e];
                 /* the second body's kin line for the law, which starts after
                  * this loop: its own prefetch (a block ahead) was too late for
                  * a line from memory */
                 DEM_PREFETCH(&d->kin[nb[k]], 0);
-                for (; a < np && pkc[a] < k; ++a) pf[rpos[pkc[a]]] = zero_pf;
+                for (; a < np && pkc[a] < k; ++a) zero_row(pf, pr, rpos[pkc[a]], zero_pf);
                 if (a < np && pkc[a] == k) {
+                    if (rhist) rhist[e] = prh[a];
                     hist[e] = ph[a++];
                 } else {
+                    if (rhist) rhist[e] = cr_v3_zero();
                     hist[e] = cr_v3_zero();
                 }
             }
             /* the law on the touching pairs, in list order */
-            cr_dem_law(d, bx, &law, ck, ci, hist, m, i1);
+            cr_dem_law(d, bx, &law, ck, ci, hist, rhist, m, i1);
             contacts += m;
             if (cx->fused)
                 for (uint32_t b = s0 / DEM_CHUNK; b * DEM_CHUNK < s1; ++b) finish_item(cx, b);
         }
-        for (; a < np; ++a) pf[rpos[pkc[a]]] = zero_pf;
+        for (; a < np; ++a) zero_row(pf, pr, rpos[pkc[a]], zero_pf);
         chunk_count[c] = contacts;
     }
 }
@@ -350,6 +367,9 @@ static void sum_block(const step_ctx *cx, uint32_t i0, uint32_t i1)
         const uint32_t j = prow[e];
         fo[j] = cr_v3_sub(fo[j], pf[e].f), to[j] = cr_v3_madd(to[j], pf[e].t, -xr[4 * (size_t)j + 3]);
     }
+    /* rolling: the second bodies' rolling torques (-T_roll), in the same order */
+    if (d->pr)
+        for (uint32_t e = d->rstart[i0], e1 = d->rstart[i1]; e < e1; ++e) to[prow[e]] = cr_v3_sub(to[prow[e]], d->pr[e]);
     for (uint32_t i = i0; i < i1; ++i)
         if (kin[i].flags & DEM_DYN) fo[i] = cr_v3_madd(fo[i], g, kin[i].mass);
 }
@@ -635,6 +655,7 @@ static bool forces(cr_world *w, step_ctx *cx, bool sum, bool finish)
     u = d->ci, d->ci = d->pi, d->pi = u;
     cr_vec3 *h = d->hist;
     d->hist = d->phist, d->phist = h;
+    h = d->rhist, d->rhist = d->prhist, d->prhist = h;
     w->stats.contacts = contacts;
     if (sum) cr_run_items(w, task_sum, cr_dem_body_items(d), cx);
     return cx->fused;
@@ -660,6 +681,7 @@ static step_ctx ctx_of(cr_world *w)
                    .gn = hk->gamma_n,
                    .gt = hk->gamma_t,
                    .mu = hk->mu,
+                   .roll = {hk->k_roll, hk->gamma_roll, hk->mu_roll},
                    .hertz = hk->model == CR_DEM_HERTZ,
                    .g = w->def.gravity,
                    .turn = w->def.integrate_orientation,

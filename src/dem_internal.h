@@ -2,6 +2,7 @@
 #ifndef CAROM_DEM_INTERNAL_H
 #define CAROM_DEM_INTERNAL_H
 
+#include "dem_rolling.h"
 #include "prefetch.h"
 #include "world_internal.h"
 
@@ -77,6 +78,12 @@ struct cr_dem {
      * last step's (pk, pi, phist; pcount per item), swapped after the
      * forces. A pair's history is found by merging the two lists. */
     cr_vec3 *hist, *phist;
+    /* with rolling resistance (cr_hooke.k_roll > 0, else NULL): each
+     * contact's rolling history xi_r beside hist and phist, and the rolling
+     * torque on the second body of each row of pf (pf's lever gives only
+     * the tangential force's) */
+    cr_vec3 *rhist, *prhist, *pr;
+    bool rolling;
     uint32_t *pk, *pi, *pcount;
     dem_pf *pf;              /* of the pairs across work items, by second body: force on the first body and
                               * torque lever (d x F_t) / r; zero unless the pair touches */
@@ -85,7 +92,7 @@ struct cr_dem {
     uint32_t pair_count, pair_cap;
     /* history kept across a build, by world slots */
     uint32_t *ha, *hb, hcount, hcap;
-    cr_vec3 *hs;
+    cr_vec3 *hs, *hr; /* hr: the rolling history (with rolling, else NULL) */
     uint32_t *rev_at, rev_at_cap, *rev_bucket, rev_bucket_cap; /* a build's scratch: the reverse index (src/dem_list.c) */
     uint32_t *hstart, hstart_cap; /* a build's scratch: the saved pairs of each old work item, then of each first body */
     /* grid */
@@ -197,6 +204,8 @@ typedef struct dem_law {
     double kn, kt, gn, gt, mu, dt;
     bool update_shear;
     bool hertz;    /* CR_DEM_HERTZ: both forces times sqrt(delta R*) */
+    bool rolling;  /* rolling resistance (cr_hooke.k_roll > 0): the plain path, rhist beside hist */
+    dem_rolling_params roll;
     bool portable; /* the plain path even where AVX2 is (tests; the same bits) */
 } dem_law;
 
@@ -205,7 +214,7 @@ typedef struct dem_law {
  * force summed into f, t of the first body, and of the second when it lies
  * in the item (below i1), else stored in its pf row. */
 void cr_dem_law(cr_dem *d, const dem_box *bx, const dem_law *law, const uint32_t *ck, const uint32_t *ci,
-                cr_vec3 *hist, uint32_t contacts, uint32_t i1);
+                cr_vec3 *hist, cr_vec3 *rhist, uint32_t contacts, uint32_t i1);
 
 /* Gathers the world's live bodies, sorts them, builds the half list and
  * carries the history over (src/dem_list.c). */

@@ -38,6 +38,7 @@ typedef struct law_soa {
         lz[DEM_LAW_BLOCK];
     double tix[DEM_LAW_BLOCK], tiy[DEM_LAW_BLOCK], tiz[DEM_LAW_BLOCK], tjx[DEM_LAW_BLOCK], tjy[DEM_LAW_BLOCK],
         tjz[DEM_LAW_BLOCK];
+    cr_vec3 roll[DEM_LAW_BLOCK]; /* with rolling: the rolling torque on the first body */
 } law_soa;
 
 /* Stage 1 for contact e: geometry, the history loaded (the misses of a
@@ -147,6 +148,27 @@ static inline void terms_one(law_soa *a, uint32_t e)
     const cr_vec3 ti = cr_v3_scale(tor, -a->ri[e]), tj = cr_v3_scale(tor, -a->rj[e]);
     a->gx[e] = fij.x, a->gy[e] = fij.y, a->gz[e] = fij.z, a->lx[e] = tor.x, a->ly[e] = tor.y, a->lz[e] = tor.z;
     a->tix[e] = ti.x, a->tiy[e] = ti.y, a->tiz[e] = ti.z, a->tjx[e] = tj.x, a->tjy[e] = tj.y, a->tjz[e] = tj.z;
+}
+
+/* With rolling resistance, after stage 4 for contact e: the rolling
+ * history advanced, F_roll (src/dem_rolling.h, LAMMPS's rolling sds with
+ * n = d / r, R* = r_i r_j / (r_i + r_j), |F_n| = |ccel r| as LAMMPS's
+ * Fncrit), and its torque added to both bodies' terms as LAMMPS adds
+ * torroll to torquesi and takes it from torquesj. */
+static inline void rolling_one(const cr_dem *d, const dem_law *law, uint32_t k, uint32_t i, cr_vec3 *xi, law_soa *a,
+                               uint32_t e)
+{
+    const uint32_t j = d->nb[k];
+    const double rinv = a->rinv[e], radi = a->ri[e], radj = a->rj[e];
+    const cr_vec3 n = cr_v3(a->dx[e] * rinv, a->dy[e] * rinv, a->dz[e] * rinv);
+    const double reff = radi * radj / (radi + radj);
+    const cr_vec3 v = cr_dem_rolling_velocity(d->kin[i].w, d->kin[j].w, n, reff);
+    const cr_vec3 fr =
+        cr_dem_rolling_force(&law->roll, fabs(a->ccel[e] * a->r[e]), n, v, law->dt, law->update_shear, xi);
+    const cr_vec3 tr = cr_dem_rolling_torque(n, fr, reff);
+    a->roll[e] = tr;
+    a->tix[e] += tr.x, a->tiy[e] += tr.y, a->tiz[e] += tr.z;
+    a->tjx[e] -= tr.x, a->tjy[e] -= tr.y, a->tjz[e] -= tr.z;
 }
 
 #if CR_AVX2
@@ -342,14 +364,16 @@ static inline cr_vec3 *pick(uintptr_t mask, cr_vec3 *a, cr_vec3 *b)
     return (cr_vec3 *)(((uintptr_t)a & mask) | ((uintptr_t)b & ~mask));
 }
 
-/* One block, contacts ck[0 .. m) with first bodies ci and history hist;
- * i1: the end of the work item's bodies. */
+/* One block, contacts ck[0 .. m) with first bodies ci and history hist
+ * (rhist: the rolling history, with rolling only); i1: the end of the work
+ * item's bodies. Rolling worlds take the plain path: the rolling stage is
+ * one contact at a time (its share is measured in docs/benchmarks.md). */
 static void law_block(cr_dem *d, const dem_box *bx, const dem_law *law, bool avx2, const uint32_t *ck,
-                      const uint32_t *ci, cr_vec3 *hist, uint32_t m, uint32_t i1)
+                      const uint32_t *ci, cr_vec3 *hist, cr_vec3 *rhist, uint32_t m, uint32_t i1)
 {
     law_soa a;
 #if CR_AVX2
-    if (avx2) {
+    if (avx2 && !law->rolling) {
         stages12_avx2(d, bx, law, ck, ci, hist, &a, m);
         stages34_avx2(law, &a, m);
     } else
@@ -360,6 +384,8 @@ static void law_block(cr_dem *d, const dem_box *bx, const dem_law *law, bool avx
         for (uint32_t e = 0; e < m; ++e) normal_one(d, law, ck[e], ci[e], &a, e);
         coulomb_plain(law, &a, 0, m);
         for (uint32_t e = 0; e < m; ++e) terms_one(&a, e);
+        if (law->rolling)
+            for (uint32_t e = 0; e < m; ++e) rolling_one(d, law, ck[e], ci[e], &rhist[e], &a, e);
     }
     /* the history kept, the forces summed (in list order) */
     const uint32_t *nb = d->nb, *rpos = d->rpos;
@@ -379,13 +405,22 @@ static void law_block(cr_dem *d, const dem_box *bx, const dem_law *law, bool avx
         *fj = cr_v3_sub(*fj, fij), *tj = cr_v3_add(*tj, cr_v3(a.tjx[e], a.tjy[e], a.tjz[e]));
         row->f = fij, row->t = tor;
     }
+    /* rolling: the second body's rolling torque where its pf row is read */
+    if (law->rolling) {
+        cr_vec3 *pr = d->pr, spare_r;
+        for (uint32_t e = 0; e < m; ++e) {
+            const uint32_t k = ck[e];
+            const uintptr_t in = (uintptr_t)0 - (uintptr_t)(nb[k] < i1);
+            *pick(in, &spare_r, &pr[rpos[k]]) = a.roll[e];
+        }
+    }
 }
 
 void cr_dem_law(cr_dem *d, const dem_box *bx, const dem_law *law, const uint32_t *ck, const uint32_t *ci,
-                cr_vec3 *hist, uint32_t contacts, uint32_t i1)
+                cr_vec3 *hist, cr_vec3 *rhist, uint32_t contacts, uint32_t i1)
 {
     const bool avx2 = cr_use_avx2(law->portable);
     for (uint32_t e0 = 0; e0 < contacts; e0 += DEM_LAW_BLOCK)
-        law_block(d, bx, law, avx2, ck + e0, ci + e0, hist + e0,
+        law_block(d, bx, law, avx2, ck + e0, ci + e0, hist + e0, rhist ? rhist + e0 : NULL,
                   e0 + DEM_LAW_BLOCK < contacts ? DEM_LAW_BLOCK : contacts - e0, i1);
 }

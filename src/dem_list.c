@@ -90,6 +90,10 @@ static bool reserve_pairs(cr_world *w, cr_dem *d, uint32_t need)
         !regrow(w, (void **)&d->pi, o, c, sizeof(uint32_t)) || !regrow(w, (void **)&d->ck, o, c, sizeof(uint32_t)) ||
         !regrow(w, (void **)&d->ci, o, c, sizeof(uint32_t)))
         return false;
+    if (d->rolling && (!regrow(w, (void **)&d->rhist, o, c, sizeof(cr_vec3)) ||
+                       !regrow(w, (void **)&d->prhist, o, c, sizeof(cr_vec3)) ||
+                       !regrow(w, (void **)&d->pr, o, c, sizeof(cr_vec3))))
+        return false;
     d->pair_cap = c;
     return true;
 }
@@ -180,6 +184,7 @@ static void task_save(uint32_t c0, uint32_t c1, uint32_t worker, void *arg)
             d->ha[h] = d->slot[d->pi[e]];
             d->hb[h] = d->slot[d->nb[d->pk[e]]];
             d->hs[h] = d->phist[e];
+            if (d->hr) d->hr[h] = d->prhist[e];
         }
     }
 }
@@ -191,6 +196,7 @@ bool cr_dem_reserve_history(cr_world *w, cr_dem *d, uint32_t m)
         if (!regrow(w, (void **)&d->ha, 0, c, sizeof(uint32_t)) || !regrow(w, (void **)&d->hb, 0, c, sizeof(uint32_t)) ||
             !regrow(w, (void **)&d->hs, 0, c, sizeof(cr_vec3)))
             return false;
+        if (d->rolling && !regrow(w, (void **)&d->hr, 0, c, sizeof(cr_vec3))) return false;
         d->hcap = c;
     }
     return true;
@@ -379,10 +385,11 @@ static void task_carry(uint32_t c0, uint32_t c1, uint32_t worker, void *arg)
             for (uint32_t k = d->start[i]; k < d->start[i + 1]; ++k)
                 for (uint32_t e = hs[i]; e < hs[i + 1]; ++e)
                     if (d->hb[idx[e]] == d->nb[k]) {
-                        cr_vec3 s = d->hs[idx[e]];
-                        if (s.x != 0.0 || s.y != 0.0 || s.z != 0.0) {
+                        cr_vec3 s = d->hs[idx[e]], r = d->hr ? d->hr[idx[e]] : cr_v3_zero();
+                        if (s.x != 0.0 || s.y != 0.0 || s.z != 0.0 || r.x != 0.0 || r.y != 0.0 || r.z != 0.0) {
                             const uint32_t at = base + d->pcount[c]++;
                             d->pk[at] = k, d->pi[at] = i, d->phist[at] = s;
+                            if (d->hr) d->prhist[at] = r;
                         }
                         break;
                     }
@@ -464,6 +471,7 @@ static void task_rev_rows(uint32_t u0, uint32_t u1, uint32_t worker, void *arg)
             d->rpos[k] = row;
         }
         memset(d->pf + b0, 0, sizeof *d->pf * (b1 - b0));
+        if (d->pr) memset(d->pr + b0, 0, sizeof *d->pr * (b1 - b0));
     }
 }
 
@@ -493,6 +501,7 @@ static bool reverse_index(cr_world *w, cr_dem *d)
     cr_run_items(w, task_rev_rows, chunks, &R);
     d->rstart[n] = row;
     d->pf[row] = (dem_pf){{0, 0, 0}, {0, 0, 0}};
+    if (d->pr) d->pr[row] = cr_v3_zero();
     return true;
 }
 
@@ -644,6 +653,8 @@ cr_status cr_dem_build_carrying(cr_world *w, const dem_box *bx)
             /* s belongs to d = x_first - x_second: a pair whose order
              * flipped in the new sort keeps -s */
             if (a > c) d->hs[e] = cr_v3_scale(d->hs[e], -1.0);
+            /* xi_r does not flip: v_roll = R* (w_a - w_b) x n is the same
+             * with a, b and n's sign swapped */
             d->ha[e] = a < c ? a : c, d->hb[e] = a < c ? c : a;
             hs[d->ha[e] + 1]++;
             ++kept;

@@ -25,7 +25,7 @@
 
 void cr_dem_carry_free(cr_dem_carry *c)
 {
-    free(c->a), free(c->b), free(c->shear), free(c->x_build), free(c->f), free(c->t);
+    free(c->a), free(c->b), free(c->shear), free(c->roll), free(c->x_build), free(c->f), free(c->t);
     memset(c, 0, sizeof *c);
 }
 
@@ -54,7 +54,8 @@ bool cr_dem_carry_get(const cr_world *w, cr_dem_carry *c)
     c->a = malloc(sizeof *c->a * (m ? m : 1));
     c->b = malloc(sizeof *c->b * (m ? m : 1));
     c->shear = malloc(sizeof *c->shear * (m ? m : 1));
-    if (!c->a || !c->b || !c->shear) {
+    if (d->rolling) c->roll = malloc(sizeof *c->roll * (m ? m : 1));
+    if (!c->a || !c->b || !c->shear || (d->rolling && !c->roll)) {
         cr_dem_carry_free(c);
         return false;
     }
@@ -65,6 +66,7 @@ bool cr_dem_carry_get(const cr_world *w, cr_dem_carry *c)
             c->a[h] = d->slot[d->pi[e]];
             c->b[h] = d->slot[d->nb[d->pk[e]]];
             c->shear[h] = d->phist[e];
+            if (c->roll) c->roll[h] = d->prhist[e];
         }
     if (!(d->list_valid && d->forces_valid && all_sorted(w, d))) return true;
     const uint32_t slots = w->bodies.slot_count;
@@ -110,6 +112,10 @@ cr_status cr_dem_carry_set(cr_world *w, const cr_dem_carry *c)
         memcpy(d->ha, c->a, sizeof *d->ha * c->contacts);
         memcpy(d->hb, c->b, sizeof *d->hb * c->contacts);
         memcpy(d->hs, c->shear, sizeof *d->hs * c->contacts);
+        if (d->hr) {
+            if (c->roll) memcpy(d->hr, c->roll, sizeof *d->hr * c->contacts);
+            else memset(d->hr, 0, sizeof *d->hr * c->contacts);
+        }
         d->hcount = c->contacts;
         const dem_box bx = cr_dem_box_of(w);
         s = cr_dem_build_carrying(w, &bx);
@@ -139,7 +145,8 @@ cr_status cr_dem_carry_kept(cr_world *w, const cr_dem_carry *c)
     if (!cr_dem_carry_get(w, &now)) return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "dem: out of memory");
     uint32_t k = 0;
     while (k < c->contacts && k < now.contacts && c->a[k] == now.a[k] && c->b[k] == now.b[k] &&
-           memcmp(&c->shear[k], &now.shear[k], sizeof c->shear[k]) == 0)
+           memcmp(&c->shear[k], &now.shear[k], sizeof c->shear[k]) == 0 &&
+           (!c->roll || !now.roll || memcmp(&c->roll[k], &now.roll[k], sizeof c->roll[k]) == 0))
         ++k;
     cr_status s = CR_OK;
     if (now.mode != c->mode)

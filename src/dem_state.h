@@ -21,6 +21,7 @@ typedef struct cr_dem_carry {
     uint32_t contacts;
     uint32_t *a, *b;
     cr_vec3 *shear;
+    cr_vec3 *roll; /* their rolling history xi_r with cr_hooke.k_roll > 0, else NULL (read as zero) */
     /* CR_DEM_CARRY_FORCES: by world slot (slots entries, the live ones
      * read): the body's centre at the last list build, and the force and
      * torque of the last step (gravity included) that the next step's

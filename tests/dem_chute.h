@@ -17,7 +17,17 @@
 /* model: CR_DEM_HERTZ runs LAMMPS's gran/hertz/history with the same
  * numbers (kn then in force/distance^2: the contacts are about 10 times
  * softer at these overlaps) */
+static inline cr_world *test_chute_rolling(uint32_t workers, int *enqueued, cr_dem_model model, double k_roll,
+                                           double mu_roll);
+
 static inline cr_world *test_chute_model(uint32_t workers, int *enqueued, cr_dem_model model)
+{
+    return test_chute_rolling(workers, enqueued, model, 0.0, 0.0);
+}
+
+/* k_roll, mu_roll: rolling resistance (cr_hooke; 0, 0: off), gamma_roll 1 with it */
+static inline cr_world *test_chute_rolling(uint32_t workers, int *enqueued, cr_dem_model model, double k_roll,
+                                           double mu_roll)
 {
     cr_world_def d = cr_default_world_def();
     d.method = CR_METHOD_DEM;
@@ -30,6 +40,9 @@ static inline cr_world *test_chute_model(uint32_t workers, int *enqueued, cr_dem
     d.hooke.gamma_t = 0.0;
     d.hooke.mu = 0.5;
     d.hooke.model = model;
+    d.hooke.k_roll = k_roll;
+    d.hooke.gamma_roll = k_roll > 0.0 ? 1.0 : 0.0;
+    d.hooke.mu_roll = mu_roll;
     d.periodic.x = d.periodic.y = true;
     d.periodic.lo = cr_v3(0, 0, -1);
     d.periodic.hi = cr_v3(12, 12, 20);

@@ -117,9 +117,9 @@ static void test_resume_projected_pit(void **state)
     check_resume(make_pit_projected(16, true), 120, 120);
 }
 
-/* Older versions still load. A version 7 buffer of a world that is not
+/* Older versions still load. A version 8 buffer of a world that is not
  * of method dem nor on the rigid pipeline (no joints: its bytes are version
- * 4's but for the DEM model after the rigid settings) made into version 3
+ * 4's but for the DEM model and rolling settings after the rigid settings) made into version 3
  * (without the rigid settings and the DEM model after the DEM settings and the rigid state before the
  * application bytes), version 2 (without the DEM settings and the DEM
  * carry's mode either) and version 1 (without the projection settings
@@ -129,7 +129,8 @@ enum {
     SETTINGS_V2_AT = 24 + 11 * 8, SETTINGS_V2_BYTES = 2 * 8, /* projection_passes, projection_shock */
     SETTINGS_V3_AT = SETTINGS_V2_AT + SETTINGS_V2_BYTES, SETTINGS_V3_BYTES = 15 * 8, /* hooke, periodic, turn */
     SETTINGS_V4_AT = SETTINGS_V3_AT + SETTINGS_V3_BYTES, SETTINGS_V4_BYTES = 11 * 8, /* the rigid pipeline's */
-    SETTINGS_V7_BYTES = 8 /* hooke.model, right after version 4's */
+    SETTINGS_V7_BYTES = 8,    /* hooke.model, right after version 4's */
+    SETTINGS_V8_BYTES = 3 * 8 /* hooke.k_roll, gamma_roll, mu_roll, right after it */
 };
 
 /* The rigid state of a world that never ran the rigid pipeline: the two
@@ -146,7 +147,7 @@ static unsigned char *as_version(const cr_world *w, const unsigned char *v4, siz
     const size_t rigid_at = size - 8 - 8 - rigid_state_bytes(w);
     const size_t cut[5][2] = {{SETTINGS_V2_AT, version == 1 ? SETTINGS_V2_BYTES : 0},
                               {SETTINGS_V3_AT, version <= 2 ? SETTINGS_V3_BYTES : 0},
-                              {SETTINGS_V4_AT, SETTINGS_V4_BYTES + SETTINGS_V7_BYTES},
+                              {SETTINGS_V4_AT, SETTINGS_V4_BYTES + SETTINGS_V7_BYTES + SETTINGS_V8_BYTES},
                               {rigid_at - 8, version <= 2 ? 8 : 0},
                               {rigid_at, rigid_state_bytes(w)}};
     unsigned char *out = malloc(size);
@@ -227,9 +228,9 @@ static void test_bad_checkpoints(void **state)
     cr_world_load_buffer(data, size, NULL, &r, NULL, NULL, msg, sizeof msg);
     assert_non_null(strstr(msg, "checksum"));
     data[100] ^= 1;
-    data[8] = CR_CHECKPOINT_VERSION + 1; /* version 8 */
+    data[8] = CR_CHECKPOINT_VERSION + 1; /* version 9 */
     cr_world_load_buffer(data, size, NULL, &r, NULL, NULL, msg, sizeof msg);
-    assert_non_null(strstr(msg, "version 8, this carom reads versions 1 to 7"));
+    assert_non_null(strstr(msg, "version 9, this carom reads versions 1 to 8"));
     data[8] = CR_CHECKPOINT_VERSION;
     /* an out-of-range shock flag (its checksum made right) */
     data[SETTINGS_V2_AT + 8] = 2;

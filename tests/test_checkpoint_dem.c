@@ -1,4 +1,4 @@
-/* Checkpoints of method dem (version 3; its contact model, version 7): a small chute (tests/dem_chute.h)
+/* Checkpoints of method dem (version 3; its contact model, version 7; rolling, version 8): a small chute (tests/dem_chute.h)
  * saved at step k, restored into a fresh world and run to step N hashes
  * the same, bit for bit, as the run that never stopped; saved on 1 or 2
  * workers and restored on 2 or 1. Saved before the first step, right after
@@ -108,7 +108,8 @@ static void test_resume_after_changes(void **state)
 /* Version 7 keeps the contact model: the Hertz chute saved at step 150
  * resumes bit for bit on 1 and 2 workers (loaded as Hooke it would run
  * another flow); the same bytes made into version 6 (the model's word,
- * after the world settings of versions 1 to 4, taken out) load as Hooke. */
+ * after the world settings of versions 1 to 4, and version 8's three
+ * rolling words after it, taken out) load as Hooke. */
 static void test_resume_hertz(void **state)
 {
     (void)state;
@@ -126,14 +127,39 @@ static void test_resume_hertz(void **state)
     unsigned char *v6 = malloc(size);
     assert_non_null(v6);
     memcpy(v6, data, model_at);
-    memcpy(v6 + model_at, data + model_at + 8, size - model_at - 8);
+    memcpy(v6 + model_at, data + model_at + 32, size - model_at - 32);
     ckpt_put_u64(v6 + 8, 6);
-    ckpt_put_u64(v6 + 16, ckpt_get_u64(data + 16) - 8);
-    ckpt_fix_checksum(v6, size - 8);
-    cr_world *r = ckpt_load(v6, size - 8, 1);
+    ckpt_put_u64(v6 + 16, ckpt_get_u64(data + 16) - 32);
+    ckpt_fix_checksum(v6, size - 32);
+    cr_world *r = ckpt_load(v6, size - 32, 1);
     assert_int_equal(cr_world_get_def(r)->hooke.model, CR_DEM_HOOKE);
     cr_world_destroy(r);
     free(v6);
+    free(data);
+}
+
+/* Version 8 keeps the rolling resistance and each contact's rolling
+ * history: the chute with rolling saved at step 150 (with nonzero
+ * histories) resumes bit for bit on 1 and 2 workers. */
+static void test_resume_rolling(void **state)
+{
+    (void)state;
+    cr_world *w = test_chute_rolling(1, NULL, CR_DEM_HOOKE, 2e5 * 2.0 / 7.0, 0.1);
+    step_n(w, 150);
+    cr_dem_carry c;
+    assert_true(cr_dem_carry_get(w, &c));
+    assert_non_null(c.roll);
+    uint32_t nonzero = 0;
+    for (uint32_t k = 0; k < c.contacts; ++k) nonzero += c.roll[k].x != 0.0 || c.roll[k].y != 0.0 || c.roll[k].z != 0.0;
+    assert_true(nonzero > c.contacts / 2);
+    cr_dem_carry_free(&c);
+    size_t size;
+    unsigned char *data = ckpt_save(w, &size);
+    step_n(w, STEPS - 150);
+    const uint64_t want = cr_world_state_hash(w);
+    cr_world_destroy(w);
+    assert_true(resumed_hash(data, size, 1) == want);
+    assert_true(resumed_hash(data, size, 2) == want);
     free(data);
 }
 
@@ -171,6 +197,7 @@ static void test_bad_dem_checkpoints(void **state)
         {bodies_at + 72 * (size_t)cr_world_body_count(w) - 8, 0, true, NAN, "malformed dem state"}, /* a torque NaN */
         {24 + 13 * 8 + 5 * 8, 2, false, 0, "periodic.x flag 2"},                   /* a flag not 0 or 1 */
         {24 + 39 * 8, 2, false, 0, "hooke.model: unknown value 2"},               /* no such model */
+        {24 + 40 * 8, 0, true, -1.0, "hooke.k_roll: must be >= 0"},              /* version 8's */
     };
     ckpt_refuse_edits(data, size, bad, sizeof bad / sizeof bad[0]);
     /* and the buffer as it was still loads */
@@ -188,6 +215,7 @@ int main(void)
         cmocka_unit_test(test_resume_chute),
         cmocka_unit_test(test_resume_after_changes),
         cmocka_unit_test(test_resume_hertz),
+        cmocka_unit_test(test_resume_rolling),
         cmocka_unit_test(test_bad_dem_checkpoints),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -350,12 +350,12 @@ static void test_bad_checkpoints(void **state)
 }
 
 /* Version 5 added each joint's collide flag (its last 8 bytes). A version
- * 4 file, made here from a version 7 one by taking the flags out, each
+ * 4 file, made here from a version 8 one by taking the flags out, each
  * contact's rolling resistance impulse (its last 24 bytes, version 6's)
- * and the DEM model (version 7's),
+ * and the DEM model and rolling settings (versions 7 and 8's),
  * loads with collide true on every joint, which is what its jointed bodies
- * did (they made contacts with each other), and saves back as version 7
- * with the flags set; the version 7 file keeps each joint's own (the
+ * did (they made contacts with each other), and saves back as version 8
+ * with the flags set; the version 8 file keeps each joint's own (the
  * hinges false, the ball true). */
 static void test_version_4_joints_collide(void **state)
 {
@@ -364,7 +364,7 @@ static void test_version_4_joints_collide(void **state)
     step_n(w, 10);
     size_t size;
     unsigned char *data = ckpt_save(w, &size);
-    assert_int_equal(ckpt_get_u64(data + 8), 7);
+    assert_int_equal(ckpt_get_u64(data + 8), 8);
     size_t joints_at = 0;
     for (size_t k = 24; k + 24 < size && !joints_at; k += 8)
         if (ckpt_get_u64(data + k) == 10 && ckpt_get_u64(data + k + 8) == CR_JOINT_HINGE && ckpt_get_u64(data + k + 16) == 1)
@@ -398,8 +398,8 @@ static void test_version_4_joints_collide(void **state)
      * versions 1 to 4 (24 header bytes, 39 words), Hooke's 0 */
     const size_t model_at = 24 + 39 * 8;
     assert_int_equal(ckpt_get_u64(v4 + model_at), CR_DEM_HOOKE);
-    memmove(v4 + model_at, v4 + model_at + 8, size - cut - model_at - 8);
-    cut += 8;
+    memmove(v4 + model_at, v4 + model_at + 32, size - cut - model_at - 32);
+    cut += 32;
     const size_t size4 = size - cut;
     ckpt_put_u64(v4 + 8, 4);
     ckpt_put_u64(v4 + 16, ckpt_get_u64(data + 16) - cut);
@@ -409,11 +409,11 @@ static void test_version_4_joints_collide(void **state)
         assert_int_equal(r6->rigid->joints[k].collide, k == 8);
         assert_true(r4->rigid->joints[k].collide);
     }
-    /* saved again: version 7, the same bytes but for the flags */
+    /* saved again: version 8, the same bytes but for the flags */
     size_t again_size;
     unsigned char *again = ckpt_save(r4, &again_size);
     assert_int_equal(again_size, size);
-    assert_int_equal(ckpt_get_u64(again + 8), 7);
+    assert_int_equal(ckpt_get_u64(again + 8), 8);
     for (size_t k = 0; k < count; ++k) assert_int_equal(ckpt_get_u64(again + joints_at + 8 + k * joint_bytes + 33 * 8), 1u);
     free(again);
     cr_world_destroy(r4);

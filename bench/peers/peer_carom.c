@@ -178,6 +178,13 @@ static int run_chute(const char *path, int steps_planned, double cap, int ke_eve
     def.hooke.gamma_t = CHUTE_GAMMA_T;
     def.hooke.mu = CHUTE_MU;
     def.hooke.model = model && strcmp(model, "hertz") == 0 ? CR_DEM_HERTZ : CR_DEM_HOOKE;
+    /* CAROM_CHUTE_ROLL="k_roll,gamma_roll,mu_roll": rolling resistance
+     * (LAMMPS's rolling sds); unset: off */
+    const char *roll = getenv("CAROM_CHUTE_ROLL");
+    if (roll && sscanf(roll, "%lf,%lf,%lf", &def.hooke.k_roll, &def.hooke.gamma_roll, &def.hooke.mu_roll) != 3) {
+        fprintf(stderr, "CAROM_CHUTE_ROLL: \"%s\", expected k_roll,gamma_roll,mu_roll\n", roll);
+        return 2;
+    }
     def.periodic.x = def.periodic.y = true; /* boundary p p fs */
     def.integrate_orientation = false; /* atom_style sphere keeps no orientation */
     def.periodic.lo = cr_v3(s.lo[0], s.lo[1], s.lo[2]);

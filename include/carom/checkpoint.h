@@ -27,7 +27,7 @@
 extern "C" {
 #endif
 
-#define CR_CHECKPOINT_VERSION 7u /* 2: world settings add projection_passes and projection_shock;
+#define CR_CHECKPOINT_VERSION 8u /* 2: world settings add projection_passes and projection_shock;
                                   * 3: method dem (its settings, contact history, last forces);
                                   * 4: the rigid pipeline (its settings, shapes, joints, sleeping,
                                   *    the last step's contacts, pairs apart, the sphere path's pair
@@ -37,7 +37,10 @@ extern "C" {
                                   * 6: each rigid contact's rolling resistance impulse (the
                                   *    sub-stepped solver's warm start; zero before);
                                   * 7: method dem's contact model (hooke.model; CR_DEM_HOOKE
-                                  *    before) */
+                                  *    before);
+                                  * 8: method dem's rolling resistance (hooke.k_roll, gamma_roll,
+                                  *    mu_roll; 0 before) and, with k_roll > 0, each contact's
+                                  *    rolling history (zero before) */
 
 /* Serializes the world (and app_size bytes of the caller's own, which come
  * back on load) into a buffer from malloc; the caller frees it. */

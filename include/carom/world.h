@@ -74,6 +74,15 @@ typedef struct cr_hooke {
     double gamma_n, gamma_t;    /* damping rates, 1/s, >= 0 (scaled by m_eff) */
     double mu;                  /* Coulomb coefficient, >= 0 */
     cr_dem_model model;         /* CR_DEM_HOOKE (default) or CR_DEM_HERTZ */
+    /* Rolling resistance, LAMMPS pair granular's "rolling sds k_roll
+     * gamma_roll mu_roll" (src/dem_rolling.h, docs/physics.md "DEM"): per
+     * contact a rolling displacement xi_r, advanced by
+     * v_roll = R* (w_a - w_b) x n, and F_roll = -(k_roll xi_r + gamma_roll
+     * v_roll), |F_roll| <= mu_roll |F_n| (xi_r rescaled to fit); torque
+     * R* n x F_roll on a, its negation on b. All 0 (default): off. */
+    double k_roll;              /* N/m, >= 0; > 0 turns it on (then needed) */
+    double gamma_roll;          /* N s/m, >= 0 (not scaled by the mass) */
+    double mu_roll;             /* >= 0 */
 } cr_hooke;
 
 /* Periodic boundaries (CR_METHOD_DEM only): along each flagged axis the
@@ -177,7 +186,8 @@ typedef struct cr_body_def {
     double rolling_friction;    /* nu_b >= 0, default 0: on surfaces seed 004 eq. 11's; in a
                                    rigid-body world the rolling and spin resistance of the body's
                                    contacts, a torque of at most (nu_a + nu_b) R* N (docs/physics/
-                                   substep.md, "Rolling resistance"); ignored by method dem and,
+                                   substep.md, "Rolling resistance"); ignored by method dem (which
+                                   takes cr_hooke's k_roll, gamma_roll, mu_roll) and,
                                    against planes, by the particle methods */
     double inner_radius;        /* CR_INERTIA_HOLLOW: in [0, radius); 0 is a thin shell */
     void *user_data;

@@ -26,7 +26,8 @@ static const char *const top_keys[] = {
     "max_events_per_body", "hooke",
     "periodic", "allow_overlap", "statics", "bodies", "generate", "joints", "collision_order", "sleep_time",
     "sleep_speed", "integrate_orientation", NULL};
-static const char *const hooke_keys[] = {"kn", "kt", "gamma_n", "gamma_t", "mu", "model", NULL};
+static const char *const hooke_keys[] = {"kn",     "kt",         "gamma_n", "gamma_t", "mu",
+                                             "model", "k_roll", "gamma_roll", "mu_roll", NULL};
 static const char *const dem_model_names[] = {"hooke", "hertz", NULL}; /* cr_dem_model's order */
 static const char *const periodic_keys[] = {"x", "y", "z", "lo", "hi", NULL};
 static const char *const output_keys[] = {"every", NULL};
@@ -82,6 +83,9 @@ static int read_world_def(sc_ctx *c, const cJSON *root, cr_world_def *wd)
                  sc_read_number(c, hooke, "gamma_n", SC_NONNEG, &wd->hooke.gamma_n) ||
                  sc_read_number(c, hooke, "gamma_t", SC_NONNEG, &wd->hooke.gamma_t) ||
                  sc_read_number(c, hooke, "mu", SC_NONNEG, &wd->hooke.mu) ||
+                 sc_read_number(c, hooke, "k_roll", SC_NONNEG, &wd->hooke.k_roll) ||
+                 sc_read_number(c, hooke, "gamma_roll", SC_NONNEG, &wd->hooke.gamma_roll) ||
+                 sc_read_number(c, hooke, "mu_roll", SC_NONNEG, &wd->hooke.mu_roll) ||
                  sc_read_enum(c, hooke, "model", dem_model_names, &model);
         wd->hooke.model = (cr_dem_model)model;
         sc_pop(c, mark);
