@@ -9,6 +9,12 @@
  *   creeps only by the springs' stretch: 0.11 mm in 1 s, under 1 mm
  *   asked, where without the resistance it rolls 8.8 cm); above, it rolls down at
  *   (5/7) g (sin theta - mu_roll (R* / r) cos theta), within 2 %;
+ * - 1,152 free spheres packed with overlaps and spun at random, without
+ *   gravity or tangential forces: the rolling torques come in pairs
+ *   (T_i = -T_j) and the normal forces are central, so the sum of the spins
+ *   stays put (within 1e-9 of the sum of their sizes) while they slow
+ *   (pairs across work items included: their second body's torque goes
+ *   through its pf row);
  * - the chute (tests/dem_chute.h) with rolling gives the same bits on 1 and
  *   2 workers, and other bits than without (the torque acts). */
 #include <math.h>
@@ -98,6 +104,43 @@ static void test_slope_hold_and_roll(void **state)
     assert_true(fabs(a - want) < 0.02 * want);
 }
 
+static void test_spin_conserved(void **state)
+{
+    (void)state;
+    cr_world_def d = test_dem_def(1e-4, cr_v3_zero(), 2e5, 50.0);
+    d.hooke.kt = 0.0, d.hooke.mu = 0.0;
+    d.hooke.k_roll = 2e4, d.hooke.gamma_roll = 1.0, d.hooke.mu_roll = 0.2;
+    cr_world *w = make_world_def(&d);
+    uint64_t seed = 7;
+    cr_body_def b = cr_default_body_def();
+    b.radius = 0.5, b.mass = 1.0, b.inertia_kind = CR_INERTIA_SOLID;
+    for (int ix = 0; ix < 12; ++ix)
+        for (int iy = 0; iy < 12; ++iy)
+            for (int iz = 0; iz < 8; ++iz) {
+                b.position = cr_v3(0.97 * ix, 0.97 * iy, 0.97 * iz);
+                b.angular_velocity = test_rand_vec(&seed, -5, 5);
+                assert_int_equal(cr_world_add_body(w, &b, NULL), CR_OK);
+            }
+    cr_vec3 sum0 = cr_v3_zero(), sum = cr_v3_zero();
+    double size0 = 0.0, size = 0.0;
+    for (int s = 0; s <= 200; ++s) {
+        if (s) assert_int_equal(cr_world_step(w), CR_OK);
+        if (s != 0 && s != 200) continue;
+        cr_vec3 *acc = s ? &sum : &sum0;
+        double *len = s ? &size : &size0;
+        for (uint32_t k = 0; k < cr_world_body_count(w); ++k) {
+            cr_body_state st;
+            assert_int_equal(cr_body_get_state(w, cr_world_body_at(w, k), &st), CR_OK);
+            *acc = cr_v3_add(*acc, st.angular_velocity), *len += cr_v3_len(st.angular_velocity);
+        }
+    }
+    print_message("spins: sum %.6g %.6g %.6g -> %.6g %.6g %.6g, sizes %.6g -> %.6g\n", sum0.x, sum0.y, sum0.z, sum.x,
+                  sum.y, sum.z, size0, size);
+    assert_true(cr_v3_len(cr_v3_sub(sum, sum0)) <= 1e-9 * size0);
+    assert_true(size < 0.9 * size0); /* the rolling resistance acted */
+    cr_world_destroy(w);
+}
+
 static void test_chute_threads(void **state)
 {
     (void)state;
@@ -118,6 +161,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rolling_slows),
         cmocka_unit_test(test_slope_hold_and_roll),
+        cmocka_unit_test(test_spin_conserved),
         cmocka_unit_test(test_chute_threads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
