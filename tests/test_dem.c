@@ -334,6 +334,29 @@ static void test_dem_scene_keys(void **state)
     dm.hooke.model = (cr_dem_model)7;
     assert_int_equal(cr_world_def_validate(&dm, msg, sizeof msg), CR_ERR_INVALID_ARGUMENT);
     assert_non_null(strstr(msg, "hooke.model"));
+    /* rolling resistance: the three keys read, a bad value named by its
+     * path, and gamma_roll or mu_roll without k_roll refused by the def */
+    const char *roll = "{\"method\": \"dem\", \"hooke\": {\"kn\": 1e4, \"k_roll\": 300, \"gamma_roll\": 0.5, "
+                       "\"mu_roll\": 0.1}}";
+    assert_int_equal(cr_scene_load_string(roll, "roll", &sc, err, sizeof err), 0);
+    const cr_hooke *h = &cr_world_get_def(sc.world)->hooke;
+    assert_true(h->k_roll == 300 && h->gamma_roll == 0.5 && h->mu_roll == 0.1);
+    cr_scene_free(&sc);
+    const char *bad4 = "{\"method\": \"dem\", \"hooke\": {\"kn\": 1e4, \"k_roll\": 300, \"mu_roll\": -0.1}}";
+    assert_int_not_equal(cr_scene_load_string(bad4, "bad4", &sc, err, sizeof err), 0);
+    assert_non_null(strstr(err, "hooke.mu_roll"));
+    const char *bad5 = "{\"method\": \"dem\", \"hooke\": {\"kn\": 1e4, \"mu_roll\": 0.1}}";
+    assert_int_not_equal(cr_scene_load_string(bad5, "bad5", &sc, err, sizeof err), 0);
+    assert_non_null(strstr(err, "hooke.k_roll"));
+    dm.hooke.model = CR_DEM_HOOKE;
+    dm.hooke.gamma_roll = 1.0;
+    assert_int_equal(cr_world_def_validate(&dm, msg, sizeof msg), CR_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(msg, "hooke.k_roll"));
+    dm.hooke.k_roll = 1e3;
+    assert_int_equal(cr_world_def_validate(&dm, msg, sizeof msg), CR_OK);
+    dm.hooke.k_roll = NAN;
+    assert_int_equal(cr_world_def_validate(&dm, msg, sizeof msg), CR_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(msg, "hooke.k_roll"));
 }
 
 /* A periodic bed of 1,800 spheres (several work items) falling on a frozen
