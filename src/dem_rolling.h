@@ -3,7 +3,8 @@
  * Wang et al., Particuology 23 (2015) 49, eq. 31 for the rolling velocity),
  * operation for operation as LAMMPS's GranSubModRollingSDS
  * (gran_sub_mod_rolling.cpp) and GranularModel::calculate_forces, without
- * the synchronized-Verlet second rotation (off in pair granular).
+ * the second turn LAMMPS makes when its synchronized_verlet flag is set
+ * (into nx_unrotated; not compared against LAMMPS yet: no fixture).
  *
  * For spheres i and j, n = (x_i - x_j) / |x_i - x_j| (a unit vector, as
  * LAMMPS's nx), R* = r_i r_j / (r_i + r_j):
