@@ -35,6 +35,20 @@ static uint64_t resumed_hash(const unsigned char *data, size_t size, uint32_t wo
     return ckpt_hash_at(r, STEPS);
 }
 
+/* w saved where it stands (step `at`), run on to step STEPS: the saved
+ * bytes resume to the same hash on 1 and 2 workers. w is destroyed; the
+ * bytes are returned (free them). */
+static unsigned char *saved_resumes(cr_world *w, long at, size_t *size)
+{
+    unsigned char *data = ckpt_save(w, size);
+    step_n(w, STEPS - at);
+    const uint64_t want = cr_world_state_hash(w);
+    cr_world_destroy(w);
+    assert_true(resumed_hash(data, *size, 1) == want);
+    assert_true(resumed_hash(data, *size, 2) == want);
+    return data;
+}
+
 typedef struct saved { unsigned char *data; size_t size; long step; } saved;
 
 static void test_resume_chute(void **state)
@@ -96,13 +110,7 @@ static void test_resume_after_changes(void **state)
     assert_int_equal(cr_world_add_body(w, &d, NULL), CR_OK);
     assert_int_equal(carry_mode(w), CR_DEM_CARRY_HISTORY);
     size_t size;
-    unsigned char *data = ckpt_save(w, &size);
-    step_n(w, STEPS - 120);
-    const uint64_t want = cr_world_state_hash(w);
-    assert_true(resumed_hash(data, size, 1) == want);
-    assert_true(resumed_hash(data, size, 2) == want);
-    free(data);
-    cr_world_destroy(w);
+    free(saved_resumes(w, 120, &size));
 }
 
 /* Version 7 keeps the contact model: the Hertz chute saved at step 150
@@ -116,12 +124,7 @@ static void test_resume_hertz(void **state)
     cr_world *w = test_chute_model(1, NULL, CR_DEM_HERTZ);
     step_n(w, 150);
     size_t size;
-    unsigned char *data = ckpt_save(w, &size);
-    step_n(w, STEPS - 150);
-    const uint64_t want = cr_world_state_hash(w);
-    cr_world_destroy(w);
-    assert_true(resumed_hash(data, size, 1) == want);
-    assert_true(resumed_hash(data, size, 2) == want);
+    unsigned char *data = saved_resumes(w, 150, &size);
     const size_t model_at = 24 + 39 * 8;
     assert_int_equal(ckpt_get_u64(data + model_at), CR_DEM_HERTZ);
     unsigned char *v6 = malloc(size);
@@ -154,13 +157,7 @@ static void test_resume_rolling(void **state)
     assert_true(nonzero > c.contacts / 2);
     cr_dem_carry_free(&c);
     size_t size;
-    unsigned char *data = ckpt_save(w, &size);
-    step_n(w, STEPS - 150);
-    const uint64_t want = cr_world_state_hash(w);
-    cr_world_destroy(w);
-    assert_true(resumed_hash(data, size, 1) == want);
-    assert_true(resumed_hash(data, size, 2) == want);
-    free(data);
+    free(saved_resumes(w, 150, &size));
 }
 
 /* Where the parts of a chute's checkpoint (no application bytes) lie:
