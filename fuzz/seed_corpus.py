@@ -3,13 +3,13 @@
 what carom ships and tests: scenes/*.json and a few scenes of tests/test_scene.c
 for the scene targets, the inputs of tests/cli_collide.sh for collide, and
 binary encodings of the same collisions for stronge (layout in fuzz_stronge.c),
-and for checkpoint the version 7 checkpoints of small worlds of every kind,
+and for checkpoint the version 8 checkpoints of small worlds of every kind,
 written by `carom run --checkpoint-every` (the CLI built in build/, or the one
 $CAROM names; without it those seeds are left as they are). The version 2, 3,
-4, 5 and 6 seeds (bounce, bowl, dem_box; joints_v4, whose joints load with collide
+4, 5, 6 and 7 seeds (bounce, bowl, dem_box; joints_v4, whose joints load with collide
 true; substep_pit_v5, whose contacts have no rolling resistance impulse;
-dem_v6, which loads with the Hooke law) were written by older carom and are
-kept.
+dem_v6, which loads with the Hooke law; dem_hertz_v7, without rolling
+resistance) were written by older carom and are kept.
 Run from the repository root; the files are committed, so this is needed only
 to regenerate them. libFuzzer adds what it finds to a scratch copy (make fuzz),
 never to these directories."""
@@ -200,6 +200,15 @@ ckpt_scenes = {
                    "generate": [{"lattice": {"count": [2, 2, 3], "origin": [0.5, 0.5, 0.49],
                                              "spacing": [0.97, 0.97, 0.97], "speed": 2, "seed": 7},
                                  "body": {"radius": 0.5, "mass": 1}}]}, 0.002),
+    # the same with rolling resistance (version 8: its settings and each
+    # contact's rolling history)
+    "dem_roll": ({"method": "dem", "dt": 1e-4, "duration": 0.004, "gravity": [0, 0, -1], "allow_overlap": True,
+                  "hooke": {"kn": 2e5, "kt": 57142, "gamma_n": 50, "mu": 0.5, "k_roll": 57142, "gamma_roll": 20,
+                            "mu_roll": 0.1},
+                  "periodic": {"x": True, "y": True, "lo": [0, 0, -1], "hi": [2, 2, 4]},
+                  "generate": [{"lattice": {"count": [2, 2, 3], "origin": [0.5, 0.5, 0.49],
+                                            "spacing": [0.97, 0.97, 0.97], "speed": 2, "seed": 7},
+                                "body": {"radius": 0.5, "mass": 1}}]}, 0.002),
     # method event, rolling law: balls rolling on hills, in a bowl and on a
     # B-spline (surface contact parameters, ball states)
     "surfaces": ({"dt": 0.005, "duration": 0.3, "method": "event", "law": "rolling",
