@@ -1,13 +1,11 @@
 #!/usr/bin/env python3
 """Writes tests/dem_hertz_lammps.h, the fixture of tests/test_dem_lammps.c:
-a small chute (5 x 5 frozen spheres of diameter 1 under 3 layers of 25
-spheres of diameters 0.9 to 1.0 and densities 0.8 to 1.2, packed up to 3 %
-into each other, thrown downhill with random spins; periodic in x and y)
-run by LAMMPS itself (`lmp`, Debian package lammps) with
+the small chute of scripts/lammps_chute.py (5 x 5 frozen spheres under
+3 layers of 25, thrown downhill with random spins) run by LAMMPS itself
+(`lmp`, Debian package lammps) with
 pair_style gran/hertz/history 2e5 NULL 50 NULL 0.5 1 (kt = 2/7 kn,
 gamma_t = gamma_n / 2 with dampflag 1: the tangential damping and its
-Coulomb term), fix gravity 1.0 chute 26, fix freeze, fix nve/sphere,
-dt 1e-4, for 100 steps with thermo every step at 15 digits. The header
+Coulomb term), the chute's fixes, dt 1e-4, 100 steps. The header
 holds the atoms (as LAMMPS read them: mass = density 4/3 pi r^3 in its
 order) and LAMMPS's translational and rotational kinetic energies at every
 step.
@@ -16,72 +14,16 @@ step.
 
 Regenerate only when the scene changes; the numbers are LAMMPS's, not
 carom's. Measured with LAMMPS 20220106 (Debian 20220106.git7586adbb6a)."""
-import math, os, random, subprocess, tempfile
+
+import os, sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import lammps_chute as chute
 
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-rng = random.Random(2026)
-SIDE, LAYERS, LO, HI = 5, 3, (0.0, 0.0, -1.0), (5.0, 5.0, 4.0)
-atoms = []  # (type, diameter, density, x, v, w)
-for ix in range(SIDE):
-    for iy in range(SIDE):
-        for iz in range(LAYERS + 1):
-            frozen = iz == 0
-            d = 1.0 if frozen else rng.uniform(0.9, 1.0)
-            rho = 1.0 if frozen else rng.uniform(0.8, 1.2)
-            j = [rng.uniform(-0.02, 0.02) for _ in range(3)]
-            x = (ix + 0.5 + j[0], iy + 0.5 + j[1], 0.97 * iz)
-            v = (0.0, 0.0, 0.0) if frozen else (2.0 + rng.uniform(-1, 1), rng.uniform(-1, 1), -0.5 + rng.uniform(-1, 1))
-            w = (0.0, 0.0, 0.0) if frozen else tuple(rng.uniform(-2, 2) for _ in range(3))
-            atoms.append((2 if frozen else 1, d, rho, x, v, w))
-
-with tempfile.TemporaryDirectory() as tmp:
-    with open(os.path.join(tmp, "data.small"), "w") as f:
-        f.write("carom test_dem_lammps: a small chute\n\n%d atoms\n2 atom types\n\n" % len(atoms))
-        for k, a in enumerate("xyz"):
-            f.write("%r %r %slo %shi\n" % (LO[k], HI[k], a, a))
-        f.write("\nAtoms\n\n")
-        for i, (t, d, rho, x, _, _) in enumerate(atoms):
-            f.write("%d %d %r %r %r %r %r\n" % (i + 1, t, d, rho, *x))
-        f.write("\nVelocities\n\n")
-        for i, (_, _, _, _, v, w) in enumerate(atoms):
-            f.write("%d %r %r %r %r %r %r\n" % (i + 1, *v, *w))
-    with open(os.path.join(tmp, "in.small"), "w") as f:
-        f.write("""units lj
-atom_style sphere
-boundary p p fs
-newton off
-comm_modify vel yes
-read_data data.small
-pair_style gran/hertz/history 200000.0 NULL 50.0 NULL 0.5 1
-pair_coeff * *
-neighbor 0.1 bin
-neigh_modify every 1 delay 0
-timestep 0.0001
-group bottom type 2
-group active subtract all bottom
-neigh_modify exclude group bottom bottom
-fix 1 all gravity 1.0 chute 26.0
-fix 2 bottom freeze
-fix 3 active nve/sphere
-compute 1 all erotate/sphere
-thermo_style custom step atoms ke c_1 vol
-thermo_modify norm no format float %.15g
-thermo 1
-run 100
-""")
-    out = subprocess.run(["lmp", "-in", "in.small", "-log", "none"], cwd=tmp, capture_output=True, text=True,
-                         check=True).stdout
-
-ke, thermo = [], False
-for line in out.splitlines():
-    w = line.split()
-    if w[:1] == ["Step"]:
-        thermo = True
-    elif w[:2] == ["Loop", "time"]:
-        thermo = False
-    elif thermo and len(w) == 5:
-        ke.append((int(w[0]), w[2], w[3]))
-assert [s for s, _, _ in ke] == list(range(101)), "LAMMPS's thermo: %r" % ke[:3]
+atoms = chute.scene()
+ke, _ = chute.run(atoms, "pair_style gran/hertz/history 200000.0 NULL 50.0 NULL 0.5 1\npair_coeff * *")
+LO, HI = chute.LO, chute.HI
 
 with open(os.path.join(root, "tests", "dem_hertz_lammps.h"), "w") as f:
     f.write("/* tests/test_dem_lammps.c's fixture: a small chute and LAMMPS's own run\n"
@@ -93,7 +35,7 @@ with open(os.path.join(root, "tests", "dem_hertz_lammps.h"), "w") as f:
     f.write("static const struct lmp_atom { int type; double radius, mass, x[3], v[3], w[3]; } lmp_atoms[LMP_ATOMS] = {\n")
     for t, d, rho, x, v, w in atoms:
         r = 0.5 * d
-        m = rho * (4.0 * math.pi / 3.0 * r * r * r)  # atom_vec_sphere: rmass *= 4 pi / 3 r r r
+        m = chute.mass(r, rho)
         f.write("    {%d, %r, %r, {%r, %r, %r}, {%r, %r, %r}, {%r, %r, %r}},\n" % (t, r, m, *x, *v, *w))
     f.write("};\n/* thermo ke and c_1 (compute erotate/sphere) at steps 0 .. 100 */\n")
     f.write("static const double lmp_ke[LMP_STEPS + 1][2] = {\n")
