@@ -4,7 +4,9 @@
  * operation for operation as LAMMPS's GranSubModRollingSDS
  * (gran_sub_mod_rolling.cpp) and GranularModel::calculate_forces, without
  * the second turn LAMMPS makes when its synchronized_verlet flag is set
- * (into nx_unrotated; not compared against LAMMPS yet: no fixture).
+ * (into nx_unrotated; newer than the LAMMPS installed here). Matched to
+ * LAMMPS 29 Sep 2021's pair granular (the same operations, inline) within
+ * 4e-15: tests/test_dem_lammps.c, test_rolling_matches_lammps.
  *
  * For spheres i and j, n = (x_i - x_j) / |x_i - x_j| (a unit vector, as
  * LAMMPS's nx), R* = r_i r_j / (r_i + r_j):
