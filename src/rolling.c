@@ -65,6 +65,15 @@ static cr_closest ball_closest(cr_world *w, uint32_t i, uint32_t k, cr_vec3 x, d
     return cr_surface_closest_memo(s, k, &w->closest_memo[i], x, u0, v0, 1e-12, at);
 }
 
+/* Ball i's warm start for its next search: c's anchor, the last point c
+ * evaluated exactly (cr_closest), never a Taylor answer, so that the next
+ * search is the same pure function of its start with or without the memo. */
+static void keep_warm_start(cr_bodies *b, uint32_t i, const cr_closest *c)
+{
+    b->su[i] = c->anchor_u;
+    b->sv[i] = c->anchor_v;
+}
+
 /* The closest point to x, and when full the curvature and coefficients there
  * (from the closest point's own evaluation: no second one). */
 static site site_at(cr_world *w, uint32_t i, uint32_t k, cr_vec3 x, double u0, double v0, bool full)
@@ -93,10 +102,7 @@ double cr_ball_surface_gap(cr_world *w, uint32_t i, uint32_t k, cr_vec3 x, cr_ve
     cr_surface_eval e;
     cr_closest c = ball_closest(w, i, k, x, b->su[i], b->sv[i], &e);
     cr_count_closest(w, c.iterations);
-    if (keep) { /* the warm start: the anchor (cr_closest) */
-        b->su[i] = c.anchor_u;
-        b->sv[i] = c.anchor_v;
-    }
+    if (keep) keep_warm_start(b, i, &c);
     if (normal) *normal = c.normal;
     return c.distance - b->radius[i];
 }
@@ -297,8 +303,7 @@ static void plan_surface(cr_world *w, uint32_t i)
     double r = b->radius[i], m = b->mass[i], I = b->inertia[i];
     cr_vec3 g = w->def.gravity, x = b->x[i];
     site st = site_at(w, i, k, x, b->su[i], b->sv[i], true);
-    b->su[i] = st.c.anchor_u; /* the warm starts are the searches' anchors (cr_closest) */
-    b->sv[i] = st.c.anchor_v;
+    keep_warm_start(b, i, &st.c);
     cr_vec3 n = st.c.normal;
     double gap = st.c.distance - r, vn = cr_v3_dot(b->v[i], n);
     if (gap < 0.0) {
@@ -520,8 +525,7 @@ void cr_ball_land(cr_world *w, uint32_t i, uint32_t k, cr_impact *report)
     cr_bodies *b = &w->bodies;
     const cr_surface *s = w->surfaces.surface[k];
     site st = site_at(w, i, k, b->x[i], b->su[i], b->sv[i], true);
-    b->su[i] = st.c.anchor_u;
-    b->sv[i] = st.c.anchor_v;
+    keep_warm_start(b, i, &st.c);
     cr_vec3 n = st.c.normal;
     cr_contact_side sa = cr_body_side(w, i, cr_v3_scale(n, -b->radius[i]));
     cr_contact_side sb = cr_contact_side_immovable();
@@ -577,8 +581,7 @@ static void keep_above(cr_world *w, uint32_t i)
             cr_vec3 x = cr_v3_madd(c.point, c.normal, b->radius[i]);
             keep_off(w, i, b->x[i], &x, &n, &b->v[i], &c, NULL, NULL);
             move_keeping_energy(w, i, x);
-            b->su[i] = c.anchor_u;
-            b->sv[i] = c.anchor_v;
+            keep_warm_start(b, i, &c);
         }
         return;
     }
