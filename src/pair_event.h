@@ -107,11 +107,14 @@ static inline double cr_pair_impact_time(const cr_world *w, uint32_t i, uint32_t
     cr_vec3 d = cr_v3_sub(ni->x, pj), uj = cr_body_velocity_at(w, j, ts);
     double dist = cr_v3_len(d);
     double vn = dist > 0.0 ? cr_v3_dot(cr_v3_sub(ni->v, uj), d) / dist : 0.0;
-    bool rests = -vn <= w->resting_speed && cr_pair_rests(w, i, j, d, dist, ni->v, uj);
-    if (dist - r <= cr_touching_gap(w, r))
+    /* (asked only of a pair that touches or is within the margin: the
+     * only ones that read it, a few of the many candidate pairs) */
+    const bool touching = dist - r <= cr_touching_gap(w, r), near = dist - r <= cr_contact_margin(w, r);
+    const bool rests = (touching || near) && -vn <= w->resting_speed && cr_pair_rests(w, i, j, d, dist, ni->v, uj);
+    if (touching)
         /* Touching now: an impact if closing, unless resting holds it. */
         return -vn > 0.0 && !rests ? ts : INFINITY;
-    if (dist - r <= cr_contact_margin(w, r) && rests) return INFINITY;
+    if (near && rests) return INFINITY;
     double t;
     if (cr_same_vec(b->acc[i], b->acc[j])) {
         double x, span = dt - ts;
