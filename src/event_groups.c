@@ -1,5 +1,6 @@
 /* Stage 4's loop (seed 004 Algorithm 2) over independent groups of bodies,
- * on the world's workers, with the same bits as the one time-ordered loop.
+ * on the world's workers (in turn on one), with the same bits as the one
+ * time-ordered loop.
  *
  * Design note. Two bodies can only meet, or read each other, through a grid
  * query: a prediction asks the grid for the bodies whose boxes overlap its
@@ -86,7 +87,7 @@ typedef struct cr_event_groups {
 
 bool cr_events_grouped_fit(const cr_world *w)
 {
-    return w->surfaces.count > 0 && w->def.law != CR_LAW_STRONGE && !w->def.on_impact && cr_parallel(w);
+    return w->surfaces.count > 0 && w->def.law != CR_LAW_STRONGE && !w->def.on_impact;
 }
 
 static size_t record_size(const cr_bodies *b)

@@ -3,8 +3,10 @@
  * bench/boiling.c times; smaller here: the
  * hills lattice within four walls, balls of mixed sizes at up to 1 m/s)
  * ends every step with the same bits, the same impacts and the same
- * closest-point count for 1 worker (the one time-ordered loop), 2 and 3
- * workers, and a task system that runs the items backwards. Groups that
+ * closest-point count as the one time-ordered loop (a world with an impact
+ * callback, which takes the loop: its calls come in time order) for 1
+ * worker (the groups run in turn), 2 and 3 workers, and a task system that
+ * runs the items backwards. Groups that
  * meet each other within a step are run again: the test asks that some
  * were, so that putting bodies back is checked too. The contacts stage's
  * leaning balls (rolling_rest.c: the touching pairs and the new plans over
@@ -18,13 +20,24 @@
 
 static double uniform(void *seed, double lo, double hi) { return test_rand(seed, lo, hi); }
 
-static cr_world *boiling(uint32_t workers, int *enqueued)
+static void count_impact(const cr_impact *im, void *ctx)
+{
+    (void)im;
+    ++*(uint64_t *)ctx;
+}
+
+/* impacts: where given, counted by an impact callback (the one loop) */
+static cr_world *boiling(uint32_t workers, int *enqueued, uint64_t *impacts)
 {
     cr_world_def d = cr_default_world_def();
     d.dt = 1.0 / 120.0;
     d.method = CR_METHOD_EVENT;
     d.law = CR_LAW_ROLLING;
     test_use_tasks(&d, workers, enqueued);
+    if (impacts) {
+        d.on_impact = count_impact;
+        d.callback_ctx = impacts;
+    }
     cr_world *w = make_world_def(&d);
     uint64_t seed = 99;
     assert_int_equal(boiling_scene_add(w, BALLS, uniform, &seed), CR_OK);
@@ -35,15 +48,18 @@ static void test_same_bits_any_workers(void **state)
 {
     (void)state;
     int enqueued = 0;
-    cr_world *w[4] = {boiling(1, NULL), boiling(2, NULL), boiling(3, NULL), boiling(2, &enqueued)};
+    uint64_t called = 0;
+    cr_world *w[5] = {boiling(1, NULL, &called), boiling(1, NULL, NULL), boiling(2, NULL, NULL), boiling(3, NULL, NULL),
+                      boiling(2, &enqueued, NULL)};
     uint64_t impacts = 0, groups = 0, rerun = 0, most_pairs = 0;
     for (int step = 0; step < 60; ++step) {
-        for (int k = 0; k < 4; ++k) assert_int_equal(cr_world_step(w[k]), CR_OK);
+        for (int k = 0; k < 5; ++k) assert_int_equal(cr_world_step(w[k]), CR_OK);
         const cr_step_stats *s0 = cr_world_stats(w[0]);
         impacts += s0->events;
+        assert_int_equal(called, impacts); /* every impact reported, in the one loop */
         if (s0->candidate_pairs > most_pairs) most_pairs = s0->candidate_pairs;
-        assert_int_equal(s0->event_groups, 0); /* one worker: the one loop */
-        for (int k = 1; k < 4; ++k) {
+        assert_int_equal(s0->event_groups, 0); /* a callback: the one loop */
+        for (int k = 1; k < 5; ++k) {
             const cr_step_stats *sk = cr_world_stats(w[k]);
             if (sk->events != s0->events || sk->events_deferred != s0->events_deferred ||
                 sk->mean_closest_iterations != s0->mean_closest_iterations)
@@ -58,15 +74,15 @@ static void test_same_bits_any_workers(void **state)
         }
     }
     print_message("event groups: %llu impacts, %llu groups with events, %llu run again, up to %llu broad pairs\n",
-                  (unsigned long long)impacts, (unsigned long long)groups / 3, (unsigned long long)rerun / 3,
+                  (unsigned long long)impacts, (unsigned long long)groups / 4, (unsigned long long)rerun / 4,
                   (unsigned long long)most_pairs);
     assert_true(impacts > 1000);
-    assert_true(groups > 3 * 60 * 20); /* many groups a step */
+    assert_true(groups > 4 * 60 * 20); /* many groups a step */
     assert_true(rerun > 0);            /* and some met another */
     assert_true(enqueued > 0);
     assert_true(most_pairs > 1024); /* the contacts stage's touching test over the workers
                                            (rolling_rest.c: items of 1,024 broad pairs) */
-    for (int k = 0; k < 4; ++k) cr_world_destroy(w[k]);
+    for (int k = 0; k < 5; ++k) cr_world_destroy(w[k]);
 }
 
 int main(void)
