@@ -26,7 +26,6 @@
 #define BALLS 100
 #define HZ 60.0
 #define SLEEP 0.5
-#define FLYER_BALLS 300 /* the smallest scene here with a flying ball that sleeps on others */
 
 static double uniform(void *state, double lo, double hi)
 {
@@ -35,9 +34,10 @@ static double uniform(void *state, double lo, double hi)
     return lo + (hi - lo) * (double)(*r >> 11) / 9007199254740992.0;
 }
 
-static cr_world *pile_of(int balls, double sleep_time, uint32_t workers)
+static cr_world *pile_of(int balls, double sleep_time, uint32_t workers, double sleep_speed)
 {
     cr_world_def wd = cr_default_world_def();
+    wd.sleep_speed = sleep_speed;
     wd.dt = 1.0 / HZ;
     wd.method = CR_METHOD_EVENT;
     wd.law = CR_LAW_ROLLING;
@@ -49,7 +49,7 @@ static cr_world *pile_of(int balls, double sleep_time, uint32_t workers)
     return w;
 }
 
-static cr_world *pile(double sleep_time, uint32_t workers) { return pile_of(BALLS, sleep_time, workers); }
+static cr_world *pile(double sleep_time, uint32_t workers) { return pile_of(BALLS, sleep_time, workers, 0.01); }
 
 static void step(cr_world *w, int steps)
 {
@@ -77,7 +77,8 @@ static uint32_t asleep_count(const cr_world *w)
 static void settled_pile_sleeps(void **state)
 {
     (void)state;
-    cr_world *w = pile(SLEEP, 1);
+    /* 5 cm/s: balls fall asleep still rolling, and must stop */
+    cr_world *w = pile_of(BALLS, SLEEP, 1, 0.05);
     cr_vec3 was[BALLS];
     bool slept[BALLS];
     double e = cr_world_energy(w).total, e0 = e;
