@@ -43,14 +43,16 @@ static double ball_speed(const cr_bodies *b, uint32_t i)
 }
 
 /* An awake body that moves: its box wakes the sleeping islands it
- * overlaps. A ball slower than the sleep speed does not (its impacts
- * inside the step do). */
+ * overlaps. A ball whose centre is slower than the sleep speed does not
+ * (its box hardly moves; its impacts inside the step wake what they meet),
+ * nor does its spin (a flying ball spinning on its pile would wake the
+ * islands around it at every step). */
 static bool mover(const cr_world *w, uint32_t i)
 {
     const cr_bodies *b = &w->bodies;
     if (b->asleep[i]) return false;
     if (b->type[i] == CR_BODY_KINEMATIC) return cr_v3_len2(b->v[i]) > 0.0 || cr_v3_len2(b->w[i]) > 0.0;
-    return b->type[i] == CR_BODY_DYNAMIC && ball_speed(b, i) >= w->def.sleep_speed;
+    return b->type[i] == CR_BODY_DYNAMIC && cr_v3_len(b->v[i]) >= w->def.sleep_speed;
 }
 
 /* A body that cannot move this step: asleep, static, or kinematic at rest. */
