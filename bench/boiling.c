@@ -12,8 +12,11 @@
  *        CAROM_BENCH_HZ=F        steps per simulated second (default 120, the
  *                                scene's own dt; 60 is seed 004's frame step
  *                                at issue 8's 60 Hz display)
+ *        CAROM_BENCH_SLEEP=S     cr_world_def.sleep_time (default 0: never;
+ *                                prints the balls asleep at the end)
  */
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -22,6 +25,21 @@
 #include "boiling_scene.h"
 #include "carom/carom.h"
 
+/* seconds from an environment variable in [0, 1e6]; false: not a number */
+static bool env_seconds(const char *prog, const char *name, double *out)
+{
+    const char *text = getenv(name);
+    if (!text) return true;
+    char *end;
+    double v = strtod(text, &end);
+    if (end == text || *end || !(v >= 0.0 && v <= 1e6)) {
+        fprintf(stderr, "%s: %s must be a number in [0, 1e6], got '%s'\n", prog, name, text);
+        return false;
+    }
+    *out = v;
+    return true;
+}
+
 static double uniform(void *state, double lo, double hi)
 {
     uint64_t *r = state;
@@ -29,9 +47,10 @@ static double uniform(void *state, double lo, double hi)
     return lo + (hi - lo) * (double)(*r >> 11) / 9007199254740992.0;
 }
 
-static int run(int n, double seconds, uint32_t threads, int hertz)
+static int run(int n, double seconds, uint32_t threads, int hertz, double sleep)
 {
     cr_world_def wd = cr_default_world_def();
+    wd.sleep_time = sleep;
     wd.dt = 1.0 / hertz;
     wd.method = CR_METHOD_EVENT;
     wd.law = CR_LAW_ROLLING;
@@ -80,6 +99,7 @@ static int run(int n, double seconds, uint32_t threads, int hertz)
            100.0 * (e1.total - e0.total) / fabs(e0.total));
     /* the end state's bits, to compare runs */
     printf("  state hash %016llx after %d steps\n", (unsigned long long)cr_world_state_hash(w), steps);
+    if (sleep > 0.0) printf("  asleep at the end: %u of %d balls (sleep_time %g s)\n", st->sleeping, n, sleep);
     if (groups)
         printf("  event groups per step %.0f, largest %u balls, run again %.1f per step\n", (double)groups / steps,
                largest, (double)rerun / steps);
@@ -104,18 +124,20 @@ int main(int argc, char **argv)
     uint32_t threads = (uint32_t)t;
     int hertz = 120;
     if (!bench_env_int(argv[0], "CAROM_BENCH_HZ", 1, 100000, &hertz)) return 2;
+    double sleep = 0.0;
+    if (!env_seconds(argv[0], "CAROM_BENCH_SLEEP", &sleep)) return 2;
     if (argc > 1) {
         int n[64];
         if (!bench_sizes(argv[0], argc - 1, argv + 1, n)) {
-            fprintf(stderr, "usage: %s [N ...]  (balls; CAROM_BENCH_SECONDS, CAROM_BENCH_THREADS, CAROM_BENCH_HZ)\n", argv[0]);
+            fprintf(stderr, "usage: %s [N ...]  (balls; CAROM_BENCH_SECONDS, CAROM_BENCH_THREADS, CAROM_BENCH_HZ, CAROM_BENCH_SLEEP)\n", argv[0]);
             return 2;
         }
         for (int i = 0; i < argc - 1; ++i)
-            if (run(n[i], seconds, threads, hertz)) return 1;
+            if (run(n[i], seconds, threads, hertz, sleep)) return 1;
         return 0;
     }
     int sizes[] = {1000, 10000, 100000};
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; ++i)
-        if (run(sizes[i], seconds, threads, hertz)) return 1;
+        if (run(sizes[i], seconds, threads, hertz, sleep)) return 1;
     return 0;
 }

@@ -13,7 +13,7 @@
     X(events) X(visit) X(rolling_friction) X(inner_radius) X(surface) X(ball_state) X(su) X(sv) X(vpath)    \
     X(dvel) X(t_state) X(energy_on) X(energy_acc) X(energy_drag) X(replanned) X(rest) X(energy_before)    \
     X(plan_end_x) X(plan_end_n) X(plan_end_u) X(plan_end_v) X(plan_end_on) X(shape) X(inertia_local)       \
-    X(inv_inertia_local) X(still) X(asleep) X(island)
+    X(inv_inertia_local) X(still) X(asleep) X(island) X(island_next)
 
 static bool grow_bodies(cr_world *w, uint32_t need)
 {
@@ -139,6 +139,7 @@ cr_status cr_world_add_body(cr_world *w, const cr_body_def *def, cr_body_id *out
     b->still[i] = 0.0;
     b->asleep[i] = 0;
     b->island[i] = i;
+    b->island_next[i] = UINT32_MAX;
     cr_shape_retain(def->shape_ref);
     if (polyhedron) w->polyhedra++;
     (void)dynamic;
@@ -176,6 +177,7 @@ cr_status cr_world_remove_body(cr_world *w, cr_body_id id)
                        id.generation);
     cr_dem_sync(w); /* the other bodies' state, before the next step gathers it */
     cr_bodies *b = &w->bodies;
+    cr_ball_wake(w, id.index); /* out of its sleeping island's ring */
     if (w->rigid && !cr_rigid_body_removed(w, id.index))
         return cr_fail(w, CR_ERR_INVALID_ARGUMENT, "cr_world_remove_body: body %u is held by a joint; remove the joint first",
                        id.index);
@@ -230,7 +232,8 @@ cr_status cr_body_set_state(cr_world *w, cr_body_id id, const cr_body_state *s)
         return cr_fail(w, CR_ERR_INVALID_ARGUMENT, "cr_body_set_state: body %u: state must be finite", id.index);
     cr_dem_sync(w); /* the other bodies' state, before the next step gathers it */
     cr_bodies *b = &w->bodies;
-    if (w->rigid) cr_rigid_wake(w, id.index);
+    if (cr_balls_sleep(w)) cr_ball_wake(w, id.index);
+    else if (w->rigid) cr_rigid_wake(w, id.index);
     bool still = b->type[id.index] == CR_BODY_STATIC;
     b->x[id.index] = s->position;
     b->v[id.index] = still ? cr_v3_zero() : s->velocity;

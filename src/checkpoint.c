@@ -323,6 +323,7 @@ static bool read_bodies(reader *r, cr_world *w, char *msg, size_t size)
         b->still[i] = 0.0;
         b->asleep[i] = 0;
         b->island[i] = i;
+        b->island_next[i] = UINT32_MAX;
         b->inertia_local[i] = cr_m3_diag(b->inertia[i], b->inertia[i], b->inertia[i]);
         b->inv_inertia_local[i] = cr_m3_diag(b->inv_inertia[i], b->inv_inertia[i], b->inv_inertia[i]);
         /* What each step rebuilds. */
@@ -586,6 +587,7 @@ cr_status cr_world_load_buffer(const unsigned char *data, size_t size, const cr_
     /* the rigid pipeline's contacts and pair list, the bodies in */
     s = cr_rigid_carry_set(w, &rigid);
     cr_ckpt_rigid_carry_free(&rigid);
+    if (s == CR_OK) s = cr_ball_sleep_rings(w); /* the sleeping balls' islands from their ids */
     if (s != CR_OK) {
         cr_msgf(msg, msg_size, "checkpoint: rigid state: %s", w->error);
         cr_world_destroy(w);

@@ -39,7 +39,7 @@
 #define CR_EVENT_BODY_STATE(X)                                                                                \
     X(x) X(v) X(w) X(q) X(su) X(sv) X(surface) X(ball_state) X(acc) X(alpha) X(vpath) X(dvel) X(t_state)        \
     X(energy_on) X(energy_acc) X(energy_drag) X(t_local) X(plan_end_x) X(plan_end_n) X(plan_end_u) X(plan_end_v) \
-    X(plan_end_on) X(stamp) X(events) X(rest) X(replanned)
+    X(plan_end_on) X(stamp) X(events) X(rest) X(replanned) X(asleep)
 
 /* Groups per work item: fixed, not a function of the workers. */
 #define CR_GROUP_CHUNK 32u

@@ -201,7 +201,7 @@ static double landing_time(cr_world *w, uint32_t i, uint32_t k)
  * w->landing (cr_run_balls: over the workers, same bits for any count). */
 static void landing_one(cr_world *w, uint32_t i)
 {
-    if (!cr_slot_alive(&w->bodies, i)) return;
+    if (!cr_slot_alive(&w->bodies, i) || w->bodies.asleep[i]) return; /* asleep: no events of its own */
     for (uint32_t k = 0; k < w->surfaces.count; ++k)
         w->landing[(size_t)i * w->surfaces.count + k] = landing_time(w, i, k);
 }
@@ -363,6 +363,9 @@ static void resolve(cr_world *w, cr_event_run *run, const cr_event *e)
         mu = b->friction[i] * pl->friction;
     } else {
         uint32_t j = e->b;
+        /* met by an impact, a sleeping ball wakes (its island at the
+         * step's end, ball_sleep.c) */
+        b->asleep[i] = b->asleep[j] = 0;
         cr_body_advance(w, j, e->t);
         b->stamp[j]++;
         b->events[j]++;
@@ -438,7 +441,7 @@ cr_status cr_stage_events(cr_world *w)
     const double *planes;
     if (!predict_broad_pairs(w, &run) || !first_plane_times(w, &planes)) goto oom;
     for (uint32_t i = 0; i < b->slot_count; ++i) {
-        if (!cr_slot_alive(b, i)) continue;
+        if (!cr_slot_alive(b, i) || b->asleep[i]) continue; /* asleep: no events of its own */
         /* A body whose plan changed after the broad phase (contacts) may
          * reach beyond its pairs: ask the grid. One whose new path stayed
          * inside its box (replanned 2) has all its partners in the pairs

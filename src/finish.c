@@ -89,14 +89,14 @@ static void cap_surface_energy(cr_world *w)
     cr_bodies *b = &w->bodies;
     double owed = 0.0, kinetic = 0.0;
     for (uint32_t i = 0; i < b->slot_count; ++i)
-        if (cr_slot_alive(b, i) && cr_slot_dynamic(b, i)) {
+        if (cr_slot_alive(b, i) && cr_slot_dynamic(b, i) && !b->asleep[i]) { /* asleep: no energy to cap */
             owed += cr_body_cap_energy(w, i, b->energy_before[i]);
             kinetic += cr_body_kinetic(w, i);
         }
     if (!(owed > 0.0)) return;
     double k = kinetic > owed ? sqrt((kinetic - owed) / kinetic) : 0.0;
     for (uint32_t i = 0; i < b->slot_count; ++i)
-        if (cr_slot_alive(b, i) && cr_slot_dynamic(b, i)) cr_body_scale_kinetic(w, i, k);
+        if (cr_slot_alive(b, i) && cr_slot_dynamic(b, i) && !b->asleep[i]) cr_body_scale_kinetic(w, i, k);
 }
 
 /* Body i to the end of the step. In a world with surfaces, seed 004 §4's
@@ -107,7 +107,7 @@ static void cap_surface_energy(cr_world *w)
 static void advance_one(cr_world *w, uint32_t i)
 {
     cr_bodies *b = &w->bodies;
-    if (!cr_slot_alive(b, i)) return;
+    if (!cr_slot_alive(b, i) || b->asleep[i]) return; /* asleep: it stays */
     if (w->surfaces.count > 0 && cr_slot_dynamic(b, i)) b->energy_before[i] = cr_body_energy(w, i);
     cr_body_advance(w, i, w->def.dt);
 }
@@ -122,6 +122,7 @@ cr_status cr_stage_finish(cr_world *w)
     if (surfaces) cap_surface_energy(w);
     s = cr_check_finite(w, "");
     if (s != CR_OK) return s;
+    if (cr_balls_sleep(w) && (s = cr_ball_update_sleep(w)) != CR_OK) return s;
     w->stats.max_penetration = cr_max_penetration(w);
     w->steps++;
     w->time = w->time_base + (double)(w->steps - w->steps_base) * w->def.dt;

@@ -88,7 +88,7 @@ static void bind_to_surfaces(cr_world *w, uint32_t i)
 /* Body i's plan for the coming step. It reads the statics and writes body
  * i only (its closest points counted by cr_count_closest): the bodies are
  * planned over the world's workers (cr_run_balls). */
-static void predict_one(cr_world *w, uint32_t i)
+void cr_body_predict(cr_world *w, uint32_t i)
 {
     cr_bodies *b = &w->bodies;
     if (!cr_slot_alive(b, i)) return;
@@ -97,7 +97,8 @@ static void predict_one(cr_world *w, uint32_t i)
     b->events[i] = 0;
     b->replanned[i] = 0;
     b->rest[i].count = 0;
-    bool dynamic = cr_slot_dynamic(b, i);
+    /* a sleeping ball stays: cr_body_plan gives it no motion */
+    bool dynamic = cr_slot_dynamic(b, i) && !b->asleep[i];
     if (dynamic && b->surface[i] == CR_NO_SURFACE && w->surfaces.count) bind_to_surfaces(w, i);
     /* The impulse method's kick; a surface ball's gravity is in its plan. */
     if (!event && dynamic && b->surface[i] == CR_NO_SURFACE) b->v[i] = cr_v3_madd(b->v[i], w->def.gravity, w->def.dt);
@@ -107,5 +108,5 @@ static void predict_one(cr_world *w, uint32_t i)
 void cr_stage_predict(cr_world *w)
 {
     if (w->surfaces.count) cr_ball_memo_reserve(w); /* without room a ball searches afresh: the same bits */
-    cr_run_balls(w, predict_one);
+    cr_run_balls(w, cr_body_predict);
 }

@@ -32,7 +32,10 @@
  * 004): projection would lift it off and cost energy it may not have; its
  * resting contacts keep it from driving into others instead
  * (rolling_rest.c). It counts as immovable. */
-static double mobility(const cr_bodies *b, uint32_t i) { return b->surface[i] == CR_NO_SURFACE ? b->inv_mass[i] : 0.0; }
+static double mobility(const cr_bodies *b, uint32_t i)
+{
+    return b->surface[i] == CR_NO_SURFACE && !b->asleep[i] ? b->inv_mass[i] : 0.0; /* asleep: it stays */
+}
 
 /* Seed 000 c.5: each side moves out along the normal by k_p m_red overlap,
  * so k_p = 0 leaves positions alone and k_p = 1 removes the overlap of an
@@ -65,7 +68,7 @@ static double project_plane(cr_world *w, uint32_t i, uint32_t k)
 static bool plane_ball(const cr_bodies *b, uint32_t i)
 {
     /* a surface ball's walls: its plan and cr_balls_keep_above_surfaces */
-    return cr_slot_alive(b, i) && cr_slot_dynamic(b, i) && b->surface[i] == CR_NO_SURFACE;
+    return cr_slot_alive(b, i) && cr_slot_dynamic(b, i) && b->surface[i] == CR_NO_SURFACE && !b->asleep[i];
 }
 
 /* Seed 000's single pass over every candidate pair, then the planes. */

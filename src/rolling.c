@@ -485,7 +485,7 @@ void cr_body_plan(cr_world *w, uint32_t i)
     cr_bodies *b = &w->bodies;
     b->t_state[i] = INFINITY;
     b->plan_end_on[i] = 0;
-    if (!cr_slot_dynamic(b, i)) {
+    if (!cr_slot_dynamic(b, i) || b->asleep[i]) { /* asleep: v = w = 0, it stays (ball_sleep.c) */
         b->acc[i] = b->alpha[i] = cr_v3_zero();
         cr_body_plan_free(w, i);
         return;
@@ -558,7 +558,7 @@ void cr_ball_land(cr_world *w, uint32_t i, uint32_t k, cr_impact *report)
 static void keep_above(cr_world *w, uint32_t i)
 {
     cr_bodies *b = &w->bodies;
-    if (!cr_slot_alive(b, i) || !cr_slot_dynamic(b, i)) return;
+    if (!cr_slot_alive(b, i) || !cr_slot_dynamic(b, i) || b->asleep[i]) return; /* asleep: it stays */
     if (b->surface[i] != CR_NO_SURFACE) {
         /* A ball on a surface ends its plan on it; position projection
          * against other balls, or impacts left over by the events'

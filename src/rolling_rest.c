@@ -38,7 +38,7 @@ void cr_rest_add(cr_world *w, uint32_t i, cr_vec3 n)
 }
 
 /* Touching within a millionth of the radii: a resting contact. */
-static bool leaning(double gap, double scale) { return gap <= 1e-6 * scale; }
+
 
 /* Seed 001 §3.2 with several contacts at once: the vector nearest to a
  * whose part along each of r's directions n_k is at least lo[k],
@@ -116,7 +116,7 @@ bool cr_rest_flying_on(const cr_world *w, uint32_t i, uint32_t j)
 {
     const cr_bodies *b = &w->bodies;
     return w->def.method == CR_METHOD_EVENT && b->surface[i] == CR_NO_SURFACE && cr_slot_dynamic(b, i) &&
-           b->surface[j] != CR_NO_SURFACE;
+           !b->asleep[i] && b->surface[j] != CR_NO_SURFACE;
 }
 
 /* Broad pairs per work item of the touching test: fixed, not a function
@@ -150,11 +150,11 @@ static void gap_items(uint32_t start, uint32_t end, uint32_t worker, void *ctx)
 static void lean_one(cr_world *w, uint32_t i)
 {
     cr_bodies *b = &w->bodies;
-    if (!cr_slot_alive(b, i) || !cr_slot_dynamic(b, i)) return;
+    if (!cr_slot_alive(b, i) || !cr_slot_dynamic(b, i) || b->asleep[i]) return; /* asleep: it stays */
     if (b->surface[i] != CR_NO_SURFACE || b->rest[i].count > 0)
         for (uint32_t k = 0; k < w->planes.count; ++k) {
             const cr_plane_def *pl = &w->planes.def[k];
-            if (leaning(-cr_penetration_sphere_plane(b->x[i], b->radius[i], pl->point, pl->normal), b->radius[i]))
+            if (cr_rest_touching(-cr_penetration_sphere_plane(b->x[i], b->radius[i], pl->point, pl->normal), b->radius[i]))
                 cr_rest_add(w, i, pl->normal);
         }
     if (b->rest[i].count == 0) return;
@@ -179,12 +179,14 @@ cr_status cr_surface_resting_contacts(cr_world *w)
     for (uint32_t k = 0; k < pairs; ++k) {
         uint32_t i = w->broad.pairs[k].a, j = w->broad.pairs[k].b;
         double gap = spread ? w->pair_time[k] : pair_gap(w, k);
-        if (!leaning(gap, b->radius[i] + b->radius[j])) continue;
+        if (!cr_rest_touching(gap, b->radius[i] + b->radius[j])) continue;
         cr_vec3 n;
         cr_overlap_sphere_sphere(b->x[i], b->radius[i], b->x[j], b->radius[j], &n);
         bool on_i = b->surface[i] != CR_NO_SURFACE, on_j = b->surface[j] != CR_NO_SURFACE;
-        if ((on_i && cr_slot_dynamic(b, i)) || cr_rest_flying_on(w, i, j)) cr_rest_add(w, i, n);
-        if ((on_j && cr_slot_dynamic(b, j)) || cr_rest_flying_on(w, j, i)) cr_rest_add(w, j, cr_v3_neg(n));
+        /* a sleeping ball leans on nothing: it stays */
+        if ((on_i && cr_slot_dynamic(b, i) && !b->asleep[i]) || cr_rest_flying_on(w, i, j)) cr_rest_add(w, i, n);
+        if ((on_j && cr_slot_dynamic(b, j) && !b->asleep[j]) || cr_rest_flying_on(w, j, i))
+            cr_rest_add(w, j, cr_v3_neg(n));
     }
     /* The walls and the new plans over the workers; the grid grown after,
      * in slot order (it may index itself again). */

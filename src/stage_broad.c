@@ -96,7 +96,11 @@ static double sphere_box(const cr_world *w, uint32_t i, cr_vec3 *lo, cr_vec3 *hi
     return r;
 }
 
-cr_status cr_stage_broad_phase(cr_world *w) { return cr_broad_phase_boxes(w, sphere_box); }
+cr_status cr_stage_broad_phase(cr_world *w)
+{
+    cr_status s = cr_broad_phase_boxes(w, sphere_box);
+    return s == CR_OK && cr_balls_sleep(w) ? cr_ball_sleep_broad(w) : s;
+}
 
 double cr_world_max_overlap(cr_world *w, cr_body_id *a, cr_body_id *b)
 {

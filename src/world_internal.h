@@ -115,6 +115,10 @@ typedef struct cr_bodies {
     double *still;
     uint8_t *asleep;
     uint32_t *island;
+    /* ball sleeping (event method, ball_sleep.c): the next member of a
+     * sleeping island, a ring through its balls, so that waking costs the
+     * island, not the world; UINT32_MAX: in no sleeping island */
+    uint32_t *island_next;
 } cr_bodies;
 
 #define CR_NO_SURFACE UINT32_MAX
@@ -186,6 +190,10 @@ struct cr_world {
     uint32_t *query;            /* scratch list of bodies from a grid query */
     uint32_t query_capacity;
     uint32_t visit_mark;
+    double *sleep_least;        /* scratch of ball sleeping (ball_sleep.c): each island's least still time */
+    uint32_t sleep_least_capacity;
+    uint32_t *sleep_ring;       /* ... each island's first and last member as its ring is threaded */
+    uint32_t sleep_ring_capacity;
     uint32_t polyhedra;         /* live box, hull and mesh bodies */
     struct cr_rigid *rigid;     /* rigid-body state (rigid.h): joints, contacts, solver; NULL until needed */
     struct cr_dem_pool *pool;   /* carom's worker threads (dem_pool.c, cr_run_items): started by the
@@ -394,6 +402,27 @@ typedef struct cr_closest_tally {
     uint64_t calls;
 } cr_closest_tally;
 cr_closest_tally *cr_closest_tally_use(cr_closest_tally *t);
+/* Ball sleeping in event-method worlds (ball_sleep.c; issue 8). */
+static inline bool cr_balls_sleep(const cr_world *w)
+{
+    return w->def.sleep_time > 0.0 && w->def.method == CR_METHOD_EVENT;
+}
+/* Within this gap two balls touch: they lean on each other
+ * (rolling_rest.c) and join one sleeping island (ball_sleep.c). */
+static inline bool cr_rest_touching(double gap, double scale) { return gap <= 1e-6 * scale; }
+/* Wakes ball i and every ball of its sleeping island (O(island)). */
+void cr_ball_wake(cr_world *w, uint32_t i);
+/* After the broad phase: the sleeping islands an awake moving body's box
+ * overlaps wake (their balls planned again, replanned 1), and the pairs of
+ * two bodies that cannot move (asleep, or static) leave the pairs. */
+cr_status cr_ball_sleep_broad(cr_world *w);
+/* After the finish: islands woken by impacts wake whole, still times, and
+ * the islands that stayed still sleep; stats.sleeping. */
+cr_status cr_ball_update_sleep(cr_world *w);
+/* The sleeping islands' rings again from island ids (checkpoint loading). */
+cr_status cr_ball_sleep_rings(cr_world *w);
+/* Body i's plan for the coming step from the step's start (predict.c). */
+void cr_body_predict(cr_world *w, uint32_t i);
 /* Frees the events' groups (event_groups.c). */
 void cr_events_groups_free(cr_world *w);
 

@@ -121,9 +121,18 @@ typedef struct cr_world_def {
                                    saves the step that work (the law never reads them; LAMMPS's
                                    atom_style sphere keeps none); other methods need true */
     cr_collision_order collision_order; /* rigid-body worlds: default CR_ORDER_ROUNDS (seed 003) */
-    double sleep_time;          /* rigid-body worlds: an island whose bodies all stayed slower than
-                                   sleep_speed this long sleeps until touched; 0 (default): never */
-    double sleep_speed;         /* m/s, speed of a point at the bounding radius; default 0.01 */
+    double sleep_time;          /* rigid-body and event-method worlds: an island whose bodies all stayed
+                                   slower than sleep_speed this long sleeps until touched; 0 (default):
+                                   never. Event method (balls on surfaces, flying balls, planes): an
+                                   island is the balls touching at the step's end; it wakes whole when
+                                   an awake moving body's box overlaps it at the step's start, when an
+                                   impact meets one of its balls (that ball at once, the island at the
+                                   step's end), or when a ball's state is set or it is removed
+                                   (docs/physics.md "Sleeping balls"). The impulse method's sphere
+                                   worlds (no polyhedra, joints or substeps) never sleep */
+    double sleep_speed;         /* m/s, speed of a point at the bounding radius (centre speed plus spin
+                                   times radius; a flying ball leaning on balls on surfaces: its centre
+                                   only, nothing brakes its spin there); default 0.01 */
     int pgs_iterations;         /* rigid-body worlds: Gauss-Seidel passes of the contact solve for
                                    islands too big for the direct method; in [1, 100000], default 50 */
     int drift_iterations;       /* rigid-body worlds: Gauss-Seidel passes of the drift correction
@@ -356,7 +365,7 @@ typedef struct cr_step_stats {
                                  * from the nearest point met (running total; the world does not use Lemke's
                                  * method yet, docs/physics/contact-lagrange.md, so all of them) */
     double mean_closest_iterations; /* closest-point Newton iterations per call, all steps */
-    uint32_t sleeping;          /* rigid-body worlds: bodies asleep after the step */
+    uint32_t sleeping;          /* rigid-body and event-method worlds: bodies asleep after the step */
     uint32_t carried_contacts;  /* rigid-body worlds: contacts of manifolds carried over from an earlier
                                  * step (resting pairs of hulls), not found afresh */
     /* event method with surfaces on threads: the step's events taken in
