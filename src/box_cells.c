@@ -52,7 +52,7 @@ void cr_box_cells_clear(cr_box_cells *s, const cr_vec3 *box, double cell)
 
 /* The cells [a, b] of a proper box that covers at most CR_BOX_CELLS_MOST
  * along each axis; false: it is not such a box. */
-static bool cells_of(const cr_box_cells *s, cr_vec3 lo, cr_vec3 hi, cr_cell *a, cr_cell *b)
+static inline bool cells_of(const cr_box_cells *s, cr_vec3 lo, cr_vec3 hi, cr_cell *a, cr_cell *b)
 {
     if (!(lo.x <= hi.x && lo.y <= hi.y && lo.z <= hi.z)) return false;
     *a = cr_cell_of(lo, s->inv_cell);
