@@ -12,7 +12,8 @@
  * and touches only its own bodies. It differs from the one loop in a single
  * place: it leaves the grid as it is. A body whose path leaves its box in
  * the grid keeps the grown box beside it (escaped), and the group's queries
- * look at its own escaped bodies besides the grid.
+ * look at its own escaped bodies besides the grid (by the cells their grown
+ * boxes cover once there are many, box_cells.h).
  *
  * The one loop's query would have found a body of another group only if the
  * path box overlaps that body's box in the grid (the run sees it and stops)
