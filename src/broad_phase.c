@@ -15,25 +15,7 @@ enum { SLOT_EMPTY = 0, SLOT_GRID, SLOT_LARGE, SLOT_OVERFLOW };
 /* Queries wider than this many cells scan every body instead. */
 #define CR_BROAD_QUERY_CELLS 4096.0
 
-static inline int32_t coord(double x, double inv_cell)
-{
-    double c = x * inv_cell;
-    /* Far-away (or absurd) coordinates share the outermost cells instead of
-     * overflowing the integer conversion. */
-    if (!(c >= -1073741824.0)) return -1073741824; /* also NaN: never cast it */
-    if (c > 1073741823.0) return 1073741823;
-    /* floor without libm's call (the baseline x86-64 has no rounding
-     * instruction; every query takes two cells): the conversion truncates
-     * towards zero, one less below a negative fraction */
-    int32_t k = (int32_t)c;
-    return k - (c < (double)k);
-}
-
-static inline cr_cell cell_of(const cr_broad_phase *bp, cr_vec3 p)
-{
-    cr_cell c = {coord(p.x, bp->inv_cell), coord(p.y, bp->inv_cell), coord(p.z, bp->inv_cell)};
-    return c;
-}
+static inline cr_cell cell_of(const cr_broad_phase *bp, cr_vec3 p) { return cr_cell_of(p, bp->inv_cell); }
 
 /* Dense grid: cells are numbered x fastest over the box of the occupied
  * lower corners, so the cells x-1, x, x+1 of a row are consecutive buckets.
@@ -49,8 +31,7 @@ static inline uint32_t bucket_of(const cr_broad_phase *bp, int32_t x, int32_t y,
 {
     if (bp->dense)
         return (uint32_t)((((int64_t)z - bp->gz0) * bp->gny + ((int64_t)y - bp->gy0)) * bp->gnx + ((int64_t)x - bp->gx0));
-    uint32_t h = (uint32_t)x * 73856093u ^ (uint32_t)y * 19349663u ^ (uint32_t)z * 83492791u;
-    return (h ^ (h >> 15)) & (bp->bucket_count - 1u);
+    return cr_cell_hash(x, y, z) & (bp->bucket_count - 1u);
 }
 
 static bool empty_box(cr_vec3 lo, cr_vec3 hi) { return !(lo.x <= hi.x); }

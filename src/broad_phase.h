@@ -116,6 +116,36 @@ static inline cr_vec3 cr_box_max(cr_vec3 a, cr_vec3 b)
     return r;
 }
 
+/* The cell of coordinate x, cells 1 / inv_cell wide: floor(x inv_cell),
+ * never decreasing in x. */
+static inline int32_t cr_cell_coord(double x, double inv_cell)
+{
+    double c = x * inv_cell;
+    /* Far-away (or absurd) coordinates share the outermost cells instead of
+     * overflowing the integer conversion. */
+    if (!(c >= -1073741824.0)) return -1073741824; /* also NaN: never cast it */
+    if (c > 1073741823.0) return 1073741823;
+    /* floor without libm's call (the baseline x86-64 has no rounding
+     * instruction; every query takes two cells): the conversion truncates
+     * towards zero, one less below a negative fraction */
+    int32_t k = (int32_t)c;
+    return k - (c < (double)k);
+}
+
+static inline cr_cell cr_cell_of(cr_vec3 p, double inv_cell)
+{
+    cr_cell c = {cr_cell_coord(p.x, inv_cell), cr_cell_coord(p.y, inv_cell), cr_cell_coord(p.z, inv_cell)};
+    return c;
+}
+
+/* A cell's hash, to be masked to a power-of-two table (the hashed grid's
+ * buckets, box_cells.c's). */
+static inline uint32_t cr_cell_hash(int32_t x, int32_t y, int32_t z)
+{
+    uint32_t h = (uint32_t)x * 73856093u ^ (uint32_t)y * 19349663u ^ (uint32_t)z * 83492791u;
+    return h ^ (h >> 15);
+}
+
 /* [lo, hi] inside [olo, ohi]. */
 static inline bool cr_box_inside(cr_vec3 lo, cr_vec3 hi, cr_vec3 olo, cr_vec3 ohi)
 {

@@ -12,7 +12,8 @@
  * and touches only its own bodies. It differs from the one loop in a single
  * place: it leaves the grid as it is. A body whose path leaves its box in
  * the grid keeps the grown box beside it (escaped), and the group's queries
- * look at its own escaped bodies besides the grid.
+ * look at its own escaped bodies besides the grid (by the cells their grown
+ * boxes cover once there are many, box_cells.h).
  *
  * The one loop's query would have found a body of another group only if the
  * path box overlaps that body's box in the grid (the run sees it and stops)
@@ -29,9 +30,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "box_cells.h"
 #include "box_sweep.h"
 #include "dem_internal.h"
 #include "event_run.h"
+#include "insertion_sort.h"
 #include "union_find.h"
 
 /* Each body's state that the events loop changes (resolve, cr_body_plan,
@@ -44,12 +47,18 @@
 /* Groups per work item: fixed, not a function of the workers. */
 #define CR_GROUP_CHUNK 32u
 
+/* A run's escaped bodies are filed by the cells their grown boxes cover
+ * (box_cells.h) once there are this many: fewer are scanned in a row. */
+#define CR_ESCAPED_CELLS_FROM 16u
+
 struct cr_event_group_run {
     cr_event_run run;
     cr_event_queue heap;
     uint32_t *query, query_capacity; /* room for every slot: a query never grows it */
     uint32_t *marks, mark, marks_capacity;
     uint32_t *escaped, escaped_count, escaped_capacity; /* this run's bodies with grown boxes */
+    cr_box_cells cells;              /* ... by the cells their grown boxes cover, */
+    bool cells_on;                   /* once there are CR_ESCAPED_CELLS_FROM of them */
     uint32_t *reads, read_count, read_capacity; /* groups without events read by the step's runs on this
                                                    worker: (the run's cluster, the group read) pairs */
     uint32_t cluster;                /* the group it runs (a cluster root) */
@@ -74,6 +83,7 @@ typedef struct cr_event_groups {
     uint8_t *g_active;               /* a cluster with events (at its root) */
     uint8_t *kept, *escaped;         /* each slot: state kept; box grown */
     cr_vec3 *ext;                    /* an escaped slot's box: lo, hi at 2 i, 2 i + 1 */
+    uint32_t *escaped_at;            /* an escaped slot's place in its run's list */
     unsigned char *saved;            /* a kept slot's state, record bytes at i */
     size_t record;
     uint32_t *sweep;                 /* escaped slots, for the check */
@@ -129,20 +139,39 @@ static void put_back(cr_world *w, uint32_t i)
 #undef LOAD
 }
 
+/* Files run g's escaped bodies by the cells their grown boxes cover. */
+static void file_escaped(cr_world *w, cr_event_group_run *g)
+{
+    cr_box_cells_clear(&g->cells, w->groups->ext, w->broad.cell);
+    for (uint32_t k = 0; k < g->escaped_count; ++k) cr_box_cells_enter(&g->cells, g->escaped[k], NULL);
+    g->cells_on = true;
+}
+
+static inline int place_order(const uint32_t *a, const uint32_t *b) { return (*a > *b) - (*a < *b); }
+CR_DEFINE_INSERTION_SORT(sort_places, uint32_t, place_order)
+
 uint32_t cr_group_query(cr_world *w, cr_event_group_run *g, uint32_t i, cr_vec3 lo, cr_vec3 hi)
 {
     cr_event_groups *G = w->groups;
     cr_broad_phase *bp = &w->broad;
     /* the box the one loop's cr_broad_extend would give body i */
     if (!cr_box_inside(lo, hi, bp->lo[i], bp->hi[i])) {
-        if (!G->escaped[i]) {
+        bool fresh = !G->escaped[i];
+        if (fresh) {
             G->escaped[i] = 1;
             G->ext[2 * i] = bp->lo[i];
             G->ext[2 * i + 1] = bp->hi[i];
+            G->escaped_at[i] = g->escaped_count;
             g->escaped[g->escaped_count++] = i;
         }
-        G->ext[2 * i] = cr_box_min(lo, G->ext[2 * i]);
-        G->ext[2 * i + 1] = cr_box_max(hi, G->ext[2 * i + 1]);
+        cr_vec3 was[2] = {G->ext[2 * i], G->ext[2 * i + 1]};
+        G->ext[2 * i] = cr_box_min(lo, was[0]);
+        G->ext[2 * i + 1] = cr_box_max(hi, was[1]);
+        if (!g->cells_on) {
+            if (g->escaped_count == CR_ESCAPED_CELLS_FROM) file_escaped(w, g);
+        } else if (fresh || !cr_box_inside(lo, hi, was[0], was[1])) {
+            cr_box_cells_enter(&g->cells, i, fresh ? NULL : was);
+        }
     }
     uint32_t n = cr_broad_query(w, bp, lo, hi, i, &g->query, &g->query_capacity, g->marks, ++g->mark);
     if (n == UINT32_MAX) return n;
@@ -155,7 +184,21 @@ uint32_t cr_group_query(cr_world *w, cr_event_group_run *g, uint32_t i, cr_vec3 
             return UINT32_MAX;
         }
     }
-    /* the group's own bodies whose boxes grew beyond the grid's */
+    /* the group's own bodies whose boxes grew beyond the grid's, in the
+     * order they escaped. From their cells: those whose grown boxes overlap
+     * (a body the query took above overlaps its box in the grid, so its
+     * mark leaves out none of them); */
+    uint32_t *q = g->query + n;
+    uint32_t f = g->cells_on ? cr_box_cells_query(&g->cells, lo, hi, g->marks, g->mark, q) : UINT32_MAX;
+    if (f != UINT32_MAX) {
+        uint32_t m = 0;
+        for (uint32_t k = 0; k < f; ++k)
+            if (q[k] != i && !cr_box_overlap(lo, hi, bp->lo[q[k]], bp->hi[q[k]])) q[m++] = G->escaped_at[q[k]];
+        sort_places(q, m);
+        for (uint32_t k = 0; k < m; ++k) q[k] = g->escaped[q[k]];
+        return n + m;
+    }
+    /* else all of them (few, or a query over too many cells) */
     for (uint32_t k = 0; k < g->escaped_count; ++k) {
         uint32_t j = g->escaped[k];
         if (j != i && cr_box_overlap(lo, hi, G->ext[2 * j], G->ext[2 * j + 1]) &&
@@ -192,6 +235,7 @@ static bool run_cluster(cr_world *w, cr_event_group_run *g, uint32_t c, bool fix
     cr_event_groups *G = w->groups;
     g->heap.count = 0;
     g->escaped_count = 0;
+    g->cells_on = false;
     g->cluster = c;
     g->foreign = UINT32_MAX;
     g->tally = (cr_closest_tally){0.0, 0};
@@ -308,8 +352,8 @@ static bool reserve(cr_world *w, uint32_t slots, uint32_t events)
     }
     uint32_t c = G->slot_cap;
     if (slots > c) {
-        uint32_t c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11, c12, c13;
-        c1 = c2 = c3 = c4 = c5 = c6 = c7 = c8 = c9 = c10 = c11 = c12 = c13 = c;
+        uint32_t c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11, c12, c13, c14;
+        c1 = c2 = c3 = c4 = c5 = c6 = c7 = c8 = c9 = c10 = c11 = c12 = c13 = c14 = c;
         if (!cr_grow(w, (void **)&G->parent, &c1, slots, sizeof *G->parent) ||
             !cr_grow(w, (void **)&G->group_of, &c2, slots, sizeof *G->group_of) ||
             !cr_grow(w, (void **)&G->body_start, &c3, slots + 1, sizeof *G->body_start) ||
@@ -322,7 +366,8 @@ static bool reserve(cr_world *w, uint32_t slots, uint32_t events)
             !cr_grow(w, (void **)&G->g_tally, &c10, slots, sizeof *G->g_tally) ||
             !cr_grow(w, (void **)&G->g_foreign, &c11, slots, sizeof *G->g_foreign) ||
             !cr_grow(w, (void **)&G->sweep, &c12, slots, sizeof *G->sweep) ||
-            !cr_grow(w, (void **)&G->next, &c13, slots, sizeof *G->next))
+            !cr_grow(w, (void **)&G->next, &c13, slots, sizeof *G->next) ||
+            !cr_grow(w, (void **)&G->escaped_at, &c14, slots, sizeof *G->escaped_at))
             return false;
         uint32_t d1 = c, d2 = c, d3 = c, d4 = c, d5 = c;
         if (!cr_grow(w, (void **)&G->g_again, &d1, slots, 1) || !cr_grow(w, (void **)&G->kept, &d2, slots, 1) ||
@@ -337,7 +382,9 @@ static bool reserve(cr_world *w, uint32_t slots, uint32_t events)
         G->slot_cap = slots;
     }
     if (!cr_grow(w, (void **)&G->events, &G->event_cap, events, sizeof *G->events)) return false;
-    /* each worker's run: room for every slot's query, marks, a queue */
+    /* each worker's run: room for every slot's query (twice: the bodies
+     * from the grid, then those from the escaped boxes' cells), marks, a
+     * queue */
     for (uint32_t k = 0; k < w->def.worker_count && k < 64; ++k) {
         cr_event_group_run *g = &G->runs[k];
         if (g->marks_capacity < slots) {
@@ -347,7 +394,7 @@ static bool reserve(cr_world *w, uint32_t slots, uint32_t events)
             g->marks_capacity = mc;
             g->mark = 0;
         }
-        if (!cr_grow(w, (void **)&g->query, &g->query_capacity, slots, sizeof *g->query) ||
+        if (!cr_grow(w, (void **)&g->query, &g->query_capacity, 2 * slots, sizeof *g->query) ||
             !cr_grow(w, (void **)&g->reads, &g->read_capacity, 2 * slots, sizeof *g->reads) ||
             !cr_grow(w, (void **)&g->escaped, &g->escaped_capacity, slots, sizeof *g->escaped))
             return false;
@@ -356,14 +403,19 @@ static bool reserve(cr_world *w, uint32_t slots, uint32_t events)
 }
 
 /* Each worker's queue: room for the largest group's events many times over
- * (a run out of room stops and runs again on the calling thread). */
+ * (a run out of room stops and runs again on the calling thread); its
+ * escaped boxes' cells: room for a few cells of each of the largest group's
+ * bodies (a box without room is scanned by every query instead). */
 static bool reserve_queues(cr_world *w, uint32_t most_events, uint32_t most_bodies)
 {
     uint64_t need = 1024u + 8u * (uint64_t)most_events + 64u * (uint64_t)most_bodies;
     if (need > UINT32_MAX / 4) need = UINT32_MAX / 4;
+    uint64_t cells = 1024u + 8u * (uint64_t)most_bodies;
+    if (cells > UINT32_MAX / 4) cells = UINT32_MAX / 4;
     for (uint32_t k = 0; k < w->def.worker_count && k < 64; ++k)
         if (!cr_grow(w, (void **)&w->groups->runs[k].heap.heap, &w->groups->runs[k].heap.capacity, (uint32_t)need,
-                     sizeof(cr_event)))
+                     sizeof(cr_event)) ||
+            !cr_box_cells_reserve(w, &w->groups->runs[k].cells, w->bodies.slot_count, (uint32_t)cells))
             return false;
     return true;
 }
@@ -485,7 +537,7 @@ void cr_events_groups_free(cr_world *w)
     if (!G) return;
     void *arrays[] = {G->parent, G->group_of, G->body_start, G->bodies, G->event_start, G->events, G->root,
                       G->work, G->g_events, G->g_deferred, G->g_tally, G->g_again, G->g_foreign, G->kept,
-                      G->escaped, G->ext, G->saved, G->sweep, G->next, G->g_active};
+                      G->escaped, G->ext, G->saved, G->sweep, G->next, G->g_active, G->escaped_at};
     for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; ++k) cr_free(w, arrays[k]);
     for (int k = 0; k < 64; ++k) {
         cr_free(w, G->runs[k].heap.heap);
@@ -493,6 +545,7 @@ void cr_events_groups_free(cr_world *w)
         cr_free(w, G->runs[k].marks);
         cr_free(w, G->runs[k].escaped);
         cr_free(w, G->runs[k].reads);
+        cr_box_cells_free(w, &G->runs[k].cells);
     }
     cr_box_sweep_free(w, &G->sweeper);
     cr_free(w, G);
