@@ -48,6 +48,19 @@ cr_toi_result cr_toi_sphere_sphere(cr_vec3 p1, cr_vec3 d1, cr_vec3 p2, cr_vec3 d
  * When g(t0) <= 0 it is a hit at t0 only if g is decreasing there. */
 cr_toi_result cr_toi_quadratic(double c0, double c1, double c2, double t0, double t1, double *t);
 
+/* First contact of two spheres on quadratic paths (bodies under constant,
+ * different accelerations): d0, dv, da their relative position, velocity
+ * and acceleration at s = 0, so that d(s) = d0 + dv s + da s^2 / 2, and
+ * r = r1 + r2. Finds the first s in [0, span] where the gap |d(s)| - r
+ * comes within eps: s = 0 when it is within eps there already, else
+ * where it meets eps / 2 (the middle of the tolerance; within eps / 4),
+ * as the first root of the quartic |d(s)|^2 - (r + eps / 2)^2, bracketed
+ * exactly between the roots of its derivative (a cubic, itself split at
+ * the roots of its quadratic derivative). A miss costs one square root
+ * where the linear closest approach less |da| span^2 / 2 clears the
+ * tolerance, a few polynomial evaluations otherwise. */
+cr_toi_result cr_toi_quadratic_paths(cr_vec3 d0, cr_vec3 dv, cr_vec3 da, double r, double span, double eps, double *s);
+
 /* A gap function for the general time of impact: signed distance at time t. */
 typedef double cr_gap_fn(double t, void *ctx);
 
