@@ -122,9 +122,22 @@ static inline double cr_pair_impact_time(const cr_world *w, uint32_t i, uint32_t
             return INFINITY;
         t = ts + x * span;
     } else {
+        /* Each path is quadratic in the step (cr_body_position_at), so d is
+         * too: the exact first root of the quartic |d|^2 - rho^2. Its time
+         * is checked on the gap itself (the paths from each body's own
+         * local time, not from ts: rounding apart), and conservative
+         * advancement answers where the check fails, so that no contact is
+         * lost to rounding. */
+        double s, eps = w->def.toi_tolerance, span = dt - ts;
+        cr_vec3 dv = cr_v3_sub(ni->vpath, vj), da = cr_v3_sub(b->acc[i], b->acc[j]);
+        if (cr_toi_quadratic_paths(d, dv, da, r, span, eps, &s) != CR_TOI_HIT) return INFINITY;
+        t = ts + s < dt ? ts + s : dt;
         cr_pair_gap g = {w, i, j, r};
-        double rate = cr_v3_len(cr_v3_sub(ni->vpath, vj)) + cr_v3_len(cr_v3_sub(b->acc[i], b->acc[j])) * (dt - ts);
-        if (cr_toi_conservative(cr_pair_gap_at, &g, ts, dt, rate, w->def.toi_tolerance, &t) != CR_TOI_HIT) return INFINITY;
+        double gap = cr_pair_gap_at(t, &g);
+        if (!(gap >= 0.0 && gap <= eps)) {
+            double rate = cr_v3_len(dv) + cr_v3_len(da) * span;
+            if (cr_toi_conservative(cr_pair_gap_at, &g, ts, dt, rate, eps, &t) != CR_TOI_HIT) return INFINITY;
+        }
     }
     return t;
 }
