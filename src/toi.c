@@ -337,17 +337,36 @@ cr_toi_result cr_toi_quadratic_paths(cr_vec3 d0, cr_vec3 dv, cr_vec3 da, double 
         q_lo = q_hi;
     }
     ends[nends++] = span;
-    double lo = 0.0, f_lo = f[0];
+    /* A contact is a gap that reaches 0 (f <= r^2 - rho^2); its time is
+     * where the gap last came down to eps / 2 before it, in the piece
+     * (lo, hi) whose ends' values have signs > 0 >= (within eps / 4 of the
+     * aim: |f| <= (eps / 4) 2 rho, the gap in [eps / 4, 3 eps / 4]). A gap
+     * that comes down to eps / 2 but not to 0 is a graze within the
+     * tolerance, the first such piece's time. */
+    double touch = r * r - rho * rho, prev = 0.0, f_prev = f[0], lo = 0.0, f_lo = f[0], hi = -1.0;
+    double graze_lo = 0.0, graze_f_lo = 0.0, graze_hi = -1.0;
     for (int k = 0; k < nends; ++k) {
-        double f_hi = poly_at(f, 4, ends[k], &slope);
-        if (f_hi <= 0.0) {
-            /* Within eps / 4 of the aim (|f| <= (eps / 4) 2 rho): the gap
-             * in [eps / 4, 3 eps / 4]. */
-            *s = poly_root(f, 4, lo, f_lo, ends[k], 0.5 * eps * rho, 0.0);
+        double f_k = poly_at(f, 4, ends[k], &slope);
+        if (f_prev > 0.0 && f_k <= 0.0) {
+            lo = prev;
+            f_lo = f_prev;
+            hi = ends[k];
+            if (graze_hi < 0.0) {
+                graze_lo = lo;
+                graze_f_lo = f_lo;
+                graze_hi = hi;
+            }
+        }
+        if (f_k <= touch) {
+            *s = poly_root(f, 4, lo, f_lo, hi, 0.5 * eps * rho, 0.0);
             return CR_TOI_HIT;
         }
-        lo = ends[k];
-        f_lo = f_hi;
+        prev = ends[k];
+        f_prev = f_k;
+    }
+    if (graze_hi >= 0.0) {
+        *s = poly_root(f, 4, graze_lo, graze_f_lo, graze_hi, 0.5 * eps * rho, 0.0);
+        return CR_TOI_GRAZE;
     }
     return CR_TOI_MISS;
 }
