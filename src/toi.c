@@ -324,9 +324,9 @@ cr_toi_result cr_toi_quadratic_paths(cr_vec3 d0, cr_vec3 dv, cr_vec3 da, double 
     edges[ne++] = span;
     /* The critical points of f in (0, span), in order, then span: f is
      * monotone between neighbours, so the first whose value is <= 0 ends
-     * the piece that holds the first root. Their precision matters only to
-     * a graze whose depth is within rounding of eps / 2, either answer
-     * right. */
+     * the piece that holds the first root. Their precision matters only
+     * where the gap's least value is within rounding of eps / 2 (graze or
+     * miss) or of 0 (contact or graze), either answer right there. */
     double ends[4], slope, s_tol = 1e-12 * span;
     int nends = 0;
     double q_lo = poly_at(df, 3, edges[0], &slope);
