@@ -1,7 +1,7 @@
 /* A candidate pair's impact inside the step (stage 4, events.c): seed 004
  * eq. 47 when the two bodies share one acceleration (their relative motion
- * is then linear), conservative advancement with seed 001 §3.3 bisection
- * otherwise.
+ * is then linear), the first root of the quartic |d(t)|^2 - rho^2
+ * otherwise (cr_toi_quadratic_paths: each path is quadratic in the step).
  *
  * A pure function of the two bodies' plans: it reads the world and writes
  * nothing, so that the events stage's first round can take the broad
@@ -122,9 +122,28 @@ static inline double cr_pair_impact_time(const cr_world *w, uint32_t i, uint32_t
             return INFINITY;
         t = ts + x * span;
     } else {
+        /* Each path is quadratic in the step (cr_body_position_at), so d is
+         * too: the exact first root of the quartic |d|^2 - rho^2. Its time
+         * is checked on the gap itself (the paths from each body's own
+         * local time, not from ts: rounding apart), and conservative
+         * advancement answers where the check fails, so that no contact is
+         * lost to rounding. It answers a graze too (a gap that comes within
+         * the tolerance but not to 0: a pair that ends the step resting on
+         * the other, 12 of 20,500 calls in the 1,000-ball boiling scene), a
+         * matter of convention, kept as it was: counted an impact always,
+         * a ball resting on a stack in a bowl gained 1.8e-5 m g r in a step
+         * (test_ball_stack). */
+        double s, eps = w->def.toi_tolerance, span = dt - ts;
+        cr_vec3 dv = cr_v3_sub(ni->vpath, vj), da = cr_v3_sub(b->acc[i], b->acc[j]);
+        cr_toi_result res = cr_toi_quadratic_paths(d, dv, da, r, span, eps, &s);
+        if (res == CR_TOI_MISS) return INFINITY;
+        t = ts + s < dt ? ts + s : dt;
         cr_pair_gap g = {w, i, j, r};
-        double rate = cr_v3_len(cr_v3_sub(ni->vpath, vj)) + cr_v3_len(cr_v3_sub(b->acc[i], b->acc[j])) * (dt - ts);
-        if (cr_toi_conservative(cr_pair_gap_at, &g, ts, dt, rate, w->def.toi_tolerance, &t) != CR_TOI_HIT) return INFINITY;
+        double gap = cr_pair_gap_at(t, &g);
+        if (res == CR_TOI_GRAZE || !(gap >= 0.0 && gap <= eps)) {
+            double rate = cr_v3_len(dv) + cr_v3_len(da) * span;
+            if (cr_toi_conservative(cr_pair_gap_at, &g, ts, dt, rate, eps, &t) != CR_TOI_HIT) return INFINITY;
+        }
     }
     return t;
 }

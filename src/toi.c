@@ -218,6 +218,159 @@ cr_toi_result cr_toi_sampled_from(cr_gap_fn *gap, void *ctx, double t0, double g
     return CR_TOI_MISS;
 }
 
+/* The real roots of qa x^2 + qb x + qc into roots (0, 1 or 2 of them, in no
+ * particular order; a double root twice), in the form without
+ * cancellation; the linear case where qa = 0. */
+static int quadratic_roots(double qa, double qb, double qc, double roots[2])
+{
+    int n = 0;
+    if (qa == 0.0) {
+        if (qb != 0.0) roots[n++] = -qc / qb;
+    } else {
+        double disc = qb * qb - 4.0 * qa * qc;
+        if (disc >= 0.0) {
+            double q = -0.5 * (qb + copysign(sqrt(disc), qb));
+            if (q != 0.0) roots[n++] = qc / q;
+            roots[n++] = q / qa;
+        }
+    }
+    return n;
+}
+
+/* ---- two spheres on quadratic paths (cr_toi_quadratic_paths) ------------- */
+
+/* A polynomial c[0] + c[1] s + ... + c[n] s^n and its slope, by Horner. */
+static double poly_at(const double *c, int n, double s, double *slope)
+{
+    double p = c[n], dp = 0.0;
+    for (int k = n - 1; k >= 0; --k) {
+        dp = dp * s + p;
+        p = p * s + c[k];
+    }
+    *slope = dp;
+    return p;
+}
+
+/* Iterations of poly_root; halving alone brings a step to double
+ * resolution in about 60. */
+#define CR_POLY_ROOT_ITERATIONS 100
+
+/* A root of the polynomial in [lo, hi], where its values at the ends differ
+ * in sign (p_lo: the value at lo, nonzero): safeguarded Newton, halving
+ * where Newton leaves the bracket. Returns the time where |p| <= p_tol or
+ * the Newton step fell to s_tol, else lo's end once the bracket is below
+ * s_tol (or double resolution): lo's side is the legal one for the gap. */
+static double poly_root(const double *c, int n, double lo, double p_lo, double hi, double p_tol, double s_tol)
+{
+    const bool lo_positive = p_lo > 0.0;
+    double x = lo, slope, p = p_lo;
+    poly_at(c, n, x, &slope);
+    for (int k = 0; k < CR_POLY_ROOT_ITERATIONS; ++k) {
+        double mid = 0.5 * (lo + hi);
+        if (hi - lo <= s_tol || mid == lo || mid == hi) break;
+        double next = slope != 0.0 ? x - p / slope : mid;
+        if (!(next > lo && next < hi)) next = mid;
+        double step = fabs(next - x);
+        x = next;
+        p = poly_at(c, n, x, &slope);
+        if (fabs(p) <= p_tol) return x;
+        if ((p > 0.0) == lo_positive) lo = x;
+        else hi = x;
+        if (step <= s_tol) return x; /* converged (from either side) */
+    }
+    return lo;
+}
+
+cr_toi_result cr_toi_quadratic_paths(cr_vec3 d0, cr_vec3 dv, cr_vec3 da, double r, double span, double eps, double *s)
+{
+    double dist0 = cr_v3_len(d0);
+    if (dist0 - r <= eps) { /* within the tolerance: a contact now */
+        *s = 0.0;
+        return CR_TOI_HIT;
+    }
+    if (!(span > 0.0)) return CR_TOI_MISS;
+    /* A lower bound of the distance: the relative linear motion's closest
+     * approach on [0, span] less the most the relative acceleration moves
+     * them apart from it (|da| span^2 / 2). Most candidate pairs pass by
+     * far more than that: one square root, no polynomial. */
+    double vv = cr_v3_dot(dv, dv), closest = dist0;
+    if (vv > 0.0) {
+        double sl = -cr_v3_dot(d0, dv) / vv;
+        sl = sl < 0.0 ? 0.0 : sl > span ? span : sl;
+        closest = cr_v3_len(cr_v3_madd(d0, dv, sl));
+    }
+    if (closest - 0.5 * cr_v3_len(da) * span * span - r > 0.5 * eps) return CR_TOI_MISS;
+    /* f(s) = |d(s)|^2 - rho^2 for d(s) = d0 + dv s + da s^2 / 2: a quartic,
+     * aimed at gap eps / 2 (rho = r + eps / 2), the middle of the
+     * tolerance, so that a graze that touches (gap 0) crosses it twice
+     * instead of meeting it in a double root. */
+    double rho = r + 0.5 * eps;
+    double f[5] = {cr_v3_dot(d0, d0) - rho * rho, 2.0 * cr_v3_dot(d0, dv), vv + cr_v3_dot(d0, da), cr_v3_dot(dv, da),
+                   0.25 * cr_v3_dot(da, da)};
+    double df[4] = {f[1], 2.0 * f[2], 3.0 * f[3], 4.0 * f[4]};
+    /* f'' = 2 f[2] + 6 f[3] s + 12 f[4] s^2: its roots split [0, span] into
+     * pieces on which f' is monotone, each holding at most one root of f'
+     * (a critical point of f), found by bracketing. */
+    double edges[4], z[2];
+    int ne = 0, nz = quadratic_roots(12.0 * f[4], 6.0 * f[3], 2.0 * f[2], z);
+    edges[ne++] = 0.0;
+    if (nz == 2 && z[1] < z[0]) {
+        double tmp = z[0];
+        z[0] = z[1];
+        z[1] = tmp;
+    }
+    for (int k = 0; k < nz; ++k)
+        if (z[k] > edges[ne - 1] && z[k] < span) edges[ne++] = z[k];
+    edges[ne++] = span;
+    /* The critical points of f in (0, span), in order, then span: f is
+     * monotone between neighbours, so the first whose value is <= 0 ends
+     * the piece that holds the first root. Their precision matters only
+     * where the gap's least value is within rounding of eps / 2 (graze or
+     * miss) or of 0 (contact or graze), either answer right there. */
+    double ends[4], slope, s_tol = 1e-12 * span;
+    int nends = 0;
+    double q_lo = poly_at(df, 3, edges[0], &slope);
+    for (int k = 0; k + 1 < ne; ++k) {
+        double q_hi = poly_at(df, 3, edges[k + 1], &slope);
+        if ((q_lo <= 0.0) != (q_hi <= 0.0)) /* f' changes sign: once, at a zero or inside */
+            ends[nends++] = q_lo == 0.0 ? edges[k] : poly_root(df, 3, edges[k], q_lo, edges[k + 1], 0.0, s_tol);
+        q_lo = q_hi;
+    }
+    ends[nends++] = span;
+    /* A contact is a gap that reaches 0 (f <= r^2 - rho^2); its time is
+     * where the gap last came down to eps / 2 before it, in the piece
+     * (lo, hi) whose ends' values have signs > 0 >= (within eps / 4 of the
+     * aim: |f| <= (eps / 4) 2 rho, the gap in [eps / 4, 3 eps / 4]). A gap
+     * that comes down to eps / 2 but not to 0 is a graze within the
+     * tolerance, the first such piece's time. */
+    double touch = r * r - rho * rho, prev = 0.0, f_prev = f[0], lo = 0.0, f_lo = f[0], hi = -1.0;
+    double graze_lo = 0.0, graze_f_lo = 0.0, graze_hi = -1.0;
+    for (int k = 0; k < nends; ++k) {
+        double f_k = poly_at(f, 4, ends[k], &slope);
+        if (f_prev > 0.0 && f_k <= 0.0) {
+            lo = prev;
+            f_lo = f_prev;
+            hi = ends[k];
+            if (graze_hi < 0.0) {
+                graze_lo = lo;
+                graze_f_lo = f_lo;
+                graze_hi = hi;
+            }
+        }
+        if (f_k <= touch) {
+            *s = poly_root(f, 4, lo, f_lo, hi, 0.5 * eps * rho, 0.0);
+            return CR_TOI_HIT;
+        }
+        prev = ends[k];
+        f_prev = f_k;
+    }
+    if (graze_hi >= 0.0) {
+        *s = poly_root(f, 4, graze_lo, graze_f_lo, graze_hi, 0.5 * eps * rho, 0.0);
+        return CR_TOI_GRAZE;
+    }
+    return CR_TOI_MISS;
+}
+
 /* ---- landing checks with the gap's slope (cr_toi_hermite) ---------------- */
 
 /* A sample of the gap: its time, value and slope. */
@@ -319,18 +472,8 @@ static double hermite_dip(knot a, knot b)
     hermite p = hermite_of(a, b);
     double d0 = p.d0, c2 = p.c2, c3 = p.c3, margin = fabs(c3);
     /* p'(x) = d0 + 2 c2 x + 3 c3 x^2: its roots in (0, 1), the minima among them. */
-    double qa = 3.0 * c3, qb = 2.0 * c2, qc = d0, roots[2];
-    int n = 0;
-    if (qa == 0.0) {
-        if (qb != 0.0) roots[n++] = -qc / qb;
-    } else {
-        double disc = qb * qb - 4.0 * qa * qc;
-        if (disc >= 0.0) {
-            double q = -0.5 * (qb + copysign(sqrt(disc), qb));
-            if (q != 0.0) roots[n++] = qc / q;
-            roots[n++] = q / qa;
-        }
-    }
+    double roots[2];
+    int n = quadratic_roots(3.0 * c3, 2.0 * c2, d0, roots);
     double best = INFINITY, at = NAN;
     for (int k = 0; k < n; ++k) {
         double x = roots[k];

@@ -29,7 +29,8 @@ double cr_penetration_sphere_plane(cr_vec3 x, double r, cr_vec3 p, cr_vec3 n);
 typedef enum cr_toi_result {
     CR_TOI_MISS = 0,   /* no contact in the interval */
     CR_TOI_HIT,        /* first contact at *x */
-    CR_TOI_PARALLEL    /* moving in parallel (|b|^2 < delta): no impact, seed 004 §7 */
+    CR_TOI_PARALLEL,   /* moving in parallel (|b|^2 < delta): no impact, seed 004 §7 */
+    CR_TOI_GRAZE       /* within the tolerance, not into contact (cr_toi_quadratic_paths) */
 } cr_toi_result;
 
 /* Seed 004 eq. 47: spheres at p1, p2 moving by step vectors d1, d2 over the
@@ -47,6 +48,22 @@ cr_toi_result cr_toi_sphere_sphere(cr_vec3 p1, cr_vec3 d1, cr_vec3 p2, cr_vec3 d
  * (c0 = signed distance minus radius, c1 = normal speed, c2 = a_n / 2).
  * When g(t0) <= 0 it is a hit at t0 only if g is decreasing there. */
 cr_toi_result cr_toi_quadratic(double c0, double c1, double c2, double t0, double t1, double *t);
+
+/* First contact of two spheres on quadratic paths (bodies under constant,
+ * different accelerations): d0, dv, da their relative position, velocity
+ * and acceleration at s = 0, so that d(s) = d0 + dv s + da s^2 / 2, and
+ * r = r1 + r2. A contact (CR_TOI_HIT) is a gap |d(s)| - r that reaches 0
+ * in [0, span] (s = 0 when it is within eps there already); its time *s
+ * is where the gap came down to eps / 2 (within eps / 4) just before: the
+ * legal side, within the tolerance. A gap that comes down to eps / 2 but
+ * not to 0 is CR_TOI_GRAZE, *s where it does: whether that is a contact is
+ * the caller's convention. Exact: the roots of the quartic
+ * |d(s)|^2 - (r + eps / 2)^2, bracketed between the roots of its
+ * derivative (a cubic, itself split at the roots of its quadratic
+ * derivative), safeguarded Newton. A miss costs one square root where the
+ * linear motion's closest approach less |da| span^2 / 2 clears the
+ * tolerance, a few polynomial evaluations otherwise. */
+cr_toi_result cr_toi_quadratic_paths(cr_vec3 d0, cr_vec3 dv, cr_vec3 da, double r, double span, double eps, double *s);
 
 /* A gap function for the general time of impact: signed distance at time t. */
 typedef double cr_gap_fn(double t, void *ctx);
