@@ -1,7 +1,8 @@
 /* Sleeping balls in event-method worlds (src/ball_sleep.c, issue 8), on
  * the boiling scene of bench/boiling_scene.h at 100 balls, 60 Hz, sleep
- * after 0.5 s still (the pile is one island and sleeps whole near 3.3 s):
- * - a settled pile sleeps: after 4 s at least 95 of the 100 balls are
+ * after 0.5 s still (the pile is one island: its balls are all below
+ * 1 mm/s by 4 s, and it sleeps whole soon after; the tests wait SETTLE):
+ * - a settled pile sleeps: after SETTLE at least 95 of the 100 balls are
  *   asleep; a sleeping ball's position does not change by one bit while it
  *   sleeps; the total energy never grows over a step;
  * - a ball rolled into the sleeping pile wakes it, and the next second
@@ -26,6 +27,7 @@
 #define BALLS 100
 #define HZ 60.0
 #define SLEEP 0.5
+#define SETTLE 6.0 /* s: the pile at rest and asleep, with margin */
 
 static double uniform(void *state, double lo, double hi)
 {
@@ -83,7 +85,7 @@ static void settled_pile_sleeps(void **state)
     bool slept[BALLS];
     double e = cr_world_energy(w).total, e0 = e;
     uint32_t moved = 0, slept_steps = 0;
-    for (int k = 0; k < 4 * (int)HZ; ++k) {
+    for (int k = 0; k < (int)(SETTLE * HZ); ++k) {
         for (uint32_t i = 0; i < BALLS; ++i) {
             was[i] = position(w, i);
             slept[i] = cr_body_is_asleep(w, ball(w, i));
@@ -107,7 +109,7 @@ static void settled_pile_sleeps(void **state)
 
 /* Adds a ball rolling at 1 m/s towards the pile's centre from the first
  * free place 0.45 m away from it (the same in every run: the pile's
- * positions are those after 4 s without sleep, passed in). */
+ * positions are those after SETTLE without sleep, passed in). */
 static void roll_in(cr_world *w, const cr_vec3 *x)
 {
     cr_vec3 c = cr_v3_zero();
@@ -146,7 +148,7 @@ typedef struct wake_run {
 static wake_run roll_into(double sleep_time, const cr_vec3 *x)
 {
     cr_world *w = pile(sleep_time, 1);
-    step(w, 4 * (int)HZ);
+    step(w, (int)(SETTLE * HZ));
     roll_in(w, x);
     wake_run out = {0.0, 0.0, cr_v3_zero(), asleep_count(w)};
     cr_vec3 p0 = cr_world_energy(w).momentum;
@@ -167,7 +169,7 @@ static void rolled_ball_wakes_the_pile(void **state)
 {
     (void)state;
     cr_world *w = pile(0.0, 1);
-    step(w, 4 * (int)HZ);
+    step(w, (int)(SETTLE * HZ));
     cr_vec3 x[BALLS];
     for (uint32_t i = 0; i < BALLS; ++i) x[i] = position(w, i);
     cr_world_destroy(w);
@@ -262,7 +264,7 @@ static void same_bits_on_workers_and_checkpoints(void **state)
     uint32_t sleeping[3];
     for (uint32_t t = 1; t <= 3; ++t) {
         cr_world *w = pile(SLEEP, t);
-        step(w, (int)(4.5 * HZ));
+        step(w, (int)((SETTLE + 0.5) * HZ));
         hash[t - 1] = cr_world_state_hash(w);
         sleeping[t - 1] = asleep_count(w);
         cr_world_destroy(w);
@@ -272,7 +274,7 @@ static void same_bits_on_workers_and_checkpoints(void **state)
     /* saved asleep, resumed, then woken by a ball set moving: the same as
      * the run that never stopped */
     cr_world *w = pile(SLEEP, 1);
-    step(w, 4 * (int)HZ);
+    step(w, (int)(SETTLE * HZ));
     assert_true(asleep_count(w) >= 95);
     unsigned char *data;
     size_t size;
