@@ -38,6 +38,12 @@
 
 /* Walls a surface ball can lean on at once are looked up in a small array. */
 #define CR_MAX_LEANING_PLANES 64
+/* How far above the surface (a fraction of its radius) a ball bound to it
+ * may be found at an event and still be on its plan's chord: the chord's
+ * sagitta L^2 k / 8, 0.3 mm for a 3.3 cm chord (2 m/s at 60 Hz) over the
+ * boiling hills' curvature of about 2.2 / m, is well inside 5 % of a
+ * 25 mm ball. Farther above, something else lifted it: it flies. */
+#define CR_CHORD_SAGITTA 0.05
 
 typedef struct site {
     cr_closest c;
@@ -306,11 +312,17 @@ static void plan_surface(cr_world *w, uint32_t i)
     keep_warm_start(b, i, &st.c);
     cr_vec3 n = st.c.normal;
     double gap = st.c.distance - r, vn = cr_v3_dot(b->v[i], n);
-    if (gap < 0.0) {
+    if (gap < 0.0 || (gap > 0.0 && gap <= CR_CHORD_SAGITTA * r)) {
         /* Planned again at an event inside a step, the ball sits on the chord
          * of its last plan, which over a crest runs below the offset surface
-         * by the sagitta: back onto it, its speed paying for the height it
-         * gains (eq. 43's balance), so that the energy stays what it was. */
+         * by the sagitta and in a hollow above it (seed 004 eq. 37 puts only
+         * the chord's end on the offset surface): back onto it, its speed
+         * paying for the height it gains or loses (eq. 43's balance), so
+         * that the energy stays what it was. Left above it, the ball would
+         * fly: in the boiling scene's hollows 102,700 of 151,579 impacts
+         * (10,000 balls, 60 Hz, in the collapse at 0.4 s) left one 30 nm to
+         * 1 mm above the surface, and it landed again microseconds later:
+         * half of all events were such hops. */
         move_keeping_energy(w, i, cr_v3_madd(b->x[i], n, -gap));
         x = b->x[i];
         gap = 0.0;
