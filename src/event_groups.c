@@ -22,10 +22,11 @@
  * groups, and a run that stopped (it met another group, or ran out of its
  * preallocated room: a worker allocates nothing), are put back as they were
  * at the loop's start (each body's state is kept at its first event) and
- * run again together, as one group, on the calling thread, until no group
- * meets another. Each group's result is then the one loop's, whichever
- * worker ran it; the counts (impacts, closest points) of a run put back are
- * dropped.
+ * run again together, as one group, until no group meets another. A run
+ * that stops flags the group it met, which is then not run (or stops at
+ * its next query) in that pass: it runs again with that run anyway. Each
+ * group's result is then the one loop's, whichever worker ran it; the
+ * counts (impacts, closest points) of a run put back are dropped.
  */
 #include <stdatomic.h>
 #include <stdlib.h>
