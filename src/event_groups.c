@@ -22,11 +22,13 @@
  * groups, and a run that stopped (it met another group, or ran out of its
  * preallocated room: a worker allocates nothing), are put back as they were
  * at the loop's start (each body's state is kept at its first event) and
- * run again together, as one group, on the calling thread, until no group
- * meets another. Each group's result is then the one loop's, whichever
- * worker ran it; the counts (impacts, closest points) of a run put back are
- * dropped.
+ * run again together, as one group, until no group meets another. A run
+ * that stops flags the group it met, which is then not run (or stops at
+ * its next query) in that pass: it runs again with that run anyway. Each
+ * group's result is then the one loop's, whichever worker ran it; the
+ * counts (impacts, closest points) of a run put back are dropped.
  */
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -81,6 +83,8 @@ typedef struct cr_event_groups {
     uint8_t *g_again;                /* a cluster to run again: 1, 2 with room to grow (it ran out) */
     uint32_t *g_foreign;             /* ... having met this body (UINT32_MAX: none) */
     uint8_t *g_active;               /* a cluster with events (at its root) */
+    atomic_uchar *g_met;             /* a cluster with events that a run of this pass stopped on
+                                        (at its root): it runs again anyway, so it is not run now */
     uint8_t *kept, *escaped;         /* each slot: state kept; box grown */
     cr_vec3 *ext;                    /* an escaped slot's box: lo, hi at 2 i, 2 i + 1 */
     uint32_t *escaped_at;            /* an escaped slot's place in its run's list */
@@ -154,6 +158,12 @@ uint32_t cr_group_query(cr_world *w, cr_event_group_run *g, uint32_t i, cr_vec3 
 {
     cr_event_groups *G = w->groups;
     cr_broad_phase *bp = &w->broad;
+    /* another run of this pass stopped on this cluster, which so runs
+     * again with it: the rest of this run would be thrown away */
+    if (atomic_load_explicit(&G->g_met[g->cluster], memory_order_relaxed)) {
+        g->foreign = i;
+        return UINT32_MAX;
+    }
     /* the box the one loop's cr_broad_extend would give body i */
     if (!cr_box_inside(lo, hi, bp->lo[i], bp->hi[i])) {
         bool fresh = !G->escaped[i];
@@ -181,6 +191,7 @@ uint32_t cr_group_query(cr_world *w, cr_event_group_run *g, uint32_t i, cr_vec3 
         uint32_t c = G->root[G->group_of[g->query[q]]];
         if (c != g->cluster && G->g_active[c]) {
             g->foreign = g->query[q];
+            atomic_store_explicit(&G->g_met[c], 1, memory_order_relaxed);
             return UINT32_MAX;
         }
     }
@@ -215,6 +226,7 @@ bool cr_group_may_meet(cr_world *w, cr_event_group_run *g, uint32_t j, double t)
     if (c == g->cluster) return true;
     if (t != INFINITY) { /* they meet: run together */
         g->foreign = j;
+        atomic_store_explicit(&G->g_met[c], 1, memory_order_relaxed);
         return false;
     }
     if (g->read_count && g->reads[2 * g->read_count - 2] == g->cluster && g->reads[2 * g->read_count - 1] == c)
@@ -240,7 +252,11 @@ static bool run_cluster(cr_world *w, cr_event_group_run *g, uint32_t c, bool fix
     g->foreign = UINT32_MAX;
     g->tally = (cr_closest_tally){0.0, 0};
     g->run = (cr_event_run){&g->heap, &g->query, &g->query_capacity, g->marks, &g->mark, 0, 0, fixed, g};
-    bool ok = true;
+    /* met by a run before it starts: it runs again with that run (joined
+     * through that run's foreign body), so not now; its own body as the
+     * foreign one marks it to run again */
+    bool ok = !atomic_load_explicit(&G->g_met[c], memory_order_relaxed);
+    if (!ok) g->foreign = G->bodies[G->body_start[c]];
     /* its groups: chained from the root (G->next) */
     for (uint32_t m = c; m != UINT32_MAX && ok; m = G->next[m])
         for (uint32_t k = G->event_start[m]; k < G->event_start[m + 1] && ok; ++k)
@@ -369,9 +385,10 @@ static bool reserve(cr_world *w, uint32_t slots, uint32_t events)
             !cr_grow(w, (void **)&G->next, &c13, slots, sizeof *G->next) ||
             !cr_grow(w, (void **)&G->escaped_at, &c14, slots, sizeof *G->escaped_at))
             return false;
-        uint32_t d1 = c, d2 = c, d3 = c, d4 = c, d5 = c;
+        uint32_t d1 = c, d2 = c, d3 = c, d4 = c, d5 = c, d6 = c;
         if (!cr_grow(w, (void **)&G->g_again, &d1, slots, 1) || !cr_grow(w, (void **)&G->kept, &d2, slots, 1) ||
             !cr_grow(w, (void **)&G->g_active, &d5, slots, 1) ||
+            !cr_grow(w, (void **)&G->g_met, &d6, slots, sizeof *G->g_met) ||
             !cr_grow(w, (void **)&G->escaped, &d3, slots, 1) ||
             !cr_grow(w, (void **)&G->ext, &d4, 2 * slots, sizeof *G->ext))
             return false;
@@ -475,6 +492,7 @@ bool cr_events_grouped(cr_world *w)
         G->g_foreign[g] = UINT32_MAX;
         G->next[g] = UINT32_MAX;
         G->g_active[g] = G->event_start[g + 1] > G->event_start[g];
+        atomic_init(&G->g_met[g], 0);
     }
     for (uint32_t k = 0; k < w->def.worker_count && k < 64; ++k) G->runs[k].read_count = 0;
     memset(G->kept, 0, n);
@@ -505,6 +523,7 @@ bool cr_events_grouped(cr_world *w)
             rerun++;
         }
         /* over the workers again, but those that ran out of room */
+        for (uint32_t g = 0; g < groups; ++g) atomic_store_explicit(&G->g_met[g], 0, memory_order_relaxed);
         G->work_count = 0;
         for (uint32_t g = 0; g < groups; ++g)
             if (G->root[g] == g && G->g_again[g] == 1) G->work[G->work_count++] = g;
@@ -537,7 +556,7 @@ void cr_events_groups_free(cr_world *w)
     if (!G) return;
     void *arrays[] = {G->parent, G->group_of, G->body_start, G->bodies, G->event_start, G->events, G->root,
                       G->work, G->g_events, G->g_deferred, G->g_tally, G->g_again, G->g_foreign, G->kept,
-                      G->escaped, G->ext, G->saved, G->sweep, G->next, G->g_active, G->escaped_at};
+                      G->escaped, G->ext, G->saved, G->sweep, G->next, G->g_active, G->escaped_at, (void *)G->g_met};
     for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; ++k) cr_free(w, arrays[k]);
     for (int k = 0; k < 64; ++k) {
         cr_free(w, G->runs[k].heap.heap);

@@ -372,8 +372,9 @@ typedef struct cr_step_stats {
      * independent groups of bodies (same results as one time-ordered loop) */
     uint32_t event_groups;       /* groups that had events */
     uint32_t event_group_largest; /* bodies in the largest of them */
-    uint32_t event_groups_rerun; /* groups run again on the calling thread (they met another group, or ran
-                                  * out of room on a worker) */
+    uint32_t event_groups_rerun; /* groups run again (they met another group, were met by one, or ran
+                                  * out of room on a worker); with several workers the count
+                                  * depends on their timing, the results do not */
 } cr_step_stats;
 const cr_step_stats *cr_world_stats(const cr_world *world);
 const char *cr_stage_name(int stage);
