@@ -114,7 +114,7 @@ typedef struct cr_world_def {
                                    (shock propagation; docs/physics.md step 5); default false */
     int max_events_per_body;    /* impacts per body per step before the rest are counted
                                    deferred (inelastic collapse guard; still resolved, and
-                                   the body no longer predicted past 8 times it); default 64 */
+                                   the body no longer predicted past 4 times it); default 64 */
     cr_hooke hooke;             /* CR_METHOD_DEM's contact law; default all 0 */
     cr_periodic periodic;       /* default off */
     bool integrate_orientation; /* method dem: turn each body's orientation by its spin every step
