@@ -23,8 +23,10 @@
  * method), or held by resting forces (event method), not an event.
  * Dense clusters can ask for ever more impacts in ever less time (inelastic
  * collapse); after max_events_per_body impacts in one step a body's further
- * impacts are counted in the stats (events_deferred), and past
- * CR_EVENTS_HARD times the cap it is no longer predicted (cr_events_loop).
+ * impacts are counted in the stats (events_deferred) and left to the
+ * impulse method's contact solver and projection of the next step; the
+ * event method still resolves them, and past CR_EVENTS_HARD times the cap
+ * no longer predicts the body (cr_events_loop).
  */
 #include "dem_internal.h"
 #include "event_run.h"
@@ -430,12 +432,14 @@ bool cr_events_loop(cr_world *w, cr_event_run *run)
          * pair keep closing for the rest of the step, and where both balls
          * are on a surface nothing separated them after it (projection
          * holds them): 18.3 mm deep in the 1,000-ball boiling scene at 60
-         * Hz. A state change over the cap stays deferred: the body keeps
-         * its plan (rolling.c). */
+         * Hz. This is for the event method, which has no contact solver:
+         * the impulse method's are still deferred, to its contact solver
+         * and projection of the next step, as is a sliding ball's state
+         * change (it keeps its plan, rolling.c). */
         bool over_a = b->events[e.a] >= cap, over_b = pair && b->events[e.b] >= cap;
         if (over_a || over_b) {
             run->deferred++;
-            if (e.kind == CR_EVENT_STATE) continue;
+            if (e.kind == CR_EVENT_STATE || w->def.method != CR_METHOD_EVENT) continue;
         }
         resolve(w, run, &e);
         cr_body_plan(w, e.a); /* from the event's time, in its new state */
