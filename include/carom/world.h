@@ -112,8 +112,10 @@ typedef struct cr_world_def {
     bool projection_shock;      /* with projection_passes > 1: the extra passes run from the ground up
                                    and a pair stacked one above the other moves only its upper ball
                                    (shock propagation; docs/physics.md step 5); default false */
-    int max_events_per_body;    /* impacts per body per step before the rest are left
-                                   to projection (inelastic collapse guard); default 64 */
+    int max_events_per_body;    /* impacts per body per step before the rest are deferred
+                                   (inelastic collapse guard; the event method still resolves
+                                   them, and stops predicting the body past 4 times it);
+                                   default 64 */
     cr_hooke hooke;             /* CR_METHOD_DEM's contact law; default all 0 */
     cr_periodic periodic;       /* default off */
     bool integrate_orientation; /* method dem: turn each body's orientation by its spin every step
@@ -353,7 +355,8 @@ typedef struct cr_step_stats {
     uint32_t candidate_pairs;   /* broad-phase pairs */
     uint32_t contacts;          /* touching contacts solved */
     uint32_t events;            /* impacts resolved as time-ordered events */
-    uint32_t events_deferred;   /* impacts left to projection by max_events_per_body */
+    uint32_t events_deferred;   /* impacts over max_events_per_body (event method: resolved,
+                                   also in events) */
     uint32_t projection_passes; /* position projection passes run (sphere worlds) */
     double max_penetration;     /* deepest overlap left at the end of the step, m */
     double stage_seconds[CR_STAGE_COUNT];
