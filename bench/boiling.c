@@ -49,11 +49,8 @@ static double uniform(void *state, double lo, double hi)
 
 static int run(int n, double seconds, uint32_t threads, int hertz, double sleep)
 {
-    cr_world_def wd = cr_default_world_def();
+    cr_world_def wd = boiling_world_def(hertz);
     wd.sleep_time = sleep;
-    wd.dt = 1.0 / hertz;
-    wd.method = CR_METHOD_EVENT;
-    wd.law = CR_LAW_ROLLING;
     wd.worker_count = threads;
     cr_world *w;
     if (cr_world_create(&wd, &w) != CR_OK) return 1;

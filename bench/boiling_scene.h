@@ -11,6 +11,17 @@
 
 #include "carom/carom.h"
 
+/* The world the scene is made for: seed 004's event method with the
+ * rolling law, hz steps a second; the caller sets the rest. */
+static inline cr_world_def boiling_world_def(double hz)
+{
+    cr_world_def d = cr_default_world_def();
+    d.dt = 1.0 / hz;
+    d.method = CR_METHOD_EVENT;
+    d.law = CR_LAW_ROLLING;
+    return d;
+}
+
 /* A uniform number in [lo, hi) from the caller's generator. */
 typedef double boiling_uniform_fn(void *state, double lo, double hi);
 

@@ -38,11 +38,8 @@ static double uniform(void *state, double lo, double hi)
 
 static cr_world *pile_of(int balls, double sleep_time, uint32_t workers, double sleep_speed)
 {
-    cr_world_def wd = cr_default_world_def();
+    cr_world_def wd = boiling_world_def(HZ);
     wd.sleep_speed = sleep_speed;
-    wd.dt = 1.0 / HZ;
-    wd.method = CR_METHOD_EVENT;
-    wd.law = CR_LAW_ROLLING;
     wd.worker_count = workers;
     wd.sleep_time = sleep_time;
     cr_world *w = make_world_def(&wd);
@@ -184,10 +181,7 @@ static void rolled_ball_wakes_the_pile(void **state)
  * them (a flying ball that leans on balls on the surface). */
 static cr_world *three_and_one(cr_body_id id[4])
 {
-    cr_world_def wd = cr_default_world_def();
-    wd.dt = 1.0 / HZ;
-    wd.method = CR_METHOD_EVENT;
-    wd.law = CR_LAW_ROLLING;
+    cr_world_def wd = boiling_world_def(HZ);
     wd.sleep_time = 0.3;
     cr_world *w = make_world_def(&wd);
     static const cr_hill hollow = {-0.1, 0.0, 0.0, 0.3};

@@ -37,10 +37,7 @@ static void test_no_hops_off_the_chord(void **state)
     (void)state;
     for (uint64_t s = 1; s <= 3; ++s) {
         tally t = {0, 0};
-        cr_world_def d = cr_default_world_def();
-        d.dt = 1.0 / 60.0;
-        d.method = CR_METHOD_EVENT;
-        d.law = CR_LAW_ROLLING;
+        cr_world_def d = boiling_world_def(60.0);
         d.on_impact = count;
         d.callback_ctx = &t;
         cr_world *w = make_world_def(&d);

@@ -29,10 +29,7 @@ static void count_impact(const cr_impact *im, void *ctx)
 /* impacts: where given, counted by an impact callback (the one loop) */
 static cr_world *boiling(uint32_t workers, int *enqueued, uint64_t *impacts)
 {
-    cr_world_def d = cr_default_world_def();
-    d.dt = 1.0 / 120.0;
-    d.method = CR_METHOD_EVENT;
-    d.law = CR_LAW_ROLLING;
+    cr_world_def d = boiling_world_def(120.0);
     test_use_tasks(&d, workers, enqueued);
     if (impacts) {
         d.on_impact = count_impact;

@@ -64,10 +64,7 @@ static double deepest_on_surface(cr_world *w)
  * (where given): how many were. */
 static double run_capped(int hz, uint64_t seed, int cap, int balls, uint64_t *deferred_out)
 {
-    cr_world_def d = cr_default_world_def();
-    d.dt = 1.0 / hz;
-    d.method = CR_METHOD_EVENT;
-    d.law = CR_LAW_ROLLING;
+    cr_world_def d = boiling_world_def(hz);
     d.max_events_per_body = cap;
     cr_world *w = make_world_def(&d);
     uint64_t rng = seed;
