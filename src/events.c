@@ -410,7 +410,8 @@ static void resolve(cr_world *w, cr_event_run *run, const cr_event *e)
  * under 0.1 mm at 4. At 8 times a ball of test_boiling's friction scene
  * (Newton law, one ball at the cap every step) took 449 impacts a step
  * over the cap instead of 1, and that run then gained energy in later
- * steps (docs/benchmarks.md). */
+ * steps (docs/physics.md, "Balls on freeform surfaces": projection lifting
+ * a flying ball that rests among surface balls when nothing can pay). */
 #define CR_EVENTS_HARD 4u
 
 /* Seed 004 Algorithm 2's loop: the run's events in time order, each
