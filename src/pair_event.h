@@ -43,7 +43,10 @@ static inline void cr_body_now_at(const cr_world *w, uint32_t i, double t, cr_bo
 
 /* Whether ball i's resting contacts hold it against a neighbour in unit
  * direction u from it (seed 001 §3.2 through its rest set): one of them
- * within 25 degrees of u. Its directions are taken at the step's start or
+ * within 25 degrees of u that its present plan holds (the held mask, set by
+ * lean_on or cr_rest_hold_flying: the plan decides, not this test again,
+ * which measured the approach otherwise and at the resting speed's edge
+ * called resting what the plan let through). Its directions are taken at the step's start or
  * at an impact (rolling_rest.c, events.c lean_after), and the balls roll
  * round each other by less over a step (|v| dt / (r_i + r_j) < 0.3 rad at
  * 1 m/s and 60 Hz); a neighbour it met otherwise (both flying, held by

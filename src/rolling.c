@@ -434,8 +434,12 @@ static void plan_surface(cr_world *w, uint32_t i)
     }
     /* (With more planes than the cap, walls are left to events and the
      * end-of-step guard.) */
-    /* The neighbours it leans on and does not run into (lean() held its
-     * velocity out of them; faster is an impact at once, for the events). */
+    /* The neighbours it leans on and does not run into: those lean() held
+     * its velocity out of (the held mask; faster is an impact, for the
+     * events). Judged again on the velocity lean left, a neighbour it ran
+     * into too fast was held here too: its path stopped, its velocity did
+     * not, and a ball behind ran into that path with no impact (the
+     * velocities parted). */
     bool held[CR_REST_MAX];
     const cr_rest_set *rs = &b->rest[i];
     for (uint32_t k = 0; k < rs->count; ++k) held[k] = rs->held >> k & 1u;
