@@ -155,7 +155,7 @@ cr_status cr_world_add_body(cr_world *w, const cr_body_def *def, cr_body_id *out
     b->vpath[i] = b->v[i];
     b->t_state[i] = INFINITY;
     b->energy_on[i] = b->replanned[i] = b->plan_end_on[i] = 0;
-    b->rest[i].count = 0;
+    b->rest[i].count = b->rest[i].held = 0;
     b->energy_acc[i] = cr_v3_zero();
     b->energy_drag[i] = 0.0;
     b->t_local[i] = 0.0;

@@ -334,7 +334,7 @@ static bool read_bodies(reader *r, cr_world *w, char *msg, size_t size)
         b->t_state[i] = INFINITY;
         b->stamp[i] = b->events[i] = b->visit[i] = 0;
         b->energy_on[i] = b->replanned[i] = b->plan_end_on[i] = 0;
-        b->rest[i].count = 0;
+        b->rest[i].count = b->rest[i].held = 0;
         if (!r->bad && !body_in_range(b, i, msg, size)) return false; /* the slot set up: the world can be destroyed */
     }
     /* The free list names exactly the free slots, each once. */

@@ -96,7 +96,7 @@ void cr_body_predict(cr_world *w, uint32_t i)
     b->t_local[i] = 0.0;
     b->events[i] = 0;
     b->replanned[i] = 0;
-    b->rest[i].count = 0;
+    b->rest[i].count = b->rest[i].held = 0;
     /* a sleeping ball stays: cr_body_plan gives it no motion */
     bool dynamic = cr_slot_dynamic(b, i) && !b->asleep[i];
     if (dynamic && b->surface[i] == CR_NO_SURFACE && w->surfaces.count) bind_to_surfaces(w, i);

@@ -282,17 +282,19 @@ static cr_vec3 cone_in_plane(const cr_rest_set *h, cr_vec3 a)
  * projected onto their cone (cone_in_plane: exact for a ball in the wedge
  * of two neighbours, where removing one part after the other feeds the
  * other and left it running into the first at 0.13 m/s). */
-static cr_vec3 lean_on(const cr_rest_set *r, cr_vec3 n, cr_vec3 a, double limit)
+static cr_vec3 lean_on(const cr_rest_set *r, cr_vec3 n, cr_vec3 a, double limit, uint32_t *mask)
 {
     cr_rest_set held;
-    cr_rest_slow(r, &n, a, limit, &held);
+    uint32_t m = cr_rest_slow(r, &n, a, limit, &held);
+    if (mask) *mask = m;
     return cone_in_plane(&held, a);
 }
 
-static inline cr_vec3 lean(const cr_world *w, uint32_t i, cr_vec3 n, cr_vec3 a, double limit)
+/* mask (where given): the directions it held, for the events. */
+static inline cr_vec3 lean(const cr_world *w, uint32_t i, cr_vec3 n, cr_vec3 a, double limit, uint32_t *mask)
 {
     const cr_rest_set *r = &w->bodies.rest[i];
-    return r->count ? lean_on(r, n, a, limit) : a; /* most balls lean on nothing: no call */
+    return r->count ? lean_on(r, n, a, limit, mask) : a; /* most balls lean on nothing: no call */
 }
 
 /* Seed 004 eq. 43: the squared speed after displacement d from velocity v0. */
@@ -344,7 +346,7 @@ static void plan_surface(cr_world *w, uint32_t i)
         }
         x = b->x[i]; /* the landing put it on the surface: the chord starts there */
     }
-    b->v[i] = lean(w, i, n, cr_v3_reject(b->v[i], n), w->resting_speed); /* resting in the normal direction, and on its neighbours */
+    b->v[i] = lean(w, i, n, cr_v3_reject(b->v[i], n), w->resting_speed, &b->rest[i].held); /* resting in the normal direction, and on its neighbours */
     cr_vec3 v = b->v[i];
     double speed = cr_v3_len(v);
     cr_vec3 vhat = speed > 0.0 ? cr_v3_scale(v, 1.0 / speed) : cr_v3_zero();
@@ -371,7 +373,7 @@ static void plan_surface(cr_world *w, uint32_t i)
     /* State 4, lying still: no motion, and what pulls it along the surface
      * (less what it leans on) is held by rolling resistance (a ball) or
      * static friction (a particle). */
-    double pull = cr_v3_len(lean(w, i, n, gt, INFINITY));
+    double pull = cr_v3_len(lean(w, i, n, gt, INFINITY, NULL));
     if (speed <= still_speed && slip_len <= still_speed && (can_roll ? pull <= xi : m * pull <= rmax)) {
         plan_still(w, i);
         return;
@@ -380,7 +382,7 @@ static void plan_surface(cr_world *w, uint32_t i)
     cr_vec3 at, alpha = cr_v3_zero();
     double t_change = INFINITY;
     cr_ball_state state = CR_BALL_SLIDING;
-    cr_vec3 ahat = lean(w, i, n, cr_v3_madd(gt, vhat, -xi), INFINITY); /* eq. 13, held by what it leans on */
+    cr_vec3 ahat = lean(w, i, n, cr_v3_madd(gt, vhat, -xi), INFINITY, NULL); /* eq. 13, held by what it leans on */
     if (can_roll && slip_len <= still_speed) {
         double rroll = m * I / (m * r * r + I) * cr_v3_len(ahat); /* eq. 18 */
         if (rroll <= rmax) state = CR_BALL_ROLLING;
@@ -409,7 +411,7 @@ static void plan_surface(cr_world *w, uint32_t i)
         double sr = cr_v3_dot(slip, rate);
         if (slipping && sr < 0.0 && rmax > 0.0) t_change = -slip_len * slip_len / sr;
     }
-    at = lean(w, i, n, at, INFINITY);
+    at = lean(w, i, n, at, INFINITY, NULL);
     double hp = t_change < h ? t_change : h;
     if (state == CR_BALL_ROLLING) { /* eq. 23, state 2: the spin follows the velocity */
         start_rolling(w, i, n);
@@ -432,11 +434,15 @@ static void plan_surface(cr_world *w, uint32_t i)
     }
     /* (With more planes than the cap, walls are left to events and the
      * end-of-step guard.) */
-    /* The neighbours it leans on and does not run into (lean() held its
-     * velocity out of them; faster is an impact at once, for the events). */
+    /* The neighbours it leans on and does not run into: those lean() held
+     * its velocity out of (the held mask; faster is an impact, for the
+     * events). Judged again on the velocity lean left, a neighbour it ran
+     * into too fast was held here too: its path stopped, its velocity did
+     * not, and a ball behind ran into that path with no impact (the
+     * velocities parted). */
     bool held[CR_REST_MAX];
     const cr_rest_set *rs = &b->rest[i];
-    for (uint32_t k = 0; k < rs->count; ++k) held[k] = cr_v3_dot(v, rs->n[k]) >= -w->resting_speed;
+    for (uint32_t k = 0; k < rs->count; ++k) held[k] = rs->held >> k & 1u;
     if (w->planes.count <= CR_MAX_LEANING_PLANES) keep_off(w, i, x, &x1, &n1, &v1, &s1.c, leaning, held);
     v1 = cr_v3_reject(v1, n1);
     cr_vec3 d = cr_v3_sub(x1, x);
@@ -497,6 +503,7 @@ void cr_body_plan(cr_world *w, uint32_t i)
     cr_bodies *b = &w->bodies;
     b->t_state[i] = INFINITY;
     b->plan_end_on[i] = 0;
+    b->rest[i].held = 0; /* until its plan holds it (lean, cr_rest_hold_flying) */
     if (!cr_slot_dynamic(b, i) || b->asleep[i]) { /* asleep: v = w = 0, it stays (ball_sleep.c) */
         b->acc[i] = b->alpha[i] = cr_v3_zero();
         cr_body_plan_free(w, i);

@@ -67,13 +67,17 @@ cr_vec3 cr_rest_hold(const cr_rest_set *r, const double *lo, cr_vec3 a)
     return a;
 }
 
-void cr_rest_slow(const cr_rest_set *r, const cr_vec3 *n, cr_vec3 a, double limit, cr_rest_set *held)
+uint32_t cr_rest_slow(const cr_rest_set *r, const cr_vec3 *n, cr_vec3 a, double limit, cr_rest_set *held)
 {
+    uint32_t mask = 0;
     held->count = 0;
     for (uint32_t k = 0; k < r->count; ++k) {
         cr_vec3 d = n ? cr_v3_normalize(cr_v3_reject(r->n[k], *n)) : r->n[k];
-        if (-cr_v3_dot(a, r->n[k]) <= limit) held->n[held->count++] = d;
+        if (-cr_v3_dot(a, r->n[k]) > limit) continue;
+        held->n[held->count++] = d;
+        mask |= 1u << k;
     }
+    return mask;
 }
 
 /* Flying ball i's plan (event method) held by what it leans on, over the
@@ -104,7 +108,7 @@ void cr_rest_hold_flying(cr_world *w, uint32_t i)
      * 0.6 mm a step of the boiling scene, with no impact (cr_pair_rests
      * counts that contact held) */
     cr_rest_set held;
-    cr_rest_slow(r, NULL, b->v[i], w->resting_speed, &held);
+    b->rest[i].held = cr_rest_slow(r, NULL, b->v[i], w->resting_speed, &held);
     b->v[i] = cr_rest_hold(&held, lo, b->v[i]);
     double h = w->def.dt - b->t_local[i];
     for (uint32_t k = 0; k < r->count && h > 0.0; ++k)

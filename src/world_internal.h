@@ -60,6 +60,10 @@ typedef struct cr_projection_row {
 #define CR_REST_MAX 6
 typedef struct cr_rest_set {
     uint32_t count;
+    /* bit k: the ball's present plan holds its velocity out of n[k] (it
+     * approached it no faster than resting: cr_rest_slow), what the events
+     * then count as resting (cr_rest_holds); set by each plan */
+    uint32_t held;
     cr_vec3 n[CR_REST_MAX]; /* unit, pointing away from what it leans on */
 } cr_rest_set;
 
@@ -373,8 +377,9 @@ cr_vec3 cr_rest_hold(const cr_rest_set *r, const double *lo, cr_vec3 a);
 /* The directions of r that a approaches no faster than limit (along the
  * direction itself, -a.n_k, as the events measure an approach), into held:
  * each stored in the tangent plane of normal *n when n is given (a ball on
- * a surface), whole when NULL. Faster is an impact, for the events. */
-void cr_rest_slow(const cr_rest_set *r, const cr_vec3 *n, cr_vec3 a, double limit, cr_rest_set *held);
+ * a surface), whole when NULL. Faster is an impact, for the events.
+ * Returns them as a mask of r's directions (bit k: n[k]). */
+uint32_t cr_rest_slow(const cr_rest_set *r, const cr_vec3 *n, cr_vec3 a, double limit, cr_rest_set *held);
 /* A flying ball's plan held by the balls on surfaces it leans on. */
 void cr_rest_hold_flying(cr_world *w, uint32_t i);
 /* Ball i is flying (event method) and may lean on j, bound to a surface. */

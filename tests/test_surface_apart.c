@@ -33,8 +33,9 @@
 
 static double uniform(void *seed, double lo, double hi) { return test_rand(seed, lo, hi); }
 
-/* The deepest overlap between two balls bound to the surface, m (0: none). */
-static double deepest_on_surface(cr_world *w)
+/* The deepest overlap between two balls bound to the surface, m (0: none);
+ * with flying, between a ball bound to it and a flying one instead. */
+static double deepest_pair(cr_world *w, bool flying)
 {
     uint32_t n = cr_world_body_capacity(w);
     double worst = 0.0;
@@ -42,14 +43,16 @@ static double deepest_on_surface(cr_world *w)
         cr_body_id a = cr_world_body_at(w, i);
         cr_ball_state sa;
         cr_static_id on;
-        if (cr_body_get_ball_state(w, a, &sa, &on) != CR_OK || sa == CR_BALL_FLYING) continue;
+        if (cr_body_get_ball_state(w, a, &sa, &on) != CR_OK) continue;
         cr_body_def da;
         cr_body_get_def(w, a, &da);
         cr_vec3 xa = state_of(w, a).position;
         for (uint32_t j = i + 1; j < n; ++j) {
             cr_body_id b = cr_world_body_at(w, j);
             cr_ball_state sb;
-            if (cr_body_get_ball_state(w, b, &sb, &on) != CR_OK || sb == CR_BALL_FLYING) continue;
+            if (cr_body_get_ball_state(w, b, &sb, &on) != CR_OK) continue;
+            int fly = (sa == CR_BALL_FLYING) + (sb == CR_BALL_FLYING);
+            if (flying ? fly != 1 : fly != 0) continue;
             cr_body_def db;
             cr_body_get_def(w, b, &db);
             double overlap = da.radius + db.radius - cr_v3_len(cr_v3_sub(xa, state_of(w, b).position));
@@ -61,8 +64,9 @@ static double deepest_on_surface(cr_world *w)
 
 /* One run's deepest overlap between balls on the surface, m, with at most
  * cap impacts per ball per step before the rest are deferred; *deferred
- * (where given): how many were. */
-static double run_capped(int hz, uint64_t seed, int cap, int balls, uint64_t *deferred_out)
+ * (where given): how many were. A flying ball may sink into a surface ball
+ * by at most flying_limit (INFINITY: not looked at). */
+static double run_capped(int hz, uint64_t seed, int cap, int balls, uint64_t *deferred_out, double flying_limit)
 {
     cr_world_def d = boiling_world_def(hz);
     d.max_events_per_body = cap;
@@ -73,11 +77,14 @@ static double run_capped(int hz, uint64_t seed, int cap, int balls, uint64_t *de
     uint64_t deferred = 0;
     for (int step = 0; step < hz; ++step) {
         assert_int_equal(cr_world_step(w), CR_OK);
-        double overlap = deepest_on_surface(w);
+        double overlap = deepest_pair(w, false);
         if (overlap > 1e-3)
             fail_msg("%d Hz, seed %llu: step %d: balls on the surface %.3g m into each other", hz,
                      (unsigned long long)seed, step, overlap);
         deepest = fmax(deepest, overlap);
+        if (flying_limit < INFINITY && deepest_pair(w, true) > flying_limit)
+            fail_msg("%d Hz, seed %llu: step %d: a flying ball %.3g m into a surface ball", hz,
+                     (unsigned long long)seed, step, deepest_pair(w, true));
         deferred += cr_world_stats(w)->events_deferred;
         double now = cr_world_energy(w).total;
         if (now > energy + 1e-9 * scale) fail_msg("%d Hz: step %d: energy grew by %.3g J", hz, step, now - energy);
@@ -90,7 +97,10 @@ static double run_capped(int hz, uint64_t seed, int cap, int balls, uint64_t *de
     return deepest;
 }
 
-static double run(int hz, uint64_t seed) { return run_capped(hz, seed, cr_default_world_def().max_events_per_body, BALLS, NULL); }
+static double run(int hz, uint64_t seed)
+{
+    return run_capped(hz, seed, cr_default_world_def().max_events_per_body, BALLS, NULL, INFINITY);
+}
 
 static int by_value(const void *a, const void *b)
 {
@@ -129,10 +139,43 @@ static void test_deferred_impacts_stay_apart(void **state)
     uint64_t deferred = 0;
     for (uint64_t seed = 1; seed <= 4; ++seed) {
         uint64_t d = 0;
-        run_capped(60, seed, 2, BALLS, &d);
+        run_capped(60, seed, 2, BALLS, &d, INFINITY);
         deferred += d;
     }
     assert_true(deferred > 100); /* the cap was reached, often */
+}
+
+/* A crowd: 1,000 balls of the same scene, four seeds, where chains of
+ * three balls form (one pushed by a faster one into a third it leans on).
+ * Each run: no two surface balls more than 1 mm into each other, no flying
+ * ball 0.5 mm into a surface ball, the energy never grown (run_capped). At df8cb7f seed 4 reached 2.7 mm in
+ * step 26 and seed 5 1.2 mm in step 39; now 0.09, 0.29, 0.002 and 0.25 mm.
+ * Three ways the events and the resting contacts disagreed, each caught:
+ *   - a touching pair closing at rounding counted an impact, again and
+ *     again at one instant, until the ball passed CR_EVENTS_HARD times the
+ *     cap and was no longer predicted (pair_event.h; undone: seed 4 2.7 mm,
+ *     seed 5 1.0 mm);
+ *   - a slow approach counted resting (cr_pair_rests) where the plan had
+ *     not held it (lean_on measures it in the tangent plane: 0.3274 against
+ *     0.3267 m/s), so it ran in with neither impact nor hold; cr_rest_holds
+ *     reads the plan's held mask (undone: seed 5 1.4 mm);
+ *   - the chord held out of a neighbour whose approach the plan did not
+ *     hold (judged after lean, on the velocity lean left): the ball's
+ *     velocity ran on into it, its path did not, and the ball behind ran
+ *     into its path with no impact; keep_off reads the mask too (undone:
+ *     seeds 11 and 14 1.1 mm);
+ *   - a surface ball hit into the balls it leans on, planned flying and
+ *     its velocity held (cr_rest_hold_flying), while the flying ball that
+ *     hit it came on: two flying balls, counted resting for projection to
+ *     part, but the first landed again and projection held it (0.8 mm of
+ *     seeds 5 and 16 and 1.3 mm at 10,000 balls); a flying ball that leans
+ *     on something is held as a surface ball is (cr_pair_rests). Here no
+ *     flying ball may sink 0.5 mm into a surface ball. */
+static void test_crowded_balls_stay_apart(void **state)
+{
+    (void)state;
+    const uint64_t seeds[] = {4, 5, 11, 14, 16};
+    for (int k = 0; k < 5; ++k) run_capped(60, seeds[k], cr_default_world_def().max_events_per_body, 1000, NULL, 5e-4);
 }
 
 int main(void)
@@ -140,6 +183,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_balls_on_a_surface_stay_apart),
         cmocka_unit_test(test_deferred_impacts_stay_apart),
+        cmocka_unit_test(test_crowded_balls_stay_apart),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
