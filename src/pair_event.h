@@ -46,8 +46,8 @@ static inline void cr_body_now_at(const cr_world *w, uint32_t i, double t, cr_bo
  * within 25 degrees of u that its present plan holds (the held mask, set by
  * lean_on or cr_rest_hold_flying: the plan decides, not this test again,
  * which measured the approach otherwise and at the resting speed's edge
- * called resting what the plan let through). Its directions are taken at the step's start or
- * at an impact (rolling_rest.c, events.c lean_after), and the balls roll
+ * called resting what the plan let through). Its directions are taken at
+ * the step's start or at an impact (rolling_rest.c, events.c lean_after), and the balls roll
  * round each other by less over a step (|v| dt / (r_i + r_j) < 0.3 rad at
  * 1 m/s and 60 Hz); a neighbour it met otherwise (both flying, held by
  * position projection, then landing while touching) is in no direction of
@@ -67,8 +67,8 @@ static inline bool cr_rest_holds(const cr_world *w, uint32_t i, cr_vec3 u)
  * surface ball just hit off it, lying on others): its plan holds it there
  * (cr_rest_hold_flying), the ball that hit it came on into it, and it
  * landed again, bound, where projection no longer parts them (1.3 mm at
- * 10,000 balls of the boiling scene); it is held as a surface ball is. A ball on a surface is held by its resting contacts
- * instead (rolling_rest.c; projection counts it immovable), and those stop
+ * 10,000 balls of the boiling scene); it is held as a surface ball is. A
+ * ball on a surface is held by its resting contacts instead (rolling_rest.c; projection counts it immovable), and those stop
  * only a ball's own approach that is at most the resting speed, as seed
  * 001 §3.2 stops one against a wall: a ball that runs into a slower one
  * ahead at 0.46 m/s against its 0.35 closes at 0.11 m/s, slowly, but is not
