@@ -331,9 +331,11 @@ static void plan_surface(cr_world *w, uint32_t i)
         vn = cr_v3_dot(b->v[i], n);
     }
 
-    /* Off the surface, or moving away from it faster than resting: flying. */
+    /* Off the surface (above it by more than a chord's sagitta: any gap
+     * within that was closed above), or moving away from it faster than
+     * resting: flying. */
     double bind_speed = cr_surface_bind_speed(w, b->v[i]);
-    if (gap > 1e-6 * r || vn > bind_speed) {
+    if (gap > 0.0 || vn > bind_speed) {
         unbind(w, i);
         plan_flying(w, i, b->t_local[i] > 0.0);
         return;
