@@ -446,6 +446,13 @@ static void plan_surface(cr_world *w, uint32_t i)
     const cr_rest_set *rs = &b->rest[i];
     for (uint32_t k = 0; k < rs->count; ++k) held[k] = rs->held >> k & 1u;
     if (w->planes.count <= CR_MAX_LEANING_PLANES) keep_off(w, i, x, &x1, &n1, &v1, &s1.c, leaning, held);
+    /* The next search starts at the chord's end, whose surface the memo
+     * holds now (s1's, or keep_off's last): a plan again at an event on
+     * the chord (an impact, the state change at its end) takes Newton's
+     * first step from there without an evaluation, where the chord's start
+     * (st's, no longer in the memo) cost one: 3 -> 2 evaluations a plan
+     * again (docs/benchmarks.md, "guess"). */
+    keep_warm_start(b, i, &s1.c);
     v1 = cr_v3_reject(v1, n1);
     cr_vec3 d = cr_v3_sub(x1, x);
     /* Eq. 43: the energy balance sets the speed when no sliding friction

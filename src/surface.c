@@ -182,6 +182,7 @@ static bool index_hills(cr_surface *s)
     s->grid_x0 = x0;
     s->grid_y0 = y0;
     s->grid_cell = cell;
+    s->grid_inv_cell = 1.0 / cell;
     s->grid_nx = (int)ceil((x1 - x0) / cell) + 1;
     s->grid_ny = (int)ceil((y1 - y0) / cell) + 1;
     size_t cells = (size_t)s->grid_nx * (size_t)s->grid_ny;
@@ -409,13 +410,15 @@ static inline __attribute__((always_inline)) cr_surface_eval graph_eval(const cr
 }
 
 /* One Newton step of seed 004 eq. 31-34 at (u, v), the surface there e:
- * the next (u, v) in *nu, *nv (clamped to the domain) and how far it moves
- * the point; false when A is not positive definite. Inlined into both of
+ * the next (u, v) in *nu, *nv (clamped to the domain) and the square of
+ * how far it moves the point (newton compares squares: no square root
+ * between the step and the branch on it); false when A is not positive
+ * definite. Inlined into both of
  * newton's calls so that, on a graph, the 0s and 1s of e are constants the
  * compiler multiplies out (only the folds IEEE allows, x * 1 and 1 * 1:
  * the same bits as the general evaluation). */
 static inline __attribute__((always_inline)) bool newton_step(const cr_surface *s, const cr_surface_eval *e, cr_vec3 p,
-                                                              double u, double v, double *nu, double *nv, double *moved)
+                                                              double u, double v, double *nu, double *nv, double *moved2)
 {
     cr_vec3 d = cr_v3_sub(e->s, p);
     double a11 = cr_v3_dot(d, e->suu) + cr_v3_dot(e->su, e->su); /* eq. 33 */
@@ -428,7 +431,7 @@ static inline __attribute__((always_inline)) bool newton_step(const cr_surface *
     *nu = u + du;
     *nv = v + dv;
     clamp_domain(s, nu, nv);
-    *moved = cr_v3_len(cr_v3_madd(cr_v3_scale(e->su, *nu - u), e->sv, *nv - v));
+    *moved2 = cr_v3_len2(cr_v3_madd(cr_v3_scale(e->su, *nu - u), e->sv, *nv - v));
     return true;
 }
 
@@ -490,8 +493,8 @@ static bool newton(const cr_surface *s, cr_vec3 p, double tol, const cr_surface_
                    cr_surface_eval *at, cr_surface_eval *anchor)
 {
     bool flat = graph(s);
-    double near = tol * s->size;
-    double taylor = taylor_surface(s) ? near / (CR_TAYLOR_REACH * fmax(s->max_curvature, 1.0)) : -1.0;
+    double near = tol * s->size, near2 = near * near;
+    double taylor = taylor_surface(s) ? near / (CR_TAYLOR_REACH * (s->max_curvature > 1.0 ? s->max_curvature : 1.0)) : -1.0;
     for (int it = 0; it < 32; ++it) {
         /* Evaluated into *at (no copy when it is the answer), or read from
          * first, the surface at the start (u, v) already at hand. */
@@ -501,20 +504,20 @@ static bool newton(const cr_surface *s, cr_vec3 p, double tol, const cr_surface_
         ++c->iterations;
         c->anchor_u = c->u;
         c->anchor_v = c->v;
-        double nu, nv, moved;
+        double nu, nv, moved2;
         bool ok;
         if (flat) {
             const cr_surface_eval g = graph_eval(e);
-            ok = newton_step(s, &g, p, c->u, c->v, &nu, &nv, &moved);
+            ok = newton_step(s, &g, p, c->u, c->v, &nu, &nv, &moved2);
         } else {
-            ok = newton_step(s, e, p, c->u, c->v, &nu, &nv, &moved);
+            ok = newton_step(s, e, p, c->u, c->v, &nu, &nv, &moved2);
         }
         if (!ok) return false;
-        if (moved <= near) {
+        if (moved2 <= near2) {
             if (e != at) *at = *e;
             return true;
         }
-        if (moved * moved <= taylor) { /* (never off the hills: taylor < 0) */
+        if (moved2 <= taylor) { /* (never off the hills: taylor < 0) */
             if (anchor) *anchor = *e;
             taylor_graph(e, nu - c->u, nv - c->v, at);
             c->u = nu;

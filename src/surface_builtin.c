@@ -38,8 +38,11 @@ static void eval_hills(const cr_surface *s, double x, double y, cr_surface_eval 
          * grid (a huge domain's curvature samples) is beyond int. The cell
          * is floor(fi), the conversion's truncation once fi >= 0, and
          * floor(fi) < n exactly when fi < n (an integer): the same cells as
-         * floor's without its rounding work. */
-        double fi = (x - s->grid_x0) / s->grid_cell, fj = (y - s->grid_y0) / s->grid_cell;
+         * floor's without its rounding work. The cell's index comes from
+         * a product with 1 / cell, not a division: it can differ from the
+         * quotient's only within an ulp of a cell's edge, where both cells
+         * hold every bump that reaches the point. */
+        double fi = (x - s->grid_x0) * s->grid_inv_cell, fj = (y - s->grid_y0) * s->grid_inv_cell;
         if (fi >= 0.0 && fj >= 0.0 && fi < (double)s->grid_nx && fj < (double)s->grid_ny) {
             size_t c = (size_t)(int)fj * (size_t)s->grid_nx + (size_t)(int)fi;
             if (s->lattice_cols) {

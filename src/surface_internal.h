@@ -31,6 +31,7 @@ struct cr_surface {
     /* Hills: a grid of the bumps whose support (8.5 widths) reaches each cell,
      * so that an evaluation looks at the bumps near it, not all of them. */
     double grid_x0, grid_y0, grid_cell;
+    double grid_inv_cell;  /* 1 / grid_cell: an evaluation finds its cell by a product (a division's latency on every evaluation's path to its bumps) */
     int grid_nx, grid_ny;
     uint32_t *grid_start;
     cr_hill_term *grid_terms; /* grid_start[c] .. grid_start[c+1]: cell c's bumps, by index */
