@@ -282,19 +282,23 @@ static cr_vec3 cone_in_plane(const cr_rest_set *h, cr_vec3 a)
  * projected onto their cone (cone_in_plane: exact for a ball in the wedge
  * of two neighbours, where removing one part after the other feeds the
  * other and left it running into the first at 0.13 m/s). */
-static cr_vec3 lean_on(const cr_rest_set *r, cr_vec3 n, cr_vec3 a, double limit, uint32_t *mask)
+static cr_vec3 lean_on(const cr_rest_set *r, const cr_rest_set *in_plane, cr_vec3 a, double limit, uint32_t *mask)
 {
+    if (limit == INFINITY) return cone_in_plane(in_plane, a); /* every one holds (mask unused) */
     cr_rest_set held;
-    uint32_t m = cr_rest_slow(r, &n, a, limit, &held);
+    uint32_t m = cr_rest_slow(r, in_plane, a, limit, &held);
     if (mask) *mask = m;
     return cone_in_plane(&held, a);
 }
 
-/* mask (where given): the directions it held, for the events. */
-static inline cr_vec3 lean(const cr_world *w, uint32_t i, cr_vec3 n, cr_vec3 a, double limit, uint32_t *mask)
+/* in_plane: ball i's rest directions in the tangent plane (cr_rest_in_plane,
+ * taken once a plan: its four leans share them); mask (where given): the
+ * directions it held, for the events. */
+static inline cr_vec3 lean(const cr_world *w, uint32_t i, const cr_rest_set *in_plane, cr_vec3 a, double limit,
+                           uint32_t *mask)
 {
     const cr_rest_set *r = &w->bodies.rest[i];
-    return r->count ? lean_on(r, n, a, limit, mask) : a; /* most balls lean on nothing: no call */
+    return r->count ? lean_on(r, in_plane, a, limit, mask) : a; /* most balls lean on nothing: no call */
 }
 
 /* Seed 004 eq. 43: the squared speed after displacement d from velocity v0. */
@@ -348,7 +352,9 @@ static void plan_surface(cr_world *w, uint32_t i)
         }
         x = b->x[i]; /* the landing put it on the surface: the chord starts there */
     }
-    b->v[i] = lean(w, i, n, cr_v3_reject(b->v[i], n), w->resting_speed, &b->rest[i].held); /* resting in the normal direction, and on its neighbours */
+    cr_rest_set in_plane;
+    if (b->rest[i].count) cr_rest_in_plane(&b->rest[i], n, &in_plane);
+    b->v[i] = lean(w, i, &in_plane, cr_v3_reject(b->v[i], n), w->resting_speed, &b->rest[i].held); /* resting in the normal direction, and on its neighbours */
     cr_vec3 v = b->v[i];
     double speed = cr_v3_len(v);
     cr_vec3 vhat = speed > 0.0 ? cr_v3_scale(v, 1.0 / speed) : cr_v3_zero();
@@ -375,7 +381,7 @@ static void plan_surface(cr_world *w, uint32_t i)
     /* State 4, lying still: no motion, and what pulls it along the surface
      * (less what it leans on) is held by rolling resistance (a ball) or
      * static friction (a particle). */
-    double pull = cr_v3_len(lean(w, i, n, gt, INFINITY, NULL));
+    double pull = cr_v3_len(lean(w, i, &in_plane, gt, INFINITY, NULL));
     if (speed <= still_speed && slip_len <= still_speed && (can_roll ? pull <= xi : m * pull <= rmax)) {
         plan_still(w, i);
         return;
@@ -384,7 +390,7 @@ static void plan_surface(cr_world *w, uint32_t i)
     cr_vec3 at, alpha = cr_v3_zero();
     double t_change = INFINITY;
     cr_ball_state state = CR_BALL_SLIDING;
-    cr_vec3 ahat = lean(w, i, n, cr_v3_madd(gt, vhat, -xi), INFINITY, NULL); /* eq. 13, held by what it leans on */
+    cr_vec3 ahat = lean(w, i, &in_plane, cr_v3_madd(gt, vhat, -xi), INFINITY, NULL); /* eq. 13, held by what it leans on */
     if (can_roll && slip_len <= still_speed) {
         double rroll = m * I / (m * r * r + I) * cr_v3_len(ahat); /* eq. 18 */
         if (rroll <= rmax) state = CR_BALL_ROLLING;
@@ -413,7 +419,7 @@ static void plan_surface(cr_world *w, uint32_t i)
         double sr = cr_v3_dot(slip, rate);
         if (slipping && sr < 0.0 && rmax > 0.0) t_change = -slip_len * slip_len / sr;
     }
-    at = lean(w, i, n, at, INFINITY, NULL);
+    at = lean(w, i, &in_plane, at, INFINITY, NULL);
     double hp = t_change < h ? t_change : h;
     if (state == CR_BALL_ROLLING) { /* eq. 23, state 2: the spin follows the velocity */
         start_rolling(w, i, n);

@@ -67,14 +67,21 @@ cr_vec3 cr_rest_hold(const cr_rest_set *r, const double *lo, cr_vec3 a)
     return a;
 }
 
-uint32_t cr_rest_slow(const cr_rest_set *r, const cr_vec3 *n, cr_vec3 a, double limit, cr_rest_set *held)
+void cr_rest_in_plane(const cr_rest_set *r, cr_vec3 n, cr_rest_set *d)
+{
+    d->count = r->count;
+    d->held = 0;
+    for (uint32_t k = 0; k < r->count; ++k) d->n[k] = cr_v3_normalize(cr_v3_reject(r->n[k], n));
+}
+
+uint32_t cr_rest_slow(const cr_rest_set *r, const cr_rest_set *in_plane, cr_vec3 a, double limit, cr_rest_set *held)
 {
     uint32_t mask = 0;
     held->count = 0;
+    const cr_vec3 *d = in_plane ? in_plane->n : r->n;
     for (uint32_t k = 0; k < r->count; ++k) {
-        cr_vec3 d = n ? cr_v3_normalize(cr_v3_reject(r->n[k], *n)) : r->n[k];
         if (-cr_v3_dot(a, r->n[k]) > limit) continue;
-        held->n[held->count++] = d;
+        held->n[held->count++] = d[k];
         mask |= 1u << k;
     }
     return mask;

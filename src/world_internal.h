@@ -374,12 +374,16 @@ void cr_rest_add(cr_world *w, uint32_t i, cr_vec3 n);
 /* The vector nearest to a whose part along each of r's directions is at
  * least lo[k] (seed 001 §3.2 for several contacts; rolling_rest.c). */
 cr_vec3 cr_rest_hold(const cr_rest_set *r, const double *lo, cr_vec3 a);
+/* r's directions in the tangent plane of normal n, into d (d->n[k]: r->n[k]
+ * less its part along n, unit; d->held 0): where a ball on a surface leans,
+ * taken once a plan, which leans its velocity and accelerations on them. */
+void cr_rest_in_plane(const cr_rest_set *r, cr_vec3 n, cr_rest_set *d);
 /* The directions of r that a approaches no faster than limit (along the
  * direction itself, -a.n_k, as the events measure an approach), into held:
- * each stored in the tangent plane of normal *n when n is given (a ball on
- * a surface), whole when NULL. Faster is an impact, for the events.
- * Returns them as a mask of r's directions (bit k: n[k]). */
-uint32_t cr_rest_slow(const cr_rest_set *r, const cr_vec3 *n, cr_vec3 a, double limit, cr_rest_set *held);
+ * each stored as in_plane's (r's in a tangent plane, cr_rest_in_plane: a
+ * ball on a surface) when given, whole when NULL. Faster is an impact, for
+ * the events. Returns them as a mask of r's directions (bit k: n[k]). */
+uint32_t cr_rest_slow(const cr_rest_set *r, const cr_rest_set *in_plane, cr_vec3 a, double limit, cr_rest_set *held);
 /* A flying ball's plan held by the balls on surfaces it leans on. */
 void cr_rest_hold_flying(cr_world *w, uint32_t i);
 /* Ball i is flying (event method) and may lean on j, bound to a surface. */
