@@ -125,6 +125,15 @@ static void back_off(cr_bodies *b, uint32_t i, uint32_t j)
     b->x[i] = cr_v3_madd(x0, d, fmin(t, 1.0));
 }
 
+/* A candidate pair that may overlap: not both static, and not apart (with
+ * room for rounding). */
+static inline bool may_touch(const cr_bodies *b, uint32_t i, uint32_t j)
+{
+    if (!cr_slot_dynamic(b, i) && !cr_slot_dynamic(b, j)) return false;
+    double reach = b->radius[i] + b->radius[j];
+    return cr_v3_len2(cr_v3_sub(b->x[i], b->x[j])) <= reach * reach * (1.0 + 1e-9);
+}
+
 /* Seed 000's single pass over every candidate pair, then the planes; in a
  * world with surfaces (x_before), the back-offs first. */
 static void first_pass(cr_world *w)
@@ -143,11 +152,7 @@ static void first_pass(cr_world *w)
         }
     for (uint32_t k = 0; k < w->broad.pair_count; ++k) {
         uint32_t i = w->broad.pairs[k].a, j = w->broad.pairs[k].b;
-        if (!cr_slot_dynamic(b, i) && !cr_slot_dynamic(b, j)) continue;
-        /* apart (with room for rounding): nothing to project */
-        double reach = b->radius[i] + b->radius[j];
-        if (cr_v3_len2(cr_v3_sub(b->x[i], b->x[j])) > reach * reach * (1.0 + 1e-9)) continue;
-        project_pair(w, i, j);
+        if (may_touch(b, i, j)) project_pair(w, i, j);
     }
     for (uint32_t i = 0; i < b->slot_count; ++i)
         if (plane_ball(b, i))
