@@ -13,7 +13,7 @@
     X(events) X(visit) X(rolling_friction) X(inner_radius) X(surface) X(ball_state) X(su) X(sv) X(vpath)    \
     X(dvel) X(t_state) X(energy_on) X(energy_acc) X(energy_drag) X(replanned) X(rest) X(energy_before)    \
     X(plan_end_x) X(plan_end_n) X(plan_end_u) X(plan_end_v) X(plan_end_on) X(shape) X(inertia_local)       \
-    X(inv_inertia_local) X(still) X(asleep) X(island) X(island_next)
+    X(inv_inertia_local) X(still) X(asleep) X(island) X(island_next) X(x_before)
 
 static bool grow_bodies(cr_world *w, uint32_t need)
 {

@@ -108,7 +108,10 @@ static void advance_one(cr_world *w, uint32_t i)
 {
     cr_bodies *b = &w->bodies;
     if (!cr_slot_alive(b, i) || b->asleep[i]) return; /* asleep: it stays */
-    if (w->surfaces.count > 0 && cr_slot_dynamic(b, i)) b->energy_before[i] = cr_body_energy(w, i);
+    if (w->surfaces.count > 0 && cr_slot_dynamic(b, i)) {
+        b->energy_before[i] = cr_body_energy(w, i);
+        b->x_before[i] = b->x[i]; /* projection's back_off */
+    }
     cr_body_advance(w, i, w->def.dt);
 }
 

@@ -19,7 +19,26 @@
  * (projection_order.c): a pile then needs some tens of passes, not hundreds.
  * A world with surfaces runs at least CR_PROJECTION_SURFACE_PASSES passes
  * (passes_of below).
+ *
+ * A flying ball on an immovable side (a ball held on a surface, asleep or
+ * static: mobility below) gets projection's minimum there. The side cannot
+ * give way, so the seed's push of every overlap lifted a ball at rest in
+ * the hollow of three surface balls out of each in turn, a few um a step,
+ * and where no ball had kinetic energy left the energy control (seed 004
+ * §4) could not pay for it (docs/physics.md "A ball at rest among
+ * immovable sides", tests/test_hollow.c). So
+ *   - the first pass leaves such a pair's overlap up to the tolerance, as
+ *     the extra passes do every pair's: a ball inside it stays put; a real
+ *     overlap is pushed as the seed says;
+ *   - in a world with surfaces, a ball that began the finish's advance
+ *     within the tolerance of such a side and ended deeper first goes back
+ *     along its advance to where it met CR_PROJECTION_KEEP (a hair under
+ *     the tolerance) or its starting overlap (back_off): the hold
+ *     (rolling_rest.c) can let a ball sink into a narrow hollow a little
+ *     each step, and pushes along the sides' normals, out of one into the
+ *     next, then leave it above where it began; its own path cannot.
  */
+#include <math.h>
 #include <string.h>
 
 #include "world_internal.h"
@@ -37,9 +56,18 @@ static double mobility(const cr_bodies *b, uint32_t i)
     return b->surface[i] == CR_NO_SURFACE && !b->asleep[i] ? b->inv_mass[i] : 0.0; /* asleep: it stays */
 }
 
+/* A flying ball back off an immovable side to this fraction of the radii
+ * (back_off): a hair under the tolerance, so that the first pass, which
+ * leaves such a pair alone up to the tolerance, finds nothing to push. */
+#define CR_PROJECTION_KEEP (CR_PROJECTION_TOLERANCE * (1.0 - 1e-6))
+
+/* Exactly one side moves: a flying ball on an immovable side. */
+static bool one_side_held(double mi, double mj) { return (mi > 0.0) != (mj > 0.0); }
+
 /* Seed 000 c.5: each side moves out along the normal by k_p m_red overlap,
  * so k_p = 0 leaves positions alone and k_p = 1 removes the overlap of an
- * isolated contact in full. Returns the overlap it found. */
+ * isolated contact in full; a flying ball on an immovable side only when
+ * the overlap exceeds the tolerance. Returns the overlap it found. */
 static double project_pair(cr_world *w, uint32_t i, uint32_t j)
 {
     cr_bodies *b = &w->bodies;
@@ -47,6 +75,7 @@ static double project_pair(cr_world *w, uint32_t i, uint32_t j)
     double ov = cr_overlap_sphere_sphere(b->x[i], b->radius[i], b->x[j], b->radius[j], &n);
     if (!(ov > 0.0)) return ov;
     double mi = mobility(b, i), mj = mobility(b, j);
+    if (one_side_held(mi, mj) && !(ov > CR_PROJECTION_TOLERANCE * (b->radius[i] + b->radius[j]))) return ov;
     double ri = cr_reduced_mass_ratio(mi, mj);
     double rj = cr_reduced_mass_ratio(mj, mi);
     b->x[i] = cr_v3_add(b->x[i], cr_position_projection(w->def.k_p, ri, ov, n));
@@ -71,17 +100,59 @@ static bool plane_ball(const cr_bodies *b, uint32_t i)
     return cr_slot_alive(b, i) && cr_slot_dynamic(b, i) && b->surface[i] == CR_NO_SURFACE && !b->asleep[i];
 }
 
-/* Seed 000's single pass over every candidate pair, then the planes. */
+/* Flying ball i, which began its advance (x_before[i]) within the
+ * tolerance of immovable j, back along that advance to the first point
+ * where it overlaps j by CR_PROJECTION_KEEP of the radii, or by what it
+ * began with if that was more: the smaller root t of
+ * |a + t d|^2 = reach^2 (a = x_before[i] - x[j], d = x[i] - x_before[i]),
+ * when it ends deeper. Applied pair after pair, each on what the last
+ * left: the earliest such point of the path, within every band it began
+ * in. */
+static void back_off(cr_bodies *b, uint32_t i, uint32_t j)
+{
+    double r = b->radius[i] + b->radius[j], within = r * (1.0 - CR_PROJECTION_TOLERANCE);
+    double reach = r * (1.0 - CR_PROJECTION_KEEP);
+    cr_vec3 x0 = b->x_before[i];
+    cr_vec3 a = cr_v3_sub(x0, b->x[j]), d = cr_v3_sub(b->x[i], x0);
+    double a2 = cr_v3_len2(a);
+    if (!(a2 >= within * within)) return; /* a real overlap from the start: the passes free it */
+    double c = fmax(a2 - reach * reach, 0.0); /* began between the two: its start is the limit */
+    double dd = cr_v3_len2(d), ad = cr_v3_dot(a, d);
+    if (!(a2 + 2.0 * ad + dd < fmin(a2, reach * reach))) return; /* ends no deeper */
+    /* f(t) = dd t^2 + 2 ad t + c falls from c >= 0 at 0 to below 0 at 1, so ad < 0: its smaller root,
+     * 2c / (-2 ad + sqrt(4 ad^2 - 4 dd c)), in the form without cancellation */
+    double t = c / (-ad + sqrt(fmax(ad * ad - dd * c, 0.0)));
+    b->x[i] = cr_v3_madd(x0, d, fmin(t, 1.0));
+}
+
+/* A candidate pair that may overlap: not both static, and not apart (with
+ * room for rounding). */
+static inline bool may_touch(const cr_bodies *b, uint32_t i, uint32_t j)
+{
+    if (!cr_slot_dynamic(b, i) && !cr_slot_dynamic(b, j)) return false;
+    double reach = b->radius[i] + b->radius[j];
+    return cr_v3_len2(cr_v3_sub(b->x[i], b->x[j])) <= reach * reach * (1.0 + 1e-9);
+}
+
+/* Seed 000's single pass over every candidate pair, then the planes; in a
+ * world with surfaces (x_before), the back-offs first. */
 static void first_pass(cr_world *w)
 {
     cr_bodies *b = &w->bodies;
+    if (w->surfaces.count > 0)
+        for (uint32_t k = 0; k < w->broad.pair_count; ++k) {
+            uint32_t i = w->broad.pairs[k].a, j = w->broad.pairs[k].b;
+            if (!cr_slot_dynamic(b, i) && !cr_slot_dynamic(b, j)) continue;
+            double mi = mobility(b, i), mj = mobility(b, j);
+            if (!one_side_held(mi, mj)) continue;
+            if (mi > 0.0)
+                back_off(b, i, j);
+            else
+                back_off(b, j, i);
+        }
     for (uint32_t k = 0; k < w->broad.pair_count; ++k) {
         uint32_t i = w->broad.pairs[k].a, j = w->broad.pairs[k].b;
-        if (!cr_slot_dynamic(b, i) && !cr_slot_dynamic(b, j)) continue;
-        /* apart (with room for rounding): nothing to project */
-        double reach = b->radius[i] + b->radius[j];
-        if (cr_v3_len2(cr_v3_sub(b->x[i], b->x[j])) > reach * reach * (1.0 + 1e-9)) continue;
-        project_pair(w, i, j);
+        if (may_touch(b, i, j)) project_pair(w, i, j);
     }
     for (uint32_t i = 0; i < b->slot_count; ++i)
         if (plane_ball(b, i))

@@ -100,6 +100,7 @@ typedef struct cr_bodies {
     cr_vec3 *energy_acc;        /* ... from this effective acceleration and drag:        */
     double *energy_drag;        /* |v|^2 = |v0|^2 + 2 (a.d - drag |d|)                   */
     double *t_local;            /* time inside the step the state refers to */
+    cr_vec3 *x_before;          /* a surface world's ball: where the step's advance took it from */
     /* where a surface ball's plan ends at the step's end, when it does
      * (plan_end_on): the position the step's advance gives, and the closest
      * point the moving algorithm put it on there (its normal, and its
