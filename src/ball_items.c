@@ -55,7 +55,8 @@ static void run_chunk(uint32_t start, uint32_t end, uint32_t worker, void *ctx)
     tally = &r->tally[worker].t;
     for (uint32_t c = start; c < end; ++c) {
         uint32_t last = (c + 1) * CR_BALL_CHUNK < slots ? (c + 1) * CR_BALL_CHUNK : slots;
-        for (uint32_t i = c * CR_BALL_CHUNK; i < last; ++i) r->fn(r->w, i);
+        for (uint32_t i = c * CR_BALL_CHUNK; i < last; ++i)
+            if (!cr_broad_sleeps(&r->w->broad, i, r->w->bodies.asleep[i])) r->fn(r->w, i);
     }
     tally = NULL;
 }
@@ -66,9 +67,12 @@ void cr_run_balls(cr_world *w, cr_ball_fn *fn)
     /* Threads only where the work is worth it (closest points), and not
      * under the Stronge law, whose impacts count their fallbacks in the
      * world's stats. */
-    bool parallel = w->surfaces.count > 0 && w->def.law != CR_LAW_STRONGE && cr_parallel(w);
+    uint32_t parked = w->broad.parked_count; /* parked balls cost nothing: no threads for a few others */
+    bool parallel = w->surfaces.count > 0 && w->def.law != CR_LAW_STRONGE && cr_parallel(w) &&
+                    (!parked || slots - parked > CR_BALL_CHUNK);
     if (!parallel) {
-        for (uint32_t i = 0; i < slots; ++i) fn(w, i);
+        for (uint32_t i = 0; i < slots; ++i)
+            if (!cr_broad_sleeps(&w->broad, i, w->bodies.asleep[i])) fn(w, i);
         return;
     }
     ball_run r;

@@ -489,6 +489,7 @@ void cr_broad_free(cr_world *w, cr_broad_phase *bp)
     cr_free(w, bp->chunk_pairs);
     cr_free(w, bp->chunk_count);
     cr_free(w, bp->parked);
+    cr_free(w, bp->parked_depth);
     cr_free(w, bp->sleep_marks);
     cr_free(w, bp->sleep_found);
     cr_free(w, bp->sleep_pairs);

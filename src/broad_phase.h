@@ -76,6 +76,8 @@ typedef struct cr_broad_phase {
     uint32_t parked_capacity, parked_count;
     struct cr_broad_phase *sleep;
     double parked_extent, parked_rmax; /* the parked boxes' largest extent, radius */
+    double *parked_depth;              /* a parked ball's cr_ball_plane_depth, taken when parked */
+    uint32_t parked_depth_capacity;
     uint32_t *sleep_marks, sleep_mark, sleep_marks_capacity; /* the pair search's queries of *sleep */
     uint32_t *sleep_found, sleep_found_capacity;               /* ... and what they find */
     struct cr_sleep_pair *sleep_pairs;  /* scratch: the pairs with a parked ball, sorted */
@@ -127,6 +129,13 @@ bool cr_broad_sleep_pairs(struct cr_world *w, cr_broad_phase *bp, uint32_t grid_
  * pairs as cr_broad_sleep_pairs does; false when out of memory. */
 bool cr_broad_woken_pairs(struct cr_world *w, cr_broad_phase *bp, const uint32_t *woken, uint32_t count);
 static inline bool cr_broad_is_parked(const cr_broad_phase *bp, uint32_t i) { return bp->parked_count && bp->parked[i]; }
+/* Ball i parked and still asleep (asleep: its flag): asleep since before
+ * the last broad phase, planned asleep, its state as it was then. Safe
+ * for any slot (one added since is not parked). */
+static inline bool cr_broad_sleeps(const cr_broad_phase *bp, uint32_t i, uint8_t asleep)
+{
+    return asleep && bp->parked_count && i < bp->parked_capacity && bp->parked[i];
+}
 /* the grid's query from count on (broad_phase.c); the sleeping grid's too */
 uint32_t cr_broad_query_from(struct cr_world *w, cr_broad_phase *bp, cr_vec3 lo, cr_vec3 hi, uint32_t skip, uint32_t **out,
                              uint32_t *out_capacity, uint32_t *marks, uint32_t mark, uint32_t count);

@@ -101,7 +101,9 @@ bool cr_broad_park(cr_world *w, cr_broad_phase *bp, double (*box)(const cr_world
     }
     if (!missing) return true;
     cr_broad_phase *s = bp->sleep;
-    if (!cr_broad_reserve(w, s, n)) return false;
+    if (!cr_broad_reserve(w, s, n) ||
+        !cr_grow(w, (void **)&bp->parked_depth, &bp->parked_depth_capacity, n, sizeof *bp->parked_depth))
+        return false;
     double rmax = 0.0, most = 0.0;
     uint32_t count = 0;
     for (uint32_t i = 0; i < n; ++i) {
@@ -118,6 +120,7 @@ bool cr_broad_park(cr_world *w, cr_broad_phase *bp, double (*box)(const cr_world
         double e = cr_box_fmax(s->hi[i].x - s->lo[i].x, cr_box_fmax(s->hi[i].y - s->lo[i].y, s->hi[i].z - s->lo[i].z));
         most = e > most ? e : most;
         bp->parked[i] = 1;
+        bp->parked_depth[i] = cr_ball_plane_depth(w, i); /* the finish's statistic, kept too */
         ++count;
     }
     s->size_hint = rmax > 0.0 ? 2.0 * rmax * 1.25 : 1.0;

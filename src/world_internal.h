@@ -392,11 +392,16 @@ static inline bool cr_parallel(const cr_world *w)
 {
     return w->def.worker_count > 1 || (w->def.enqueue_task && w->def.finish_task);
 }
-/* Runs fn(w, i) for every body slot i, over the world's workers where it
- * has surfaces (ball_items.c); fn must write body i's state only and count
+/* Runs fn(w, i) for every body slot i but the parked sleeping balls
+ * (cr_broad_sleeps: a ball function leaves a sleeping ball as it is, and
+ * planned it asleep already), over the world's workers where it has
+ * surfaces (ball_items.c); fn must write body i's state only and count
  * closest points with cr_count_closest. */
 typedef void cr_ball_fn(cr_world *w, uint32_t i);
 void cr_run_balls(cr_world *w, cr_ball_fn *fn);
+/* Ball i's deepest penetration of the world's planes, from 0 (finish.c:
+ * the max_penetration stat). */
+double cr_ball_plane_depth(const cr_world *w, uint32_t i);
 /* Adds one closest-point query to the mean in cr_step_stats. */
 void cr_count_closest(cr_world *w, int iterations);
 /* Closest points counted apart (whole numbers: the same sums in any
