@@ -73,7 +73,7 @@ typedef struct cr_broad_phase {
      * sleep, instead of this one, rebuilt each step; lo[i], hi[i] keep its
      * box. 0 parked: none of it is used. */
     uint8_t *parked;
-    uint32_t parked_capacity, parked_count;
+    uint32_t parked_capacity, parked_count, park_wait; /* park_wait: steps sleeping balls waited unparked */
     struct cr_broad_phase *sleep;
     double parked_extent, parked_rmax; /* the parked boxes' largest extent, radius */
     double *parked_depth;              /* a parked ball's cr_ball_plane_depth, taken when parked */

@@ -33,6 +33,10 @@
 #include "broad_phase.h"
 #include "world_internal.h"
 
+/* Steps a ball fallen asleep may wait to be parked (a few more than these
+ * fall asleep at once are parked at once). */
+#define CR_PARK_WAIT 16u
+
 typedef struct cr_sleep_pair {
     uint32_t a, b;   /* a < b */
     int32_t x, y, z; /* b's cell */
@@ -92,14 +96,19 @@ bool cr_broad_park(cr_world *w, cr_broad_phase *bp, double (*box)(const cr_world
         memset(bp->sleep, 0, sizeof *bp->sleep);
     }
     /* woken (an impact inside the last step, the user) or removed: out;
-     * fallen asleep: the sleeping grid is built again */
+     * fallen asleep: the sleeping grid is built again, once they are many
+     * or have waited CR_PARK_WAIT steps (while a settling world's balls
+     * fall asleep a few a step; till then they are in the per-step grid,
+     * as every box was) */
     uint32_t missing = 0;
     for (uint32_t i = 0; i < n; ++i) {
         bool sleeps = cr_slot_alive(b, i) && b->asleep[i];
         if (bp->parked[i] && !sleeps) cr_broad_unpark(bp, i);
         missing += sleeps && !bp->parked[i];
     }
-    if (!missing) return true;
+    bp->park_wait = missing ? bp->park_wait + 1 : 0;
+    if (!missing || (missing < bp->parked_count / 8 && bp->park_wait < CR_PARK_WAIT)) return true;
+    bp->park_wait = 0;
     cr_broad_phase *s = bp->sleep;
     if (!cr_broad_reserve(w, s, n) ||
         !cr_grow(w, (void **)&bp->parked_depth, &bp->parked_depth_capacity, n, sizeof *bp->parked_depth))
