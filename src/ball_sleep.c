@@ -128,7 +128,8 @@ cr_status cr_ball_sleep_broad(cr_world *w)
 static bool reserve(cr_world *w, uint32_t n)
 {
     return cr_grow(w, (void **)&w->sleep_least, &w->sleep_least_capacity, n, sizeof *w->sleep_least) &&
-           cr_grow(w, (void **)&w->sleep_ring, &w->sleep_ring_capacity, n, sizeof *w->sleep_ring);
+           cr_grow(w, (void **)&w->sleep_ring, &w->sleep_ring_capacity, n, sizeof *w->sleep_ring) &&
+           cr_grow(w, (void **)&w->sleep_awake, &w->sleep_awake_capacity, n, sizeof *w->sleep_awake);
 }
 
 /* Ball i joins the ring of island r (w->sleep_ring[r]: its first ball,
@@ -160,11 +161,19 @@ cr_status cr_ball_update_sleep(cr_world *w)
     /* balls woken by an impact inside the step: their islands wake whole */
     for (uint32_t i = 0; i < n; ++i)
         if (cr_slot_alive(b, i) && !b->asleep[i] && b->island_next[i] != NONE) wake(w, i, NULL, NULL);
+    /* the awake balls, listed once: the passes below cost what they cost
+     * (a world asleep, little) */
+    uint32_t *awake = w->sleep_awake, count = 0, sleeping = 0;
+    for (uint32_t i = 0; i < n; ++i) {
+        if (!cr_slot_alive(b, i)) continue;
+        sleeping += b->asleep[i];
+        if (cr_slot_dynamic(b, i) && !b->asleep[i]) awake[count++] = i;
+    }
     /* the islands' union-find in the awake balls' island ids: a sleeping
      * ball's stays its island's root, the id checkpoints keep */
     uint32_t *parent = b->island;
-    for (uint32_t i = 0; i < n; ++i) {
-        if (!awake_ball(b, i)) continue;
+    for (uint32_t k = 0; k < count; ++k) {
+        uint32_t i = awake[k];
         parent[i] = i;
         b->still[i] = ball_speed(b, i) < w->def.sleep_speed ? b->still[i] + w->def.dt : 0.0;
     }
@@ -177,24 +186,26 @@ cr_status cr_ball_update_sleep(cr_world *w)
     /* an island's stillness is its least still ball's; a root is its
      * lowest slot, so one pass settles every root's least */
     double *least = w->sleep_least;
-    for (uint32_t i = 0; i < n; ++i)
-        if (awake_ball(b, i)) {
-            parent[i] = cr_uf_find(parent, i);
-            least[i] = b->still[i];
-            w->sleep_ring[i] = NONE;
-        }
-    for (uint32_t i = 0; i < n; ++i)
-        if (awake_ball(b, i) && parent[i] != i && b->still[i] < least[parent[i]]) least[parent[i]] = b->still[i];
-    for (uint32_t i = 0; i < n; ++i) {
-        if (!awake_ball(b, i) || least[parent[i]] < w->def.sleep_time) continue;
+    for (uint32_t k = 0; k < count; ++k) {
+        uint32_t i = awake[k];
+        parent[i] = cr_uf_find(parent, i);
+        least[i] = b->still[i];
+        w->sleep_ring[i] = NONE;
+    }
+    for (uint32_t k = 0; k < count; ++k) {
+        uint32_t i = awake[k];
+        if (parent[i] != i && b->still[i] < least[parent[i]]) least[parent[i]] = b->still[i];
+    }
+    for (uint32_t k = 0; k < count; ++k) {
+        uint32_t i = awake[k];
+        if (least[parent[i]] < w->def.sleep_time) continue;
         /* what it keeps of its speed is under the sleep speed: energy only lost */
         b->asleep[i] = 1;
         b->v[i] = b->w[i] = cr_v3_zero();
         b->energy_on[i] = 0;
         join_ring(w, parent[i], i);
+        ++sleeping;
     }
-    uint32_t sleeping = 0;
-    for (uint32_t i = 0; i < n; ++i) sleeping += cr_slot_alive(b, i) && b->asleep[i];
     w->stats.sleeping = sleeping;
     return CR_OK;
 }

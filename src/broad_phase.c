@@ -37,7 +37,7 @@ static inline uint32_t bucket_of(const cr_broad_phase *bp, int32_t x, int32_t y,
 static bool empty_box(cr_vec3 lo, cr_vec3 hi) { return !(lo.x <= hi.x); }
 
 /* Body i not in this grid: no box, or parked in the sleeping grid. */
-static bool off_grid(const cr_broad_phase *bp, uint32_t i) { return empty_box(bp->lo[i], bp->hi[i]) || cr_broad_is_parked(bp, i); }
+static bool off_grid(const cr_broad_phase *bp, uint32_t i) { return cr_broad_is_parked(bp, i) || empty_box(bp->lo[i], bp->hi[i]); }
 
 static double extent(cr_vec3 lo, cr_vec3 hi) { return cr_box_fmax(hi.x - lo.x, cr_box_fmax(hi.y - lo.y, hi.z - lo.z)); }
 

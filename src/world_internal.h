@@ -198,6 +198,8 @@ struct cr_world {
     uint32_t sleep_least_capacity;
     uint32_t *sleep_ring;       /* ... each island's first and last member as its ring is threaded */
     uint32_t sleep_ring_capacity;
+    uint32_t *sleep_awake;      /* ... the awake balls in slot order */
+    uint32_t sleep_awake_capacity;
     uint32_t polyhedra;         /* live box, hull and mesh bodies */
     struct cr_rigid *rigid;     /* rigid-body state (rigid.h): joints, contacts, solver; NULL until needed */
     struct cr_dem_pool *pool;   /* carom's worker threads (dem_pool.c, cr_run_items): started by the
