@@ -109,7 +109,8 @@ cr_status cr_ball_sleep_broad(cr_world *w)
     for (uint32_t k = 0; k < count; ++k) {
         cr_vec3 lo, hi;
         cr_body_path_box(w, woken[k], &lo, &hi);
-        if (!cr_broad_extend(w, bp, woken[k], lo, hi)) return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "broad phase: out of memory");
+        if (!cr_broad_extend(w, bp, woken[k], lo, hi))
+            return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "broad phase: out of memory");
     }
     /* a sleeping ball with a body that cannot move: no pair (the order of
      * the others kept) */

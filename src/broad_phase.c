@@ -6,7 +6,12 @@
 #include "dem_internal.h"
 #include "world_internal.h"
 
-enum { SLOT_EMPTY = CR_BROAD_EMPTY, SLOT_GRID = CR_BROAD_GRID, SLOT_LARGE = CR_BROAD_LARGE, SLOT_OVERFLOW = CR_BROAD_OVERFLOW };
+enum {
+    SLOT_EMPTY = CR_BROAD_EMPTY,
+    SLOT_GRID = CR_BROAD_GRID,
+    SLOT_LARGE = CR_BROAD_LARGE,
+    SLOT_OVERFLOW = CR_BROAD_OVERFLOW
+};
 
 /* Cells a box may cover before it counts as large (in cell-size hints). */
 #define CR_BROAD_CELL_CAP 4.0
@@ -37,7 +42,10 @@ static inline uint32_t bucket_of(const cr_broad_phase *bp, int32_t x, int32_t y,
 static bool empty_box(cr_vec3 lo, cr_vec3 hi) { return !(lo.x <= hi.x); }
 
 /* Body i not in this grid: no box, or parked in the sleeping grid. */
-static bool off_grid(const cr_broad_phase *bp, uint32_t i) { return cr_broad_is_parked(bp, i) || empty_box(bp->lo[i], bp->hi[i]); }
+static bool off_grid(const cr_broad_phase *bp, uint32_t i)
+{
+    return cr_broad_is_parked(bp, i) || empty_box(bp->lo[i], bp->hi[i]);
+}
 
 static double extent(cr_vec3 lo, cr_vec3 hi) { return cr_box_fmax(hi.x - lo.x, cr_box_fmax(hi.y - lo.y, hi.z - lo.z)); }
 

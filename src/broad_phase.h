@@ -114,7 +114,8 @@ bool cr_broad_extend(struct cr_world *w, cr_broad_phase *bp, uint32_t i, cr_vec3
 /* broad_sleep.c. Before the boxes of a step: the balls that woke, died or
  * fell asleep leave or join the sleeping grid (box: the ball's box
  * function); false when out of memory. */
-bool cr_broad_park(struct cr_world *w, cr_broad_phase *bp, double (*box)(const struct cr_world *, uint32_t, cr_vec3 *, cr_vec3 *));
+bool cr_broad_park(struct cr_world *w, cr_broad_phase *bp,
+                   double (*box)(const struct cr_world *, uint32_t, cr_vec3 *, cr_vec3 *));
 /* Ball i's box leaves the sleeping grid (lo[i], hi[i] keep it). */
 void cr_broad_unpark(cr_broad_phase *bp, uint32_t i);
 /* Every parked ball back to the per-step grid's care (lo, hi about to be

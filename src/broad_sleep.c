@@ -170,8 +170,8 @@ static cr_sleep_pair pair_of(const cr_broad_phase *bp, uint32_t i, uint32_t j)
 
 /* Body i's pairs with the parked balls of the sleeping grid (but those
  * keep skips) appended at sleep_pairs[*m]; false when out of memory. */
-static bool parked_partners(cr_world *w, cr_broad_phase *bp, uint32_t i, bool (*keep)(const cr_world *, uint32_t, uint32_t),
-                            uint32_t *m)
+static bool parked_partners(cr_world *w, cr_broad_phase *bp, uint32_t i,
+                            bool (*keep)(const cr_world *, uint32_t, uint32_t), uint32_t *m)
 {
     if (++bp->sleep_mark == 0) {
         memset(bp->sleep_marks, 0, sizeof *bp->sleep_marks * bp->sleep_marks_capacity);
