@@ -100,11 +100,23 @@ bool cr_broad_park(cr_world *w, cr_broad_phase *bp, double (*box)(const cr_world
      * or have waited CR_PARK_WAIT steps (while a settling world's balls
      * fall asleep a few a step; till then they are in the per-step grid,
      * as every box was) */
-    uint32_t missing = 0;
+    uint32_t missing = 0, alive = 0, sleeping = 0;
     for (uint32_t i = 0; i < n; ++i) {
         bool sleeps = cr_slot_alive(b, i) && b->asleep[i];
         if (bp->parked[i] && !sleeps) cr_broad_unpark(bp, i);
         missing += sleeps && !bp->parked[i];
+        alive += cr_slot_alive(b, i);
+        sleeping += sleeps;
+    }
+    /* Only a world mostly asleep parks (from 3/4 of its balls asleep, till
+     * under 1/2): the awake balls' queries walk two grids' cells, which
+     * costs more than parking saves while many are awake (10,000 settling
+     * balls over 8 s: +4.4 % instructions when every sleeping ball
+     * parked). */
+    if (!bp->parked_count && (uint64_t)sleeping * 4 < (uint64_t)alive * 3) return true;
+    if (bp->parked_count && (uint64_t)sleeping * 2 < alive) {
+        cr_broad_unpark_all(bp);
+        return true;
     }
     bp->park_wait = missing ? bp->park_wait + 1 : 0;
     if (!missing || (missing < bp->parked_count / 8 && bp->park_wait < CR_PARK_WAIT)) return true;
