@@ -52,10 +52,14 @@ typedef struct ball_run {
  * its arrays read once here: a ball function changes neither). */
 static void run_range(cr_world *w, cr_ball_fn *fn, uint32_t i0, uint32_t i1)
 {
-    const uint8_t *asleep = w->bodies.asleep, *parked = w->broad.parked_count ? w->broad.parked : NULL;
+    const uint8_t *asleep = w->bodies.asleep, *parked = w->broad.parked;
     uint32_t room = w->broad.parked_capacity;
+    if (!w->broad.parked_count) {
+        for (uint32_t i = i0; i < i1; ++i) fn(w, i);
+        return;
+    }
     for (uint32_t i = i0; i < i1; ++i)
-        if (!(parked && i < room && parked[i] && asleep[i])) fn(w, i);
+        if (!(i < room && parked[i] && asleep[i])) fn(w, i);
 }
 
 static void run_chunk(uint32_t start, uint32_t end, uint32_t worker, void *ctx)

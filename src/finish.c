@@ -27,14 +27,6 @@ static double deepest(const cr_world *w, uint32_t k0, uint32_t k1, uint32_t i0, 
     return worst;
 }
 
-double cr_ball_plane_depth(const cr_world *w, uint32_t i)
-{
-    const cr_bodies *b = &w->bodies;
-    double worst = 0.0;
-    for (uint32_t k = 0; k < w->planes.count; ++k)
-        worst = fmax(worst, cr_penetration_sphere_plane(b->x[i], b->radius[i], w->planes.def[k].point, w->planes.def[k].normal));
-    return worst;
-}
 
 /* Pairs, or bodies, per work item of the deepest overlap: fixed, not a
  * function of the workers. */

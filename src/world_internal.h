@@ -403,7 +403,15 @@ typedef void cr_ball_fn(cr_world *w, uint32_t i);
 void cr_run_balls(cr_world *w, cr_ball_fn *fn);
 /* Ball i's deepest penetration of the world's planes, from 0 (finish.c:
  * the max_penetration stat). */
-double cr_ball_plane_depth(const cr_world *w, uint32_t i);
+static inline double cr_ball_plane_depth(const cr_world *w, uint32_t i)
+{
+    const cr_bodies *b = &w->bodies;
+    double worst = 0.0;
+    for (uint32_t k = 0; k < w->planes.count; ++k)
+        worst = fmax(worst, cr_penetration_sphere_plane(b->x[i], b->radius[i], w->planes.def[k].point,
+                                                        w->planes.def[k].normal));
+    return worst;
+}
 /* Adds one closest-point query to the mean in cr_step_stats. */
 void cr_count_closest(cr_world *w, int iterations);
 /* Closest points counted apart (whole numbers: the same sums in any
