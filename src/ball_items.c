@@ -48,15 +48,27 @@ typedef struct ball_run {
     worker_tally tally[64]; /* one per worker: worker_count <= 64 */
 } ball_run;
 
+/* fn over slots [i0, i1) but the parked sleeping balls (cr_broad_sleeps,
+ * its arrays read once here: a ball function changes neither). */
+static void run_range(cr_world *w, cr_ball_fn *fn, uint32_t i0, uint32_t i1)
+{
+    const uint8_t *asleep = w->bodies.asleep, *parked = w->broad.parked;
+    uint32_t room = w->broad.parked_capacity;
+    if (!w->broad.parked_count) {
+        for (uint32_t i = i0; i < i1; ++i) fn(w, i);
+        return;
+    }
+    for (uint32_t i = i0; i < i1; ++i)
+        if (!(i < room && parked[i] && asleep[i])) fn(w, i);
+}
+
 static void run_chunk(uint32_t start, uint32_t end, uint32_t worker, void *ctx)
 {
     ball_run *r = ctx;
     uint32_t slots = r->w->bodies.slot_count;
     tally = &r->tally[worker].t;
-    for (uint32_t c = start; c < end; ++c) {
-        uint32_t last = (c + 1) * CR_BALL_CHUNK < slots ? (c + 1) * CR_BALL_CHUNK : slots;
-        for (uint32_t i = c * CR_BALL_CHUNK; i < last; ++i) r->fn(r->w, i);
-    }
+    for (uint32_t c = start; c < end; ++c)
+        run_range(r->w, r->fn, c * CR_BALL_CHUNK, (c + 1) * CR_BALL_CHUNK < slots ? (c + 1) * CR_BALL_CHUNK : slots);
     tally = NULL;
 }
 
@@ -66,9 +78,11 @@ void cr_run_balls(cr_world *w, cr_ball_fn *fn)
     /* Threads only where the work is worth it (closest points), and not
      * under the Stronge law, whose impacts count their fallbacks in the
      * world's stats. */
-    bool parallel = w->surfaces.count > 0 && w->def.law != CR_LAW_STRONGE && cr_parallel(w);
+    uint32_t parked = w->broad.parked_count; /* parked balls cost nothing: no threads for a few others */
+    bool parallel = w->surfaces.count > 0 && w->def.law != CR_LAW_STRONGE && cr_parallel(w) &&
+                    (!parked || slots - parked > CR_BALL_CHUNK);
     if (!parallel) {
-        for (uint32_t i = 0; i < slots; ++i) fn(w, i);
+        run_range(w, fn, 0, slots);
         return;
     }
     ball_run r;

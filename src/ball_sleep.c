@@ -62,43 +62,55 @@ static bool fixed(const cr_world *w, uint32_t i)
     return b->asleep[i] || (b->type[i] != CR_BODY_DYNAMIC && !mover(w, i));
 }
 
-/* Wakes i's island; each ball is planned from the step's start when plan
- * is set (the broad phase: its box grown to its path in the grid). */
-static bool wake(cr_world *w, uint32_t i, bool plan)
+/* Wakes i's island; each ball is planned from the step's start when
+ * woken is given (the broad phase), and listed in *woken, *count (its box
+ * grown to its path in the grid after the wakes). */
+static void wake(cr_world *w, uint32_t i, uint32_t *woken, uint32_t *count)
 {
     cr_bodies *b = &w->bodies;
-    if (!b->asleep[i] && b->island_next[i] == NONE) return true;
+    if (!b->asleep[i] && b->island_next[i] == NONE) return;
     uint32_t k = i;
     do {
         uint32_t next = b->island_next[k];
         b->asleep[k] = 0;
         b->still[k] = 0.0;
         b->island_next[k] = NONE;
-        if (plan) {
+        if (woken) {
             cr_body_predict(w, k);
             b->replanned[k] = 1; /* the events ask the grid for its partners */
-            cr_vec3 lo, hi;
-            cr_body_path_box(w, k, &lo, &hi);
-            if (!cr_broad_extend(w, &w->broad, k, lo, hi)) return false;
+            woken[(*count)++] = k;
         }
         k = next;
     } while (k != NONE && k != i);
-    return true;
 }
 
-void cr_ball_wake(cr_world *w, uint32_t i) { wake(w, i, false); }
+void cr_ball_wake(cr_world *w, uint32_t i) { wake(w, i, NULL, NULL); }
+
+static bool reserve(cr_world *w, uint32_t n);
 
 cr_status cr_ball_sleep_broad(cr_world *w)
 {
     const cr_bodies *b = &w->bodies;
     cr_broad_phase *bp = &w->broad;
-    /* the pairs in order: the same wakes, the same grid, on any worker count */
+    if (!reserve(w, b->slot_count)) return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "broad phase: out of memory");
+    /* the pairs in order: the same wakes, the same grid, on any worker
+     * count. A woken ball's speed stays 0 through its plan (no mover): the
+     * pairs that follow wake nothing more. */
+    uint32_t *woken = w->sleep_ring, count = 0; /* scratch until cr_ball_update_sleep */
     for (uint32_t k = 0; k < bp->pair_count; ++k) {
         uint32_t i = bp->pairs[k].a, j = bp->pairs[k].b;
-        bool ok = true;
-        if (b->asleep[i] && mover(w, j)) ok = wake(w, i, true);
-        else if (b->asleep[j] && mover(w, i)) ok = wake(w, j, true);
-        if (!ok) return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "broad phase: out of memory");
+        if (b->asleep[i] && mover(w, j)) wake(w, i, woken, &count);
+        else if (b->asleep[j] && mover(w, i)) wake(w, j, woken, &count);
+    }
+    /* the woken parked balls' pairs with sleeping ones, which the grid of
+     * every box lists (broad_sleep.c), then the boxes grown in turn */
+    if (count && bp->parked_count && !cr_broad_woken_pairs(w, bp, woken, count))
+        return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "broad phase: out of memory");
+    for (uint32_t k = 0; k < count; ++k) {
+        cr_vec3 lo, hi;
+        cr_body_path_box(w, woken[k], &lo, &hi);
+        if (!cr_broad_extend(w, bp, woken[k], lo, hi))
+            return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "broad phase: out of memory");
     }
     /* a sleeping ball with a body that cannot move: no pair (the order of
      * the others kept) */
@@ -117,7 +129,8 @@ cr_status cr_ball_sleep_broad(cr_world *w)
 static bool reserve(cr_world *w, uint32_t n)
 {
     return cr_grow(w, (void **)&w->sleep_least, &w->sleep_least_capacity, n, sizeof *w->sleep_least) &&
-           cr_grow(w, (void **)&w->sleep_ring, &w->sleep_ring_capacity, n, sizeof *w->sleep_ring);
+           cr_grow(w, (void **)&w->sleep_ring, &w->sleep_ring_capacity, n, sizeof *w->sleep_ring) &&
+           cr_grow(w, (void **)&w->sleep_awake, &w->sleep_awake_capacity, n, sizeof *w->sleep_awake);
 }
 
 /* Ball i joins the ring of island r (w->sleep_ring[r]: its first ball,
@@ -148,12 +161,20 @@ cr_status cr_ball_update_sleep(cr_world *w)
     if (!reserve(w, n)) return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "sleeping: out of memory");
     /* balls woken by an impact inside the step: their islands wake whole */
     for (uint32_t i = 0; i < n; ++i)
-        if (cr_slot_alive(b, i) && !b->asleep[i] && b->island_next[i] != NONE) wake(w, i, false);
+        if (cr_slot_alive(b, i) && !b->asleep[i] && b->island_next[i] != NONE) wake(w, i, NULL, NULL);
+    /* the awake balls, listed once: the passes below cost what they cost
+     * (a world asleep, little) */
+    uint32_t *awake = w->sleep_awake, count = 0, sleeping = 0;
+    for (uint32_t i = 0; i < n; ++i) {
+        if (!cr_slot_alive(b, i)) continue;
+        sleeping += b->asleep[i];
+        if (cr_slot_dynamic(b, i) && !b->asleep[i]) awake[count++] = i;
+    }
     /* the islands' union-find in the awake balls' island ids: a sleeping
      * ball's stays its island's root, the id checkpoints keep */
     uint32_t *parent = b->island;
-    for (uint32_t i = 0; i < n; ++i) {
-        if (!awake_ball(b, i)) continue;
+    for (uint32_t k = 0; k < count; ++k) {
+        uint32_t i = awake[k];
         parent[i] = i;
         b->still[i] = ball_speed(b, i) < w->def.sleep_speed ? b->still[i] + w->def.dt : 0.0;
     }
@@ -166,24 +187,26 @@ cr_status cr_ball_update_sleep(cr_world *w)
     /* an island's stillness is its least still ball's; a root is its
      * lowest slot, so one pass settles every root's least */
     double *least = w->sleep_least;
-    for (uint32_t i = 0; i < n; ++i)
-        if (awake_ball(b, i)) {
-            parent[i] = cr_uf_find(parent, i);
-            least[i] = b->still[i];
-            w->sleep_ring[i] = NONE;
-        }
-    for (uint32_t i = 0; i < n; ++i)
-        if (awake_ball(b, i) && parent[i] != i && b->still[i] < least[parent[i]]) least[parent[i]] = b->still[i];
-    for (uint32_t i = 0; i < n; ++i) {
-        if (!awake_ball(b, i) || least[parent[i]] < w->def.sleep_time) continue;
+    for (uint32_t k = 0; k < count; ++k) {
+        uint32_t i = awake[k];
+        parent[i] = cr_uf_find(parent, i);
+        least[i] = b->still[i];
+        w->sleep_ring[i] = NONE;
+    }
+    for (uint32_t k = 0; k < count; ++k) {
+        uint32_t i = awake[k];
+        if (parent[i] != i && b->still[i] < least[parent[i]]) least[parent[i]] = b->still[i];
+    }
+    for (uint32_t k = 0; k < count; ++k) {
+        uint32_t i = awake[k];
+        if (least[parent[i]] < w->def.sleep_time) continue;
         /* what it keeps of its speed is under the sleep speed: energy only lost */
         b->asleep[i] = 1;
         b->v[i] = b->w[i] = cr_v3_zero();
         b->energy_on[i] = 0;
         join_ring(w, parent[i], i);
+        ++sleeping;
     }
-    uint32_t sleeping = 0;
-    for (uint32_t i = 0; i < n; ++i) sleeping += cr_slot_alive(b, i) && b->asleep[i];
     w->stats.sleeping = sleeping;
     return CR_OK;
 }

@@ -6,7 +6,12 @@
 #include "dem_internal.h"
 #include "world_internal.h"
 
-enum { SLOT_EMPTY = 0, SLOT_GRID, SLOT_LARGE, SLOT_OVERFLOW };
+enum {
+    SLOT_EMPTY = CR_BROAD_EMPTY,
+    SLOT_GRID = CR_BROAD_GRID,
+    SLOT_LARGE = CR_BROAD_LARGE,
+    SLOT_OVERFLOW = CR_BROAD_OVERFLOW
+};
 
 /* Cells a box may cover before it counts as large (in cell-size hints). */
 #define CR_BROAD_CELL_CAP 4.0
@@ -35,6 +40,12 @@ static inline uint32_t bucket_of(const cr_broad_phase *bp, int32_t x, int32_t y,
 }
 
 static bool empty_box(cr_vec3 lo, cr_vec3 hi) { return !(lo.x <= hi.x); }
+
+/* Body i not in this grid: no box, or parked in the sleeping grid. */
+static bool off_grid(const cr_broad_phase *bp, uint32_t i)
+{
+    return cr_broad_is_parked(bp, i) || empty_box(bp->lo[i], bp->hi[i]);
+}
 
 static double extent(cr_vec3 lo, cr_vec3 hi) { return cr_box_fmax(hi.x - lo.x, cr_box_fmax(hi.y - lo.y, hi.z - lo.z)); }
 
@@ -75,10 +86,22 @@ static bool index_boxes(cr_world *w, cr_broad_phase *bp)
     uint32_t n = bp->n;
     double hint = bp->size_hint > 0.0 ? bp->size_hint : 1.0, cell = 0.0;
     for (uint32_t i = 0; i < n; ++i)
-        if (!empty_box(bp->lo[i], bp->hi[i])) {
+        if (!off_grid(bp, i)) {
             double e = extent(bp->lo[i], bp->hi[i]);
             if (e <= CR_BROAD_CELL_CAP * hint && e > cell) cell = e;
         }
+    /* the parked boxes count as ever: the same cell as one grid of them all */
+    if (bp->parked_count) {
+        if (bp->parked_extent <= CR_BROAD_CELL_CAP * hint) {
+            cell = bp->parked_extent > cell ? bp->parked_extent : cell;
+        } else {
+            for (uint32_t i = 0; i < n; ++i)
+                if (bp->parked[i]) {
+                    double e = extent(bp->lo[i], bp->hi[i]);
+                    if (e <= CR_BROAD_CELL_CAP * hint && e > cell) cell = e;
+                }
+        }
+    }
     bp->cell = cell > 0.0 ? cell : hint;
     bp->inv_cell = 1.0 / bp->cell;
     bp->large_count = bp->overflow_count = 0;
@@ -87,7 +110,7 @@ static bool index_boxes(cr_world *w, cr_broad_phase *bp)
     uint32_t grid = 0;
     cr_cell kmin = {INT32_MAX, INT32_MAX, INT32_MAX}, kmax = {INT32_MIN, INT32_MIN, INT32_MIN};
     for (uint32_t i = 0; i < n; ++i) {
-        if (empty_box(bp->lo[i], bp->hi[i])) {
+        if (off_grid(bp, i)) {
             bp->state[i] = SLOT_EMPTY;
         } else if (extent(bp->lo[i], bp->hi[i]) > bp->cell) {
             bp->state[i] = SLOT_LARGE;
@@ -276,6 +299,13 @@ static bool grid_pairs_parallel(cr_world *w, cr_broad_phase *bp, uint32_t n)
     return true;
 }
 
+bool cr_broad_index(cr_world *w, cr_broad_phase *bp, uint32_t n)
+{
+    bp->n = n;
+    bp->pair_count = 0;
+    return index_boxes(w, bp);
+}
+
 bool cr_broad_build(cr_world *w, cr_broad_phase *bp, uint32_t n)
 {
     bp->n = n;
@@ -292,11 +322,16 @@ bool cr_broad_build(cr_world *w, cr_broad_phase *bp, uint32_t n)
         }
         bp->pair_count = k;
     }
-    /* Large boxes against everything (large-large pairs once). */
+    if (bp->parked_count && !cr_broad_sleep_pairs(w, bp, bp->pair_count)) return false;
+    bp->grid_pair_count = bp->pair_count;
+    /* Large boxes against everything (large-large pairs once; a parked
+     * ball's box is in lo, hi). */
     for (uint32_t k = 0; k < bp->large_count; ++k) {
         uint32_t i = bp->large[k];
         for (uint32_t j = 0; j < n; ++j) {
-            if (j == i || bp->state[j] == SLOT_EMPTY || (bp->state[j] == SLOT_LARGE && j < i)) continue;
+            if (j == i || (bp->state[j] == SLOT_EMPTY && !cr_broad_is_parked(bp, j)) ||
+                (bp->state[j] == SLOT_LARGE && j < i))
+                continue;
             if (cr_box_overlap(bp->lo[i], bp->hi[i], bp->lo[j], bp->hi[j]) && !add_pair(w, bp, i, j)) return false;
         }
     }
@@ -336,7 +371,16 @@ static inline bool take_grid(cr_world *w, cr_broad_phase *bp, uint32_t s0, uint3
 uint32_t cr_broad_query(cr_world *w, cr_broad_phase *bp, cr_vec3 lo, cr_vec3 hi, uint32_t skip, uint32_t **out,
                         uint32_t *out_capacity, uint32_t *marks, uint32_t mark)
 {
-    uint32_t count = 0;
+    uint32_t count = cr_broad_query_from(w, bp, lo, hi, skip, out, out_capacity, marks, mark, 0);
+    /* the parked balls: each in the sleeping grid only, met once */
+    if (count != UINT32_MAX && bp->parked_count)
+        count = cr_broad_query_from(w, bp->sleep, lo, hi, skip, out, out_capacity, marks, mark, count);
+    return count;
+}
+
+uint32_t cr_broad_query_from(cr_world *w, cr_broad_phase *bp, cr_vec3 lo, cr_vec3 hi, uint32_t skip, uint32_t **out,
+                             uint32_t *out_capacity, uint32_t *marks, uint32_t mark, uint32_t count)
+{
     /* A grid body overlapping [lo, hi] has its lower corner in [lo - cell, hi]. */
     cr_cell a = cell_of(bp, cr_v3_sub(lo, cr_v3(bp->cell, bp->cell, bp->cell))), b = cell_of(bp, hi);
     double cells = ((double)b.x - a.x + 1.0) * ((double)b.y - a.y + 1.0) * ((double)b.z - a.z + 1.0);
@@ -383,12 +427,17 @@ uint32_t cr_broad_query(cr_world *w, cr_broad_phase *bp, cr_vec3 lo, cr_vec3 hi,
     return count;
 }
 
+static bool overflow_push(cr_world *w, cr_broad_phase *bp, uint32_t i);
+
 bool cr_broad_extend(cr_world *w, cr_broad_phase *bp, uint32_t i, cr_vec3 lo, cr_vec3 hi)
 {
     /* the query that follows in the one loop scans the list as it is now */
     bp->overflow_work += bp->overflow_count;
+    bool woke = cr_broad_is_parked(bp, i);
+    if (woke) cr_broad_unpark(bp, i); /* its box, kept in lo, hi, to the overflow list */
     bp->lo[i] = cr_box_min(lo, bp->lo[i]);
     bp->hi[i] = cr_box_max(hi, bp->hi[i]);
+    if (woke) return overflow_push(w, bp, i);
     if (bp->state[i] == SLOT_OVERFLOW) { /* its copy on the overflow list grows with it */
         for (uint32_t k = bp->overflow_count; k-- > 0;)
             if (bp->overflow[k] == i) {
@@ -410,6 +459,12 @@ bool cr_broad_extend(cr_world *w, cr_broad_phase *bp, uint32_t i, cr_vec3 lo, cr
     /* off the grid: an empty box there (no finite box overlaps it) */
     bp->sorted_box[2 * s] = cr_v3(INFINITY, INFINITY, INFINITY);
     bp->sorted_box[2 * s + 1] = cr_v3(-INFINITY, -INFINITY, -INFINITY);
+    return overflow_push(w, bp, i);
+}
+
+/* Body i, off the grid, onto the overflow list with its box. */
+static bool overflow_push(cr_world *w, cr_broad_phase *bp, uint32_t i)
+{
     bp->state[i] = SLOT_OVERFLOW;
     if (!push(w, &bp->overflow, &bp->overflow_count, &bp->overflow_capacity, i) ||
         !cr_grow(w, (void **)&bp->overflow_box, &bp->overflow_box_capacity, 2 * bp->overflow_count,
@@ -441,5 +496,14 @@ void cr_broad_free(cr_world *w, cr_broad_phase *bp)
     cr_free(w, bp->pairs);
     cr_free(w, bp->chunk_pairs);
     cr_free(w, bp->chunk_count);
+    cr_free(w, bp->parked);
+    cr_free(w, bp->parked_depth);
+    cr_free(w, bp->sleep_marks);
+    cr_free(w, bp->sleep_found);
+    cr_free(w, bp->sleep_pairs);
+    if (bp->sleep) {
+        cr_broad_free(w, bp->sleep);
+        cr_free(w, bp->sleep);
+    }
     memset(bp, 0, sizeof *bp);
 }

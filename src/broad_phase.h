@@ -36,6 +36,8 @@
 
 typedef struct cr_broad_pair { uint32_t a, b; } cr_broad_pair;
 typedef struct cr_cell { int32_t x, y, z; } cr_cell;
+/* cr_broad_phase.state of a slot */
+enum { CR_BROAD_EMPTY = 0, CR_BROAD_GRID, CR_BROAD_LARGE, CR_BROAD_OVERFLOW };
 
 typedef struct cr_broad_phase {
     double cell, inv_cell;
@@ -66,6 +68,22 @@ typedef struct cr_broad_phase {
     uint32_t *chunk_count;       /* ... and how many each found */
     uint32_t chunk_count_capacity;
     double size_hint;            /* typical box edge (2 r_max + padding) */
+    /* Sleeping balls (broad_sleep.c): parked[i] when ball i's box is kept in
+     * the grid *sleep, built when balls fall asleep and kept while they
+     * sleep, instead of this one, rebuilt each step; lo[i], hi[i] keep its
+     * box. 0 parked: none of it is used. */
+    uint8_t *parked;
+    uint32_t parked_capacity, parked_count, park_wait; /* park_wait: steps sleeping balls waited unparked */
+    struct cr_broad_phase *sleep;
+    double parked_extent, parked_rmax; /* the parked boxes' largest extent, radius */
+    double *parked_depth;              /* a parked ball's cr_ball_plane_depth, taken when parked */
+    uint32_t parked_depth_capacity;
+    uint32_t *sleep_marks, sleep_mark, sleep_marks_capacity; /* the pair search's queries of *sleep */
+    uint32_t *sleep_found, sleep_found_capacity;               /* ... and what they find */
+    struct cr_sleep_pair *sleep_pairs;  /* scratch: the pairs with a parked ball, sorted */
+    uint32_t sleep_pairs_capacity;
+    uint32_t grid_pair_count;           /* pairs[0 .. grid_pair_count): the grid's, the large boxes' after */
+    bool park_off;                      /* tests: every box in the per-step grid, as before parking */
     bool dense;                  /* buckets are the cells of the box below (else hashed) */
     int32_t gx0, gy0, gz0;       /* dense: lowest occupied cell */
     int64_t gnx, gny, gnz;       /* dense: cells along each axis */
@@ -84,12 +102,44 @@ bool cr_broad_reserve(struct cr_world *w, cr_broad_phase *bp, uint32_t n);
 /* Builds the grid from the boxes of slots i < n, with size_hint set, and
  * lists every overlapping pair (a < b) once, in deterministic order. */
 bool cr_broad_build(struct cr_world *w, cr_broad_phase *bp, uint32_t n);
+/* The grid of slots i < n without the pairs (size_hint set). */
+bool cr_broad_index(struct cr_world *w, cr_broad_phase *bp, uint32_t n);
 /* Appends to *out the bodies whose boxes overlap [lo, hi], each once (marks),
  * except skip. Returns the count, or UINT32_MAX when out of memory. */
 uint32_t cr_broad_query(struct cr_world *w, cr_broad_phase *bp, cr_vec3 lo, cr_vec3 hi, uint32_t skip,
                         uint32_t **out, uint32_t *out_capacity, uint32_t *marks, uint32_t mark);
-/* Grows body i's box to contain [lo, hi]. */
+/* Grows body i's box to contain [lo, hi] (a parked ball leaves the
+ * sleeping grid for the overflow list). */
 bool cr_broad_extend(struct cr_world *w, cr_broad_phase *bp, uint32_t i, cr_vec3 lo, cr_vec3 hi);
+/* broad_sleep.c. Before the boxes of a step: the balls that woke, died or
+ * fell asleep leave or join the sleeping grid (box: the ball's box
+ * function); false when out of memory. */
+bool cr_broad_park(struct cr_world *w, cr_broad_phase *bp,
+                   double (*box)(const struct cr_world *, uint32_t, cr_vec3 *, cr_vec3 *));
+/* Ball i's box leaves the sleeping grid (lo[i], hi[i] keep it). */
+void cr_broad_unpark(cr_broad_phase *bp, uint32_t i);
+/* Every parked ball back to the per-step grid's care (lo, hi about to be
+ * overwritten): the next cr_broad_park parks them again. */
+void cr_broad_unpark_all(cr_broad_phase *bp);
+/* The pairs of the grid bodies with parked balls merged into bp->pairs'
+ * first grid_count (the grid pairs), in the order one grid of every box
+ * would list them; false when out of memory. */
+bool cr_broad_sleep_pairs(struct cr_world *w, cr_broad_phase *bp, uint32_t grid_count);
+/* The pairs of the parked balls the broad phase woke (woken[0 .. count):
+ * their boxes not grown yet) with the parked ones, merged into the grid
+ * pairs as cr_broad_sleep_pairs does; false when out of memory. */
+bool cr_broad_woken_pairs(struct cr_world *w, cr_broad_phase *bp, const uint32_t *woken, uint32_t count);
+static inline bool cr_broad_is_parked(const cr_broad_phase *bp, uint32_t i) { return bp->parked_count && bp->parked[i]; }
+/* Ball i parked and still asleep (asleep: its flag): asleep since before
+ * the last broad phase, planned asleep, its state as it was then. Safe
+ * for any slot (one added since is not parked). */
+static inline bool cr_broad_sleeps(const cr_broad_phase *bp, uint32_t i, uint8_t asleep)
+{
+    return asleep && bp->parked_count && i < bp->parked_capacity && bp->parked[i];
+}
+/* the grid's query from count on (broad_phase.c); the sleeping grid's too */
+uint32_t cr_broad_query_from(struct cr_world *w, cr_broad_phase *bp, cr_vec3 lo, cr_vec3 hi, uint32_t skip, uint32_t **out,
+                             uint32_t *out_capacity, uint32_t *marks, uint32_t mark, uint32_t count);
 void cr_broad_free(struct cr_world *w, cr_broad_phase *bp);
 
 static inline bool cr_box_overlap(cr_vec3 alo, cr_vec3 ahi, cr_vec3 blo, cr_vec3 bhi)

@@ -96,7 +96,8 @@ static void plane_time_items(uint32_t start, uint32_t end, uint32_t worker, void
     for (uint32_t c = start; c < end; ++c) {
         uint32_t last = (c + 1) * CR_PLANE_CHUNK < slots ? (c + 1) * CR_PLANE_CHUNK : slots;
         for (uint32_t i = c * CR_PLANE_CHUNK; i < last; ++i) {
-            bool alive = cr_slot_alive(&w->bodies, i);
+            /* a parked sleeping ball has no events of its own: no times */
+            bool alive = cr_slot_alive(&w->bodies, i) && !cr_broad_sleeps(&w->broad, i, w->bodies.asleep[i]);
             cr_path_bound pb;
             if (alive) cr_path_bound_of(w, i, NULL, &pb);
             for (uint32_t k = 0; k < planes; ++k)
@@ -486,8 +487,9 @@ cr_status cr_stage_events(cr_world *w)
         }
     }
     /* The rest over the workers in independent groups where it may be
-     * (event_groups.c: the same bits as this loop), else in one run. */
-    bool ok = cr_events_grouped_fit(w) ? cr_events_grouped(w) : cr_events_loop(w, &run);
+     * (event_groups.c: the same bits as this loop), else in one run; no
+     * event (a world asleep): nothing to group, over every slot. */
+    bool ok = w->queue.count == 0 || (cr_events_grouped_fit(w) ? cr_events_grouped(w) : cr_events_loop(w, &run));
     w->stats.events += run.events;
     w->stats.events_deferred += run.deferred;
     if (ok) return CR_OK;

@@ -20,12 +20,13 @@ static double deepest(const cr_world *w, uint32_t k0, uint32_t k1, uint32_t i0, 
     }
     for (uint32_t i = i0; i < i1; ++i) {
         if (!cr_slot_alive(b, i) || !cr_slot_dynamic(b, i)) continue;
-        for (uint32_t k = 0; k < w->planes.count; ++k)
-            worst = fmax(worst, cr_penetration_sphere_plane(b->x[i], b->radius[i], w->planes.def[k].point,
-                                                            w->planes.def[k].normal));
+        /* a parked sleeping ball: as deep as when it was parked */
+        double d = cr_broad_sleeps(&w->broad, i, b->asleep[i]) ? w->broad.parked_depth[i] : cr_ball_plane_depth(w, i);
+        worst = d > worst ? d : worst;
     }
     return worst;
 }
+
 
 /* Pairs, or bodies, per work item of the deepest overlap: fixed, not a
  * function of the workers. */
@@ -65,7 +66,8 @@ cr_status cr_check_finite(cr_world *w, const char *hint)
 {
     const cr_bodies *b = &w->bodies;
     for (uint32_t i = 0; i < b->slot_count; ++i) {
-        if (!cr_slot_alive(b, i)) continue;
+        /* a parked sleeping ball has not moved since it was checked */
+        if (!cr_slot_alive(b, i) || cr_broad_sleeps(&w->broad, i, b->asleep[i])) continue;
         const char *what = !cr_v3_isfinite(b->x[i])   ? "position"
                            : !cr_v3_isfinite(b->v[i]) ? "velocity"
                            : !cr_v3_isfinite(b->w[i]) ? "angular velocity"

@@ -92,6 +92,10 @@ void cr_body_predict(cr_world *w, uint32_t i)
 {
     cr_bodies *b = &w->bodies;
     if (!cr_slot_alive(b, i)) return;
+    /* Parked (broad_sleep.c): asleep since before the last step's broad
+     * phase, so planned asleep then, and nothing has touched it since (an
+     * event or the user would have woken it): that plan stands. */
+    if (cr_broad_sleeps(&w->broad, i, b->asleep[i])) return;
     bool event = w->def.method == CR_METHOD_EVENT;
     b->t_local[i] = 0.0;
     b->events[i] = 0;

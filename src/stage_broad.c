@@ -3,14 +3,15 @@
 #include "rigid.h"
 #include "world_internal.h"
 
-/* The boxes of slots [i0, i1); returns the largest size the box function
- * gave (0 for none). */
+/* The boxes of slots [i0, i1) but the parked ones' (broad_sleep.c: kept);
+ * returns the largest size the box function gave (0 for none). */
 static double boxes_of(cr_world *w, cr_body_box_fn *box, uint32_t i0, uint32_t i1)
 {
     const cr_bodies *b = &w->bodies;
     cr_broad_phase *bp = &w->broad;
     double rmax = 0.0;
     for (uint32_t i = i0; i < i1; ++i) {
+        if (cr_broad_is_parked(bp, i)) continue;
         if (!cr_slot_alive(b, i)) {
             bp->lo[i] = cr_v3(1.0, 0.0, 0.0); /* empty box: skipped */
             bp->hi[i] = cr_v3(0.0, 0.0, 0.0);
@@ -42,26 +43,33 @@ static void box_items(uint32_t start, uint32_t end, uint32_t worker, void *ctx)
     }
 }
 
-cr_status cr_broad_phase_boxes(cr_world *w, cr_body_box_fn *box)
+/* The boxes, the grid and its pairs; sleeping balls parked (broad_sleep.c)
+ * when park. */
+static cr_status boxes_and_grid(cr_world *w, cr_body_box_fn *box, bool park)
 {
     cr_bodies *b = &w->bodies;
     cr_broad_phase *bp = &w->broad;
     uint32_t n = b->slot_count;
     if (!cr_broad_reserve(w, bp, n)) return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "broad phase: out of memory");
-    double rmax = 0.0;
+    if (!park) cr_broad_unpark_all(bp);
+    else if (!cr_broad_park(w, bp, box)) return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "broad phase: out of memory");
+    double rmax = bp->parked_count ? bp->parked_rmax : 0.0;
     if (cr_parallel(w) && n > CR_BOX_CHUNK) { /* each body's box on its own (the box functions are pure) */
         box_run r = {w, box, {0.0}};
         cr_run_items(w, box_items, (n + CR_BOX_CHUNK - 1) / CR_BOX_CHUNK, &r);
         for (uint32_t k = 0; k < 64; ++k)
             if (r.rmax[k] > rmax) rmax = r.rmax[k];
     } else {
-        rmax = boxes_of(w, box, 0, n);
+        double m = boxes_of(w, box, 0, n);
+        rmax = m > rmax ? m : rmax;
     }
     bp->size_hint = rmax > 0.0 ? 2.0 * rmax * 1.25 : 1.0;
     if (!cr_broad_build(w, bp, n)) return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "broad phase: out of memory");
     w->stats.candidate_pairs = bp->pair_count;
     return CR_OK;
 }
+
+cr_status cr_broad_phase_boxes(cr_world *w, cr_body_box_fn *box) { return boxes_and_grid(w, box, false); }
 
 /* Skin of the impulse method's boxes, in radii: the contact solve changes
  * the plans of resting bodies by far less (resting speeds, about 2 |g| dt^2
@@ -98,8 +106,9 @@ static double sphere_box(const cr_world *w, uint32_t i, cr_vec3 *lo, cr_vec3 *hi
 
 cr_status cr_stage_broad_phase(cr_world *w)
 {
-    cr_status s = cr_broad_phase_boxes(w, sphere_box);
-    return s == CR_OK && cr_balls_sleep(w) ? cr_ball_sleep_broad(w) : s;
+    bool sleep = cr_balls_sleep(w);
+    cr_status s = boxes_and_grid(w, sphere_box, sleep && !w->broad.park_off);
+    return s == CR_OK && sleep ? cr_ball_sleep_broad(w) : s;
 }
 
 double cr_world_max_overlap(cr_world *w, cr_body_id *a, cr_body_id *b)
@@ -119,6 +128,7 @@ double cr_world_max_overlap(cr_world *w, cr_body_id *a, cr_body_id *b)
     cr_broad_phase *bp = &w->broad;
     double worst = 0.0;
     if (!cr_broad_reserve(w, bp, bs->slot_count)) return NAN;
+    cr_broad_unpark_all(bp); /* every box below; the next step parks them again */
     double rmax = 0.0;
     for (uint32_t i = 0; i < bs->slot_count; ++i) {
         if (!cr_slot_alive(bs, i)) {

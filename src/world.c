@@ -135,6 +135,7 @@ void cr_world_destroy(cr_world *w)
     cr_free(w, w->query);
     cr_free(w, w->sleep_least);
     cr_free(w, w->sleep_ring);
+    cr_free(w, w->sleep_awake);
     cr_free(w, w->near);
     cr_free(w, w->near_x);
     cr_free(w, w->near_sorted);

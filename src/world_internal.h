@@ -199,6 +199,8 @@ struct cr_world {
     uint32_t sleep_least_capacity;
     uint32_t *sleep_ring;       /* ... each island's first and last member as its ring is threaded */
     uint32_t sleep_ring_capacity;
+    uint32_t *sleep_awake;      /* ... the awake balls in slot order */
+    uint32_t sleep_awake_capacity;
     uint32_t polyhedra;         /* live box, hull and mesh bodies */
     struct cr_rigid *rigid;     /* rigid-body state (rigid.h): joints, contacts, solver; NULL until needed */
     struct cr_dem_pool *pool;   /* carom's worker threads (dem_pool.c, cr_run_items): started by the
@@ -397,11 +399,24 @@ static inline bool cr_parallel(const cr_world *w)
 {
     return w->def.worker_count > 1 || (w->def.enqueue_task && w->def.finish_task);
 }
-/* Runs fn(w, i) for every body slot i, over the world's workers where it
- * has surfaces (ball_items.c); fn must write body i's state only and count
+/* Runs fn(w, i) for every body slot i but the parked sleeping balls
+ * (cr_broad_sleeps: a ball function leaves a sleeping ball as it is, and
+ * planned it asleep already), over the world's workers where it has
+ * surfaces (ball_items.c); fn must write body i's state only and count
  * closest points with cr_count_closest. */
 typedef void cr_ball_fn(cr_world *w, uint32_t i);
 void cr_run_balls(cr_world *w, cr_ball_fn *fn);
+/* Ball i's deepest penetration of the world's planes, from 0 (finish.c:
+ * the max_penetration stat). */
+static inline double cr_ball_plane_depth(const cr_world *w, uint32_t i)
+{
+    const cr_bodies *b = &w->bodies;
+    double worst = 0.0;
+    for (uint32_t k = 0; k < w->planes.count; ++k)
+        worst = fmax(worst, cr_penetration_sphere_plane(b->x[i], b->radius[i], w->planes.def[k].point,
+                                                        w->planes.def[k].normal));
+    return worst;
+}
 /* Adds one closest-point query to the mean in cr_step_stats. */
 void cr_count_closest(cr_world *w, int iterations);
 /* Closest points counted apart (whole numbers: the same sums in any
