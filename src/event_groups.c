@@ -21,9 +21,10 @@
  * the escaped boxes of different groups are compared after the runs. Only
  * bodies that may touch count (ball_reach.h): the one loop finds no impact
  * between two balls whose boxes meet only where neither ball can be, and
- * reads nothing else of the other (at the boiling scene's collapse such
- * overlaps made 63 % of the stops, each throwing away the run of the group
- * it met, and, once those runs went on, 98 of 112 escaped boxes' joins). Such
+ * reads nothing else of the other (at the boiling scene's collapse this
+ * takes 63 % of the stops away, each of which threw away the run of the
+ * group it met, and, once those runs go on, 98 of 112 escaped boxes'
+ * joins). Such
  * groups, and a run that stopped (it met another group, or ran out of its
  * preallocated room: a worker allocates nothing), are put back as they were
  * at the loop's start (each body's state is kept at its first event) and
