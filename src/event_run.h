@@ -40,7 +40,12 @@ uint32_t cr_group_query(cr_world *w, cr_event_group_run *g, uint32_t i, cr_vec3 
  * the whole step) and does not meet it (t infinite: the read is noted, so
  * that the run is made again should j's group come to move). */
 bool cr_group_may_meet(cr_world *w, cr_event_group_run *g, uint32_t j, double t);
-/* Body i is about to change: its state at the events' start is kept. */
+/* Body i is about to change: its state at the events' start is kept, its
+ * closest-point memo too. */
 void cr_group_keep(cr_world *w, cr_event_group_run *g, uint32_t i);
+/* Body i as it was at the loop's start (what cr_group_keep kept), its box
+ * as the grid holds it, its memo as it was: a group run again searches
+ * from there, as its first run did. */
+void cr_group_put_back(cr_world *w, uint32_t i);
 
 #endif

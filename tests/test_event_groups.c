@@ -14,6 +14,8 @@
 #include <string.h>
 
 #include "boiling_scene.h"
+#include "event_run.h"
+#include "surface_internal.h"
 #include "test_helpers.h"
 
 #define BALLS 1500
@@ -129,11 +131,54 @@ static void test_same_bits_waking(void **state)
     for (int k = 0; k < 4; ++k) cr_world_destroy(w[k]);
 }
 
+/* A body put back (a group run again) is its kept state to the bit, its
+ * closest-point memo included: the run again finds the memo its first run
+ * found, not the discarded run's last search (a cache miss each). */
+static void test_put_back_restores_memo(void **state)
+{
+    (void)state;
+    cr_world_def d = boiling_world_def(120.0);
+    cr_world *w = make_world_def(&d);
+    uint64_t seed = 7;
+    assert_int_equal(boiling_scene_add(w, 200, uniform, &seed), CR_OK);
+    assert_int_equal(cr_world_step(w), CR_OK);
+    assert_true(cr_world_stats(w)->event_groups > 0);
+    assert_int_equal(cr_world_stats(w)->event_groups_rerun, 0); /* nothing kept but by an impact */
+    uint32_t checked = 0;
+    for (uint32_t i = 0; i < w->bodies.slot_count && i < w->closest_memo_capacity; ++i) {
+        if (!cr_slot_alive(&w->bodies, i) || w->bodies.events[i] || w->closest_memo[i].surface == UINT32_MAX) continue;
+        cr_body_state was = state_of(w, cr_world_body_at(w, i));
+        cr_closest_memo memo = w->closest_memo[i];
+        cr_group_keep(w, NULL, i);
+        /* the run moves it and searches anew */
+        w->bodies.x[i].x += 0.01;
+        double su = w->bodies.su[i];
+        w->bodies.su[i] += 0.5;
+        w->closest_memo[i].query.p.z += 0.01;
+        w->closest_memo[i].u += 0.1;
+        w->closest_memo[i].graph[2] += 0.1;
+        w->closest_memo[i].iterations = 9;
+        cr_group_put_back(w, i);
+        cr_body_state now = state_of(w, cr_world_body_at(w, i));
+        if (memcmp(&was, &now, sizeof was) != 0 || memcmp(&su, &w->bodies.su[i], sizeof su) != 0)
+            fail_msg("ball %u: its state not put back", i);
+        if (memcmp(&memo.query, &w->closest_memo[i].query, sizeof memo.query) != 0 ||
+            memcmp(&memo.u, &w->closest_memo[i].u, sizeof memo.u) != 0 ||
+            memcmp(memo.graph, w->closest_memo[i].graph, sizeof memo.graph) != 0 ||
+            memo.iterations != w->closest_memo[i].iterations)
+            fail_msg("ball %u: its memo not put back", i);
+        checked++;
+    }
+    assert_true(checked > 20);
+    cr_world_destroy(w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_same_bits_any_workers),
         cmocka_unit_test(test_same_bits_waking),
+        cmocka_unit_test(test_put_back_restores_memo),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
