@@ -557,14 +557,18 @@ bool cr_events_grouped(cr_world *w)
             if (G->root[g] != g) G->g_again[g] = 0;
             rerun++;
         }
-        /* over the workers again, but those that ran out of room */
+        /* over the workers again, but those that ran out of room: listed
+         * before (at the end of G->work, last first), as a run on a worker
+         * that runs out of room now marks its cluster 2 too, with its
+         * bodies not put back */
         for (uint32_t g = 0; g < groups; ++g) atomic_store_explicit(&G->g_met[g], 0, memory_order_relaxed);
         G->work_count = 0;
+        uint32_t alone = groups;
         for (uint32_t g = 0; g < groups; ++g)
-            if (G->root[g] == g && G->g_again[g] == 1) G->work[G->work_count++] = g;
+            if (G->root[g] == g && G->g_again[g]) G->work[G->g_again[g] == 1 ? G->work_count++ : --alone] = g;
         cr_run_items(w, group_items, (G->work_count + CR_GROUP_CHUNK - 1) / CR_GROUP_CHUNK, w);
-        for (uint32_t g = 0; g < groups; ++g)
-            if (G->root[g] == g && G->g_again[g] == 2 && !run_cluster(w, &G->runs[0], g, false)) return false;
+        for (uint32_t k = groups; k-- > alone;)
+            if (!run_cluster(w, &G->runs[0], G->work[k], false)) return false;
     }
     /* the counts of the runs kept */
     uint32_t events = 0, deferred = 0;
