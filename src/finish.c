@@ -81,24 +81,55 @@ cr_status cr_check_finite(cr_world *w, const char *hint)
     return CR_OK;
 }
 
+/* Ball i's part of seed 004 §4's energy control: what it owes after
+ * paying its own gain out of its kinetic energy, and the kinetic energy it
+ * kept. */
+struct cr_energy_share {
+    double owed, kinetic;
+};
+
+/* The balls the energy control acts on (asleep: no energy to cap). */
+static bool capped(const cr_bodies *b, uint32_t i)
+{
+    return cr_slot_alive(b, i) && cr_slot_dynamic(b, i) && !b->asleep[i];
+}
+
+/* Ball i back above its surface (cr_ball_keep_above), then its own part
+ * of the energy control into cap_share. Both read and write ball i only, so
+ * the balls run over the workers (cr_run_balls) in one pass, and its cap
+ * right after its own guard is the same as after every ball's. */
+static void settle_one(cr_world *w, uint32_t i)
+{
+    cr_ball_keep_above(w, i);
+    cr_bodies *b = &w->bodies;
+    if (!capped(b, i)) return;
+    w->cap_share[i].owed = cr_body_cap_energy(w, i, b->energy_before[i]);
+    w->cap_share[i].kinetic = cr_body_kinetic(w, i);
+}
+
 /* Seed 004 §4's energy control through the end-of-step position
  * corrections in a world with surfaces: what a ball gained is taken out of
- * its own kinetic energy; what a ball lying (almost) still cannot pay is
- * taken from all of them in proportion, so the corrections never make
- * energy. */
-static void cap_surface_energy(cr_world *w)
+ * its own kinetic energy (settle_one); what a ball lying (almost) still
+ * cannot pay is taken from all of them in proportion, so the corrections
+ * never make energy. The shares are summed in slot order: the same sums
+ * for any number of workers. */
+static cr_status settle_surface_balls(cr_world *w)
 {
     cr_bodies *b = &w->bodies;
+    if (!cr_grow(w, (void **)&w->cap_share, &w->cap_share_capacity, b->slot_count, sizeof *w->cap_share))
+        return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "finish: out of memory");
+    cr_run_balls(w, settle_one);
     double owed = 0.0, kinetic = 0.0;
     for (uint32_t i = 0; i < b->slot_count; ++i)
-        if (cr_slot_alive(b, i) && cr_slot_dynamic(b, i) && !b->asleep[i]) { /* asleep: no energy to cap */
-            owed += cr_body_cap_energy(w, i, b->energy_before[i]);
-            kinetic += cr_body_kinetic(w, i);
+        if (capped(b, i)) {
+            owed += w->cap_share[i].owed;
+            kinetic += w->cap_share[i].kinetic;
         }
-    if (!(owed > 0.0)) return;
+    if (!(owed > 0.0)) return CR_OK;
     double k = kinetic > owed ? sqrt((kinetic - owed) / kinetic) : 0.0;
     for (uint32_t i = 0; i < b->slot_count; ++i)
-        if (cr_slot_alive(b, i) && cr_slot_dynamic(b, i) && !b->asleep[i]) cr_body_scale_kinetic(w, i, k);
+        if (capped(b, i)) cr_body_scale_kinetic(w, i, k);
+    return CR_OK;
 }
 
 /* Body i to the end of the step. In a world with surfaces, seed 004 §4's
@@ -123,8 +154,7 @@ cr_status cr_stage_finish(cr_world *w)
     cr_run_balls(w, advance_one);
     cr_status s = cr_project_positions(w);
     if (s != CR_OK) return s;
-    cr_balls_keep_above_surfaces(w);
-    if (surfaces) cap_surface_energy(w);
+    if (surfaces && (s = settle_surface_balls(w)) != CR_OK) return s;
     s = cr_check_finite(w, "");
     if (s != CR_OK) return s;
     if (cr_balls_sleep(w) && (s = cr_ball_update_sleep(w)) != CR_OK) return s;
