@@ -62,16 +62,22 @@ double cr_max_penetration(cr_world *w)
     return cr_max_over_items(w, r.pair_items + (slots + CR_DEEPEST_CHUNK - 1) / CR_DEEPEST_CHUNK, deepest_item, &r);
 }
 
-cr_status cr_check_finite(cr_world *w, const char *hint)
+/* What of live body i is not finite, NULL for nothing; a parked sleeping
+ * ball has not moved since it was checked. */
+static const char *nonfinite(const cr_world *w, uint32_t i)
 {
     const cr_bodies *b = &w->bodies;
-    for (uint32_t i = 0; i < b->slot_count; ++i) {
-        /* a parked sleeping ball has not moved since it was checked */
-        if (!cr_slot_alive(b, i) || cr_broad_sleeps(&w->broad, i, b->asleep[i])) continue;
-        const char *what = !cr_v3_isfinite(b->x[i])   ? "position"
-                           : !cr_v3_isfinite(b->v[i]) ? "velocity"
-                           : !cr_v3_isfinite(b->w[i]) ? "angular velocity"
-                                                      : NULL;
+    if (!cr_slot_alive(b, i) || cr_broad_sleeps(&w->broad, i, b->asleep[i])) return NULL;
+    return !cr_v3_isfinite(b->x[i])   ? "position"
+           : !cr_v3_isfinite(b->v[i]) ? "velocity"
+           : !cr_v3_isfinite(b->w[i]) ? "angular velocity"
+                                      : NULL;
+}
+
+cr_status cr_check_finite(cr_world *w, const char *hint)
+{
+    for (uint32_t i = 0; i < w->bodies.slot_count; ++i) {
+        const char *what = nonfinite(w, i);
         if (what) {
             w->failed = true;
             return cr_fail(w, CR_ERR_NON_FINITE, "body %u: non-finite %s at step %llu (t = %.17g); the world stopped%s",
@@ -79,6 +85,29 @@ cr_status cr_check_finite(cr_world *w, const char *hint)
         }
     }
     return CR_OK;
+}
+
+/* Bodies per work item of the finiteness test: fixed, not a function of
+ * the workers. */
+#define CR_FINITE_CHUNK 4096u
+
+/* Work item c: 1 when one of its bodies is not finite, else 0. */
+static double nonfinite_item(const void *ctx, uint32_t c)
+{
+    const cr_world *w = ctx;
+    uint32_t slots = w->bodies.slot_count, i1 = (c + 1) * CR_FINITE_CHUNK < slots ? (c + 1) * CR_FINITE_CHUNK : slots;
+    for (uint32_t i = c * CR_FINITE_CHUNK; i < i1; ++i)
+        if (nonfinite(w, i)) return 1.0;
+    return 0.0;
+}
+
+/* cr_check_finite with the test over the workers (item_max.h): the
+ * caller's pass over every body, and the error naming the first one that
+ * is not finite, only when one is. */
+static cr_status check_finite_spread(cr_world *w)
+{
+    uint32_t items = (w->bodies.slot_count + CR_FINITE_CHUNK - 1) / CR_FINITE_CHUNK;
+    return cr_max_over_items(w, items, nonfinite_item, w) > 0.0 ? cr_check_finite(w, "") : CR_OK;
 }
 
 /* Ball i's part of seed 004 §4's energy control: what it owes after
@@ -155,7 +184,7 @@ cr_status cr_stage_finish(cr_world *w)
     cr_status s = cr_project_positions(w);
     if (s != CR_OK) return s;
     if (surfaces && (s = settle_surface_balls(w)) != CR_OK) return s;
-    s = cr_check_finite(w, "");
+    s = check_finite_spread(w);
     if (s != CR_OK) return s;
     if (cr_balls_sleep(w) && (s = cr_ball_update_sleep(w)) != CR_OK) return s;
     w->stats.max_penetration = cr_max_penetration(w);
