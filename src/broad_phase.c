@@ -81,15 +81,104 @@ bool cr_broad_reserve(cr_world *w, cr_broad_phase *bp, uint32_t n)
 }
 
 /* Grid cells, large list and sorted buckets from the current boxes. */
+/* Boxes per work item of the index's per-box passes: fixed, not a function
+ * of the workers. */
+#define CR_INDEX_CHUNK 4096u
+
+/* The largest extent of the grid boxes [i0, i1) no wider than cap, from 0. */
+static double widest_of(const cr_broad_phase *bp, uint32_t i0, uint32_t i1, double cap)
+{
+    double cell = 0.0;
+    for (uint32_t i = i0; i < i1; ++i)
+        if (!off_grid(bp, i)) {
+            double e = extent(bp->lo[i], bp->hi[i]);
+            if (e <= cap && e > cell) cell = e;
+        }
+    return cell;
+}
+
+/* Each box's state and, for a grid box, its cell (bp->cell set) over
+ * boxes [i0, i1): the grid boxes' count and the range of their cells, and
+ * the large boxes' count, into part. */
+typedef struct index_part {
+    _Alignas(64) cr_cell kmin, kmax;
+    uint32_t grid, large;
+} index_part;
+
+static void states_of(cr_broad_phase *bp, uint32_t i0, uint32_t i1, index_part *part)
+{
+    for (uint32_t i = i0; i < i1; ++i) {
+        if (off_grid(bp, i)) {
+            bp->state[i] = SLOT_EMPTY;
+        } else if (extent(bp->lo[i], bp->hi[i]) > bp->cell) {
+            bp->state[i] = SLOT_LARGE;
+            part->large++;
+        } else {
+            bp->state[i] = SLOT_GRID;
+            cr_cell c = cell_of(bp, bp->lo[i]);
+            bp->key[i] = c;
+            part->kmin.x = c.x < part->kmin.x ? c.x : part->kmin.x;
+            part->kmin.y = c.y < part->kmin.y ? c.y : part->kmin.y;
+            part->kmin.z = c.z < part->kmin.z ? c.z : part->kmin.z;
+            part->kmax.x = c.x > part->kmax.x ? c.x : part->kmax.x;
+            part->kmax.y = c.y > part->kmax.y ? c.y : part->kmax.y;
+            part->kmax.z = c.z > part->kmax.z ? c.z : part->kmax.z;
+            part->grid++;
+        }
+    }
+}
+
+static const index_part no_part = {{INT32_MAX, INT32_MAX, INT32_MAX}, {INT32_MIN, INT32_MIN, INT32_MIN}, 0, 0};
+
+/* The per-box passes over the workers: maxima, minima and counts, the same
+ * for any split. */
+typedef struct index_run {
+    cr_broad_phase *bp;
+    double cap;
+    double widest[64];    /* each worker's */
+    index_part part[64];  /* each worker's */
+} index_run;
+
+static uint32_t chunk_end(uint32_t c, uint32_t n) { return (c + 1) * CR_INDEX_CHUNK < n ? (c + 1) * CR_INDEX_CHUNK : n; }
+
+static void widest_items(uint32_t start, uint32_t end, uint32_t worker, void *ctx)
+{
+    index_run *r = ctx;
+    for (uint32_t c = start; c < end; ++c) {
+        double e = widest_of(r->bp, c * CR_INDEX_CHUNK, chunk_end(c, r->bp->n), r->cap);
+        if (e > r->widest[worker]) r->widest[worker] = e;
+    }
+}
+
+static void state_items(uint32_t start, uint32_t end, uint32_t worker, void *ctx)
+{
+    index_run *r = ctx;
+    for (uint32_t c = start; c < end; ++c) states_of(r->bp, c * CR_INDEX_CHUNK, chunk_end(c, r->bp->n), &r->part[worker]);
+}
+
 static bool index_boxes(cr_world *w, cr_broad_phase *bp)
 {
     uint32_t n = bp->n;
     double hint = bp->size_hint > 0.0 ? bp->size_hint : 1.0, cell = 0.0;
-    for (uint32_t i = 0; i < n; ++i)
-        if (!off_grid(bp, i)) {
-            double e = extent(bp->lo[i], bp->hi[i]);
-            if (e <= CR_BROAD_CELL_CAP * hint && e > cell) cell = e;
+    /* each box on its own (pure): over the workers when there are many */
+    bool spread = cr_parallel(w) && n > CR_INDEX_CHUNK;
+    uint32_t items = (n + CR_INDEX_CHUNK - 1) / CR_INDEX_CHUNK;
+    index_run *run = NULL;
+    index_run local;
+    if (spread) {
+        run = &local;
+        run->bp = bp;
+        run->cap = CR_BROAD_CELL_CAP * hint;
+        for (int k = 0; k < 64; ++k) {
+            run->widest[k] = 0.0;
+            run->part[k] = no_part;
         }
+        cr_run_items(w, widest_items, items, run);
+        for (int k = 0; k < 64; ++k)
+            if (run->widest[k] > cell) cell = run->widest[k];
+    } else {
+        cell = widest_of(bp, 0, n, CR_BROAD_CELL_CAP * hint);
+    }
     /* the parked boxes count as ever: the same cell as one grid of them all */
     if (bp->parked_count) {
         if (bp->parked_extent <= CR_BROAD_CELL_CAP * hint) {
@@ -107,27 +196,28 @@ static bool index_boxes(cr_world *w, cr_broad_phase *bp)
     bp->large_count = bp->overflow_count = 0;
     bp->overflow_work = 0;
 
-    uint32_t grid = 0;
-    cr_cell kmin = {INT32_MAX, INT32_MAX, INT32_MAX}, kmax = {INT32_MIN, INT32_MIN, INT32_MIN};
-    for (uint32_t i = 0; i < n; ++i) {
-        if (off_grid(bp, i)) {
-            bp->state[i] = SLOT_EMPTY;
-        } else if (extent(bp->lo[i], bp->hi[i]) > bp->cell) {
-            bp->state[i] = SLOT_LARGE;
-            if (!push(w, &bp->large, &bp->large_count, &bp->large_capacity, i)) return false;
-        } else {
-            bp->state[i] = SLOT_GRID;
-            cr_cell c = cell_of(bp, bp->lo[i]);
-            bp->key[i] = c;
-            kmin.x = c.x < kmin.x ? c.x : kmin.x;
-            kmin.y = c.y < kmin.y ? c.y : kmin.y;
-            kmin.z = c.z < kmin.z ? c.z : kmin.z;
-            kmax.x = c.x > kmax.x ? c.x : kmax.x;
-            kmax.y = c.y > kmax.y ? c.y : kmax.y;
-            kmax.z = c.z > kmax.z ? c.z : kmax.z;
-            ++grid;
+    index_part all = no_part;
+    if (spread) {
+        cr_run_items(w, state_items, items, run);
+        for (int k = 0; k < 64; ++k) {
+            const index_part *p = &run->part[k];
+            all.kmin.x = p->kmin.x < all.kmin.x ? p->kmin.x : all.kmin.x;
+            all.kmin.y = p->kmin.y < all.kmin.y ? p->kmin.y : all.kmin.y;
+            all.kmin.z = p->kmin.z < all.kmin.z ? p->kmin.z : all.kmin.z;
+            all.kmax.x = p->kmax.x > all.kmax.x ? p->kmax.x : all.kmax.x;
+            all.kmax.y = p->kmax.y > all.kmax.y ? p->kmax.y : all.kmax.y;
+            all.kmax.z = p->kmax.z > all.kmax.z ? p->kmax.z : all.kmax.z;
+            all.grid += p->grid;
+            all.large += p->large;
         }
+    } else {
+        states_of(bp, 0, n, &all);
     }
+    /* the large boxes listed in slot order */
+    for (uint32_t i = 0; all.large && i < n; ++i)
+        if (bp->state[i] == SLOT_LARGE && !push(w, &bp->large, &bp->large_count, &bp->large_capacity, i)) return false;
+    uint32_t grid = all.grid;
+    cr_cell kmin = all.kmin, kmax = all.kmax;
     /* Dense when the occupied box holds at most a few cells per body: rows of
      * cells are then one range of the sorted list, and no key is compared.
      * Both layouts keep each cell's bodies in slot order, so they list the

@@ -62,16 +62,22 @@ double cr_max_penetration(cr_world *w)
     return cr_max_over_items(w, r.pair_items + (slots + CR_DEEPEST_CHUNK - 1) / CR_DEEPEST_CHUNK, deepest_item, &r);
 }
 
-cr_status cr_check_finite(cr_world *w, const char *hint)
+/* What of live body i is not finite, NULL for nothing; a parked sleeping
+ * ball has not moved since it was checked. */
+static const char *nonfinite(const cr_world *w, uint32_t i)
 {
     const cr_bodies *b = &w->bodies;
-    for (uint32_t i = 0; i < b->slot_count; ++i) {
-        /* a parked sleeping ball has not moved since it was checked */
-        if (!cr_slot_alive(b, i) || cr_broad_sleeps(&w->broad, i, b->asleep[i])) continue;
-        const char *what = !cr_v3_isfinite(b->x[i])   ? "position"
-                           : !cr_v3_isfinite(b->v[i]) ? "velocity"
-                           : !cr_v3_isfinite(b->w[i]) ? "angular velocity"
-                                                      : NULL;
+    if (!cr_slot_alive(b, i) || cr_broad_sleeps(&w->broad, i, b->asleep[i])) return NULL;
+    return !cr_v3_isfinite(b->x[i])   ? "position"
+           : !cr_v3_isfinite(b->v[i]) ? "velocity"
+           : !cr_v3_isfinite(b->w[i]) ? "angular velocity"
+                                      : NULL;
+}
+
+cr_status cr_check_finite(cr_world *w, const char *hint)
+{
+    for (uint32_t i = 0; i < w->bodies.slot_count; ++i) {
+        const char *what = nonfinite(w, i);
         if (what) {
             w->failed = true;
             return cr_fail(w, CR_ERR_NON_FINITE, "body %u: non-finite %s at step %llu (t = %.17g); the world stopped%s",
@@ -81,24 +87,78 @@ cr_status cr_check_finite(cr_world *w, const char *hint)
     return CR_OK;
 }
 
+/* Bodies per work item of the finiteness test: fixed, not a function of
+ * the workers. */
+#define CR_FINITE_CHUNK 4096u
+
+/* Work item c: 1 when one of its bodies is not finite, else 0. */
+static double nonfinite_item(const void *ctx, uint32_t c)
+{
+    const cr_world *w = ctx;
+    uint32_t slots = w->bodies.slot_count, i1 = (c + 1) * CR_FINITE_CHUNK < slots ? (c + 1) * CR_FINITE_CHUNK : slots;
+    for (uint32_t i = c * CR_FINITE_CHUNK; i < i1; ++i)
+        if (nonfinite(w, i)) return 1.0;
+    return 0.0;
+}
+
+/* cr_check_finite with the test over the workers (item_max.h): the
+ * caller's pass over every body, and the error naming the first one that
+ * is not finite, only when one is. */
+static cr_status check_finite_spread(cr_world *w)
+{
+    uint32_t items = (w->bodies.slot_count + CR_FINITE_CHUNK - 1) / CR_FINITE_CHUNK;
+    return cr_max_over_items(w, items, nonfinite_item, w) > 0.0 ? cr_check_finite(w, "") : CR_OK;
+}
+
+/* Ball i's part of seed 004 §4's energy control: what it owes after
+ * paying its own gain out of its kinetic energy, and the kinetic energy it
+ * kept. */
+struct cr_energy_share {
+    double owed, kinetic;
+};
+
+/* The balls the energy control acts on (asleep: no energy to cap). */
+static bool capped(const cr_bodies *b, uint32_t i)
+{
+    return cr_slot_alive(b, i) && cr_slot_dynamic(b, i) && !b->asleep[i];
+}
+
+/* Ball i back above its surface (cr_ball_keep_above), then its own part
+ * of the energy control into cap_share. Both read and write ball i only, so
+ * the balls run over the workers (cr_run_balls) in one pass, and its cap
+ * right after its own guard is the same as after every ball's. */
+static void settle_one(cr_world *w, uint32_t i)
+{
+    cr_ball_keep_above(w, i);
+    cr_bodies *b = &w->bodies;
+    if (!capped(b, i)) return;
+    w->cap_share[i].owed = cr_body_cap_energy(w, i, b->energy_before[i]);
+    w->cap_share[i].kinetic = cr_body_kinetic(w, i);
+}
+
 /* Seed 004 §4's energy control through the end-of-step position
  * corrections in a world with surfaces: what a ball gained is taken out of
- * its own kinetic energy; what a ball lying (almost) still cannot pay is
- * taken from all of them in proportion, so the corrections never make
- * energy. */
-static void cap_surface_energy(cr_world *w)
+ * its own kinetic energy (settle_one); what a ball lying (almost) still
+ * cannot pay is taken from all of them in proportion, so the corrections
+ * never make energy. The shares are summed in slot order: the same sums
+ * for any number of workers. */
+static cr_status settle_surface_balls(cr_world *w)
 {
     cr_bodies *b = &w->bodies;
+    if (!cr_grow(w, (void **)&w->cap_share, &w->cap_share_capacity, b->slot_count, sizeof *w->cap_share))
+        return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "finish: out of memory");
+    cr_run_balls(w, settle_one);
     double owed = 0.0, kinetic = 0.0;
     for (uint32_t i = 0; i < b->slot_count; ++i)
-        if (cr_slot_alive(b, i) && cr_slot_dynamic(b, i) && !b->asleep[i]) { /* asleep: no energy to cap */
-            owed += cr_body_cap_energy(w, i, b->energy_before[i]);
-            kinetic += cr_body_kinetic(w, i);
+        if (capped(b, i)) {
+            owed += w->cap_share[i].owed;
+            kinetic += w->cap_share[i].kinetic;
         }
-    if (!(owed > 0.0)) return;
+    if (!(owed > 0.0)) return CR_OK;
     double k = kinetic > owed ? sqrt((kinetic - owed) / kinetic) : 0.0;
     for (uint32_t i = 0; i < b->slot_count; ++i)
-        if (cr_slot_alive(b, i) && cr_slot_dynamic(b, i) && !b->asleep[i]) cr_body_scale_kinetic(w, i, k);
+        if (capped(b, i)) cr_body_scale_kinetic(w, i, k);
+    return CR_OK;
 }
 
 /* Body i to the end of the step. In a world with surfaces, seed 004 §4's
@@ -123,9 +183,8 @@ cr_status cr_stage_finish(cr_world *w)
     cr_run_balls(w, advance_one);
     cr_status s = cr_project_positions(w);
     if (s != CR_OK) return s;
-    cr_balls_keep_above_surfaces(w);
-    if (surfaces) cap_surface_energy(w);
-    s = cr_check_finite(w, "");
+    if (surfaces && (s = settle_surface_balls(w)) != CR_OK) return s;
+    s = check_finite_spread(w);
     if (s != CR_OK) return s;
     if (cr_balls_sleep(w) && (s = cr_ball_update_sleep(w)) != CR_OK) return s;
     w->stats.max_penetration = cr_max_penetration(w);

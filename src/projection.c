@@ -96,7 +96,7 @@ static double project_plane(cr_world *w, uint32_t i, uint32_t k)
 
 static bool plane_ball(const cr_bodies *b, uint32_t i)
 {
-    /* a surface ball's walls: its plan and cr_balls_keep_above_surfaces */
+    /* a surface ball's walls: its plan and cr_ball_keep_above */
     return cr_slot_alive(b, i) && cr_slot_dynamic(b, i) && b->surface[i] == CR_NO_SURFACE && !b->asleep[i];
 }
 

@@ -589,7 +589,7 @@ void cr_ball_land(cr_world *w, uint32_t i, uint32_t k, cr_impact *report)
 
 /* Ball i at the step's end: on its surface and off the walls, or, flying,
  * not behind any surface. */
-static void keep_above(cr_world *w, uint32_t i)
+void cr_ball_keep_above(cr_world *w, uint32_t i)
 {
     cr_bodies *b = &w->bodies;
     if (!cr_slot_alive(b, i) || !cr_slot_dynamic(b, i) || b->asleep[i]) return; /* asleep: it stays */
@@ -630,10 +630,4 @@ static void keep_above(cr_world *w, uint32_t i)
         cr_ball_land(w, i, k, NULL);
         break;
     }
-}
-
-void cr_balls_keep_above_surfaces(cr_world *w)
-{
-    if (w->surfaces.count == 0) return;
-    cr_run_balls(w, keep_above); /* each ball on its own: over the workers */
 }

@@ -133,6 +133,7 @@ void cr_world_destroy(cr_world *w)
     cr_free(w, w->plane_contacts);
     cr_free(w, w->solver_bodies);
     cr_free(w, w->query);
+    cr_free(w, w->cap_share);
     cr_free(w, w->sleep_least);
     cr_free(w, w->sleep_ring);
     cr_free(w, w->sleep_awake);

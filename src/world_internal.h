@@ -195,6 +195,8 @@ struct cr_world {
     uint32_t *query;            /* scratch list of bodies from a grid query */
     uint32_t query_capacity;
     uint32_t visit_mark;
+    struct cr_energy_share *cap_share; /* scratch of the energy control (finish.c): one per slot */
+    uint32_t cap_share_capacity;
     double *sleep_least;        /* scratch of ball sleeping (ball_sleep.c): each island's least still time */
     uint32_t sleep_least_capacity;
     uint32_t *sleep_ring;       /* ... each island's first and last member as its ring is threaded */
@@ -391,8 +393,10 @@ uint32_t cr_rest_slow(const cr_rest_set *r, const cr_rest_set *in_plane, cr_vec3
 void cr_rest_hold_flying(cr_world *w, uint32_t i);
 /* Ball i is flying (event method) and may lean on j, bound to a surface. */
 bool cr_rest_flying_on(const cr_world *w, uint32_t i, uint32_t j);
-/* End-of-step guard: a free ball found behind a surface is put back on it. */
-void cr_balls_keep_above_surfaces(cr_world *w);
+/* End-of-step guard of ball i (a world with surfaces): a free ball found
+ * behind a surface is put back on it, a surface ball back on its surface
+ * and off the walls. Writes ball i only: run over the workers. */
+void cr_ball_keep_above(cr_world *w, uint32_t i);
 /* The world runs work items on threads (its own workers or its task
  * system: cr_run_items), so that work worth spreading is cut into items. */
 static inline bool cr_parallel(const cr_world *w)

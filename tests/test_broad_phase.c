@@ -108,7 +108,10 @@ static void test_max_overlap_matches_brute_force(void **state)
  * bodies, their lists joined in order) lists the same pairs in the same
  * order as one pass, with 2 and 3 threads and with a task system that runs
  * the items backwards, dense and hashed, on the first build (each item's
- * room too small: searched again) and on the next ones (room learnt). */
+ * room too small: searched again) and on the next ones (room learnt).
+ * From 4,096 bodies the index's per-box passes run over the workers too
+ * (index_boxes: each box's state and cell, the cells' range, the large
+ * boxes, three fast bodies in different items, listed in slot order). */
 static void test_threads_list_the_same_pairs(void **state)
 {
     (void)state;
@@ -126,9 +129,12 @@ static void test_threads_list_the_same_pairs(void **state)
             test_use_tasks(&d, k < 3 ? (uint32_t)k + 1 : 2, k == 3 ? &enqueued : NULL);
             w[k] = make_world_def(&d);
             seed = start;
-            for (int i = 0; i < n; ++i)
-                add_sphere(w[k], test_rand_vec(&seed, -0.6, 0.6), test_rand_vec(&seed, -1, 1),
-                           i == n - 1 ? 0.07 : 0.05, 1.0, CR_INERTIA_SOLID, 0.5, 0.3); /* the largest last */
+            for (int i = 0; i < n; ++i) {
+                cr_vec3 x = test_rand_vec(&seed, -0.6, 0.6), v = test_rand_vec(&seed, -1, 1);
+                /* from round 2 three fast ones in different items: large boxes, listed in slot order */
+                if (round >= 2 && (i == 5 || i == 4100 || i == n - 2)) v = cr_v3(150.0, 0.0, 0.0);
+                add_sphere(w[k], x, v, i == n - 1 ? 0.07 : 0.05, 1.0, CR_INERTIA_SOLID, 0.5, 0.3); /* the largest last */
+            }
             if (round % 2) /* a far body: the hashed grid */
                 add_sphere(w[k], cr_v3(1e4, -1e4, 1e4), cr_v3_zero(), 0.05, 1.0, CR_INERTIA_SOLID, 0.5, 0.3);
         }
@@ -152,7 +158,11 @@ static void test_threads_list_the_same_pairs(void **state)
                 assert_memory_equal(&w[k]->broad.size_hint, &b0->size_hint, sizeof b0->size_hint);
                 assert_int_equal(w[k]->broad.pair_count, b0->pair_count);
                 assert_memory_equal(w[k]->broad.pairs, b0->pairs, sizeof *b0->pairs * b0->pair_count);
+                assert_memory_equal(w[k]->broad.state, b0->state, sizeof *b0->state * b0->n);
+                assert_int_equal(w[k]->broad.large_count, b0->large_count);
+                assert_memory_equal(w[k]->broad.large, b0->large, sizeof *b0->large * b0->large_count);
             }
+            assert_int_equal(b0->large_count, round >= 2 ? 3 : 0);
         }
         assert_true(enqueued >= 3); /* the task system ran the search */
         for (int k = 0; k < 4; ++k) cr_world_destroy(w[k]);

@@ -2,7 +2,12 @@
  * over the workers: the same value as a scan of every broad pair and every
  * body against the planes, for 1, 2 and 3 workers and a task system that
  * runs the items backwards, with the deepest overlap placed in the last
- * work item of the pairs, then of the bodies, then in the first. */
+ * work item of the pairs, then of the bodies, then in the first.
+ * The finish's finiteness test over the workers (check_finite_spread): a
+ * non-finite velocity in the first, a middle or the last slot stops the
+ * world with the error naming that body, for the same worker counts. */
+#include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "test_helpers.h"
@@ -70,10 +75,31 @@ static void test_deepest_any_workers(void **state)
         }
 }
 
+static void test_nonfinite_any_workers(void **state)
+{
+    (void)state;
+    const uint32_t bad[] = {0, 4095, 4096, BALLS - 1};
+    for (size_t c = 0; c < sizeof bad / sizeof bad[0]; ++c) {
+        int enqueued = 0;
+        cr_world *w[4] = {grid(1, NULL, 1, false), grid(2, NULL, 1, false), grid(3, NULL, 1, false),
+                          grid(2, &enqueued, 1, false)};
+        char want[64];
+        snprintf(want, sizeof want, "body %u: non-finite velocity", bad[c]);
+        for (int k = 0; k < 4; ++k) {
+            w[k]->bodies.v[bad[c]].y = NAN;
+            assert_int_equal(cr_stage_finish(w[k]), CR_ERR_NON_FINITE);
+            assert_non_null(strstr(cr_world_last_error(w[k]), want));
+            cr_world_destroy(w[k]);
+        }
+        assert_true(enqueued > 0);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_deepest_any_workers),
+        cmocka_unit_test(test_nonfinite_any_workers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
