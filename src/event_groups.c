@@ -75,6 +75,7 @@ struct cr_event_group_run {
                                                    worker: (the run's cluster, the group read) pairs */
     uint32_t cluster;                /* the group it runs (a cluster root) */
     uint32_t foreign;                /* a body of another group it met; UINT32_MAX: none */
+    uint32_t done_reads;             /* bodies of done groups its queries took (the step's) */
     cr_closest_tally tally;
     char apart[64];                  /* no cache line shared with the next worker's run (G is
                                         not allocated on a line's start): each counts into its own */
@@ -107,6 +108,7 @@ typedef struct cr_event_groups {
     cr_box_sweep sweeper;            /* its scratch */
     uint32_t *next;                  /* the next group of a cluster run again (UINT32_MAX: none) */
     uint32_t group_count, work_count;
+    uint32_t done_reads;             /* the last step's, all runs' (cr_event_groups_done_reads) */
     uint32_t slot_cap, event_cap;
     size_t saved_cap;
     cr_event_group_run runs[64];     /* one per worker */
@@ -230,6 +232,7 @@ uint32_t cr_group_query(cr_world *w, cr_event_group_run *g, uint32_t i, cr_vec3 
             /* acquire: that run's writes (kept[j] among them) are seen */
             if (atomic_load_explicit(&G->g_done[c], memory_order_acquire) && !G->kept[j]) {
                 g->query[kept++] = j;
+                g->done_reads++;
                 continue;
             }
             g->foreign = j;
@@ -546,7 +549,7 @@ bool cr_events_grouped(cr_world *w)
         atomic_init(&G->g_met[g], 0);
         atomic_init(&G->g_done[g], 0);
     }
-    for (uint32_t k = 0; k < w->def.worker_count && k < 64; ++k) G->runs[k].read_count = 0;
+    for (uint32_t k = 0; k < w->def.worker_count && k < 64; ++k) G->runs[k].read_count = G->runs[k].done_reads = 0;
     memset(G->kept, 0, n);
     memset(G->escaped, 0, n);
     /* every group with events, over the workers */
@@ -592,6 +595,8 @@ bool cr_events_grouped(cr_world *w)
         w->closest_iterations += G->g_tally[g].iterations;
         w->closest_calls += G->g_tally[g].calls;
     }
+    G->done_reads = 0;
+    for (uint32_t k = 0; k < w->def.worker_count && k < 64; ++k) G->done_reads += G->runs[k].done_reads;
     w->stats.events += events;
     w->stats.events_deferred += deferred;
     w->stats.event_groups = work;
@@ -602,6 +607,8 @@ bool cr_events_grouped(cr_world *w)
      * cr_world_max_overlap builds its own). */
     return true;
 }
+
+uint32_t cr_event_groups_done_reads(const cr_world *w) { return w->groups ? w->groups->done_reads : 0; }
 
 void cr_events_groups_free(cr_world *w)
 {

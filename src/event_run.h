@@ -47,5 +47,8 @@ void cr_group_keep(cr_world *w, cr_event_group_run *g, uint32_t i);
  * as the grid holds it, its memo as it was: a group run again searches
  * from there, as its first run did. */
 void cr_group_put_back(cr_world *w, uint32_t i);
+/* The last step's bodies of done groups that runs read instead of
+ * stopping (queries that took them, runs thrown away included): for tests. */
+uint32_t cr_event_groups_done_reads(const cr_world *w);
 
 #endif
