@@ -24,9 +24,12 @@
  * reads nothing else of the other (at the boiling scene's collapse this
  * takes 63 % of the stops away, each of which threw away the run of the
  * group it met, and, once those runs go on, 98 of 112 escaped boxes'
- * joins). Such
- * groups, and a run that stopped (it met another group, or ran out of its
- * preallocated room: a worker allocates nothing), are put back as they were
+ * joins). Nor does a body of a group whose run is already done and
+ * never changed it count: it stays as it was the whole step, as in the
+ * one loop, and is read like a body of a group without events (the run
+ * stops should they meet, and runs again should that group run again).
+ * Such groups, and a run that stopped (it met another group, or ran out of
+ * its preallocated room: a worker allocates nothing), are put back as they were
  * at the loop's start (each body's state is kept at its first event) and
  * run again together, as one group, until no group meets another. A run
  * that stops flags the group it met, which is then not run (or stops at
