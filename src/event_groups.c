@@ -78,7 +78,8 @@ struct cr_event_group_run {
                                                    worker: (the run's cluster, the group read) pairs */
     uint32_t cluster;                /* the group it runs (a cluster root) */
     uint32_t foreign;                /* a body of another group it met; UINT32_MAX: none */
-    uint32_t done_reads;             /* bodies of done groups its queries took (the step's) */
+    uint32_t done_reads, taken;      /* bodies of done groups its queries took, groups without
+                                        events it took (the step's) */
     cr_closest_tally tally;
     char apart[64];                  /* no cache line shared with the next worker's run (G is
                                         not allocated on a line's start): each counts into its own */
@@ -99,6 +100,7 @@ typedef struct cr_event_groups {
     uint8_t *g_active;               /* a cluster with events (at its root) */
     atomic_uchar *g_met;             /* a cluster with events that a run of this pass stopped on
                                         (at its root): it runs again anyway, so it is not run now */
+    _Atomic uint64_t *g_touch;       /* a group without events: who read it, who took it (touch()) */
     atomic_uchar *g_done;            /* a cluster whose run stands (at its root, set with release
                                         once it ended without a stop): its bodies change no more */
     uint8_t *kept, *escaped;         /* each slot: state kept; box grown */
@@ -111,7 +113,7 @@ typedef struct cr_event_groups {
     cr_box_sweep sweeper;            /* its scratch */
     uint32_t *next;                  /* the next group of a cluster run again (UINT32_MAX: none) */
     uint32_t group_count, work_count;
-    uint32_t done_reads;             /* the last step's, all runs' (cr_event_groups_done_reads) */
+    uint32_t done_reads, taken;      /* the last step's, all runs' (cr_event_groups_counts) */
     uint32_t slot_cap, event_cap;
     size_t saved_cap;
     cr_event_group_run runs[64];     /* one per worker */
@@ -187,6 +189,37 @@ static bool apart(const cr_world *w, uint32_t i, cr_vec3 ilo, cr_vec3 ihi, uint3
     return cr_balls_apart(ilo, ihi, ri, jlo, jhi, rj, 2e-3 * r + cr_touching_gap(w, r));
 }
 
+/* A group without events, touched by runs: 0 none yet, (cluster + 1) with
+ * bit 32 clear: read by that cluster's runs only, set: taken by it (it
+ * met the group's body and goes on with the group as its own), all ones:
+ * read by several. Once read by another, a cluster may not take it (that
+ * run read it as it was); once taken, no other may read it (its bodies
+ * change): either stops. Kept over the passes of a step. */
+#define CR_TOUCH_SHARED UINT64_MAX
+#define CR_TOUCH_TAKEN (UINT64_C(1) << 32)
+
+/* Run of cluster a reads group c: false when another cluster took it. */
+static bool touch_read(cr_event_groups *G, uint32_t c, uint32_t a)
+{
+    uint64_t mine = (uint64_t)a + 1, s = atomic_load_explicit(&G->g_touch[c], memory_order_acquire);
+    for (;;) {
+        if (s == CR_TOUCH_SHARED || (s & 0xffffffffu) == mine) return true;
+        if (s & CR_TOUCH_TAKEN) return false;
+        uint64_t to = s ? CR_TOUCH_SHARED : mine;
+        if (atomic_compare_exchange_weak_explicit(&G->g_touch[c], &s, to, memory_order_acq_rel, memory_order_acquire))
+            return true;
+    }
+}
+
+/* Run of cluster a takes group c (read by it alone): false if it may not. */
+static bool touch_take(cr_event_groups *G, uint32_t c, uint32_t a)
+{
+    uint64_t mine = (uint64_t)a + 1, s = mine;
+    return atomic_compare_exchange_strong_explicit(&G->g_touch[c], &s, mine | CR_TOUCH_TAKEN, memory_order_acq_rel,
+                                                   memory_order_acquire) ||
+           s == (mine | CR_TOUCH_TAKEN);
+}
+
 uint32_t cr_group_query(cr_world *w, cr_event_group_run *g, uint32_t i, cr_vec3 lo, cr_vec3 hi)
 {
     cr_event_groups *G = w->groups;
@@ -242,6 +275,10 @@ uint32_t cr_group_query(cr_world *w, cr_event_group_run *g, uint32_t i, cr_vec3 
             atomic_store_explicit(&G->g_met[c], 1, memory_order_relaxed);
             return UINT32_MAX;
         }
+        if (c != g->cluster && !touch_read(G, c, g->cluster)) {
+            g->foreign = j;
+            return UINT32_MAX;
+        }
         g->query[kept++] = j;
     }
     n = kept;
@@ -275,6 +312,10 @@ bool cr_group_may_meet(cr_world *w, cr_event_group_run *g, uint32_t j, double t)
     uint32_t c = G->root[G->group_of[j]];
     if (c == g->cluster) return true;
     if (t != INFINITY) { /* they meet: run together */
+        if (!G->g_active[c] && touch_take(G, c, g->cluster)) {
+            g->taken++;
+            return true;
+        }
         g->foreign = j;
         atomic_store_explicit(&G->g_met[c], 1, memory_order_relaxed);
         return false;
@@ -376,6 +417,13 @@ static bool join(cr_world *w, uint32_t groups, bool *again)
 {
     cr_event_groups *G = w->groups;
     uint32_t *p = G->parent;
+    for (uint32_t g = 0; g < groups; ++g) { /* a group without events taken by a run: its own */
+        uint64_t s = atomic_load_explicit(&G->g_touch[g], memory_order_relaxed);
+        if (s != CR_TOUCH_SHARED && (s & CR_TOUCH_TAKEN) && !G->g_active[g]) {
+            cr_uf_union(p, g, (uint32_t)(s & 0xffffffffu) - 1);
+            G->g_active[g] = 1;
+        }
+    }
     for (uint32_t g = 0; g < groups; ++g) /* a run that met another group's body */
         if (G->g_again[g] && G->g_foreign[g] != UINT32_MAX) cr_uf_union(p, g, G->group_of[G->g_foreign[g]]);
     if (!check_escaped(w)) return false;
@@ -440,12 +488,13 @@ static bool reserve(cr_world *w, uint32_t slots, uint32_t events)
             !cr_grow(w, (void **)&G->next, &c13, slots, sizeof *G->next) ||
             !cr_grow(w, (void **)&G->escaped_at, &c14, slots, sizeof *G->escaped_at))
             return false;
-        uint32_t d1 = c, d2 = c, d3 = c, d4 = c, d5 = c, d6 = c, d7 = c, d8 = c;
+        uint32_t d1 = c, d2 = c, d3 = c, d4 = c, d5 = c, d6 = c, d7 = c, d8 = c, d9 = c;
         if (!cr_grow(w, (void **)&G->g_again, &d1, slots, 1) || !cr_grow(w, (void **)&G->kept, &d2, slots, 1) ||
             !cr_grow(w, (void **)&G->memo, &d7, slots, sizeof *G->memo) ||
             !cr_grow(w, (void **)&G->g_active, &d5, slots, 1) ||
             !cr_grow(w, (void **)&G->g_met, &d6, slots, sizeof *G->g_met) ||
             !cr_grow(w, (void **)&G->g_done, &d8, slots, sizeof *G->g_done) ||
+            !cr_grow(w, (void **)&G->g_touch, &d9, slots, sizeof *G->g_touch) ||
             !cr_grow(w, (void **)&G->escaped, &d3, slots, 1) ||
             !cr_grow(w, (void **)&G->ext, &d4, 2 * slots, sizeof *G->ext))
             return false;
@@ -551,8 +600,9 @@ bool cr_events_grouped(cr_world *w)
         G->g_active[g] = G->event_start[g + 1] > G->event_start[g];
         atomic_init(&G->g_met[g], 0);
         atomic_init(&G->g_done[g], 0);
+        atomic_init(&G->g_touch[g], 0);
     }
-    for (uint32_t k = 0; k < w->def.worker_count && k < 64; ++k) G->runs[k].read_count = G->runs[k].done_reads = 0;
+    for (uint32_t k = 0; k < w->def.worker_count && k < 64; ++k) G->runs[k].read_count = G->runs[k].done_reads = G->runs[k].taken = 0;
     memset(G->kept, 0, n);
     memset(G->escaped, 0, n);
     /* every group with events, over the workers */
@@ -598,8 +648,11 @@ bool cr_events_grouped(cr_world *w)
         w->closest_iterations += G->g_tally[g].iterations;
         w->closest_calls += G->g_tally[g].calls;
     }
-    G->done_reads = 0;
-    for (uint32_t k = 0; k < w->def.worker_count && k < 64; ++k) G->done_reads += G->runs[k].done_reads;
+    G->done_reads = G->taken = 0;
+    for (uint32_t k = 0; k < w->def.worker_count && k < 64; ++k) {
+        G->done_reads += G->runs[k].done_reads;
+        G->taken += G->runs[k].taken;
+    }
     w->stats.events += events;
     w->stats.events_deferred += deferred;
     w->stats.event_groups = work;
@@ -611,7 +664,11 @@ bool cr_events_grouped(cr_world *w)
     return true;
 }
 
-uint32_t cr_event_groups_done_reads(const cr_world *w) { return w->groups ? w->groups->done_reads : 0; }
+void cr_event_groups_counts(const cr_world *w, uint32_t *done_reads, uint32_t *taken)
+{
+    *done_reads = w->groups ? w->groups->done_reads : 0;
+    *taken = w->groups ? w->groups->taken : 0;
+}
 
 void cr_events_groups_free(cr_world *w)
 {
@@ -619,7 +676,7 @@ void cr_events_groups_free(cr_world *w)
     if (!G) return;
     void *arrays[] = {G->parent, G->group_of, G->body_start, G->bodies, G->event_start, G->events, G->root,
                       G->work, G->g_events, G->g_deferred, G->g_tally, G->g_again, G->g_foreign, G->kept,
-                      G->escaped, G->ext, G->saved, G->sweep, G->next, G->g_active, G->escaped_at, (void *)G->g_met, (void *)G->g_done, G->memo};
+                      G->escaped, G->ext, G->saved, G->sweep, G->next, G->g_active, G->escaped_at, (void *)G->g_met, (void *)G->g_done, (void *)G->g_touch, G->memo};
     for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; ++k) cr_free(w, arrays[k]);
     for (int k = 0; k < 64; ++k) {
         cr_free(w, G->runs[k].heap.heap);

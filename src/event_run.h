@@ -49,7 +49,9 @@ void cr_group_keep(cr_world *w, cr_event_group_run *g, uint32_t i);
  * from there, as its first run did. */
 void cr_group_put_back(cr_world *w, uint32_t i);
 /* The last step's bodies of done groups that runs read instead of
- * stopping (queries that took them, runs thrown away included): for tests. */
-uint32_t cr_event_groups_done_reads(const cr_world *w);
+ * stopping (queries that took them), and groups without events that runs
+ * took as their own when they met them, runs thrown away included: for
+ * tests. */
+void cr_event_groups_counts(const cr_world *w, uint32_t *done_reads, uint32_t *taken);
 
 #endif
