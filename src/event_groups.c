@@ -28,6 +28,9 @@
  * never changed it count: it stays as it was the whole step, as in the
  * one loop, and is read like a body of a group without events (the run
  * stops should they meet, and runs again should that group run again).
+ * A run that meets a body of a group without events takes that group as
+ * its own and goes on, as the one loop would, unless another run read it
+ * (touch_read, touch_take): the group is then joined to the run's cluster.
  * Such groups, and a run that stopped (it met another group, or ran out of
  * its preallocated room: a worker allocates nothing), are put back as they were
  * at the loop's start (each body's state is kept at its first event) and

@@ -39,7 +39,8 @@ uint32_t cr_group_query(cr_world *w, cr_event_group_run *g, uint32_t i, cr_vec3 
  * time t: j is its own, or of a group without events or one whose run is
  * done and never changed j (j stays as it is the whole step), and does not
  * meet it (t infinite: the read is noted, so that the run is made again
- * should j's group come to move or run again). */
+ * should j's group come to move or run again), or j's group is without
+ * events and read by no other run: the run takes it as its own. */
 bool cr_group_may_meet(cr_world *w, cr_event_group_run *g, uint32_t j, double t);
 /* Body i is about to change: its state at the events' start is kept, its
  * closest-point memo too. */
