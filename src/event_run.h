@@ -36,9 +36,11 @@ bool cr_events_grouped(cr_world *w);
  * list: the count, or UINT32_MAX when the group must stop. */
 uint32_t cr_group_query(cr_world *w, cr_event_group_run *g, uint32_t i, cr_vec3 lo, cr_vec3 hi);
 /* Whether a group's run may go on with body j in its query, its impact
- * time t: j is its own, or of a group without events (j stays as it is
- * the whole step) and does not meet it (t infinite: the read is noted, so
- * that the run is made again should j's group come to move). */
+ * time t: j is its own, or of a group without events or one whose run is
+ * done and never changed j (j stays as it is the whole step), and does not
+ * meet it (t infinite: the read is noted, so that the run is made again
+ * should j's group come to move or run again), or j's group is without
+ * events and read by no other run: the run takes it as its own. */
 bool cr_group_may_meet(cr_world *w, cr_event_group_run *g, uint32_t j, double t);
 /* Body i is about to change: its state at the events' start is kept, its
  * closest-point memo too. */
@@ -47,5 +49,10 @@ void cr_group_keep(cr_world *w, cr_event_group_run *g, uint32_t i);
  * as the grid holds it, its memo as it was: a group run again searches
  * from there, as its first run did. */
 void cr_group_put_back(cr_world *w, uint32_t i);
+/* The last step's bodies of done groups that runs read instead of
+ * stopping (queries that took them), and groups without events that runs
+ * took as their own when they met them, runs thrown away included: for
+ * tests. */
+void cr_event_groups_counts(const cr_world *w, uint32_t *done_reads, uint32_t *taken);
 
 #endif
