@@ -27,7 +27,6 @@ static double deepest(const cr_world *w, uint32_t k0, uint32_t k1, uint32_t i0, 
     return worst;
 }
 
-
 /* Pairs, or bodies, per work item of the deepest overlap: fixed, not a
  * function of the workers. */
 #define CR_DEEPEST_CHUNK 4096u
