@@ -31,6 +31,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "carom/math.h"
 
@@ -136,6 +137,18 @@ static inline bool cr_broad_is_parked(const cr_broad_phase *bp, uint32_t i) { re
 static inline bool cr_broad_sleeps(const cr_broad_phase *bp, uint32_t i, uint8_t asleep)
 {
     return asleep && bp->parked_count && i < bp->parked_capacity && bp->parked[i];
+}
+/* Slots [i, i + 8) all parked and asleep (both flags 1; below end, a
+ * bound of both arrays): a settled world's per-slot loops pass eight of
+ * its parked balls by one test of two words (a flag other than 0 or 1
+ * just fails it, and the slot's own test decides). */
+static inline bool cr_broad_eight_sleep(const cr_broad_phase *bp, const uint8_t *asleep, uint32_t i, uint32_t end)
+{
+    uint64_t p, a;
+    if (!bp->parked_count || i + 8u > end || i + 8u > bp->parked_capacity) return false;
+    memcpy(&p, bp->parked + i, sizeof p);
+    memcpy(&a, asleep + i, sizeof a);
+    return (p & a) == 0x0101010101010101ull;
 }
 /* the grid's query from count on (broad_phase.c); the sleeping grid's too */
 uint32_t cr_broad_query_from(struct cr_world *w, cr_broad_phase *bp, cr_vec3 lo, cr_vec3 hi, uint32_t skip, uint32_t **out,

@@ -9,7 +9,12 @@
  *   ball rolled into it (rolled in at 5 s, the pile largely asleep by
  *   then): the same pairs in the same order and the same state hash after
  *   every step, on 1 and 3 workers; balls were parked and parked balls
- *   woken by the broad phase on the way. */
+ *   woken by the broad phase on the way;
+ * - cr_broad_eight_sleep, the settled world's pass of eight slots at once,
+ *   over random flags (mostly 1, some 0, a few other values): true only
+ *   when each of the eight is a parked sleeping ball (cr_broad_sleeps) and
+ *   the eight lie below the bound and the parked array's end, and then
+ *   always where the flags are 0 or 1. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -153,11 +158,42 @@ static void pile_wakes_as_one_grid(void **state)
     }
 }
 
+static void eight_sleep_is_eight_sleeping_slots(void **state)
+{
+    (void)state;
+    enum { N = 64 };
+    uint8_t parked[N], asleep[N];
+    uint64_t rng = 5;
+    int passed = 0;
+    for (int round = 0; round < 20000; ++round) {
+        bool binary = round % 2 == 0;
+        for (int k = 0; k < N; ++k) {
+            double u = uniform(&rng, 0.0, 1.0), v = uniform(&rng, 0.0, 1.0);
+            parked[k] = u < 0.97 ? 1 : u < 0.99 || binary ? 0 : 2;
+            asleep[k] = v < 0.97 ? 1 : v < 0.99 || binary ? 0 : 255;
+        }
+        cr_broad_phase bp;
+        memset(&bp, 0, sizeof bp);
+        bp.parked = parked;
+        bp.parked_capacity = (uint32_t)uniform(&rng, 40.0, N + 1.0);
+        bp.parked_count = round % 7 ? 1u : 0u;
+        uint32_t i = (uint32_t)uniform(&rng, 0.0, 60.0), end = (uint32_t)uniform(&rng, 0.0, N + 1.0);
+        bool all = i + 8u <= end && i + 8u <= bp.parked_capacity;
+        for (uint32_t k = i; all && k < i + 8u; ++k) all = cr_broad_sleeps(&bp, k, asleep[k]);
+        bool eight = cr_broad_eight_sleep(&bp, asleep, i, end);
+        if (eight) assert_true(all);
+        if (binary) assert_int_equal(eight, all);
+        passed += eight;
+    }
+    assert_true(passed > 1000); /* the eight were passed often */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(random_scenes_list_one_grids_pairs),
         cmocka_unit_test(pile_wakes_as_one_grid),
+        cmocka_unit_test(eight_sleep_is_eight_sleeping_slots),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
