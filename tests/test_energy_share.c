@@ -40,12 +40,7 @@ static scene make_scene(uint32_t workers)
     wd.worker_count = workers;
     scene sc;
     sc.w = make_world_def(&wd);
-    cr_surface_def sd = cr_default_surface_def();
-    sd.type = CR_SURFACE_PLANE;
-    sd.point = cr_v3(0, 0, 0);
-    sd.normal = cr_v3(0, 0, 1);
-    sd.friction = 1.0;
-    assert_int_equal(cr_world_add_surface(sc.w, &sd, NULL), CR_OK);
+    add_flat_surface(sc.w);
     double overlap = 10.0 * CR_PROJECTION_TOLERANCE * (R + RF);
     sc.s = add_sphere(sc.w, cr_v3(0, 0, R), cr_v3_zero(), R, mass_of(R), CR_INERTIA_SOLID, 0.9, 0.1);
     sc.f = add_sphere(sc.w, cr_v3(0, 0, 2.0 * R + RF - overlap), cr_v3_zero(), RF, mass_of(RF), CR_INERTIA_SOLID, 0.9,

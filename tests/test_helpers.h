@@ -54,6 +54,18 @@ static inline cr_static_id add_plane(cr_world *w, cr_vec3 point, cr_vec3 normal)
     return id;
 }
 
+/* The ground as a seed 004 surface: the plane z = 0 (a CR_SURFACE_PLANE
+ * that balls are bound to, not a wall), normal +z, friction 1. */
+static inline void add_flat_surface(cr_world *w)
+{
+    cr_surface_def sd = cr_default_surface_def();
+    sd.type = CR_SURFACE_PLANE;
+    sd.point = cr_v3(0, 0, 0);
+    sd.normal = cr_v3(0, 0, 1);
+    sd.friction = 1.0;
+    assert_int_equal(cr_world_add_surface(w, &sd, NULL), CR_OK);
+}
+
 /* The four side walls x = +-half, y = +-half, facing in (in that order:
  * -x, +x, -y, +y). */
 static inline void add_side_walls(cr_world *w, double half)

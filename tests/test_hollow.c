@@ -52,12 +52,7 @@ static hollow make_hollow(double R, double r, double nz, const double angle[3], 
     h.w = make_world_def(&wd);
     h.R = R;
     h.r = r;
-    cr_surface_def sd = cr_default_surface_def();
-    sd.type = CR_SURFACE_PLANE;
-    sd.point = cr_v3(0, 0, 0);
-    sd.normal = cr_v3(0, 0, 1);
-    sd.friction = 1.0;
-    assert_int_equal(cr_world_add_surface(h.w, &sd, NULL), CR_OK);
+    add_flat_surface(h.w);
     double zf = R + nz * (R + r);
     for (int k = 0; k < 3; ++k) {
         double reach = R + r - overlap[k], dz = zf - R;

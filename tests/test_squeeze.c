@@ -43,12 +43,7 @@ static squeeze make_squeeze(double hz, double rs, double rf, double gap)
     q.w = make_world_def(&wd);
     q.rs = rs;
     q.rf = rf;
-    cr_surface_def sd = cr_default_surface_def();
-    sd.type = CR_SURFACE_PLANE;
-    sd.point = cr_v3(0, 0, 0);
-    sd.normal = cr_v3(0, 0, 1);
-    sd.friction = 1.0;
-    assert_int_equal(cr_world_add_surface(q.w, &sd, NULL), CR_OK);
+    add_flat_surface(q.w);
     add_plane(q.w, cr_v3(0, 0, 0), cr_v3(1, 0, 0));
     double xs = rs + gap, xf = rf;
     double dx = xs - xf, reach = rs + rf;
