@@ -105,6 +105,18 @@ typedef struct index_part {
     uint32_t grid, large;
 } index_part;
 
+/* part's range of cells grown to hold [lo, hi] (a cell: lo = hi; another
+ * part's range, when the workers' parts are joined). */
+static void widen(index_part *part, cr_cell lo, cr_cell hi)
+{
+    part->kmin.x = lo.x < part->kmin.x ? lo.x : part->kmin.x;
+    part->kmin.y = lo.y < part->kmin.y ? lo.y : part->kmin.y;
+    part->kmin.z = lo.z < part->kmin.z ? lo.z : part->kmin.z;
+    part->kmax.x = hi.x > part->kmax.x ? hi.x : part->kmax.x;
+    part->kmax.y = hi.y > part->kmax.y ? hi.y : part->kmax.y;
+    part->kmax.z = hi.z > part->kmax.z ? hi.z : part->kmax.z;
+}
+
 static void states_of(cr_broad_phase *bp, uint32_t i0, uint32_t i1, index_part *part)
 {
     for (uint32_t i = i0; i < i1; ++i) {
@@ -117,12 +129,7 @@ static void states_of(cr_broad_phase *bp, uint32_t i0, uint32_t i1, index_part *
             bp->state[i] = SLOT_GRID;
             cr_cell c = cell_of(bp, bp->lo[i]);
             bp->key[i] = c;
-            part->kmin.x = c.x < part->kmin.x ? c.x : part->kmin.x;
-            part->kmin.y = c.y < part->kmin.y ? c.y : part->kmin.y;
-            part->kmin.z = c.z < part->kmin.z ? c.z : part->kmin.z;
-            part->kmax.x = c.x > part->kmax.x ? c.x : part->kmax.x;
-            part->kmax.y = c.y > part->kmax.y ? c.y : part->kmax.y;
-            part->kmax.z = c.z > part->kmax.z ? c.z : part->kmax.z;
+            widen(part, c, c);
             part->grid++;
         }
     }
@@ -201,12 +208,7 @@ static bool index_boxes(cr_world *w, cr_broad_phase *bp)
         cr_run_items(w, state_items, items, run);
         for (int k = 0; k < 64; ++k) {
             const index_part *p = &run->part[k];
-            all.kmin.x = p->kmin.x < all.kmin.x ? p->kmin.x : all.kmin.x;
-            all.kmin.y = p->kmin.y < all.kmin.y ? p->kmin.y : all.kmin.y;
-            all.kmin.z = p->kmin.z < all.kmin.z ? p->kmin.z : all.kmin.z;
-            all.kmax.x = p->kmax.x > all.kmax.x ? p->kmax.x : all.kmax.x;
-            all.kmax.y = p->kmax.y > all.kmax.y ? p->kmax.y : all.kmax.y;
-            all.kmax.z = p->kmax.z > all.kmax.z ? p->kmax.z : all.kmax.z;
+            widen(&all, p->kmin, p->kmax);
             all.grid += p->grid;
             all.large += p->large;
         }
