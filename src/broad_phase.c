@@ -47,8 +47,6 @@ static bool off_grid(const cr_broad_phase *bp, uint32_t i)
     return cr_broad_is_parked(bp, i) || empty_box(bp->lo[i], bp->hi[i]);
 }
 
-static double extent(cr_vec3 lo, cr_vec3 hi) { return cr_box_fmax(hi.x - lo.x, cr_box_fmax(hi.y - lo.y, hi.z - lo.z)); }
-
 static bool push(cr_world *w, uint32_t **arr, uint32_t *count, uint32_t *cap, uint32_t v)
 {
     if (*count >= *cap && !cr_grow(w, (void **)arr, cap, *count + 1, sizeof **arr)) return false;
@@ -91,7 +89,7 @@ static double widest_of(const cr_broad_phase *bp, uint32_t i0, uint32_t i1, doub
     double cell = 0.0;
     for (uint32_t i = i0; i < i1; ++i)
         if (!off_grid(bp, i)) {
-            double e = extent(bp->lo[i], bp->hi[i]);
+            double e = cr_box_extent(bp->lo[i], bp->hi[i]);
             if (e <= cap && e > cell) cell = e;
         }
     return cell;
@@ -122,7 +120,7 @@ static void states_of(cr_broad_phase *bp, uint32_t i0, uint32_t i1, index_part *
     for (uint32_t i = i0; i < i1; ++i) {
         if (off_grid(bp, i)) {
             bp->state[i] = SLOT_EMPTY;
-        } else if (extent(bp->lo[i], bp->hi[i]) > bp->cell) {
+        } else if (cr_box_extent(bp->lo[i], bp->hi[i]) > bp->cell) {
             bp->state[i] = SLOT_LARGE;
             part->large++;
         } else {
@@ -193,7 +191,7 @@ static bool index_boxes(cr_world *w, cr_broad_phase *bp)
         } else {
             for (uint32_t i = 0; i < n; ++i)
                 if (bp->parked[i]) {
-                    double e = extent(bp->lo[i], bp->hi[i]);
+                    double e = cr_box_extent(bp->lo[i], bp->hi[i]);
                     if (e <= CR_BROAD_CELL_CAP * hint && e > cell) cell = e;
                 }
         }
@@ -543,7 +541,7 @@ bool cr_broad_extend(cr_world *w, cr_broad_phase *bp, uint32_t i, cr_vec3 lo, cr
     cr_cell c = cell_of(bp, bp->lo[i]);
     bool same_cell = c.x == bp->key[i].x && c.y == bp->key[i].y && c.z == bp->key[i].z;
     uint32_t s = bp->slot_pos[i];
-    if (same_cell && extent(bp->lo[i], bp->hi[i]) <= bp->cell) {
+    if (same_cell && cr_box_extent(bp->lo[i], bp->hi[i]) <= bp->cell) {
         bp->sorted_box[2 * s] = bp->lo[i];
         bp->sorted_box[2 * s + 1] = bp->hi[i];
         return true;

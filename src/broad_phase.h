@@ -178,6 +178,11 @@ static inline cr_vec3 cr_box_max(cr_vec3 a, cr_vec3 b)
     cr_vec3 r = {cr_box_fmax(a.x, b.x), cr_box_fmax(a.y, b.y), cr_box_fmax(a.z, b.z)};
     return r;
 }
+/* A box's widest side. */
+static inline double cr_box_extent(cr_vec3 lo, cr_vec3 hi)
+{
+    return cr_box_fmax(hi.x - lo.x, cr_box_fmax(hi.y - lo.y, hi.z - lo.z));
+}
 
 /* The cell of coordinate x, cells 1 / inv_cell wide: floor(x inv_cell),
  * never decreasing in x. */

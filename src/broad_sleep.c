@@ -138,7 +138,7 @@ bool cr_broad_park(cr_world *w, cr_broad_phase *bp, double (*box)(const cr_world
         s->lo[i] = bp->lo[i];
         s->hi[i] = bp->hi[i];
         rmax = r > rmax ? r : rmax;
-        double e = cr_box_fmax(s->hi[i].x - s->lo[i].x, cr_box_fmax(s->hi[i].y - s->lo[i].y, s->hi[i].z - s->lo[i].z));
+        double e = cr_box_extent(s->lo[i], s->hi[i]);
         most = e > most ? e : most;
         bp->parked[i] = 1;
         bp->parked_depth[i] = cr_ball_plane_depth(w, i); /* the finish's statistic, kept too */
