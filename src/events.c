@@ -20,7 +20,9 @@
  *
  * A pair within the contact margin that approaches no faster than the
  * resting speed is resting contact: the contact stage's business (impulse
- * method), or held by resting forces (event method), not an event.
+ * method), or held by resting forces (event method), not an event. So is a
+ * flying ball touching its surface that slowly: bound to it at once (an
+ * event at its own time, no impulse) where its flight would end behind it.
  * Dense clusters can ask for ever more impacts in ever less time (inelastic
  * collapse); after max_events_per_body impacts in one step a body's further
  * impacts are counted in the stats (events_deferred) and left to the
