@@ -154,7 +154,8 @@ static group_counts layout_same_as_loop(const layout *s)
 static void test_kept_body_of_done_group_stops(void **state)
 {
     (void)state;
-    static const ball balls[] = {{{0, 0, 0}, {1, 0, 0}, 0.1, 1}, {{1, 0, 0}, {0, 0, 0}, 0.1, 1}, {{0.5, 0.3, 0}, {0, 1, 0}, 0.1, 1}};
+    static const ball balls[] = {
+        {{0, 0, 0}, {1, 0, 0}, 0.1, 1}, {{1, 0, 0}, {0, 0, 0}, 0.1, 1}, {{0.5, 0.3, 0}, {0, 1, 0}, 0.1, 1}};
     static const wall walls[] = {{{0, 0.6, 0}, {0, -1, 0}}};
     layout s = {balls, 3, walls, 1, 0};
     group_counts c = layout_same_as_loop(&s);
@@ -176,7 +177,10 @@ static void test_kept_body_of_done_group_stops(void **state)
 static void test_read_of_done_group_joins_its_rerun(void **state)
 {
     (void)state;
-    static const ball balls[] = {{{0, 0, 0}, {1, 0, 0}, 0.3, 3}, {{-0.3, 0.32, 0}, {-1, 0, 0}, 0.05, 1}, {{0.8, 0.36, 0}, {0, 0.25, 0}, 0.05, 1}, {{1.4, 0, 0}, {1, 0, 0}, 0.05, 1}};
+    static const ball balls[] = {{{0, 0, 0}, {1, 0, 0}, 0.3, 3},
+                                 {{-0.3, 0.32, 0}, {-1, 0, 0}, 0.05, 1},
+                                 {{0.8, 0.36, 0}, {0, 0.25, 0}, 0.05, 1},
+                                 {{1.4, 0, 0}, {1, 0, 0}, 0.05, 1}};
     static const wall walls[] = {{{-0.8, 0, 0}, {1, 0, 0}}, {{0, 0.52375, 0}, {0, -1, 0}}, {{1.725, 0, 0}, {-1, 0, 0}}};
     layout s = {balls, 4, walls, 3, 0};
     group_counts c = layout_same_as_loop(&s);
@@ -208,7 +212,8 @@ static void test_done_group_met_stops(void **state)
                                  {{-0.32, -0.2, 0}, {0, -1, 0}, 0.05, 1},
                                  {{0.8749, 0.1146, 0.36}, {0, 0, 0.5}, 0.05, 1},
                                  {{1.36, 0.2, 0}, {0.8, 3.5, 0}, 0.05, 1}};
-    static const wall walls[] = {{{0, -0.4, 0}, {0, 1, 0}}, {{0, 0.6, 0}, {0, -1, 0}}, {{1.45, 0, 0}, {-1, 0, 0}}, {{0, 0, 0.6425}, {0, 0, -1}}};
+    static const wall walls[] = {
+        {{0, -0.4, 0}, {0, 1, 0}}, {{0, 0.6, 0}, {0, -1, 0}}, {{1.45, 0, 0}, {-1, 0, 0}}, {{0, 0, 0.6425}, {0, 0, -1}}};
     layout s = {balls, 4, walls, 4, 1};
     group_counts c = layout_same_as_loop(&s);
     assert_true(c.done_reads >= 2); /* i's read of j, d's */
@@ -226,7 +231,8 @@ static void test_done_group_met_stops(void **state)
 static void test_group_read_by_another_is_not_taken(void **state)
 {
     (void)state;
-    static const ball balls[] = {{{0, 0, 0}, {1, 0, 0}, 0.3, 3}, {{0.8, 0.36, 0}, {0, 0.25, 0}, 0.05, 1}, {{1.4, 0, 0}, {1, 0, 0}, 0.05, 1}};
+    static const ball balls[] = {
+        {{0, 0, 0}, {1, 0, 0}, 0.3, 3}, {{0.8, 0.36, 0}, {0, 0.25, 0}, 0.05, 1}, {{1.4, 0, 0}, {1, 0, 0}, 0.05, 1}};
     static const wall walls[] = {{{0, 0.52375, 0}, {0, -1, 0}}, {{1.725, 0, 0}, {-1, 0, 0}}};
     layout s = {balls, 3, walls, 2, 0};
     group_counts c = layout_same_as_loop(&s);
@@ -244,7 +250,8 @@ static void test_group_read_by_another_is_not_taken(void **state)
 static void test_taken_group_is_not_read(void **state)
 {
     (void)state;
-    static const ball balls[] = {{{0, 0, 0}, {1, 0, 0}, 0.3, 3}, {{1.4, 0, 0}, {1, 0, 0}, 0.05, 1}, {{0.5, 0.36, 0}, {0, 0.25, 0}, 0.05, 1}};
+    static const ball balls[] = {
+        {{0, 0, 0}, {1, 0, 0}, 0.3, 3}, {{1.4, 0, 0}, {1, 0, 0}, 0.05, 1}, {{0.5, 0.36, 0}, {0, 0.25, 0}, 0.05, 1}};
     static const wall walls[] = {{{1.725, 0, 0}, {-1, 0, 0}}, {{0, 0.4675, 0}, {0, -1, 0}}};
     layout s = {balls, 3, walls, 2, 0};
     group_counts c = layout_same_as_loop(&s);
@@ -267,7 +274,8 @@ static void test_taken_group_is_not_read(void **state)
 static void test_taken_group_runs_again_with_its_taker(void **state)
 {
     (void)state;
-    static const ball balls[] = {{{0, 0, 0}, {1, 0, 0}, 0.3, 3}, {{1.4, 0, 0}, {1, 0, 0}, 0.05, 1}, {{1.5, 0, 0.11}, {0, 0, 3}, 0.05, 1}};
+    static const ball balls[] = {
+        {{0, 0, 0}, {1, 0, 0}, 0.3, 3}, {{1.4, 0, 0}, {1, 0, 0}, 0.05, 1}, {{1.5, 0, 0.11}, {0, 0, 3}, 0.05, 1}};
     static const wall walls[] = {{{1.725, 0, 0}, {-1, 0, 0}}, {{0, 0, 0.305}, {0, 0, -1}}};
     layout s = {balls, 3, walls, 2, 0};
     group_counts c = layout_same_as_loop(&s);
@@ -310,13 +318,19 @@ static void random_fill(cr_world *w, const void *scene)
 
 /* The invariant over many random scenes: grouped equals the one loop every
  * step. The scenes read done groups' bodies, take groups and run groups
- * again (asked below). */
+ * again (asked below). Besides the first 500, the four of the first 20,000
+ * in which a rule decided the result: with the kept test dropped
+ * (test_kept_body_of_done_group_stops) scenes 5609 and 5617 part from the
+ * loop, with a taken group not joined to its taker 8995 and 16483; no
+ * other rule above changed a bit in those 20,000 scenes. */
 static void test_random_scenes_same_as_loop(void **state)
 {
     (void)state;
     enum { SCENES = 500, STEPS = 20 };
+    static const uint64_t decided[] = {5609, 5617, 8995, 16483};
     group_counts c = {0, 0, 0};
-    for (uint64_t seed = 0; seed < SCENES; ++seed) {
+    for (uint64_t k = 0; k < SCENES + 4; ++k) {
+        uint64_t seed = k < SCENES ? k : decided[k - SCENES];
         char what[32];
         snprintf(what, sizeof what, "random scene %llu", (unsigned long long)seed);
         same_as_loop(random_fill, &seed, 1.0 / 60.0, 0, STEPS, what, &c);
