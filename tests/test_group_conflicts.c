@@ -11,19 +11,21 @@
  * calling thread in that order whatever the workers: the scenes fix which
  * run comes first by the order the balls are added.
  *
- * Why the rules rarely decide anything in larger scenes: a body that a run
- * changes usually leaves its box in the grid, and the escaped boxes of
- * different clusters are joined after each pass (check_escaped), which
- * repairs most wrong reads on its own. Here the body that decides (j, z)
- * is big and heavy and is stopped dead by a light ball meeting it head-on,
- * which leaves it inside its box; the two small balls that reach it come
- * from two sides, so that their grown boxes stay apart (ball_reach.h). The
- * small balls reach the big one by a bounce off a wall: a run meets another
- * group only through a path that left its own box. */
-#include <math.h>
+ * Why the rules rarely decide anything in larger scenes (the boiling
+ * scene: no bit changed by any of them): a body that a run changes usually
+ * leaves its box in the grid (a ball on a surface mostly does: its path
+ * box, not its grid box, is padded by 1e-3 r), and the escaped boxes
+ * of different clusters are joined after each pass (check_escaped), which
+ * repairs most wrong reads on its own. So these balls fly, and the body
+ * that decides stays inside its grid box: stopped dead, or only slowed,
+ * by a head-on impact (a big heavy ball met by a light one); the balls that
+ * reach it come from different sides or heights, so that their grown boxes
+ * stay apart (ball_reach.h). They reach it by a bounce off a wall: a run
+ * meets another group only through a path that left its own box. Each
+ * test fails when its rule is mutated away (docs/benchmarks.md, "Event
+ * groups' conflict rules"). */
 #include <stdbool.h>
 #include <stdio.h>
-#include <string.h>
 
 #include "event_run.h"
 #include "test_helpers.h"
@@ -68,6 +70,9 @@ static void layout_fill(cr_world *w, const void *scene)
     }
 }
 
+/* A world of the given kind (LOOP ... BACKWARDS) stepping dt, with at most
+ * cap impacts a body before they are deferred (0: the default), filled by
+ * fill. */
 static cr_world *scene_world(int kind, double dt, int cap, scene_fill *fill, const void *scene, uint64_t *called,
                              int *enqueued)
 {
@@ -170,9 +175,9 @@ static void test_kept_body_of_done_group_stops(void **state)
  * not kept, when A is done). Group B: the slow i (0.25 m/s) bounces off the
  * wall y = 0.52375 and comes down at x = 0.8; its query reads j (A done, j
  * untouched) and i misses j's path. Group D: d bounces off the wall x =
- * 1.725 and meets j head-on at 0.8 s: it stops on j and runs again with A,
- * and there d stops j dead at x = 0.8 (inside j's box), where i lands on
- * it at 0.95 s, as in the one loop. Only B's read brings B into that run
+ * 1.725 at 0.275 s, and its query finds it meeting j head-on at 0.8 s: D
+ * stops and runs again with A, and there d stops j dead at x = 0.8 (inside
+ * j's box), where i lands on it at 0.95 s, as in the one loop. Only B's read brings B into that run
  * again: d's and i's grown boxes are apart, and j's did not grow. */
 static void test_read_of_done_group_joins_its_rerun(void **state)
 {
@@ -195,15 +200,18 @@ static void test_read_of_done_group_joins_its_rerun(void **state)
  * Right after such a meeting the run predicts the ball that met the body
  * again, its query finds the body (now kept) and the run stops anyway:
  * only a ball past CR_EVENTS_HARD times max_events_per_body, which is not
- * predicted again, goes on. So here the cap is 1 (4 impacts, then no more
- * predictions). Group A: the big j (r 0.3, 20 kg) at (1, 0.2) m/s, and k,
- * off the wall y = -0.4 (A is done, j untouched). Group B: i goes up
- * (z) at 0.5 m/s off the ceiling z = 0.6425 and comes down over j's path
- * where j, slowed, passes at 0.95 s; its query reads j, whose path it
- * misses. Group D: d zigzags between the walls y = -0.4 and 0.6, off the
- * wall x = 1.45, and meets j from the front at 0.66 s, its fifth impact:
- * d stops on j, A, B and D run again, and i lands on the slowed j, as in
- * the one loop. j stays in its box (its speed only drops) and d's grown
+ * predicted again, goes on. So here the cap is 1: after its fifth impact
+ * in a step a ball is not predicted again. Group A: the big j (r 0.3, 20
+ * kg) at (1, 0.2) m/s, and k, off the wall y = -0.4 (A is done, j
+ * untouched). Group B: i goes up (z) at 0.5 m/s off the ceiling z = 0.6425
+ * and comes down over j's path where j, slowed, passes at 0.95 s; its
+ * query reads j, whose path it misses. Group D: d zigzags between the
+ * walls y = -0.4 and 0.6, off the wall x = 1.45, and its query after its
+ * fourth impact finds it meeting j from the front at 0.66 s: D stops, A, B
+ * and D run again, and i lands on the slowed j, as in the one loop. Met
+ * and not stopped for, d would slow j in D's run and, past the cap, not be
+ * predicted again; A would not run again, nor B, and i would pass through
+ * the slowed j. j stays in its box (its speed only drops) and d's grown
  * boxes are apart from i's (another height): nothing else joins B. */
 static void test_done_group_met_stops(void **state)
 {
@@ -223,8 +231,9 @@ static void test_done_group_met_stops(void **state)
 /* A group without events that another cluster read may not be taken: the
  * reader saw it as it was.
  *
- * z (r 0.3, 3 kg, no events: group Z) at 1 m/s along x. P (i of the test
- * above) reads z and misses it; T (d above) then meets z at 0.8 s. T may
+ * z (r 0.3, 3 kg, no events: group Z) at 1 m/s along x. P (i of
+ * test_read_of_done_group_joins_its_rerun) reads z and misses it; T (d
+ * there) then meets z at 0.8 s. T may
  * not take Z: it stops, and Z, T and, through its read, P run again
  * together, where i lands on the stopped z at 0.95 s. Taken, z would stop
  * in T's run, and P, not run again, would pass through it. */
@@ -242,7 +251,7 @@ static void test_group_read_by_another_is_not_taken(void **state)
 /* A group without events that a run took may not be read by another: its
  * bodies changed.
  *
- * z as above. T (d above) runs first, meets z at 0.8 s, takes Z (no other
+ * z as above. T (d as above) runs first, meets z at 0.8 s, takes Z (no other
  * run read it) and stops z dead at x = 0.8. P: i at x = 0.5, down at 0.25
  * m/s after the wall y = 0.4675, where z passes at 0.5 s: the one loop's i
  * hits z there. P's query finds z taken and stops, to run again with T and
@@ -284,9 +293,10 @@ static void test_taken_group_runs_again_with_its_taker(void **state)
 }
 
 /* A random scene: 6 to 20 balls (radius 2 to 6 cm, densities 1 to 4 t/m^3,
- * restitution 0.5 to 1, friction 0.3), a third at rest, the others at up to
- * 1 to 8 m/s, in a closed box of walls 0.3 to 0.7 m wide, without gravity,
- * at 60 Hz: many groups, meeting each other within a step. */
+ * restitution 0.5 to 1, friction 0.3), 3 in 10 at rest, the others'
+ * velocity components up to 1 to 8 m/s, in a closed box of walls 0.3 to
+ * 0.7 m wide, without gravity, at 60 Hz: many groups, meeting each other
+ * within a step. */
 static void random_fill(cr_world *w, const void *scene)
 {
     uint64_t s = *(const uint64_t *)scene;
