@@ -9,7 +9,10 @@
  * grouped; dt = 1 s. Groups are numbered by their lowest slot, and with
  * fewer than 32 groups with events one work item runs them all on the
  * calling thread in that order whatever the workers: the scenes fix which
- * run comes first by the order the balls are added.
+ * run comes first by the order the balls are added. Each layout runs again
+ * with 40 filler groups between its first groups and the rest (two work
+ * items): then 2 and 3 workers run them at once, and the backwards task
+ * system in the other order.
  *
  * Why the rules rarely decide anything in larger scenes (the boiling
  * scene: no bit changed by any of them): a body that a run changes usually
@@ -45,6 +48,8 @@ typedef struct layout {
     const wall *walls;
     int wall_count;
     int max_events_per_body; /* 0: the default */
+    int split;               /* the filler groups go after this many balls */
+    bool fillers;            /* ... when set (layout_same_as_loop sets it) */
 } layout;
 
 static void count_impact(const cr_impact *im, void *ctx)
@@ -60,11 +65,28 @@ enum { LOOP, ONE, TWO, THREE, BACKWARDS, WORLDS };
 /* Fills a world (made by scene_world) with a scene's walls and balls. */
 typedef void scene_fill(cr_world *w, const void *scene);
 
+/* Filler groups: balls far below a layout (z = -29.5), 0.25 m by 0.2 m
+ * apart, each off the floor z = -30 at 0.45 s: a group with events of its
+ * own, added between the layout's first balls and the rest, so that the
+ * layout's groups fall in different work items (CR_GROUP_CHUNK, 32 groups
+ * with events): 2 and 3 workers run those at once, and the backwards task
+ * system runs the later one first. */
+enum { FILLERS = 40 };
+
+static void add_fillers(cr_world *w)
+{
+    for (int k = 0; k < FILLERS; ++k)
+        add_sphere(w, cr_v3(-0.5 + 0.25 * (k % 8), -0.3 + 0.2 * (k / 8), -29.5), cr_v3(0, 0, -1), 0.05, 1,
+                   CR_INERTIA_SOLID, 1.0, 0.0);
+}
+
 static void layout_fill(cr_world *w, const void *scene)
 {
     const layout *s = scene;
     for (int k = 0; k < s->wall_count; ++k) add_plane(w, s->walls[k].point, s->walls[k].normal);
+    if (s->fillers) add_plane(w, cr_v3(0, 0, -30), cr_v3(0, 0, 1));
     for (int k = 0; k < s->ball_count; ++k) {
+        if (s->fillers && k == s->split) add_fillers(w);
         const ball *b = &s->balls[k];
         add_sphere(w, b->x, b->v, b->r, b->m, CR_INERTIA_SOLID, 1.0, 0.0);
     }
@@ -137,11 +159,15 @@ static void same_as_loop(scene_fill *fill, const void *scene, double dt, int cap
     for (int k = 0; k < WORLDS; ++k) cr_world_destroy(w[k]);
 }
 
-/* A crafted layout over 4 steps of 1 s. */
+/* A crafted layout over 4 steps of 1 s, as it is (its counts returned),
+ * then with filler groups after its first split balls. */
 static group_counts layout_same_as_loop(const layout *s)
 {
-    group_counts c = {0, 0, 0};
+    group_counts c = {0, 0, 0}, filled = {0, 0, 0};
     same_as_loop(layout_fill, s, 1.0, s->max_events_per_body, 4, "the layout", &c);
+    layout f = *s;
+    f.fillers = true;
+    same_as_loop(layout_fill, &f, 1.0, s->max_events_per_body, 4, "the layout with fillers", &filled);
     return c;
 }
 
@@ -162,7 +188,7 @@ static void test_kept_body_of_done_group_stops(void **state)
     static const ball balls[] = {
         {{0, 0, 0}, {1, 0, 0}, 0.1, 1}, {{1, 0, 0}, {0, 0, 0}, 0.1, 1}, {{0.5, 0.3, 0}, {0, 1, 0}, 0.1, 1}};
     static const wall walls[] = {{{0, 0.6, 0}, {0, -1, 0}}};
-    layout s = {balls, 3, walls, 1, 0};
+    layout s = {balls, 3, walls, 1, 0, 2, false};
     group_counts c = layout_same_as_loop(&s);
     assert_true(c.rerun >= 2); /* B stopped on j and ran again with A */
 }
@@ -187,7 +213,7 @@ static void test_read_of_done_group_joins_its_rerun(void **state)
                                  {{0.8, 0.36, 0}, {0, 0.25, 0}, 0.05, 1},
                                  {{1.4, 0, 0}, {1, 0, 0}, 0.05, 1}};
     static const wall walls[] = {{{-0.8, 0, 0}, {1, 0, 0}}, {{0, 0.52375, 0}, {0, -1, 0}}, {{1.725, 0, 0}, {-1, 0, 0}}};
-    layout s = {balls, 4, walls, 3, 0};
+    layout s = {balls, 4, walls, 3, 0, 3, false};
     group_counts c = layout_same_as_loop(&s);
     assert_true(c.done_reads >= 2); /* i's read of j, d's of j */
     assert_true(c.rerun >= 3);      /* A, B and D together */
@@ -222,7 +248,7 @@ static void test_done_group_met_stops(void **state)
                                  {{1.36, 0.2, 0}, {0.8, 3.5, 0}, 0.05, 1}};
     static const wall walls[] = {
         {{0, -0.4, 0}, {0, 1, 0}}, {{0, 0.6, 0}, {0, -1, 0}}, {{1.45, 0, 0}, {-1, 0, 0}}, {{0, 0, 0.6425}, {0, 0, -1}}};
-    layout s = {balls, 4, walls, 4, 1};
+    layout s = {balls, 4, walls, 4, 1, 3, false};
     group_counts c = layout_same_as_loop(&s);
     assert_true(c.done_reads >= 2); /* i's read of j, d's */
     assert_true(c.rerun >= 3);
@@ -243,7 +269,7 @@ static void test_group_read_by_another_is_not_taken(void **state)
     static const ball balls[] = {
         {{0, 0, 0}, {1, 0, 0}, 0.3, 3}, {{0.8, 0.36, 0}, {0, 0.25, 0}, 0.05, 1}, {{1.4, 0, 0}, {1, 0, 0}, 0.05, 1}};
     static const wall walls[] = {{{0, 0.52375, 0}, {0, -1, 0}}, {{1.725, 0, 0}, {-1, 0, 0}}};
-    layout s = {balls, 3, walls, 2, 0};
+    layout s = {balls, 3, walls, 2, 0, 2, false};
     group_counts c = layout_same_as_loop(&s);
     assert_true(c.rerun >= 3);
 }
@@ -262,7 +288,7 @@ static void test_taken_group_is_not_read(void **state)
     static const ball balls[] = {
         {{0, 0, 0}, {1, 0, 0}, 0.3, 3}, {{1.4, 0, 0}, {1, 0, 0}, 0.05, 1}, {{0.5, 0.36, 0}, {0, 0.25, 0}, 0.05, 1}};
     static const wall walls[] = {{{1.725, 0, 0}, {-1, 0, 0}}, {{0, 0.4675, 0}, {0, -1, 0}}};
-    layout s = {balls, 3, walls, 2, 0};
+    layout s = {balls, 3, walls, 2, 0, 2, false};
     group_counts c = layout_same_as_loop(&s);
     assert_true(c.taken >= 1);
     assert_true(c.rerun >= 3);
@@ -286,7 +312,7 @@ static void test_taken_group_runs_again_with_its_taker(void **state)
     static const ball balls[] = {
         {{0, 0, 0}, {1, 0, 0}, 0.3, 3}, {{1.4, 0, 0}, {1, 0, 0}, 0.05, 1}, {{1.5, 0, 0.11}, {0, 0, 3}, 0.05, 1}};
     static const wall walls[] = {{{1.725, 0, 0}, {-1, 0, 0}}, {{0, 0, 0.305}, {0, 0, -1}}};
-    layout s = {balls, 3, walls, 2, 0};
+    layout s = {balls, 3, walls, 2, 0, 2, false};
     group_counts c = layout_same_as_loop(&s);
     assert_true(c.taken >= 1);
     assert_true(c.rerun >= 3);
