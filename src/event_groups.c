@@ -192,30 +192,43 @@ static bool apart(const cr_world *w, uint32_t i, cr_vec3 ilo, cr_vec3 ihi, uint3
     return cr_balls_apart(ilo, ihi, ri, jlo, jhi, rj, 2e-3 * r + cr_touching_gap(w, r));
 }
 
-/* A group without events, touched by runs: 0 none yet, (cluster + 1) with
- * bit 32 clear: read by that cluster's runs only, set: taken by it (it
- * met the group's body and goes on with the group as its own), all ones:
- * read by several. Once read by another, a cluster may not take it (that
- * run read it as it was); once taken, no other may read it (its bodies
- * change): either stops. Bit 33: its one reader noted the read in its list
- * (cr_group_may_meet), once. Kept over the passes of a step, but for the
- * reads of a cluster put back (reset_touch). */
+/* A group without events, touched by runs: 0 none yet, (cluster + 1) in
+ * bits 0-31: read by that cluster's runs, with bit 32 set: taken by it (it
+ * met the group's body and goes on with the group as its own); a second
+ * reader's (cluster + 1) in bits 34-63; all ones: read by more. Once read
+ * by another, a cluster may not take it (that run read it as it was); once
+ * taken, no other may read it (its bodies change): either stops. Bit 33:
+ * its one reader noted the read in its list (cr_group_may_meet), once.
+ * Kept over the passes of a step, but for the reads of clusters put back
+ * (reset_touch: the two readers kept let it tell when both are). */
 #define CR_TOUCH_SHARED UINT64_MAX
 #define CR_TOUCH_TAKEN (UINT64_C(1) << 32)
 #define CR_TOUCH_NOTED (UINT64_C(1) << 33)
 #define CR_TOUCH_WHO UINT64_C(0xffffffff)
+#define CR_TOUCH_SECOND 34
+#define CR_TOUCH_SECOND_MAX ((UINT64_C(1) << 30) - 1) /* all ones: shared */
+
+static uint64_t touch_second(uint64_t s) { return s >> CR_TOUCH_SECOND; }
 
 /* Run of cluster a reads group c: false when another cluster took it. */
 static bool touch_read(cr_event_groups *G, uint32_t c, uint32_t a)
 {
     uint64_t mine = (uint64_t)a + 1, s = atomic_load_explicit(&G->g_touch[c], memory_order_acquire);
     for (;;) {
-        if (s == CR_TOUCH_SHARED || (s & CR_TOUCH_WHO) == mine) return true;
+        if (s == CR_TOUCH_SHARED || (s & CR_TOUCH_WHO) == mine || touch_second(s) == mine) return true;
         if (s & CR_TOUCH_TAKEN) return false;
-        uint64_t to = s ? CR_TOUCH_SHARED : mine;
+        uint64_t to = !s ? mine
+                      : !touch_second(s) && mine < CR_TOUCH_SECOND_MAX ? s | mine << CR_TOUCH_SECOND
+                                                                        : CR_TOUCH_SHARED;
         if (atomic_compare_exchange_weak_explicit(&G->g_touch[c], &s, to, memory_order_acq_rel, memory_order_acquire))
             return true;
     }
+}
+
+/* Whether cluster a is group c's one reader (word s). */
+static bool touch_alone(uint64_t s, uint64_t mine)
+{
+    return s != CR_TOUCH_SHARED && (s & CR_TOUCH_WHO) == mine && !touch_second(s);
 }
 
 /* Run of cluster a takes group c (read by it alone): false if it may not. */
@@ -223,7 +236,7 @@ static bool touch_take(cr_event_groups *G, uint32_t c, uint32_t a)
 {
     uint64_t mine = (uint64_t)a + 1, s = atomic_load_explicit(&G->g_touch[c], memory_order_acquire);
     for (;;) {
-        if (s == CR_TOUCH_SHARED || (s & CR_TOUCH_WHO) != mine) return false;
+        if (!touch_alone(s, mine)) return false;
         if (s & CR_TOUCH_TAKEN) return true;
         if (atomic_compare_exchange_weak_explicit(&G->g_touch[c], &s, s | CR_TOUCH_TAKEN, memory_order_acq_rel,
                                                   memory_order_acquire))
@@ -238,7 +251,7 @@ static bool touch_note(cr_event_groups *G, uint32_t c, uint32_t a)
 {
     uint64_t mine = (uint64_t)a + 1, s = atomic_load_explicit(&G->g_touch[c], memory_order_acquire);
     for (;;) {
-        if (s == CR_TOUCH_SHARED || (s & CR_TOUCH_WHO) != mine) return true;
+        if (!touch_alone(s, mine)) return true;
         if (s & (CR_TOUCH_TAKEN | CR_TOUCH_NOTED)) return false;
         if (atomic_compare_exchange_weak_explicit(&G->g_touch[c], &s, s | CR_TOUCH_NOTED, memory_order_acq_rel,
                                                   memory_order_acquire))
@@ -498,8 +511,9 @@ static bool join(cr_world *w, uint32_t groups, bool *again)
 static void reset_touch(cr_event_groups *G, uint32_t groups)
 {
     for (uint32_t g = 0; g < groups; ++g) {
-        uint64_t s = atomic_load_explicit(&G->g_touch[g], memory_order_relaxed);
-        if (s && s != CR_TOUCH_SHARED && G->g_again[G->root[(uint32_t)(s & CR_TOUCH_WHO) - 1]])
+        uint64_t s = atomic_load_explicit(&G->g_touch[g], memory_order_relaxed), two = touch_second(s);
+        if (s && s != CR_TOUCH_SHARED && G->g_again[G->root[(uint32_t)(s & CR_TOUCH_WHO) - 1]] &&
+            (!two || G->g_again[G->root[two - 1]]))
             atomic_store_explicit(&G->g_touch[g], 0, memory_order_relaxed);
     }
 }
