@@ -192,35 +192,71 @@ static bool apart(const cr_world *w, uint32_t i, cr_vec3 ilo, cr_vec3 ihi, uint3
     return cr_balls_apart(ilo, ihi, ri, jlo, jhi, rj, 2e-3 * r + cr_touching_gap(w, r));
 }
 
-/* A group without events, touched by runs: 0 none yet, (cluster + 1) with
- * bit 32 clear: read by that cluster's runs only, set: taken by it (it
- * met the group's body and goes on with the group as its own), all ones:
- * read by several. Once read by another, a cluster may not take it (that
- * run read it as it was); once taken, no other may read it (its bodies
- * change): either stops. Kept over the passes of a step. */
+/* A group without events, touched by runs: 0 none yet, (cluster + 1) in
+ * bits 0-31: read by that cluster's runs, with bit 32 set: taken by it (it
+ * met the group's body and goes on with the group as its own); a second
+ * reader's (cluster + 1) in bits 34-63; all ones: read by more. Once read
+ * by another, a cluster may not take it (that run read it as it was); once
+ * taken, no other may read it (its bodies change): either stops. Bit 33:
+ * its one reader noted the read in its list (cr_group_may_meet), once.
+ * Kept over the passes of a step, but for the reads of clusters put back
+ * (reset_touch: the two readers kept let it tell when both are). */
 #define CR_TOUCH_SHARED UINT64_MAX
 #define CR_TOUCH_TAKEN (UINT64_C(1) << 32)
+#define CR_TOUCH_NOTED (UINT64_C(1) << 33)
+#define CR_TOUCH_WHO UINT64_C(0xffffffff)
+#define CR_TOUCH_SECOND 34
+#define CR_TOUCH_SECOND_MAX ((UINT64_C(1) << 30) - 1) /* all ones: shared */
+
+static uint64_t touch_second(uint64_t s) { return s >> CR_TOUCH_SECOND; }
 
 /* Run of cluster a reads group c: false when another cluster took it. */
 static bool touch_read(cr_event_groups *G, uint32_t c, uint32_t a)
 {
     uint64_t mine = (uint64_t)a + 1, s = atomic_load_explicit(&G->g_touch[c], memory_order_acquire);
     for (;;) {
-        if (s == CR_TOUCH_SHARED || (s & 0xffffffffu) == mine) return true;
+        if (s == CR_TOUCH_SHARED || (s & CR_TOUCH_WHO) == mine || touch_second(s) == mine) return true;
         if (s & CR_TOUCH_TAKEN) return false;
-        uint64_t to = s ? CR_TOUCH_SHARED : mine;
+        uint64_t to = !s ? mine
+                      : !touch_second(s) && mine < CR_TOUCH_SECOND_MAX ? s | mine << CR_TOUCH_SECOND
+                                                                        : CR_TOUCH_SHARED;
         if (atomic_compare_exchange_weak_explicit(&G->g_touch[c], &s, to, memory_order_acq_rel, memory_order_acquire))
             return true;
     }
 }
 
+/* Whether cluster a is group c's one reader (word s). */
+static bool touch_alone(uint64_t s, uint64_t mine)
+{
+    return s != CR_TOUCH_SHARED && (s & CR_TOUCH_WHO) == mine && !touch_second(s);
+}
+
 /* Run of cluster a takes group c (read by it alone): false if it may not. */
 static bool touch_take(cr_event_groups *G, uint32_t c, uint32_t a)
 {
-    uint64_t mine = (uint64_t)a + 1, s = mine;
-    return atomic_compare_exchange_strong_explicit(&G->g_touch[c], &s, mine | CR_TOUCH_TAKEN, memory_order_acq_rel,
-                                                   memory_order_acquire) ||
-           s == (mine | CR_TOUCH_TAKEN);
+    uint64_t mine = (uint64_t)a + 1, s = atomic_load_explicit(&G->g_touch[c], memory_order_acquire);
+    for (;;) {
+        if (!touch_alone(s, mine)) return false;
+        if (s & CR_TOUCH_TAKEN) return true;
+        if (atomic_compare_exchange_weak_explicit(&G->g_touch[c], &s, s | CR_TOUCH_TAKEN, memory_order_acq_rel,
+                                                  memory_order_acquire))
+            return true;
+    }
+}
+
+/* Whether run of cluster a still has to note its read of group c (without
+ * events) in its list: not when it took c (c joins it anyway) or noted it
+ * before; a group read by several is noted by each, every time. */
+static bool touch_note(cr_event_groups *G, uint32_t c, uint32_t a)
+{
+    uint64_t mine = (uint64_t)a + 1, s = atomic_load_explicit(&G->g_touch[c], memory_order_acquire);
+    for (;;) {
+        if (!touch_alone(s, mine)) return true;
+        if (s & (CR_TOUCH_TAKEN | CR_TOUCH_NOTED)) return false;
+        if (atomic_compare_exchange_weak_explicit(&G->g_touch[c], &s, s | CR_TOUCH_NOTED, memory_order_acq_rel,
+                                                  memory_order_acquire))
+            return true;
+    }
 }
 
 uint32_t cr_group_query(cr_world *w, cr_event_group_run *g, uint32_t i, cr_vec3 lo, cr_vec3 hi)
@@ -325,6 +361,7 @@ bool cr_group_may_meet(cr_world *w, cr_event_group_run *g, uint32_t j, double t)
     }
     if (g->read_count && g->reads[2 * g->read_count - 2] == g->cluster && g->reads[2 * g->read_count - 1] == c)
         return true;
+    if (!G->g_active[c] && !touch_note(G, c, g->cluster)) return true;
     if (2 * g->read_count + 2 > g->read_capacity &&
         (g->run.fixed || !cr_grow(w, (void **)&g->reads, &g->read_capacity, 2 * g->read_count + 2, sizeof *g->reads)))
         return false;
@@ -423,7 +460,7 @@ static bool join(cr_world *w, uint32_t groups, bool *again)
     for (uint32_t g = 0; g < groups; ++g) { /* a group without events taken by a run: its own */
         uint64_t s = atomic_load_explicit(&G->g_touch[g], memory_order_relaxed);
         if (s != CR_TOUCH_SHARED && (s & CR_TOUCH_TAKEN) && !G->g_active[g]) {
-            cr_uf_union(p, g, (uint32_t)(s & 0xffffffffu) - 1);
+            cr_uf_union(p, g, (uint32_t)(s & CR_TOUCH_WHO) - 1);
             G->g_active[g] = 1;
         }
     }
@@ -461,6 +498,24 @@ static bool join(cr_world *w, uint32_t groups, bool *again)
     }
     *again = any;
     return true;
+}
+
+/* The groups without events that only clusters now put back read or took:
+ * untouched again. Those runs are thrown away, so what they read stands no
+ * more; the cluster that runs again reads and takes them anew (under its
+ * root, which the join may have changed). Left as they were, a read under
+ * the cluster's old root counted as another reader's, and the run again
+ * could not take the group: it stopped and ran again once more for each
+ * such group (a sleeping island woken in a cascade, each ball a group of
+ * its own: 730 groups run again in one step of 700 balls at sleep 0.1 s). */
+static void reset_touch(cr_event_groups *G, uint32_t groups)
+{
+    for (uint32_t g = 0; g < groups; ++g) {
+        uint64_t s = atomic_load_explicit(&G->g_touch[g], memory_order_relaxed), two = touch_second(s);
+        if (s && s != CR_TOUCH_SHARED && G->g_again[G->root[(uint32_t)(s & CR_TOUCH_WHO) - 1]] &&
+            (!two || G->g_again[G->root[two - 1]]))
+            atomic_store_explicit(&G->g_touch[g], 0, memory_order_relaxed);
+    }
 }
 
 static bool reserve(cr_world *w, uint32_t slots, uint32_t events)
@@ -619,6 +674,7 @@ bool cr_events_grouped(cr_world *w)
         bool again;
         if (!join(w, groups, &again)) return false;
         if (!again) break;
+        reset_touch(G, groups);
         for (uint32_t g = 0; g < groups; ++g) G->next[g] = UINT32_MAX;
         for (uint32_t g = groups; g-- > 0;) {
             if (!G->g_again[G->root[g]]) continue;

@@ -11,6 +11,7 @@
  * were, so that putting bodies back is checked too. The contacts stage's
  * leaning balls (rolling_rest.c: the touching pairs and the new plans over
  * the workers) are covered by the same comparison. */
+#include <math.h>
 #include <string.h>
 
 #include "boiling_scene.h"
@@ -131,6 +132,82 @@ static void test_same_bits_waking(void **state)
     for (int k = 0; k < 4; ++k) cr_world_destroy(w[k]);
 }
 
+/* A raft of 10 x 10 balls at rest on a flat surface, 0.1 mm apart in
+ * hexagonal rows, falls asleep, each ball an island of its own; a ball
+ * rolled in at 0.5 m/s meets it, and the balls it pushes meet the next in a
+ * cascade within the step, each sleeping ball a group without events of
+ * its own. The one run (its group the only one with events) takes each
+ * group it meets as its own: no other run read it. Its reads list notes
+ * each group once (room for every slot), and its queue's room (1,024
+ * events at least) is far over what the raft's 25 impacts of the step
+ * push: so no group is run again, in any step with one group with events.
+ * On c05d3ec the reads list filled (a note per read, 35 groups run again
+ * in the cascade's step). The same bits as the one loop every step, on 1,
+ * 2 and 3 workers. */
+static void raft_ball(cr_world *w, cr_vec3 x, cr_vec3 v)
+{
+    cr_body_def d = cr_default_body_def();
+    d.radius = 0.02;
+    d.mass = 0.03;
+    d.restitution = 0.9;
+    d.position = x;
+    d.velocity = v;
+    assert_int_equal(cr_world_add_body(w, &d, NULL), CR_OK);
+}
+
+static cr_world *raft(uint32_t workers, uint64_t *impacts)
+{
+    cr_world_def d = cr_default_world_def();
+    d.method = CR_METHOD_EVENT;
+    d.dt = 1.0 / 60.0;
+    d.gravity = cr_v3(0, 0, -9.81);
+    d.law = CR_LAW_ROLLING;
+    d.sleep_time = 0.1;
+    test_use_tasks(&d, workers, NULL);
+    if (impacts) {
+        d.on_impact = count_impact;
+        d.callback_ctx = impacts;
+    }
+    cr_world *w = make_world_def(&d);
+    add_flat_surface(w);
+    const double r = 0.02, gap = 1e-4;
+    for (int i = 0; i < 10; ++i)
+        for (int j = 0; j < 10; ++j)
+            raft_ball(w, cr_v3((2 * r + gap) * j + (i % 2) * (r + gap / 2), sqrt(3.0) * (r + gap / 2) * i, r), cr_v3_zero());
+    raft_ball(w, cr_v3(-0.3, sqrt(3.0) * r * 5, r), cr_v3(0.5, 0, 0)); /* 0.4 mm off row 5's line: it spreads */
+    return w;
+}
+
+static void test_sleeping_raft_taken_whole(void **state)
+{
+    (void)state;
+    uint64_t called = 0;
+    cr_world *w[4] = {raft(1, &called), raft(1, NULL), raft(2, NULL), raft(3, NULL)};
+    uint32_t cascade = 0, single = 0;
+    for (int step = 0; step < 60; ++step) {
+        uint32_t was = cr_world_stats(w[0])->sleeping;
+        for (int k = 0; k < 4; ++k) assert_int_equal(cr_world_step(w[k]), CR_OK);
+        const cr_step_stats *s0 = cr_world_stats(w[0]);
+        if (was >= 90 && s0->events >= 20) cascade++;
+        for (int k = 1; k < 4; ++k) {
+            const cr_step_stats *sk = cr_world_stats(w[k]);
+            if (sk->events != s0->events || sk->sleeping != s0->sleeping || cr_world_state_hash(w[k]) != cr_world_state_hash(w[0]))
+                fail_msg("step %d: world %d differs from the one loop's (%u impacts, %u asleep; the loop %u, %u)", step, k,
+                         sk->events, sk->sleeping, s0->events, s0->sleeping);
+            if (sk->event_groups == 1) {
+                single++;
+                if (sk->event_groups_rerun)
+                    fail_msg("step %d: world %d ran %u groups again, its one group with events alone", step, k,
+                             sk->event_groups_rerun);
+            }
+        }
+    }
+    print_message("sleeping raft: %u cascade steps, %u steps of one group with events\n", cascade, single / 3);
+    assert_int_equal(cascade, 1); /* the raft, asleep, met within one step */
+    assert_true(single >= 3 * 8);
+    for (int k = 0; k < 4; ++k) cr_world_destroy(w[k]);
+}
+
 /* Near the boiling scene's collapse (3,000 balls at 60 Hz, 1.5 s) groups
  * meet each other often: a run that meets a body of a group whose run is
  * done and never changed it reads it and goes on (event_groups.c), and
@@ -226,6 +303,7 @@ int main(void)
         cmocka_unit_test(test_same_bits_waking),
         cmocka_unit_test(test_put_back_restores_memo),
         cmocka_unit_test(test_reads_done_groups),
+        cmocka_unit_test(test_sleeping_raft_taken_whole),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
