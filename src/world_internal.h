@@ -65,7 +65,12 @@ typedef struct cr_rest_set {
      * then count as resting (cr_rest_holds); set by each plan */
     uint32_t held;
     cr_vec3 n[CR_REST_MAX]; /* unit, pointing away from what it leans on */
+    /* what n[k] leans on: a body's slot, or a plane's index | CR_REST_PLANE
+     * (cr_rest_add: one direction per contact) */
+    uint32_t on[CR_REST_MAX];
 } cr_rest_set;
+/* A rest direction's plane (cr_rest_set.on): its index with this bit. */
+#define CR_REST_PLANE 0x80000000u
 
 /* Bodies are stored as structure of arrays, indexed by slot. A field the
  * events loop changes must be in event_groups.c's CR_EVENT_BODY_STATE
@@ -374,8 +379,15 @@ void cr_body_scale_kinetic(cr_world *w, uint32_t i, double k);
  * walls each one leans on, found from the broad phase's pairs, and their
  * plans made again with them. */
 cr_status cr_surface_resting_contacts(cr_world *w);
-/* Adds direction n (unit, away from what it leans on) to ball i's set. */
-void cr_rest_add(cr_world *w, uint32_t i, cr_vec3 n);
+/* Adds direction n (unit, away from what it leans on: on, a body's slot or
+ * a plane's index | CR_REST_PLANE) to ball i's set; a contact already in
+ * it takes the new direction in its own place. */
+void cr_rest_add(cr_world *w, uint32_t i, cr_vec3 n, uint32_t on);
+/* The walls (planes) ball i touches now into its set: a ball leans on them
+ * from the resting contacts stage on where it is a surface ball or leans on
+ * one then, and from the events on where it becomes one inside the step
+ * (rolling_rest.c). */
+void cr_rest_add_walls(cr_world *w, uint32_t i);
 /* The vector nearest to a whose part along each of r's directions is at
  * least lo[k] (seed 001 §3.2 for several contacts; rolling_rest.c). */
 cr_vec3 cr_rest_hold(const cr_rest_set *r, const double *lo, cr_vec3 a);
