@@ -95,6 +95,58 @@ static inline bool cr_pair_rests(const cr_world *w, uint32_t i, uint32_t j, cr_v
     return true;
 }
 
+/* Whether rest set r can take a direction on body j (cr_rest_add). */
+static inline bool cr_rest_has_room(const cr_rest_set *r, uint32_t j)
+{
+    if (r->count < CR_REST_MAX) return true;
+    for (uint32_t k = 0; k < r->count; ++k)
+        if (r->on[k] == j) return true;
+    return false;
+}
+
+/* Whether touching bodies i and j, whose velocities give no impact, are run
+ * into each other by their PLANNED paths (unit u from j to i; vi, vj their
+ * velocities at the later local time ts): the gap on the plans half way
+ * to the step's end or at its end is under minus the time-of-impact
+ * tolerance (seed 004 predicts a pair on its planned paths;
+ * seed 001 §3.2: a touching pair that would close is resting contact, held
+ * by a force, not left alone). Only for balls held on a surface (or a static
+ * body): a surface ball's plan keeps only its velocity along the surface,
+ * and on a curved surface the chord turns back into a neighbour that an
+ * impact just parted it from faster than resting, so they did not lean
+ * (0.457 mm at 10,000 balls of the boiling scene, docs/benchmarks.md,
+ * "touch"), and projection moves no surface ball. Flying balls are parted
+ * by projection. A pair already leaning on each other (both hold the
+ * other's direction) is kept apart by the plans themselves (keep_off).
+ * The event at ts is resolved as an impact (no impulse where the velocities
+ * do not approach) and lean_after leaves both leaning on each other, their
+ * plans held off (rolling.c keep_off). */
+static inline bool cr_pair_plans_close(const cr_world *w, uint32_t i, uint32_t j, double ts, double r, cr_vec3 u,
+                                       cr_vec3 vi, cr_vec3 vj)
+{
+    const cr_bodies *b = &w->bodies;
+    bool di = cr_slot_dynamic(b, i), dj = cr_slot_dynamic(b, j);
+    if ((di && b->surface[i] == CR_NO_SURFACE) || (dj && b->surface[j] == CR_NO_SURFACE)) return false;
+    bool hi = !di || cr_rest_holds(w, i, cr_v3_neg(u)), hj = !dj || cr_rest_holds(w, j, u);
+    if (hi && hj) return false;
+    /* a ball whose set is full of others cannot lean on this one
+     * (cr_rest_add): the event would come again at once, to the hard cap */
+    if ((!hi && !cr_rest_has_room(&b->rest[i], j)) || (!hj && !cr_rest_has_room(&b->rest[j], i))) return false;
+    /* nor hold a ball that itself moves towards the other faster than
+     * resting (cr_rest_slow: its set holds only the slow directions; two
+     * balls sliding on together, the front one pushed): the plan would not
+     * change, the event would come again at once (257 times at one instant
+     * in the 100,000-ball boiling scene, past the hard cap, 1.44 mm deep) */
+    if ((!hi && -cr_v3_dot(vi, u) > w->resting_speed) || (!hj && cr_v3_dot(vj, u) > w->resting_speed)) return false;
+    /* nor a pair whose velocities part faster than resting: lean_after
+     * leaves it out of the sets as well (none such in the boiling scene's
+     * 10,000, 20,000 and 100,000-ball runs: the same bits with or without) */
+    if (fabs(cr_v3_dot(cr_v3_sub(vi, vj), u)) > w->resting_speed) return false;
+    double dt = w->def.dt, eps = w->def.toi_tolerance;
+    cr_pair_gap g = {w, i, j, r};
+    return cr_pair_gap_at(dt, &g) < -eps || cr_pair_gap_at(0.5 * (ts + dt), &g) < -eps;
+}
+
 /* The time of the next impact of bodies i and j inside the step from the
  * later of their local times, INFINITY for none. now_i, when given, is body
  * i at some time (used when it is that time). */
@@ -129,7 +181,10 @@ static inline double cr_pair_impact_time(const cr_world *w, uint32_t i, uint32_t
          * times an impact, then stayed at rounding), until it passed
          * CR_EVENTS_HARD times the cap, was no longer predicted and ran
          * into the third: 2.7 mm deep in 1,000-ball boiling seed 4. */
-        return -vn * (dt - ts) > w->def.toi_tolerance && !rests ? ts : INFINITY;
+        return (-vn * (dt - ts) > w->def.toi_tolerance && !rests) ||
+                       (dist > 0.0 && cr_pair_plans_close(w, i, j, ts, r, cr_v3_scale(d, 1.0 / dist), ni->v, uj))
+                   ? ts
+                   : INFINITY;
     if (near && rests) return INFINITY;
     double t;
     if (cr_same_vec(b->acc[i], b->acc[j])) {

@@ -9,7 +9,10 @@
  *     dropped, and the ball rolled 0.4 mm into it in the step);
  *   - a flying ball that comes to rest on a surface ball inside the step
  *     leans on the wall it touches too: it does not slide into it (before:
- *     0.5 mm into it by the step's end).
+ *     0.5 mm into it by the step's end);
+ *   - two surface balls that touch without leaning on each other, whose
+ *     velocities do not approach but whose plans do, lean on each other
+ *     and end the step apart (before: no event, 0.1 mm into each other).
  * A ball woken by an impact leaning on what it touches (events.c
  * lean_when_woken) is checked by tests/test_ball_sleep.c's rolled ball:
  * without it, that pile's deepest overlap is 0.113 mm against 0.001 mm
@@ -119,11 +122,49 @@ static void test_flying_leaner_takes_its_walls(void **state)
     cr_world_destroy(w);
 }
 
+/* Balls T and S touching on one meridian of the bowl's slope, T uphill, not
+ * leaning on each other (as after an impact that parted them faster than
+ * resting: lean_after leaves such a pair out of its sets). Their velocities
+ * do not approach, but their plans do: T, higher up the slope, slides down
+ * faster than S (about 0.1 mm in the step). Projection moves no surface
+ * ball, so the events must stop it: the touching pair whose plans close
+ * leans on each other (cr_pair_plans_close, lean_after) and ends the step
+ * apart (before: 0.1 mm into each other; the boiling scene's 0.457 mm at
+ * 10,000 balls, docs/benchmarks.md, "touch"). */
+static void test_touching_plans_that_close(void **state)
+{
+    (void)state;
+    cr_world *w = bowl_world();
+    double th = SLOPE * 3.14159265358979 / 180.0;
+    cr_vec3 xs = on_bowl(th, 0.0), xt = on_bowl(th + meridian_step(), 0.0);
+    cr_body_id s = add_sphere(w, xs, cr_v3_zero(), R_BALL, 0.1, CR_INERTIA_SOLID, 0.5, 0.5);
+    cr_body_id t = add_sphere(w, xt, cr_v3_zero(), R_BALL, 0.1, CR_INERTIA_SOLID, 0.5, 0.5);
+    cr_stage_predict(w);
+    cr_bodies *bs = &w->bodies;
+    assert_true(bs->surface[s.index] != CR_NO_SURFACE && bs->surface[t.index] != CR_NO_SURFACE);
+    assert_int_equal(cr_stage_broad_phase(w), CR_OK);
+    assert_int_equal(cr_stage_contacts(w), CR_OK);
+    bs->rest[s.index].count = bs->rest[t.index].count = 0; /* not leaning */
+    cr_body_plan(w, s.index);
+    cr_body_plan(w, t.index);
+    double dt = w->def.dt, planned = cr_v3_len(cr_v3_sub(cr_body_position_at(w, t.index, dt),
+                                                       cr_body_position_at(w, s.index, dt))) - 2.0 * R_BALL;
+    assert_true(planned < -1e-5); /* the case: the plans run into each other */
+    assert_int_equal(cr_stage_events(w), CR_OK);
+    double gap = cr_v3_len(cr_v3_sub(cr_body_position_at(w, t.index, dt), cr_body_position_at(w, s.index, dt))) -
+                 2.0 * R_BALL;
+    print_message("planned %.3g m, after the events %.3g m apart at the step's end (%u event)\n", planned, gap,
+                  bs->events[t.index]);
+    if (!(gap >= -1e-9)) fail_msg("the touching balls end the step %.3g m into each other", -gap);
+    cr_world_destroy(w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_one_direction_per_contact),
         cmocka_unit_test(test_flying_leaner_takes_its_walls),
+        cmocka_unit_test(test_touching_plans_that_close),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
