@@ -12,7 +12,11 @@
  *     0.5 mm into it by the step's end);
  *   - two surface balls that touch without leaning on each other, whose
  *     velocities do not approach but whose plans do, lean on each other
- *     and end the step apart (before: no event, 0.1 mm into each other).
+ *     and end the step apart (before: no event, 0.1 mm into each other);
+ *   - the hold itself (cr_rest_hold) keeps every contact, also for a ball
+ *     wedged between two nearly opposite ones (before: 100 Gauss-Seidel
+ *     sweeps left 0.39 m/s^2 into one, and a flying ball's held plan
+ *     ended 0.089 mm inside the surface ball it leaned on).
  * A ball woken by an impact leaning on what it touches (events.c
  * lean_when_woken) is checked by tests/test_ball_sleep.c's rolled ball:
  * without it, that pile's deepest overlap is 0.113 mm against 0.001 mm
@@ -159,12 +163,62 @@ static void test_touching_plans_that_close(void **state)
     cr_world_destroy(w);
 }
 
+/* Seed 001 §3.2: the held vector keeps each contact, a.n_k >= lo[k]. */
+static void assert_holds(const cr_rest_set *r, const double *lo, cr_vec3 a0, cr_vec3 a)
+{
+    double scale = cr_v3_len(a0);
+    for (uint32_t k = 0; k < r->count; ++k) scale = fmax(scale, fabs(lo[k]));
+    for (uint32_t k = 0; k < r->count; ++k) {
+        if (cr_v3_dot(a, r->n[k]) < lo[k] - 1e-9 * scale)
+            fail_msg("contact %u: a.n %.3e below lo %.3e", k, cr_v3_dot(a, r->n[k]), lo[k]);
+    }
+    /* lo <= 0 here, so 0 is allowed: the nearest allowed vector is no
+     * farther from a0 than 0 is */
+    if (!(cr_v3_len(cr_v3_sub(a, a0)) <= cr_v3_len(a0) * (1.0 + 1e-9)))
+        fail_msg("moved %.6g, farther than 0 (%.6g); count %u", cr_v3_len(cr_v3_sub(a, a0)), cr_v3_len(a0), r->count);
+}
+
+static void test_hold_keeps_every_contact(void **state)
+{
+    (void)state;
+    /* The 3,000-ball boiling scene's step 63 (docs/benchmarks.md, "hold"):
+     * flying ball 2398 between surface balls 2289 and 2400, 172 degrees
+     * apart, and 2455 beside; gravity held */
+    cr_rest_set r = {0};
+    r.count = 3;
+    r.n[0] = cr_v3_normalize(cr_v3(0.0433, 0.9746, 0.2198));
+    r.n[1] = cr_v3_normalize(cr_v3(0.9950, 0.0529, 0.0849));
+    r.n[2] = cr_v3_normalize(cr_v3(-0.1550, -0.9776, -0.1425));
+    double lo[CR_REST_MAX] = {0.0};
+    cr_vec3 g = cr_v3(0.0, 0.0, -9.81);
+    assert_holds(&r, lo, g, cr_rest_hold(&r, lo, g));
+    /* Many random sets, one pair nearly opposite in each (within 1 to 15
+     * degrees), approaching limits lo <= 0 as a flying ball's plan has */
+    uint64_t rng = 7;
+    for (int c = 0; c < 2000; ++c) {
+        cr_rest_set s = {0};
+        double l[CR_REST_MAX] = {0.0};
+        s.count = 2 + (uint32_t)(test_rand(&rng, 0.0, 1.0) * (CR_REST_MAX - 1));
+        if (s.count > CR_REST_MAX) s.count = CR_REST_MAX;
+        for (uint32_t k = 0; k < s.count; ++k) {
+            s.n[k] = cr_v3_normalize(cr_v3(test_rand(&rng, 0.0, 1.0) - 0.5, test_rand(&rng, 0.0, 1.0) - 0.5, test_rand(&rng, 0.0, 1.0) - 0.5));
+            l[k] = test_rand(&rng, 0.0, 1.0) < 0.5 ? 0.0 : -3.0 * test_rand(&rng, 0.0, 1.0);
+        }
+        double tilt = (1.0 + 14.0 * test_rand(&rng, 0.0, 1.0)) * 3.14159265358979323846 / 180.0;
+        cr_vec3 side = cr_v3_normalize(cr_v3_cross(s.n[0], cr_v3(0.3, 0.5, 0.8)));
+        s.n[1] = cr_v3_normalize(cr_v3_madd(cr_v3_scale(s.n[0], -cos(tilt)), side, sin(tilt)));
+        cr_vec3 a = cr_v3(20.0 * (test_rand(&rng, 0.0, 1.0) - 0.5), 20.0 * (test_rand(&rng, 0.0, 1.0) - 0.5), -9.81);
+        assert_holds(&s, l, a, cr_rest_hold(&s, l, a));
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_one_direction_per_contact),
         cmocka_unit_test(test_flying_leaner_takes_its_walls),
         cmocka_unit_test(test_touching_plans_that_close),
+        cmocka_unit_test(test_hold_keeps_every_contact),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
