@@ -68,6 +68,23 @@ static inline void add_flat_surface(cr_world *w)
 
 /* The four side walls x = +-half, y = +-half, facing in (in that order:
  * -x, +x, -y, +y). */
+/* A seed 004 event-method world at 60 Hz on a bowl (a sphere's inside) of
+ * the given radius whose lowest point is the origin, friction 1. */
+static inline cr_world *make_bowl_world(double radius)
+{
+    cr_world_def wd = cr_default_world_def();
+    wd.dt = 1.0 / 60.0;
+    wd.method = CR_METHOD_EVENT;
+    cr_world *w = make_world_def(&wd);
+    cr_surface_def sd = cr_default_surface_def();
+    sd.type = CR_SURFACE_BOWL;
+    sd.center = cr_v3(0, 0, radius);
+    sd.radius = radius;
+    sd.friction = 1.0;
+    assert_int_equal(cr_world_add_surface(w, &sd, NULL), CR_OK);
+    return w;
+}
+
 static inline void add_side_walls(cr_world *w, double half)
 {
     add_plane(w, cr_v3(-half, 0, 0), cr_v3(1, 0, 0));

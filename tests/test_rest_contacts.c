@@ -30,21 +30,6 @@
 #define R_BALL 0.03
 #define SLOPE 25.0 /* degrees: the balls' place on the bowl */
 
-static cr_world *bowl_world(void)
-{
-    cr_world_def wd = cr_default_world_def();
-    wd.dt = 1.0 / 60.0;
-    wd.method = CR_METHOD_EVENT;
-    cr_world *w = make_world_def(&wd);
-    cr_surface_def sd = cr_default_surface_def();
-    sd.type = CR_SURFACE_BOWL;
-    sd.center = cr_v3(0, 0, R_BOWL);
-    sd.radius = R_BOWL;
-    sd.friction = 1.0;
-    assert_int_equal(cr_world_add_surface(w, &sd, NULL), CR_OK);
-    return w;
-}
-
 /* A ball's centre on the bowl (the sphere of radius R_BOWL - R_BALL about
  * its centre) at polar angle th from the bottom and azimuth ph. */
 static cr_vec3 on_bowl(double th, double ph)
@@ -65,7 +50,7 @@ static double circle_step(double th) { return 2.0 * asin(R_BALL / ((R_BOWL - R_B
 static void test_one_direction_per_contact(void **state)
 {
     (void)state;
-    cr_world *w = bowl_world();
+    cr_world *w = make_bowl_world(R_BOWL);
     double th = SLOPE * 3.14159265358979 / 180.0;
     cr_vec3 xb = on_bowl(th, 0.0), xk = on_bowl(th - meridian_step(), 0.0), xj = on_bowl(th, circle_step(th));
     cr_body_id b = add_sphere(w, xb, cr_v3_zero(), R_BALL, 0.1, CR_INERTIA_SOLID, 0.5, 0.5);
@@ -101,7 +86,7 @@ static void test_one_direction_per_contact(void **state)
 static void test_flying_leaner_takes_its_walls(void **state)
 {
     (void)state;
-    cr_world *w = bowl_world();
+    cr_world *w = make_bowl_world(R_BOWL);
     cr_vec3 xs = on_bowl(0.0, 0.0);
     cr_vec3 u = cr_v3_normalize(cr_v3(1, 0, 1));
     cr_vec3 xf = cr_v3_madd(xs, u, 2.0 * R_BALL + 1e-4);
@@ -138,7 +123,7 @@ static void test_flying_leaner_takes_its_walls(void **state)
 static void test_touching_plans_that_close(void **state)
 {
     (void)state;
-    cr_world *w = bowl_world();
+    cr_world *w = make_bowl_world(R_BOWL);
     double th = SLOPE * 3.14159265358979 / 180.0;
     cr_vec3 xs = on_bowl(th, 0.0), xt = on_bowl(th + meridian_step(), 0.0);
     cr_body_id s = add_sphere(w, xs, cr_v3_zero(), R_BALL, 0.1, CR_INERTIA_SOLID, 0.5, 0.5);

@@ -18,21 +18,6 @@
 #define R_BALL 0.03
 #define APART 1e-4 /* the neighbour's gap over the ball, m */
 
-static cr_world *bowl_world(void)
-{
-    cr_world_def wd = cr_default_world_def();
-    wd.dt = 1.0 / 60.0;
-    wd.method = CR_METHOD_EVENT;
-    cr_world *w = make_world_def(&wd);
-    cr_surface_def sd = cr_default_surface_def();
-    sd.type = CR_SURFACE_BOWL;
-    sd.center = cr_v3(0, 0, R_BOWL);
-    sd.radius = R_BOWL;
-    sd.friction = 1.0;
-    assert_int_equal(cr_world_add_surface(w, &sd, NULL), CR_OK);
-    return w;
-}
-
 static double gap_to_surface(cr_world *w, cr_vec3 x)
 {
     const cr_surface *s = cr_world_surface(w, 0);
@@ -48,7 +33,7 @@ static double gap_to_surface(cr_world *w, cr_vec3 x)
 static void test_resting_flyer_binds(void **state)
 {
     (void)state;
-    cr_world *w = bowl_world();
+    cr_world *w = make_bowl_world(R_BOWL);
     double th = 25.0 * 3.14159265358979 / 180.0;
     cr_vec3 c = cr_v3(0, 0, R_BOWL);
     cr_vec3 out = cr_v3(sin(th), 0, -cos(th)); /* from the bowl's centre to B's contact */
