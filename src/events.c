@@ -416,11 +416,6 @@ static bool rest_on_surface(cr_world *w, uint32_t i, uint32_t k)
     return true;
 }
 
-/* Ball i leans on what it rests against: it is on a surface, or it is a
- * flying ball that leans on a surface ball (rolling_rest.c: a flying
- * ball's rest set holds only those). */
-static bool leans(const cr_bodies *b, uint32_t i) { return b->surface[i] != CR_NO_SURFACE || b->rest[i].count > 0; }
-
 static void resolve(cr_world *w, cr_event_run *run, const cr_event *e)
 {
     cr_bodies *b = &w->bodies;
@@ -492,7 +487,7 @@ static void resolve(cr_world *w, cr_event_run *run, const cr_event *e)
         cr_body_store_side(w, e->b, &sb);
         im.vb_after = b->v[e->b];
         lean_after(w, i, e->b, &im);
-    } else if (leans(b, i) && fabs(cr_v3_dot(im.normal, im.va_after)) <= w->resting_speed) {
+    } else if (cr_ball_leans(b, i) && fabs(cr_v3_dot(im.normal, im.va_after)) <= w->resting_speed) {
         /* brought to rest on the wall: it leans on it from here (seed 001
          * §3.2), a flying ball that leans on a surface ball too. Without it
          * that ball's plan, which leans on the ball alone, drove it into the

@@ -268,7 +268,7 @@ static void lean_one(cr_world *w, uint32_t i)
 {
     cr_bodies *b = &w->bodies;
     if (!cr_slot_alive(b, i) || !cr_slot_dynamic(b, i) || b->asleep[i]) return; /* asleep: it stays */
-    if (b->surface[i] != CR_NO_SURFACE || b->rest[i].count > 0) cr_rest_add_walls(w, i);
+    if (cr_ball_leans(b, i)) cr_rest_add_walls(w, i);
     if (b->rest[i].count == 0) return;
     cr_body_plan(w, i);
     b->replanned[i] = 1;

@@ -388,6 +388,13 @@ void cr_rest_add(cr_world *w, uint32_t i, cr_vec3 n, uint32_t on);
  * one then, and from the events on where it becomes one inside the step
  * (rolling_rest.c). */
 void cr_rest_add_walls(cr_world *w, uint32_t i);
+/* Whether ball i leans on what it rests against (walls included): it is on
+ * a surface, or a flying ball that leans on a surface ball (a flying
+ * ball's rest set holds only those). */
+static inline bool cr_ball_leans(const cr_bodies *b, uint32_t i)
+{
+    return b->surface[i] != CR_NO_SURFACE || b->rest[i].count > 0;
+}
 /* The vector nearest to a whose part along each of r's directions is at
  * least lo[k] (seed 001 §3.2 for several contacts; rolling_rest.c). */
 cr_vec3 cr_rest_hold(const cr_rest_set *r, const double *lo, cr_vec3 a);
