@@ -51,7 +51,7 @@ typedef struct ball_run {
 /* fn over slots [i0, i1) but the parked sleeping balls (cr_broad_sleeps,
  * its arrays read once here: a ball function changes neither). A settled
  * world's slots are mostly those: eight at a time are passed
- * (cr_broad_eight_sleep), so its step's five runs cost about its awake
+ * (cr_broad_past_sleeping), so its step's five runs cost about its awake
  * balls (10,000 settled: 60 instructions a ball a step before). The same
  * fn calls in the same order: the same bits. */
 static void run_range(cr_world *w, cr_ball_fn *fn, uint32_t i0, uint32_t i1)
@@ -62,14 +62,8 @@ static void run_range(cr_world *w, cr_ball_fn *fn, uint32_t i0, uint32_t i1)
         for (uint32_t i = i0; i < i1; ++i) fn(w, i);
         return;
     }
-    for (uint32_t i = i0; i < i1;) {
-        if (cr_broad_eight_sleep(&w->broad, asleep, i, i1)) {
-            i += 8u;
-            continue;
-        }
+    for (uint32_t i = i0; (i = cr_broad_past_sleeping(&w->broad, asleep, i, i1)) < i1; ++i)
         if (!(i < room && parked[i] && asleep[i])) fn(w, i);
-        ++i;
-    }
 }
 
 static void run_chunk(uint32_t start, uint32_t end, uint32_t worker, void *ctx)

@@ -160,10 +160,8 @@ cr_status cr_ball_update_sleep(cr_world *w)
     uint32_t n = b->slot_count;
     if (!reserve(w, n)) return cr_fail(w, CR_ERR_OUT_OF_MEMORY, "sleeping: out of memory");
     /* balls woken by an impact inside the step: their islands wake whole */
-    for (uint32_t i = 0; i < n; ++i) {
-        while (cr_broad_eight_sleep(&w->broad, b->asleep, i, n)) i += 8u; /* asleep: not woken */
-        if (i < n && cr_slot_alive(b, i) && !b->asleep[i] && b->island_next[i] != NONE) wake(w, i, NULL, NULL);
-    }
+    for (uint32_t i = 0; (i = cr_broad_past_sleeping(&w->broad, b->asleep, i, n)) < n; ++i) /* asleep: not woken */
+        if (cr_slot_alive(b, i) && !b->asleep[i] && b->island_next[i] != NONE) wake(w, i, NULL, NULL);
     /* the awake balls, listed once: the passes below cost what they cost
      * (a world asleep, little) */
     uint32_t *awake = w->sleep_awake, count = 0, sleeping = 0;

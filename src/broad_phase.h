@@ -150,6 +150,15 @@ static inline bool cr_broad_eight_sleep(const cr_broad_phase *bp, const uint8_t 
     memcpy(&a, asleep + i, sizeof a);
     return (p & a) == 0x0101010101010101ull;
 }
+/* The first slot from i (at most end) not in a run of eight parked
+ * sleeping balls (cr_broad_eight_sleep): a settled world's per-slot loops
+ * read `for (i = i0; (i = cr_broad_past_sleeping(...)) < end; ++i)`. */
+static inline uint32_t cr_broad_past_sleeping(const cr_broad_phase *bp, const uint8_t *asleep, uint32_t i,
+                                              uint32_t end)
+{
+    while (cr_broad_eight_sleep(bp, asleep, i, end)) i += 8u;
+    return i;
+}
 /* the grid's query from count on (broad_phase.c); the sleeping grid's too */
 uint32_t cr_broad_query_from(struct cr_world *w, cr_broad_phase *bp, cr_vec3 lo, cr_vec3 hi, uint32_t skip, uint32_t **out,
                              uint32_t *out_capacity, uint32_t *marks, uint32_t mark, uint32_t count);

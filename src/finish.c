@@ -95,10 +95,9 @@ static double nonfinite_item(const void *ctx, uint32_t c)
 {
     const cr_world *w = ctx;
     uint32_t slots = w->bodies.slot_count, i1 = (c + 1) * CR_FINITE_CHUNK < slots ? (c + 1) * CR_FINITE_CHUNK : slots;
-    for (uint32_t i = c * CR_FINITE_CHUNK; i < i1; ++i) {
-        while (cr_broad_eight_sleep(&w->broad, w->bodies.asleep, i, i1)) i += 8u; /* not moved since checked */
-        if (i < i1 && nonfinite(w, i)) return 1.0;
-    }
+    /* a parked sleeping ball has not moved since it was checked */
+    for (uint32_t i = c * CR_FINITE_CHUNK; (i = cr_broad_past_sleeping(&w->broad, w->bodies.asleep, i, i1)) < i1; ++i)
+        if (nonfinite(w, i)) return 1.0;
     return 0.0;
 }
 

@@ -154,11 +154,10 @@ static void first_pass(cr_world *w)
         uint32_t i = w->broad.pairs[k].a, j = w->broad.pairs[k].b;
         if (may_touch(b, i, j)) project_pair(w, i, j);
     }
-    for (uint32_t i = 0; i < b->slot_count; ++i) {
-        while (cr_broad_eight_sleep(&w->broad, b->asleep, i, b->slot_count)) i += 8u; /* asleep: no plane ball */
-        if (i < b->slot_count && plane_ball(b, i))
+    /* an asleep ball is no plane ball */
+    for (uint32_t i = 0; (i = cr_broad_past_sleeping(&w->broad, b->asleep, i, b->slot_count)) < b->slot_count; ++i)
+        if (plane_ball(b, i))
             for (uint32_t k = 0; k < w->planes.count; ++k) project_plane(w, i, k);
-    }
 }
 
 /* The rows of the extra passes: the plane contacts (j = plane index | top
@@ -186,9 +185,8 @@ static cr_status near_list(cr_world *w, bool shock, cr_vec3 up, bool *over)
     cr_broad_phase *bp = &w->broad;
     uint32_t count = 0;
     *over = false;
-    for (uint32_t i = 0; i < b->slot_count; ++i) {
-        while (cr_broad_eight_sleep(bp, b->asleep, i, b->slot_count)) i += 8u; /* asleep: no plane ball */
-        if (i >= b->slot_count || !plane_ball(b, i)) continue;
+    for (uint32_t i = 0; (i = cr_broad_past_sleeping(bp, b->asleep, i, b->slot_count)) < b->slot_count; ++i) {
+        if (!plane_ball(b, i)) continue; /* asleep: no plane ball */
         for (uint32_t k = 0; k < w->planes.count && k < CR_PROJECTION_PLANE; ++k) {
             const cr_plane_def *pl = &w->planes.def[k];
             double r = 2.0 * b->radius[i];
