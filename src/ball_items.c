@@ -72,7 +72,7 @@ static void run_chunk(uint32_t start, uint32_t end, uint32_t worker, void *ctx)
     uint32_t slots = r->w->bodies.slot_count;
     tally = &r->tally[worker].t;
     for (uint32_t c = start; c < end; ++c)
-        run_range(r->w, r->fn, c * CR_BALL_CHUNK, (c + 1) * CR_BALL_CHUNK < slots ? (c + 1) * CR_BALL_CHUNK : slots);
+        run_range(r->w, r->fn, c * CR_BALL_CHUNK, cr_chunk_end(c, CR_BALL_CHUNK, slots));
     tally = NULL;
 }
 

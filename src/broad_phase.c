@@ -144,13 +144,11 @@ typedef struct index_run {
     index_part part[64];  /* each worker's */
 } index_run;
 
-static uint32_t chunk_end(uint32_t c, uint32_t n) { return (c + 1) * CR_INDEX_CHUNK < n ? (c + 1) * CR_INDEX_CHUNK : n; }
-
 static void widest_items(uint32_t start, uint32_t end, uint32_t worker, void *ctx)
 {
     index_run *r = ctx;
     for (uint32_t c = start; c < end; ++c) {
-        double e = widest_of(r->bp, c * CR_INDEX_CHUNK, chunk_end(c, r->bp->n), r->cap);
+        double e = widest_of(r->bp, c * CR_INDEX_CHUNK, cr_chunk_end(c, CR_INDEX_CHUNK, r->bp->n), r->cap);
         if (e > r->widest[worker]) r->widest[worker] = e;
     }
 }
@@ -158,7 +156,8 @@ static void widest_items(uint32_t start, uint32_t end, uint32_t worker, void *ct
 static void state_items(uint32_t start, uint32_t end, uint32_t worker, void *ctx)
 {
     index_run *r = ctx;
-    for (uint32_t c = start; c < end; ++c) states_of(r->bp, c * CR_INDEX_CHUNK, chunk_end(c, r->bp->n), &r->part[worker]);
+    for (uint32_t c = start; c < end; ++c)
+        states_of(r->bp, c * CR_INDEX_CHUNK, cr_chunk_end(c, CR_INDEX_CHUNK, r->bp->n), &r->part[worker]);
 }
 
 static bool index_boxes(cr_world *w, cr_broad_phase *bp)
@@ -345,7 +344,7 @@ static void pair_items(uint32_t start, uint32_t end, uint32_t worker, void *ctx)
     const pair_run *r = ctx;
     const cr_broad_phase *bp = r->bp;
     for (uint32_t c = start; c < end; ++c) {
-        uint32_t i1 = (c + 1) * CR_BROAD_CHUNK < r->n ? (c + 1) * CR_BROAD_CHUNK : r->n;
+        uint32_t i1 = cr_chunk_end(c, CR_BROAD_CHUNK, r->n);
         bp->chunk_count[c] = grid_pairs(bp, c * CR_BROAD_CHUNK, i1, bp->chunk_pairs + (size_t)c * r->room, r->room);
     }
 }
@@ -381,7 +380,7 @@ static bool grid_pairs_parallel(cr_world *w, cr_broad_phase *bp, uint32_t n)
         if (k <= room) {
             if (k) memcpy(bp->pairs + bp->pair_count, bp->chunk_pairs + (size_t)c * room, sizeof *bp->pairs * k);
         } else {
-            uint32_t i1 = (c + 1) * CR_BROAD_CHUNK < n ? (c + 1) * CR_BROAD_CHUNK : n;
+            uint32_t i1 = cr_chunk_end(c, CR_BROAD_CHUNK, n);
             grid_pairs(bp, c * CR_BROAD_CHUNK, i1, bp->pairs + bp->pair_count, k);
         }
         bp->pair_count += k;

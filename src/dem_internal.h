@@ -24,6 +24,11 @@ void cr_dem_pool_destroy(cr_world *w, cr_dem_pool *p);
  * their items write disjoint data, so results never depend on which of
  * these runs them. */
 void cr_run_items(cr_world *w, cr_task_fn *fn, uint32_t items, void *ctx);
+/* The end of work item c of a pass cut into items of `chunk` from [0, n). */
+static inline uint32_t cr_chunk_end(uint32_t c, uint32_t chunk, uint32_t n)
+{
+    return (c + 1) * chunk < n ? (c + 1) * chunk : n;
+}
 /* True when cr_run_items surely runs every item on the caller's thread, in
  * order (one item, or one worker and no task system of the world's own;
  * false where a pool was asked for and could not start, which also runs

@@ -412,7 +412,7 @@ static void group_items(uint32_t start, uint32_t end, uint32_t worker, void *ctx
     cr_event_groups *G = w->groups;
     uint32_t count = G->work_count;
     for (uint32_t c = start; c < end; ++c) {
-        uint32_t last = (c + 1) * CR_GROUP_CHUNK < count ? (c + 1) * CR_GROUP_CHUNK : count;
+        uint32_t last = cr_chunk_end(c, CR_GROUP_CHUNK, count);
         for (uint32_t k = c * CR_GROUP_CHUNK; k < last; ++k) run_cluster(w, &G->runs[worker], G->work[k], true);
     }
 }

@@ -81,7 +81,7 @@ static void pair_time_items(uint32_t start, uint32_t end, uint32_t worker, void 
     const cr_world *w = ctx;
     uint32_t count = w->broad.pair_count;
     for (uint32_t c = start; c < end; ++c) {
-        uint32_t last = (c + 1) * CR_PAIR_CHUNK < count ? (c + 1) * CR_PAIR_CHUNK : count;
+        uint32_t last = cr_chunk_end(c, CR_PAIR_CHUNK, count);
         for (uint32_t k = c * CR_PAIR_CHUNK; k < last; ++k)
             w->pair_time[k] = cr_pair_impact_time(w, w->broad.pairs[k].a, w->broad.pairs[k].b, NULL);
     }
@@ -96,7 +96,7 @@ static void plane_time_items(uint32_t start, uint32_t end, uint32_t worker, void
     const cr_world *w = ctx;
     uint32_t slots = w->bodies.slot_count, planes = w->planes.count;
     for (uint32_t c = start; c < end; ++c) {
-        uint32_t last = (c + 1) * CR_PLANE_CHUNK < slots ? (c + 1) * CR_PLANE_CHUNK : slots;
+        uint32_t last = cr_chunk_end(c, CR_PLANE_CHUNK, slots);
         for (uint32_t i = c * CR_PLANE_CHUNK; i < last; ++i) {
             /* a parked sleeping ball has no events of its own: no times */
             bool alive = cr_slot_alive(&w->bodies, i) && !cr_broad_sleeps(&w->broad, i, w->bodies.asleep[i]);

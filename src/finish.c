@@ -43,11 +43,11 @@ static double deepest_item(const void *ctx, uint32_t c)
     const deepest_run *r = ctx;
     uint32_t pairs = r->w->broad.pair_count, slots = r->w->bodies.slot_count;
     if (c < r->pair_items) {
-        uint32_t k1 = (c + 1) * CR_DEEPEST_CHUNK < pairs ? (c + 1) * CR_DEEPEST_CHUNK : pairs;
+        uint32_t k1 = cr_chunk_end(c, CR_DEEPEST_CHUNK, pairs);
         return deepest(r->w, c * CR_DEEPEST_CHUNK, k1, 0, 0);
     }
-    uint32_t i0 = (c - r->pair_items) * CR_DEEPEST_CHUNK;
-    return deepest(r->w, 0, 0, i0, i0 + CR_DEEPEST_CHUNK < slots ? i0 + CR_DEEPEST_CHUNK : slots);
+    uint32_t b = c - r->pair_items;
+    return deepest(r->w, 0, 0, b * CR_DEEPEST_CHUNK, cr_chunk_end(b, CR_DEEPEST_CHUNK, slots));
 }
 
 /* The step's deepest overlap (the max_penetration stat): on the caller
@@ -94,7 +94,7 @@ cr_status cr_check_finite(cr_world *w, const char *hint)
 static double nonfinite_item(const void *ctx, uint32_t c)
 {
     const cr_world *w = ctx;
-    uint32_t slots = w->bodies.slot_count, i1 = (c + 1) * CR_FINITE_CHUNK < slots ? (c + 1) * CR_FINITE_CHUNK : slots;
+    uint32_t slots = w->bodies.slot_count, i1 = cr_chunk_end(c, CR_FINITE_CHUNK, slots);
     /* a parked sleeping ball has not moved since it was checked */
     for (uint32_t i = c * CR_FINITE_CHUNK; (i = cr_broad_past_sleeping(&w->broad, w->bodies.asleep, i, i1)) < i1; ++i)
         if (nonfinite(w, i)) return 1.0;

@@ -256,7 +256,7 @@ static void gap_items(uint32_t start, uint32_t end, uint32_t worker, void *ctx)
     cr_world *w = ctx;
     uint32_t count = w->broad.pair_count;
     for (uint32_t c = start; c < end; ++c) {
-        uint32_t last = (c + 1) * CR_LEAN_CHUNK < count ? (c + 1) * CR_LEAN_CHUNK : count;
+        uint32_t last = cr_chunk_end(c, CR_LEAN_CHUNK, count);
         for (uint32_t k = c * CR_LEAN_CHUNK; k < last; ++k) w->pair_time[k] = pair_gap(w, k);
     }
 }

@@ -37,7 +37,7 @@ static void box_items(uint32_t start, uint32_t end, uint32_t worker, void *ctx)
     box_run *r = ctx;
     uint32_t n = r->w->bodies.slot_count;
     for (uint32_t c = start; c < end; ++c) {
-        uint32_t i1 = (c + 1) * CR_BOX_CHUNK < n ? (c + 1) * CR_BOX_CHUNK : n;
+        uint32_t i1 = cr_chunk_end(c, CR_BOX_CHUNK, n);
         double m = boxes_of(r->w, r->box, c * CR_BOX_CHUNK, i1);
         if (m > r->rmax[worker]) r->rmax[worker] = m;
     }
