@@ -85,6 +85,21 @@ static inline cr_world *make_bowl_world(double radius)
     return w;
 }
 
+/* A seed 004 hills surface of one bump h (kept by the caller until the
+ * surface is added) over [-half, half]^2, friction 1: the caller sets the
+ * rest and adds it. */
+static inline cr_surface_def one_hill_def(const cr_hill *h, double half)
+{
+    cr_surface_def sd = cr_default_surface_def();
+    sd.type = CR_SURFACE_HILLS;
+    sd.u_min = sd.v_min = -half;
+    sd.u_max = sd.v_max = half;
+    sd.hills = h;
+    sd.hill_count = 1;
+    sd.friction = 1.0;
+    return sd;
+}
+
 static inline void add_side_walls(cr_world *w, double half)
 {
     add_plane(w, cr_v3(-half, 0, 0), cr_v3(1, 0, 0));
