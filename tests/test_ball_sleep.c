@@ -185,7 +185,8 @@ static cr_world *three_and_one(cr_body_id id[4])
     wd.sleep_time = 0.3;
     cr_world *w = make_world_def(&wd);
     static const cr_hill hollow = {-0.1, 0.0, 0.0, 0.3};
-    cr_surface_def sd = one_hill_def(&hollow, 0.5);
+    cr_surface_def sd = hills_def(&hollow, 1, 0.5);
+    sd.friction = 1.0;
     sd.rolling_friction = 0.01;
     assert_int_equal(cr_world_add_surface(w, &sd, NULL), CR_OK);
     const cr_surface *s = cr_world_surface(w, 0);

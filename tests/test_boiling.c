@@ -30,12 +30,7 @@ static boiling make_boiling_on(int n, double mu, double rolling_mu, double e, cr
     wd.law = law;
     boiling out;
     out.w = make_world_def(&wd);
-    cr_surface_def s = cr_default_surface_def();
-    s.type = CR_SURFACE_HILLS;
-    s.u_min = s.v_min = -HALF;
-    s.u_max = s.v_max = HALF;
-    s.hills = bumps;
-    s.hill_count = 4;
+    cr_surface_def s = hills_def(bumps, 4, HALF);
     s.wave_amplitude = 0.04;
     s.wave_length_x = 1.1;
     s.wave_length_y = 0.9;

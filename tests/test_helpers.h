@@ -85,18 +85,17 @@ static inline cr_world *make_bowl_world(double radius)
     return w;
 }
 
-/* A seed 004 hills surface of one bump h (kept by the caller until the
- * surface is added) over [-half, half]^2, friction 1: the caller sets the
- * rest and adds it. */
-static inline cr_surface_def one_hill_def(const cr_hill *h, double half)
+/* A seed 004 hills surface of the count bumps h (kept by the caller until
+ * the surface is added or created) over [-half, half]^2: the caller sets
+ * the rest (friction, waves) and adds it. */
+static inline cr_surface_def hills_def(const cr_hill *h, uint32_t count, double half)
 {
     cr_surface_def sd = cr_default_surface_def();
     sd.type = CR_SURFACE_HILLS;
     sd.u_min = sd.v_min = -half;
     sd.u_max = sd.v_max = half;
     sd.hills = h;
-    sd.hill_count = 1;
-    sd.friction = 1.0;
+    sd.hill_count = count;
     return sd;
 }
 
@@ -168,12 +167,7 @@ static inline cr_surface_def test_boiling_hills(cr_hill *h, int side, double fir
 {
     for (int i = 0; i < side; ++i)
         for (int j = 0; j < side; ++j) h[i * side + j] = (cr_hill){(i + j) % 2 ? 0.2 : -0.12, first + i, first + j, 0.3};
-    cr_surface_def d = cr_default_surface_def();
-    d.type = CR_SURFACE_HILLS;
-    d.u_min = d.v_min = -half;
-    d.u_max = d.v_max = half;
-    d.hills = h;
-    d.hill_count = (uint32_t)(side * side);
+    cr_surface_def d = hills_def(h, (uint32_t)(side * side), half);
     d.wave_amplitude = 0.03;
     d.wave_length_x = 0.9;
     d.wave_length_y = 1.1;

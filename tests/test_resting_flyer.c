@@ -88,7 +88,8 @@ static void test_takeoff_not_bound(void **state)
     wd.method = CR_METHOD_EVENT;
     cr_world *w = make_world_def(&wd);
     static const cr_hill hill = {0.1, 0.0, 0.0, 0.2};
-    cr_surface_def sd = one_hill_def(&hill, 1.0);
+    cr_surface_def sd = hills_def(&hill, 1, 1.0);
+    sd.friction = 1.0;
     assert_int_equal(cr_world_add_surface(w, &sd, NULL), CR_OK);
     /* the top's curvature is 2.5 1/m: it holds a ball up to about 2 m/s */
     cr_body_id b = add_sphere(w, cr_v3(0, 0, 0.1 + R_BALL), cr_v3(3.0, 0, 0), R_BALL, 0.1, CR_INERTIA_SOLID, 0.5, 0.5);
